@@ -1,0 +1,51 @@
+package dispatch
+
+import "github.com/isaacgo/isaac/request"
+
+// Gemm answers whether ISAAC serves g, or why the vendor takes it.
+func Gemm(g *request.Gemm) request.Reason {
+	if r := ClassifyGemm(g); r != request.Served {
+		return r
+	}
+	return request.FwdNoKernel
+}
+
+// ClassifyGemm returns request.Served for a GEMM that ISAAC's kernels could
+// compute, or the reason the vendor must take it.
+func ClassifyGemm(g *request.Gemm) request.Reason {
+	if g.Validate() != nil {
+		return request.FwdInvalid
+	}
+	if g.Empty() {
+		return request.FwdEmpty
+	}
+	if !g.Fits32() {
+		return request.FwdTooLarge
+	}
+	if !SupportedGemmTypes(g.AType, g.BType, g.CType, g.Compute) {
+		return request.FwdUnsupported
+	}
+	return request.Served
+}
+
+// SupportedGemmTypes reports the data and compute types ISAAC serves:
+// cublasSgemm/Dgemm/Hgemm and cublasGemmEx with 16F/16F→16F (compute 32F or
+// 16F), 16BF/16BF→16BF (compute 32F), 32F (compute 32F, 32F_PEDANTIC or
+// 32F_FAST_TF32) and 64F (compute 64F).
+func SupportedGemmTypes(a, b, c request.DataType, compute request.ComputeType) bool {
+	if a != b || b != c {
+		return false
+	}
+	switch a {
+	case request.R16F:
+		return compute == request.Compute32F || compute == request.Compute16F
+	case request.R16BF:
+		return compute == request.Compute32F
+	case request.R32F:
+		return compute == request.Compute32F || compute == request.Compute32FPedantic ||
+			compute == request.Compute32FFastTF32
+	case request.R64F:
+		return compute == request.Compute64F
+	}
+	return false
+}

@@ -1,0 +1,48 @@
+package dispatch
+
+import (
+	"testing"
+
+	"github.com/isaacgo/isaac/request"
+)
+
+func TestClassifyGemm(t *testing.T) {
+	base := request.Gemm{TransA: request.OpN, TransB: request.OpN, M: 64, N: 64, K: 64,
+		LDA: 64, LDB: 64, LDC: 64, AType: request.R32F, BType: request.R32F, CType: request.R32F,
+		Compute: request.Compute32F}
+	for _, c := range []struct {
+		name string
+		edit func(g *request.Gemm)
+		want request.Reason
+	}{
+		{"sgemm", func(g *request.Gemm) {}, request.Served},
+		{"invalid lda", func(g *request.Gemm) { g.LDA = 1 }, request.FwdInvalid},
+		{"m=0", func(g *request.Gemm) { g.M = 0 }, request.FwdEmpty},
+		{"k=0 is computed", func(g *request.Gemm) { g.K = 0 }, request.Served},
+		{"too large", func(g *request.Gemm) { g.N = 1 << 32; g.LDB = 64 }, request.FwdTooLarge},
+		{"f16 compute 16F", func(g *request.Gemm) {
+			g.AType, g.BType, g.CType, g.Compute = request.R16F, request.R16F, request.R16F, request.Compute16F
+		}, request.Served},
+		{"bf16 compute 16F", func(g *request.Gemm) {
+			g.AType, g.BType, g.CType, g.Compute = request.R16BF, request.R16BF, request.R16BF, request.Compute16F
+		}, request.FwdUnsupported},
+		{"f16 in, f32 out", func(g *request.Gemm) { g.AType, g.BType = request.R16F, request.R16F }, request.FwdUnsupported},
+		{"int8", func(g *request.Gemm) {
+			g.AType, g.BType, g.CType, g.Compute = request.R8I, request.R8I, request.R8I, request.Compute32I
+		}, request.FwdUnsupported},
+		{"tf32", func(g *request.Gemm) { g.Compute = request.Compute32FFastTF32 }, request.Served},
+		{"f64", func(g *request.Gemm) {
+			g.AType, g.BType, g.CType, g.Compute = request.R64F, request.R64F, request.R64F, request.Compute64F
+		}, request.Served},
+	} {
+		g := base
+		c.edit(&g)
+		if got := ClassifyGemm(&g); got != c.want {
+			t.Errorf("%s: ClassifyGemm = %v, want %v", c.name, got, c.want)
+		}
+	}
+	g := base
+	if got := Gemm(&g); got != request.FwdNoKernel {
+		t.Errorf("Gemm on a served class = %v, want no_kernel until the generator serves", got)
+	}
+}

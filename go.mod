@@ -1,0 +1,3 @@
+module github.com/isaacgo/isaac
+
+go 1.26

@@ -1,0 +1,232 @@
+package cabitest
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var entryPoints = []string{
+	"cublasSgemm_v2", "cublasDgemm_v2", "cublasHgemm", "cublasGemmEx",
+	"cublasSgemm_v2_64", "cublasDgemm_v2_64", "cublasHgemm_64", "cublasGemmEx_64",
+	"cudnnConvolutionForward",
+}
+
+// TestSymbols checks the dynamic symbol table: every entry point is a
+// defined function, no legacy handle-less name is exported, and no other
+// vendor name leaks.
+func TestSymbols(t *testing.T) {
+	e := setup(t)
+	nm, err := exec.LookPath("nm")
+	if err != nil {
+		t.Skip("nm not found")
+	}
+	out, err := exec.Command(nm, "-D", "--defined-only", e.lib).CombinedOutput()
+	if err != nil {
+		t.Fatalf("nm: %v\n%s", err, out)
+	}
+	defined := map[string]string{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) == 3 {
+			defined[f[2]] = f[1]
+		}
+	}
+	for _, s := range entryPoints {
+		if defined[s] != "T" {
+			t.Errorf("%s: symbol type %q, want a defined function (T)", s, defined[s])
+		}
+	}
+	for _, legacy := range []string{"cublasSgemm", "cublasDgemm", "cublasInit", "cublasGetError"} {
+		if _, ok := defined[legacy]; ok {
+			t.Errorf("%s is exported: it would shadow the legacy cuBLAS API", legacy)
+		}
+	}
+	for s := range defined {
+		if (strings.HasPrefix(s, "cublas") || strings.HasPrefix(s, "cudnn")) && !contains(entryPoints, s) {
+			t.Errorf("unexpected vendor symbol exported: %s", s)
+		}
+		if strings.HasPrefix(s, "isaac_") && s != "isaac_go_gemm" && s != "isaac_go_conv" {
+			t.Errorf("internal symbol exported: %s", s)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPrototypes compiles the shim's entry points against the vendor's
+// declarations: any prototype that differs is a "conflicting types" error.
+// A deliberately wrong definition shows that the check can fail.
+func TestPrototypes(t *testing.T) {
+	e := setup(t)
+	for _, src := range []string{"cublas_entry.c", "cudnn_entry.c", "handle_state.c"} {
+		out, err := run(e.shimDir, "gcc", "-fsyntax-only", "-Wall", "-Werror",
+			`-DISAAC_VENDOR_HEADERS="vendor_api.h"`, "-I"+e.testdata, "-I"+e.shimDir, src)
+		if err != nil {
+			t.Errorf("%s does not match the vendor prototypes: %v\n%s", src, err, out)
+		}
+	}
+	wrong := filepath.Join(t.TempDir(), "wrong.c")
+	writeFile(t, wrong, `#include "vendor_api.h"
+cublasStatus_t cublasSgemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+	long m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb,
+	const float *beta, float *C, int ldc) { return 0; }
+`)
+	if out, err := run(e.dir, "gcc", "-fsyntax-only", "-I"+e.testdata, wrong); err == nil ||
+		!strings.Contains(out, "conflicting types") {
+		t.Errorf("a wrong prototype compiled (%v): the check cannot fail\n%s", err, out)
+	}
+}
+
+var logRE = regexp.MustCompile(`calls (\d+) \(([^)]*)\); served (\d+); forwarded (\d+) \(([^)]*)\)`)
+
+// parseLog returns total calls, per-entry calls, served, forwarded and the
+// per-reason counts of an ISAAC_LOG line.
+func parseLog(t *testing.T, line string) (calls map[string]string, served, forwarded string, reasons map[string]string) {
+	t.Helper()
+	m := logRE.FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("no ISAAC_LOG counters in %q", line)
+	}
+	kv := func(s string) map[string]string {
+		out := map[string]string{}
+		for _, f := range strings.Fields(s) {
+			if k, v, ok := strings.Cut(f, "="); ok {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	calls = kv(m[2])
+	calls["total"] = m[1]
+	return calls, m[3], m[4], kv(m[5])
+}
+
+// TestForwarding: every call reaches the vendor with identical arguments and
+// the vendor's status comes back; the Go side read the handle through the
+// vendor's getters; ISAAC_LOG counts it all.
+func TestForwarding(t *testing.T) {
+	e := setup(t)
+	for _, status := range []string{"0", "13"} {
+		r := e.exec(t, []string{"ISAAC_LOG=1"}, "abi_linked", "calls", status)
+		if r.err != nil || !strings.Contains(r.stdout, "PASS") {
+			t.Fatalf("status %s: %v\n%s", status, r.err, r)
+		}
+		if strings.Contains(r.stdout, "getters=0\n") {
+			t.Errorf("the Go side never read the handle state\n%s", r)
+		}
+		calls, served, forwarded, reasons := parseLog(t, r.logLine(false))
+		if calls["total"] != "11" || calls["cublasSgemm_v2"] != "3" || calls["cudnnConvolutionForward"] != "1" {
+			t.Errorf("calls %v, want 11 (3 Sgemm)", calls)
+		}
+		if served != "0" || forwarded != "11" {
+			t.Errorf("served %s forwarded %s, want 0 and 11", served, forwarded)
+		}
+		want := map[string]string{"no_kernel": "8", "invalid": "1", "handle": "1", "too_large": "1"}
+		for k, v := range want {
+			if reasons[k] != v {
+				t.Errorf("reason %s = %q, want %s (all: %v)", k, reasons[k], v, reasons)
+			}
+		}
+		if !strings.Contains(r.logLine(false), "cuBLAS: ") || !strings.Contains(r.logLine(false), "libcublas.so.13") {
+			t.Errorf("log line does not name the vendor library: %s", r.logLine(false))
+		}
+	}
+}
+
+// TestDisable: ISAAC_DISABLE=1 is a pure pass-through: no Go, no getters.
+func TestDisable(t *testing.T) {
+	e := setup(t)
+	r := e.exec(t, []string{"ISAAC_DISABLE=1", "ISAAC_LOG=1"}, "abi_linked", "calls", "3")
+	if r.err != nil || !strings.Contains(r.stdout, "PASS") {
+		t.Fatalf("%v\n%s", r.err, r)
+	}
+	if !strings.Contains(r.stdout, "getters=0\n") {
+		t.Errorf("with ISAAC_DISABLE=1 the vendor's getters were called\n%s", r)
+	}
+	_, _, forwarded, reasons := parseLog(t, r.logLine(false))
+	if forwarded != "11" || reasons["disabled"] != "11" {
+		t.Errorf("forwarded %s, reasons %v: want 11 disabled", forwarded, reasons)
+	}
+}
+
+// TestForkGuard: in a forked child every call goes straight to the vendor,
+// without the Go runtime, and nothing hangs.
+func TestForkGuard(t *testing.T) {
+	e := setup(t)
+	r := e.exec(t, []string{"ISAAC_LOG=1"}, "abi_linked", "fork")
+	if r.err != nil || !strings.Contains(r.stdout, "child ok") || !strings.Contains(r.stdout, "PASS") {
+		t.Fatalf("%v\n%s", r.err, r)
+	}
+	_, _, forwarded, reasons := parseLog(t, r.logLine(true))
+	if forwarded != "11" || reasons["fork"] != "11" {
+		t.Errorf("child: forwarded %s, reasons %v; want 11 by fork", forwarded, reasons)
+	}
+	_, _, _, parent := parseLog(t, r.logLine(false))
+	if parent["fork"] != "" {
+		t.Errorf("the parent counted fork forwards: %v", parent)
+	}
+}
+
+// TestPreload: a program linked only to the vendor, with the shim preloaded.
+func TestPreload(t *testing.T) {
+	e := setup(t)
+	r := e.exec(t, []string{"LD_PRELOAD=" + e.lib, "ISAAC_LOG=1"}, "abi_vendor_only", "calls", "11")
+	if r.err != nil || !strings.Contains(r.stdout, "PASS") {
+		t.Fatalf("%v\n%s", r.err, r)
+	}
+	calls, _, _, _ := parseLog(t, r.logLine(false))
+	if calls["total"] != "11" {
+		t.Errorf("preloaded shim intercepted %s calls, want 11", calls["total"])
+	}
+}
+
+// TestLocalScope: the vendor loaded with RTLD_LOCAL, where dlsym(RTLD_NEXT)
+// cannot see it (PyTorch's case): the shim finds the loaded library.
+func TestLocalScope(t *testing.T) {
+	e := setup(t)
+	r := e.exec(t, []string{"ISAAC_LOG=1"}, "abi_shim_only", "local")
+	if r.err != nil || !strings.Contains(r.stdout, "PASS") {
+		t.Fatalf("%v\n%s", r.err, r)
+	}
+	if !strings.Contains(r.logLine(false), "libcublas.so.13 (already loaded)") {
+		t.Errorf("vendor not found among the loaded libraries: %s", r.logLine(false))
+	}
+}
+
+// TestThreads: 8 threads calling at once through Go.
+func TestThreads(t *testing.T) {
+	e := setup(t)
+	r := e.exec(t, []string{"ISAAC_LOG=1"}, "abi_linked", "threads")
+	if r.err != nil || !strings.Contains(r.stdout, "PASS") {
+		t.Fatalf("%v\n%s", r.err, r)
+	}
+	calls, _, _, _ := parseLog(t, r.logLine(false))
+	if calls["total"] != "16000" {
+		t.Errorf("calls %s, want 16000", calls["total"])
+	}
+}
+
+// TestNoVendor: with no vendor library anywhere, one clear line on stderr
+// and the vendors' NOT_INITIALIZED statuses.
+func TestNoVendor(t *testing.T) {
+	e := setup(t)
+	empty := t.TempDir()
+	r := e.exec(t, []string{"LD_LIBRARY_PATH=" + empty}, "abi_shim_only", "novendor")
+	if r.err != nil || !strings.Contains(r.stdout, "PASS novendor") {
+		t.Fatalf("%v\n%s", r.err, r)
+	}
+	for _, want := range []string{"isaac: cuBLAS not found", "isaac: cuDNN not found"} {
+		if strings.Count(r.stderr, want) != 1 {
+			t.Errorf("want exactly one %q line on stderr\n%s", want, r)
+		}
+	}
+}

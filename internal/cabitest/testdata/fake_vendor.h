@@ -1,0 +1,32 @@
+/*
+ * fake_vendor.h: what the fake cuBLAS and cuDNN record, for the test
+ * programs to compare with what they passed.
+ */
+#ifndef FAKE_VENDOR_H
+#define FAKE_VENDOR_H
+
+#include "vendor_api.h"
+
+typedef struct fake_call {
+	const char *fn;
+	void *handle;
+	int transa, transb, atype, btype, ctype, compute, algo;
+	int64_t m, n, k, lda, ldb, ldc;
+	const void *alpha, *beta, *A, *B;
+	void *C;
+	/* cudnnConvolutionForward */
+	const void *x_desc, *w_desc, *conv_desc, *y_desc, *x, *w;
+	void *y, *workspace;
+	size_t workspace_bytes;
+} fake_call;
+
+/* The last GEMM or convolution call the fake received. */
+const fake_call *fake_last_call(void);
+/* Getter calls so far (cuBLAS's four and cuDNN's six together). */
+long fake_getter_calls(void);
+/* Main-function calls so far. */
+long fake_calls(void);
+/* Status the next calls return. */
+void fake_set_status(int status);
+
+#endif

@@ -1,0 +1,111 @@
+/*
+ * vendor_api.h: the cuBLAS 13 and cuDNN 9 declarations the tests need,
+ * written from the vendors' documentation (types as enums, as in
+ * cublas_api.h and cudnn_*.h). The fake vendor libraries implement them, the
+ * test programs call them, and the shim's entry points are compiled against
+ * them to prove their prototypes are the vendor's.
+ */
+#ifndef VENDOR_API_H
+#define VENDOR_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct CUstream_st *cudaStream_t;
+typedef struct { unsigned short x; } __half;
+
+typedef enum {
+	CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1,
+	CUBLAS_STATUS_ALLOC_FAILED = 3, CUBLAS_STATUS_INVALID_VALUE = 7,
+	CUBLAS_STATUS_ARCH_MISMATCH = 8, CUBLAS_STATUS_MAPPING_ERROR = 11,
+	CUBLAS_STATUS_EXECUTION_FAILED = 13, CUBLAS_STATUS_INTERNAL_ERROR = 14,
+	CUBLAS_STATUS_NOT_SUPPORTED = 15, CUBLAS_STATUS_LICENSE_ERROR = 16
+} cublasStatus_t;
+typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2 } cublasOperation_t;
+typedef enum { CUBLAS_POINTER_MODE_HOST = 0, CUBLAS_POINTER_MODE_DEVICE = 1 } cublasPointerMode_t;
+typedef enum { CUBLAS_ATOMICS_NOT_ALLOWED = 0, CUBLAS_ATOMICS_ALLOWED = 1 } cublasAtomicsMode_t;
+typedef enum { CUBLAS_DEFAULT_MATH = 0, CUBLAS_PEDANTIC_MATH = 2, CUBLAS_TF32_TENSOR_OP_MATH = 3 } cublasMath_t;
+typedef enum {
+	CUBLAS_COMPUTE_16F = 64, CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_64F = 70,
+	CUBLAS_COMPUTE_32F_FAST_TF32 = 77
+} cublasComputeType_t;
+typedef enum { CUBLAS_GEMM_DEFAULT = -1 } cublasGemmAlgo_t;
+typedef enum { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14 } cudaDataType;
+typedef struct cublasContext *cublasHandle_t;
+
+cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId);
+cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode);
+cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode);
+cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode);
+
+cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int m, int n, int k, const float *alpha,
+	const float *A, int lda, const float *B, int ldb, const float *beta,
+	float *C, int ldc);
+cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int m, int n, int k, const double *alpha,
+	const double *A, int lda, const double *B, int ldb, const double *beta,
+	double *C, int ldc);
+cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int m, int n, int k, const __half *alpha,
+	const __half *A, int lda, const __half *B, int ldb, const __half *beta,
+	__half *C, int ldc);
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int m, int n, int k, const void *alpha,
+	const void *A, cudaDataType Atype, int lda, const void *B,
+	cudaDataType Btype, int ldb, const void *beta, void *C,
+	cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
+	cublasGemmAlgo_t algo);
+cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+	const float *alpha, const float *A, int64_t lda, const float *B,
+	int64_t ldb, const float *beta, float *C, int64_t ldc);
+cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+	const double *alpha, const double *A, int64_t lda, const double *B,
+	int64_t ldb, const double *beta, double *C, int64_t ldc);
+cublasStatus_t cublasHgemm_64(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+	const __half *alpha, const __half *A, int64_t lda, const __half *B,
+	int64_t ldb, const __half *beta, __half *C, int64_t ldc);
+cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+	const void *alpha, const void *A, cudaDataType Atype, int64_t lda,
+	const void *B, cudaDataType Btype, int64_t ldb, const void *beta,
+	void *C, cudaDataType Ctype, int64_t ldc,
+	cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+
+typedef enum {
+	CUDNN_STATUS_SUCCESS = 0, CUDNN_STATUS_NOT_INITIALIZED = 1001,
+	CUDNN_STATUS_BAD_PARAM = 2000, CUDNN_STATUS_NOT_SUPPORTED = 3000,
+	CUDNN_STATUS_INTERNAL_ERROR = 4000, CUDNN_STATUS_EXECUTION_FAILED = 5000
+} cudnnStatus_t;
+typedef enum { CUDNN_DATA_FLOAT = 0, CUDNN_DATA_DOUBLE = 1, CUDNN_DATA_HALF = 2, CUDNN_DATA_BFLOAT16 = 9 } cudnnDataType_t;
+typedef enum { CUDNN_TENSOR_NCHW = 0, CUDNN_TENSOR_NHWC = 1 } cudnnTensorFormat_t;
+typedef enum { CUDNN_CONVOLUTION = 0, CUDNN_CROSS_CORRELATION = 1 } cudnnConvolutionMode_t;
+typedef enum { CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM = 0, CUDNN_CONVOLUTION_FWD_ALGO_GEMM = 2 } cudnnConvolutionFwdAlgo_t;
+typedef enum { CUDNN_DEFAULT_MATH = 0, CUDNN_TENSOR_OP_MATH = 1 } cudnnMathType_t;
+typedef struct cudnnContext *cudnnHandle_t;
+typedef struct cudnnTensorStruct *cudnnTensorDescriptor_t;
+typedef struct cudnnFilterStruct *cudnnFilterDescriptor_t;
+typedef struct cudnnConvolutionStruct *cudnnConvolutionDescriptor_t;
+
+cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId);
+cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc,
+	int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[]);
+cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc,
+	int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format,
+	int *nbDims, int filterDimA[]);
+cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc,
+	int arrayLengthRequested, int *arrayLength, int padA[], int strideA[], int dilationA[],
+	cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
+cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount);
+cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType);
+cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha,
+	const cudnnTensorDescriptor_t xDesc, const void *x,
+	const cudnnFilterDescriptor_t wDesc, const void *w,
+	const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo,
+	void *workSpace, size_t workSpaceSizeInBytes, const void *beta,
+	const cudnnTensorDescriptor_t yDesc, void *y);
+
+#endif /* VENDOR_API_H */

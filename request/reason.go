@@ -1,0 +1,39 @@
+package request
+
+// Reason says whether a call was served, and if not, why the vendor takes
+// it. The values are the C enum isaac_reason of shim/shim.h (a test in
+// package shim checks that they agree).
+type Reason int
+
+// Reasons, in the order of shim/shim.h.
+const (
+	Served Reason = iota
+	FwdDisabled
+	FwdFork
+	FwdNoGo
+	FwdHandle
+	FwdInvalid
+	FwdEmpty
+	FwdUnsupported
+	FwdTooLarge
+	FwdNoKernel
+	FwdNoDriver
+	FwdPolicy
+	FwdError
+	reasonCount
+)
+
+var reasonNames = [...]string{
+	"served", "disabled", "fork", "no_go", "handle", "invalid", "empty",
+	"unsupported", "too_large", "no_kernel", "no_driver", "policy", "error",
+}
+
+func (r Reason) String() string {
+	if r >= 0 && r < reasonCount {
+		return reasonNames[r]
+	}
+	return "unknown"
+}
+
+// ReasonCount is the number of reasons, for tables of counters.
+const ReasonCount = int(reasonCount)

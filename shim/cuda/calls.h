@@ -1,0 +1,51 @@
+/*
+ * calls.h: one static wrapper per driver entry point, because cgo cannot
+ * call through a C function pointer. Each returns CUDA_ERROR_NOT_INITIALIZED
+ * (3) when the driver is not loaded.
+ */
+#ifndef ISAAC_CUDA_CALLS_H
+#define ISAAC_CUDA_CALLS_H
+
+#include "driver.h"
+
+#define ISAAC_CU_CALL(fn, ...) \
+	(isaac_cu.fn == NULL ? (CUresult)3 : isaac_cu.fn(__VA_ARGS__))
+
+static inline CUresult isaac_cu_driver_get_version(int *v) { return ISAAC_CU_CALL(cuDriverGetVersion, v); }
+static inline CUresult isaac_cu_get_error_name(CUresult r, const char **s) { return ISAAC_CU_CALL(cuGetErrorName, r, s); }
+static inline CUresult isaac_cu_get_error_string(CUresult r, const char **s) { return ISAAC_CU_CALL(cuGetErrorString, r, s); }
+static inline CUresult isaac_cu_device_get(CUdevice *d, int ordinal) { return ISAAC_CU_CALL(cuDeviceGet, d, ordinal); }
+static inline CUresult isaac_cu_device_get_count(int *n) { return ISAAC_CU_CALL(cuDeviceGetCount, n); }
+static inline CUresult isaac_cu_device_get_name(char *s, int len, CUdevice d) { return ISAAC_CU_CALL(cuDeviceGetName, s, len, d); }
+static inline CUresult isaac_cu_device_get_attribute(int *v, int a, CUdevice d) { return ISAAC_CU_CALL(cuDeviceGetAttribute, v, a, d); }
+static inline CUresult isaac_cu_device_total_mem(size_t *b, CUdevice d) { return ISAAC_CU_CALL(cuDeviceTotalMem, b, d); }
+static inline CUresult isaac_cu_primary_ctx_retain(CUcontext *c, CUdevice d) { return ISAAC_CU_CALL(cuDevicePrimaryCtxRetain, c, d); }
+static inline CUresult isaac_cu_primary_ctx_release(CUdevice d) { return ISAAC_CU_CALL(cuDevicePrimaryCtxRelease, d); }
+static inline CUresult isaac_cu_ctx_get_current(CUcontext *c) { return ISAAC_CU_CALL(cuCtxGetCurrent, c); }
+static inline CUresult isaac_cu_ctx_set_current(uintptr_t c) { return ISAAC_CU_CALL(cuCtxSetCurrent, (CUcontext)c); }
+static inline CUresult isaac_cu_ctx_get_device(CUdevice *d) { return ISAAC_CU_CALL(cuCtxGetDevice, d); }
+static inline CUresult isaac_cu_ctx_get_id(uintptr_t c, unsigned long long *id) { return ISAAC_CU_CALL(cuCtxGetId, (CUcontext)c, id); }
+static inline CUresult isaac_cu_ctx_synchronize(void) { return isaac_cu.cuCtxSynchronize == NULL ? 3 : isaac_cu.cuCtxSynchronize(); }
+static inline CUresult isaac_cu_module_unload(uintptr_t m) { return ISAAC_CU_CALL(cuModuleUnload, (CUmodule)m); }
+static inline CUresult isaac_cu_module_get_function(CUfunction *f, uintptr_t m, const char *name) { return ISAAC_CU_CALL(cuModuleGetFunction, f, (CUmodule)m, name); }
+static inline CUresult isaac_cu_func_get_attribute(int *v, int a, uintptr_t f) { return ISAAC_CU_CALL(cuFuncGetAttribute, v, a, (CUfunction)f); }
+static inline CUresult isaac_cu_func_set_attribute(uintptr_t f, int a, int v) { return ISAAC_CU_CALL(cuFuncSetAttribute, (CUfunction)f, a, v); }
+static inline CUresult isaac_cu_stream_create(CUstream *s, unsigned int flags) { return ISAAC_CU_CALL(cuStreamCreate, s, flags); }
+static inline CUresult isaac_cu_stream_destroy(uintptr_t s) { return ISAAC_CU_CALL(cuStreamDestroy, (CUstream)s); }
+static inline CUresult isaac_cu_stream_synchronize(uintptr_t s) { return ISAAC_CU_CALL(cuStreamSynchronize, (CUstream)s); }
+static inline CUresult isaac_cu_stream_is_capturing(uintptr_t s, int *status) { return ISAAC_CU_CALL(cuStreamIsCapturing, (CUstream)s, status); }
+static inline CUresult isaac_cu_mem_alloc(CUdeviceptr *p, size_t n) { return ISAAC_CU_CALL(cuMemAlloc, p, n); }
+static inline CUresult isaac_cu_mem_free(CUdeviceptr p) { return ISAAC_CU_CALL(cuMemFree, p); }
+static inline CUresult isaac_cu_mem_alloc_async(CUdeviceptr *p, size_t n, uintptr_t s) { return ISAAC_CU_CALL(cuMemAllocAsync, p, n, (CUstream)s); }
+static inline CUresult isaac_cu_mem_free_async(CUdeviceptr p, uintptr_t s) { return ISAAC_CU_CALL(cuMemFreeAsync, p, (CUstream)s); }
+static inline CUresult isaac_cu_memset_d8_async(CUdeviceptr p, unsigned char v, size_t n, uintptr_t s) { return ISAAC_CU_CALL(cuMemsetD8Async, p, v, n, (CUstream)s); }
+static inline CUresult isaac_cu_memset_d32_async(CUdeviceptr p, unsigned int v, size_t n, uintptr_t s) { return ISAAC_CU_CALL(cuMemsetD32Async, p, v, n, (CUstream)s); }
+static inline CUresult isaac_cu_memcpy_htod(CUdeviceptr d, const void *h, size_t n) { return ISAAC_CU_CALL(cuMemcpyHtoD, d, h, n); }
+static inline CUresult isaac_cu_memcpy_dtoh(void *h, CUdeviceptr d, size_t n) { return ISAAC_CU_CALL(cuMemcpyDtoH, h, d, n); }
+static inline CUresult isaac_cu_event_create(CUevent *e, unsigned int flags) { return ISAAC_CU_CALL(cuEventCreate, e, flags); }
+static inline CUresult isaac_cu_event_record(uintptr_t e, uintptr_t s) { return ISAAC_CU_CALL(cuEventRecord, (CUevent)e, (CUstream)s); }
+static inline CUresult isaac_cu_event_synchronize(uintptr_t e) { return ISAAC_CU_CALL(cuEventSynchronize, (CUevent)e); }
+static inline CUresult isaac_cu_event_elapsed(float *ms, uintptr_t a, uintptr_t b) { return ISAAC_CU_CALL(cuEventElapsedTime, ms, (CUevent)a, (CUevent)b); }
+static inline CUresult isaac_cu_event_destroy(uintptr_t e) { return ISAAC_CU_CALL(cuEventDestroy, (CUevent)e); }
+
+#endif /* ISAAC_CUDA_CALLS_H */

@@ -1,0 +1,171 @@
+/*
+ * driver.c: loading the CUDA driver at first use with dlopen and
+ * cuGetProcAddress, so that libisaac.so builds anywhere, loads on machines
+ * without a GPU and works in the caller's context.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+isaac_cuda_api isaac_cu;
+
+typedef CUresult (*get_proc_v2_fn)(const char *, void **, int, unsigned long long, int *);
+typedef CUresult (*get_proc_v1_fn)(const char *, void **, int, unsigned long long);
+
+#define CU_GET_PROC_ADDRESS_LEGACY_STREAM 1ULL
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int load_status = -1;
+static char load_error[256];
+
+struct entry { const char *name; void **slot; };
+
+#define E(fn) { #fn, (void **)&isaac_cu.fn }
+static const struct entry entries[] = {
+	E(cuInit), E(cuDriverGetVersion), E(cuGetErrorName), E(cuGetErrorString),
+	E(cuDeviceGet), E(cuDeviceGetCount), E(cuDeviceGetName), E(cuDeviceGetAttribute),
+	E(cuDeviceTotalMem), E(cuDevicePrimaryCtxRetain), E(cuDevicePrimaryCtxRelease),
+	E(cuCtxGetCurrent), E(cuCtxSetCurrent), E(cuCtxGetDevice), E(cuCtxGetId),
+	E(cuCtxSynchronize), E(cuModuleLoadDataEx), E(cuModuleUnload), E(cuModuleGetFunction),
+	E(cuFuncGetAttribute), E(cuFuncSetAttribute), E(cuLaunchKernel), E(cuLaunchKernelEx),
+	E(cuStreamCreate), E(cuStreamDestroy), E(cuStreamSynchronize), E(cuStreamIsCapturing),
+	E(cuMemAlloc), E(cuMemFree), E(cuMemAllocAsync), E(cuMemFreeAsync),
+	E(cuMemsetD8Async), E(cuMemsetD32Async), E(cuMemcpyHtoD), E(cuMemcpyDtoH),
+	E(cuEventCreate), E(cuEventRecord), E(cuEventSynchronize), E(cuEventElapsedTime),
+	E(cuEventDestroy),
+};
+#undef E
+
+static void load(void)
+{
+	const char *path = getenv("ISAAC_LIBCUDA");
+	if (path == NULL || path[0] == '\0')
+		path = "libcuda.so.1";
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (lib == NULL) {
+		snprintf(load_error, sizeof load_error, "cannot load the CUDA driver: %s", dlerror());
+		return;
+	}
+	get_proc_v2_fn get_v2 = (get_proc_v2_fn)dlsym(lib, "cuGetProcAddress_v2");
+	get_proc_v1_fn get_v1 = (get_proc_v1_fn)dlsym(lib, "cuGetProcAddress");
+	if (get_v2 == NULL && get_v1 == NULL) {
+		snprintf(load_error, sizeof load_error, "%s has no cuGetProcAddress (driver older than CUDA 11.3)", path);
+		return;
+	}
+	for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
+		void *fn = NULL;
+		CUresult r;
+		if (get_v2 != NULL) {
+			int found = 0;
+			r = get_v2(entries[i].name, &fn, ISAAC_CUDA_ABI, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found);
+		} else {
+			r = get_v1(entries[i].name, &fn, ISAAC_CUDA_ABI, CU_GET_PROC_ADDRESS_LEGACY_STREAM);
+		}
+		if (r != 0 || fn == NULL) {
+			snprintf(load_error, sizeof load_error,
+				"the CUDA driver has no %s for ABI %d (error %d): driver too old",
+				entries[i].name, ISAAC_CUDA_ABI, r);
+			memset(&isaac_cu, 0, sizeof isaac_cu);
+			return;
+		}
+		*entries[i].slot = fn;
+	}
+	CUresult r = isaac_cu.cuInit(0);
+	if (r != 0) {
+		snprintf(load_error, sizeof load_error, "cuInit failed with CUDA error %d", r);
+		return;
+	}
+	load_status = 0;
+}
+
+int isaac_cuda_load(char *err, size_t errlen)
+{
+	pthread_once(&once, load);
+	if (load_status != 0 && err != NULL && errlen > 0)
+		snprintf(err, errlen, "%s", load_error);
+	return load_status;
+}
+
+static int build_params(void **params, unsigned char *args, const int *offsets, int nargs)
+{
+	if (nargs < 0 || nargs > ISAAC_MAX_KERNEL_PARAMS)
+		return -1;
+	for (int i = 0; i < nargs; i++)
+		params[i] = args + offsets[i];
+	return 0;
+}
+
+#define CUDA_ERROR_INVALID_VALUE 1
+
+#define CUDA_ERROR_NOT_INITIALIZED 3
+#define CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION 4
+
+CUresult isaac_cuda_launch(uintptr_t f, const unsigned int *grid, const unsigned int *block,
+	unsigned int shared_bytes, uintptr_t stream, unsigned char *args, const int *offsets, int nargs)
+{
+	void *params[ISAAC_MAX_KERNEL_PARAMS];
+	if (isaac_cu.cuLaunchKernel == NULL)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (build_params(params, args, offsets, nargs) != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	return isaac_cu.cuLaunchKernel((CUfunction)f, grid[0], grid[1], grid[2],
+		block[0], block[1], block[2], shared_bytes, (CUstream)stream, params, NULL);
+}
+
+CUresult isaac_cuda_launch_cluster(uintptr_t f, const unsigned int *grid, const unsigned int *block,
+	const unsigned int *cluster, unsigned int shared_bytes, uintptr_t stream,
+	unsigned char *args, const int *offsets, int nargs)
+{
+	void *params[ISAAC_MAX_KERNEL_PARAMS];
+	if (isaac_cu.cuLaunchKernelEx == NULL)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (build_params(params, args, offsets, nargs) != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	isaac_launch_attr attr;
+	memset(&attr, 0, sizeof attr);
+	attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+	attr.value.u32[0] = cluster[0];
+	attr.value.u32[1] = cluster[1];
+	attr.value.u32[2] = cluster[2];
+	isaac_launch_config cfg = {
+		grid[0], grid[1], grid[2], block[0], block[1], block[2],
+		shared_bytes, (CUstream)stream, &attr, 1,
+	};
+	return isaac_cu.cuLaunchKernelEx(&cfg, (CUfunction)f, params, NULL);
+}
+
+/* CUjit_option values. */
+#define CU_JIT_MAX_REGISTERS 0
+#define CU_JIT_INFO_LOG_BUFFER 3
+#define CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES 4
+#define CU_JIT_ERROR_LOG_BUFFER 5
+#define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
+#define CU_JIT_LOG_VERBOSE 12
+
+CUresult isaac_cuda_load_ptx(CUmodule *mod, const char *ptx, int max_registers,
+	char *error_log, size_t error_len, char *info_log, size_t info_len)
+{
+	int opts[6];
+	if (isaac_cu.cuModuleLoadDataEx == NULL)
+		return 3;
+	void *vals[6];
+	unsigned int n = 0;
+	opts[n] = CU_JIT_ERROR_LOG_BUFFER; vals[n++] = error_log;
+	opts[n] = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES; vals[n++] = (void *)(uintptr_t)error_len;
+	opts[n] = CU_JIT_INFO_LOG_BUFFER; vals[n++] = info_log;
+	opts[n] = CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES; vals[n++] = (void *)(uintptr_t)info_len;
+	opts[n] = CU_JIT_LOG_VERBOSE; vals[n++] = (void *)(uintptr_t)1;
+	if (max_registers > 0) {
+		opts[n] = CU_JIT_MAX_REGISTERS; vals[n++] = (void *)(uintptr_t)max_registers;
+	}
+	if (error_len > 0)
+		error_log[0] = '\0';
+	if (info_len > 0)
+		info_log[0] = '\0';
+	return isaac_cu.cuModuleLoadDataEx(mod, ptx, n, opts, vals);
+}

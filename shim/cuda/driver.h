@@ -1,0 +1,104 @@
+/*
+ * driver.h: the part of the CUDA driver API that ISAAC uses, declared here so
+ * that nothing needs cuda.h to build. Types and values follow the CUDA 12/13
+ * ABI; every entry point is looked up at run time with cuGetProcAddress for
+ * that ABI version (ISAAC_CUDA_ABI).
+ */
+#ifndef ISAAC_CUDA_DRIVER_H
+#define ISAAC_CUDA_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ISAAC_CUDA_ABI 12000
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+typedef unsigned long long CUdeviceptr;
+
+typedef struct isaac_launch_attr {
+	int id;
+	char pad[4];
+	union { char bytes[64]; unsigned int u32[3]; int i32; } value;
+} isaac_launch_attr;
+
+typedef struct isaac_launch_config {
+	unsigned int grid_x, grid_y, grid_z;
+	unsigned int block_x, block_y, block_z;
+	unsigned int shared_bytes;
+	CUstream stream;
+	isaac_launch_attr *attrs;
+	unsigned int num_attrs;
+} isaac_launch_config;
+
+/* Every entry point, as one table. */
+typedef struct isaac_cuda_api {
+	CUresult (*cuInit)(unsigned int);
+	CUresult (*cuDriverGetVersion)(int *);
+	CUresult (*cuGetErrorName)(CUresult, const char **);
+	CUresult (*cuGetErrorString)(CUresult, const char **);
+	CUresult (*cuDeviceGet)(CUdevice *, int);
+	CUresult (*cuDeviceGetCount)(int *);
+	CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+	CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+	CUresult (*cuDeviceTotalMem)(size_t *, CUdevice);
+	CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+	CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
+	CUresult (*cuCtxGetCurrent)(CUcontext *);
+	CUresult (*cuCtxSetCurrent)(CUcontext);
+	CUresult (*cuCtxGetDevice)(CUdevice *);
+	CUresult (*cuCtxGetId)(CUcontext, unsigned long long *);
+	CUresult (*cuCtxSynchronize)(void);
+	CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned int, int *, void **);
+	CUresult (*cuModuleUnload)(CUmodule);
+	CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+	CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+	CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+	CUresult (*cuLaunchKernel)(CUfunction, unsigned int, unsigned int, unsigned int,
+		unsigned int, unsigned int, unsigned int, unsigned int, CUstream, void **, void **);
+	CUresult (*cuLaunchKernelEx)(const isaac_launch_config *, CUfunction, void **, void **);
+	CUresult (*cuStreamCreate)(CUstream *, unsigned int);
+	CUresult (*cuStreamDestroy)(CUstream);
+	CUresult (*cuStreamSynchronize)(CUstream);
+	CUresult (*cuStreamIsCapturing)(CUstream, int *);
+	CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+	CUresult (*cuMemFree)(CUdeviceptr);
+	CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream);
+	CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
+	CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+	CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned int, size_t, CUstream);
+	CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+	CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+	CUresult (*cuEventCreate)(CUevent *, unsigned int);
+	CUresult (*cuEventRecord)(CUevent, CUstream);
+	CUresult (*cuEventSynchronize)(CUevent);
+	CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+	CUresult (*cuEventDestroy)(CUevent);
+} isaac_cuda_api;
+
+extern isaac_cuda_api isaac_cu;
+
+/* Loads libcuda.so.1 (or $ISAAC_LIBCUDA) once and resolves every entry point.
+ * Returns 0, or -1 with a message in err. Thread-safe. */
+int isaac_cuda_load(char *err, size_t errlen);
+
+/* Launch helpers: build the void*[] of kernel parameters from a packed
+ * buffer and offsets (so no Go pointer is stored in C memory). */
+CUresult isaac_cuda_launch(uintptr_t f, const unsigned int *grid, const unsigned int *block,
+	unsigned int shared_bytes, uintptr_t stream, unsigned char *args, const int *offsets, int nargs);
+CUresult isaac_cuda_launch_cluster(uintptr_t f, const unsigned int *grid, const unsigned int *block,
+	const unsigned int *cluster, unsigned int shared_bytes, uintptr_t stream,
+	unsigned char *args, const int *offsets, int nargs);
+
+/* JIT: load a PTX image with the error and info logs captured. */
+CUresult isaac_cuda_load_ptx(CUmodule *mod, const char *ptx, int max_registers,
+	char *error_log, size_t error_len, char *info_log, size_t info_len);
+
+#define ISAAC_MAX_KERNEL_PARAMS 64
+
+#endif /* ISAAC_CUDA_DRIVER_H */

@@ -1,0 +1,107 @@
+package cuda
+
+/*
+#include "calls.h"
+*/
+import "C"
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"unsafe"
+)
+
+// Stream is a CUstream (0 is the legacy default stream).
+type Stream uintptr
+
+// Params packs kernel parameters by value, each at its natural alignment, as
+// the kernel's .param list declares them. Any width works (structures,
+// vectors), unlike APIs limited to 8-byte arguments. A Params can be Reset
+// and reused to avoid allocation on hot paths.
+type Params struct {
+	buf     []byte
+	offsets []C.int
+}
+
+// MaxParams is the most parameters one launch takes.
+const MaxParams = C.ISAAC_MAX_KERNEL_PARAMS
+
+// Reset empties p, keeping its storage.
+func (p *Params) Reset() { p.buf = p.buf[:0]; p.offsets = p.offsets[:0] }
+
+// Len is the number of parameters.
+func (p *Params) Len() int { return len(p.offsets) }
+
+func (p *Params) slot(size, align int) []byte {
+	off := (len(p.buf) + align - 1) &^ (align - 1)
+	for len(p.buf) < off+size {
+		p.buf = append(p.buf, 0)
+	}
+	p.offsets = append(p.offsets, C.int(off))
+	return p.buf[off : off+size]
+}
+
+// U64 appends a 64-bit parameter (a device pointer, or .u64/.s64).
+func (p *Params) U64(v uint64) *Params { binary.LittleEndian.PutUint64(p.slot(8, 8), v); return p }
+
+// Ptr appends a device pointer.
+func (p *Params) Ptr(v uintptr) *Params { return p.U64(uint64(v)) }
+
+// I32 appends a .s32 parameter.
+func (p *Params) I32(v int32) *Params { binary.LittleEndian.PutUint32(p.slot(4, 4), uint32(v)); return p }
+
+// U32 appends a .u32 parameter.
+func (p *Params) U32(v uint32) *Params { binary.LittleEndian.PutUint32(p.slot(4, 4), v); return p }
+
+// U16 appends a .b16 parameter (e.g. an f16 scalar's bits).
+func (p *Params) U16(v uint16) *Params { binary.LittleEndian.PutUint16(p.slot(2, 2), v); return p }
+
+// F32 appends a .f32 parameter.
+func (p *Params) F32(v float32) *Params { return p.U32(math.Float32bits(v)) }
+
+// F64 appends a .f64 parameter.
+func (p *Params) F64(v float64) *Params { return p.U64(math.Float64bits(v)) }
+
+// Bytes appends a parameter of arbitrary size and alignment (a .param
+// .align A .b8 name[N] structure).
+func (p *Params) Bytes(b []byte, align int) *Params { copy(p.slot(len(b), align), b); return p }
+
+// Dim3 is a grid or block shape.
+type Dim3 [3]uint32
+
+var errTooManyParams = errors.New("cuda: too many kernel parameters")
+
+func (p *Params) pointers() (*C.uchar, *C.int, error) {
+	if len(p.offsets) > MaxParams {
+		return nil, nil, errTooManyParams
+	}
+	if len(p.offsets) == 0 {
+		return nil, nil, nil
+	}
+	return (*C.uchar)(unsafe.Pointer(&p.buf[0])), &p.offsets[0], nil
+}
+
+// Launch launches f on stream with the given shape, dynamic shared memory
+// and parameters (cuLaunchKernel).
+func Launch(f Function, grid, block Dim3, sharedBytes int, stream Stream, p *Params) error {
+	args, offs, err := p.pointers()
+	if err != nil {
+		return err
+	}
+	r := C.isaac_cuda_launch(C.uintptr_t(f), (*C.uint)(&grid[0]), (*C.uint)(&block[0]),
+		C.uint(sharedBytes), C.uintptr_t(stream), args, offs, C.int(p.Len()))
+	return check("cuLaunchKernel", r)
+}
+
+// LaunchCluster launches f with thread-block clusters of the given shape
+// (cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, sm_90+).
+func LaunchCluster(f Function, grid, block, cluster Dim3, sharedBytes int, stream Stream, p *Params) error {
+	args, offs, err := p.pointers()
+	if err != nil {
+		return err
+	}
+	r := C.isaac_cuda_launch_cluster(C.uintptr_t(f), (*C.uint)(&grid[0]), (*C.uint)(&block[0]),
+		(*C.uint)(&cluster[0]), C.uint(sharedBytes), C.uintptr_t(stream), args, offs, C.int(p.Len()))
+	return check("cuLaunchKernelEx", r)
+}

@@ -1,0 +1,103 @@
+package cuda
+
+/*
+#include <stdlib.h>
+#include "calls.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+)
+
+// Module is a loaded CUmodule.
+type Module uintptr
+
+// Function is a CUfunction.
+type Function uintptr
+
+// FuncAttribute is a CUfunction_attribute.
+type FuncAttribute int
+
+// CUfunction_attribute values.
+const (
+	FuncMaxThreadsPerBlock      FuncAttribute = 0
+	FuncSharedSizeBytes         FuncAttribute = 1
+	FuncConstSizeBytes          FuncAttribute = 2
+	FuncLocalSizeBytes          FuncAttribute = 3
+	FuncNumRegs                 FuncAttribute = 4
+	FuncPTXVersion              FuncAttribute = 5
+	FuncBinaryVersion           FuncAttribute = 6
+	FuncMaxDynamicSharedBytes   FuncAttribute = 8
+	FuncPreferredSharedCarveout FuncAttribute = 9
+)
+
+// JITError is a failed PTX compilation with the JIT's error log.
+type JITError struct {
+	Err error
+	Log string
+}
+
+func (e *JITError) Error() string {
+	return fmt.Sprintf("%v\n%s", e.Err, strings.TrimSpace(e.Log))
+}
+
+func (e *JITError) Unwrap() error { return e.Err }
+
+// LoadPTX JIT-compiles a PTX image for the current context's device. It
+// returns the JIT's info log (registers, spills) on success and a *JITError
+// with the error log on failure. maxRegisters ≤ 0 leaves the limit to the
+// PTX's own directives.
+func LoadPTX(ptx string, maxRegisters int) (Module, string, error) {
+	if err := Load(); err != nil {
+		return 0, "", err
+	}
+	src := C.CString(ptx)
+	defer C.free(unsafe.Pointer(src))
+	const logSize = 16 << 10
+	errLog := (*C.char)(C.malloc(logSize))
+	infoLog := (*C.char)(C.malloc(logSize))
+	defer C.free(unsafe.Pointer(errLog))
+	defer C.free(unsafe.Pointer(infoLog))
+	var m C.CUmodule
+	r := C.isaac_cuda_load_ptx(&m, src, C.int(maxRegisters), errLog, logSize, infoLog, logSize)
+	info := C.GoString(infoLog)
+	if err := check("cuModuleLoadDataEx", r); err != nil {
+		return 0, info, &JITError{Err: err, Log: C.GoString(errLog)}
+	}
+	return Module(unsafe.Pointer(m)), info, nil
+}
+
+// Unload unloads the module.
+func (m Module) Unload() error {
+	return check("cuModuleUnload", C.isaac_cu_module_unload(C.uintptr_t(m)))
+}
+
+// Function looks a kernel up by name.
+func (m Module) Function(name string) (Function, error) {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	var f C.CUfunction
+	err := check("cuModuleGetFunction", C.isaac_cu_module_get_function(&f, C.uintptr_t(m), cname))
+	return Function(unsafe.Pointer(f)), err
+}
+
+// Attribute reads a function attribute.
+func (f Function) Attribute(a FuncAttribute) (int, error) {
+	var v C.int
+	err := check("cuFuncGetAttribute", C.isaac_cu_func_get_attribute(&v, C.int(a), C.uintptr_t(f)))
+	return int(v), err
+}
+
+// SetAttribute sets a function attribute.
+func (f Function) SetAttribute(a FuncAttribute, v int) error {
+	return check("cuFuncSetAttribute", C.isaac_cu_func_set_attribute(C.uintptr_t(f), C.int(a), C.int(v)))
+}
+
+// SetMaxDynamicShared raises the function's dynamic shared-memory limit
+// (needed above 48 KB).
+func (f Function) SetMaxDynamicShared(bytes int) error {
+	return f.SetAttribute(FuncMaxDynamicSharedBytes, bytes)
+}

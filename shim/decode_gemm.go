@@ -1,0 +1,103 @@
+package shim
+
+/*
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/isaacgo/isaac/request"
+)
+
+// DecodeGemm turns the C call record at call (an isaac_gemm_call) into a
+// typed request, reading the handle's state through the vendor's getters.
+// It answers request.FwdHandle when a getter fails: the vendor then returns
+// its own status for that handle.
+func DecodeGemm(call unsafe.Pointer, g *request.Gemm) request.Reason {
+	c := (*C.isaac_gemm_call)(call)
+	var st C.isaac_cublas_state
+	C.isaac_read_cublas_state(c.handle, &st)
+	if st.status != 0 {
+		return request.FwdHandle
+	}
+	*g = request.Gemm{
+		Entry:       request.Entry(c.entry),
+		Handle:      uintptr(c.handle),
+		Stream:      uintptr(st.stream),
+		TransA:      request.Op(c.transa),
+		TransB:      request.Op(c.transb),
+		AType:       request.DataType(c.a_type),
+		BType:       request.DataType(c.b_type),
+		CType:       request.DataType(c.c_type),
+		Compute:     request.ComputeType(c.compute_type),
+		Algo:        int(c.algo),
+		M:           int64(c.m),
+		N:           int64(c.n),
+		K:           int64(c.k),
+		LDA:         int64(c.lda),
+		LDB:         int64(c.ldb),
+		LDC:         int64(c.ldc),
+		A:           uintptr(c.A),
+		B:           uintptr(c.B),
+		C:           uintptr(c.C),
+		PointerMode: request.PointerMode(st.pointer_mode),
+		MathMode:    request.MathMode(st.math_mode),
+		Atomics:     st.atomics_mode != 0,
+	}
+	onDevice := g.PointerMode == request.PointerDevice
+	g.Alpha = readScalar(c.alpha, onDevice, gemmScalarType(g))
+	g.Beta = readScalar(c.beta, onDevice, gemmScalarType(g))
+	return request.Served
+}
+
+// gemmScalarType is the type of alpha and beta: the compute type's.
+func gemmScalarType(g *request.Gemm) request.DataType {
+	switch g.Compute {
+	case request.Compute16F, request.Compute16FPedantic:
+		return request.R16F
+	case request.Compute64F, request.Compute64FPedantic:
+		return request.R64F
+	}
+	return request.R32F
+}
+
+// readScalar reads a host scalar of type t (nothing for device pointers or
+// NULL: cuBLAS rejects a NULL scalar itself).
+func readScalar(p unsafe.Pointer, onDevice bool, t request.DataType) request.Scalar {
+	s := request.Scalar{Ptr: uintptr(p), OnDevice: onDevice}
+	if onDevice || p == nil {
+		return s
+	}
+	switch t {
+	case request.R16F:
+		s.Value = halfToFloat(*(*uint16)(p))
+	case request.R64F:
+		s.Value = *(*float64)(p)
+	default:
+		s.Value = float64(*(*float32)(p))
+	}
+	return s
+}
+
+// halfToFloat converts IEEE binary16 bits to a float64, exactly.
+func halfToFloat(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	exp := int(h>>10) & 0x1f
+	frac := float64(h & 0x3ff)
+	switch exp {
+	case 0:
+		return sign * math.Ldexp(frac, -24)
+	case 0x1f:
+		if frac != 0 {
+			return math.NaN()
+		}
+		return math.Inf(int(sign))
+	}
+	return sign * math.Ldexp(1+frac/1024, exp-15)
+}

@@ -1,0 +1,51 @@
+/*
+ * entry.h: what every exported entry point does before and after Go.
+ */
+#ifndef ISAAC_ENTRY_H
+#define ISAAC_ENTRY_H
+
+#include "shim.h"
+
+#pragma weak isaac_go_gemm
+#pragma weak isaac_go_conv
+
+/* The vendor's function `name` of type `type`, resolved once into `fn`. */
+#define ISAAC_VENDOR_FN(vendor, type, name, fn)                                   \
+	static type fn##_cached;                                                  \
+	type fn = __atomic_load_n(&fn##_cached, __ATOMIC_ACQUIRE);                \
+	if (fn == NULL) {                                                         \
+		fn = (type)isaac_vendor_symbol(vendor, name);                     \
+		__atomic_store_n(&fn##_cached, fn, __ATOMIC_RELEASE);             \
+	}
+
+static inline int isaac_decide_gemm(isaac_gemm_call *call)
+{
+	int reason;
+	if (isaac_disabled)
+		reason = ISAAC_FWD_DISABLED;
+	else if (isaac_forked)
+		reason = ISAAC_FWD_FORK;
+	else if (isaac_go_gemm == NULL)
+		reason = ISAAC_FWD_NO_GO;
+	else
+		reason = isaac_go_gemm(call);
+	isaac_count(call->entry, reason);
+	return reason;
+}
+
+static inline int isaac_decide_conv(isaac_conv_call *call)
+{
+	int reason;
+	if (isaac_disabled)
+		reason = ISAAC_FWD_DISABLED;
+	else if (isaac_forked)
+		reason = ISAAC_FWD_FORK;
+	else if (isaac_go_conv == NULL)
+		reason = ISAAC_FWD_NO_GO;
+	else
+		reason = isaac_go_conv(call);
+	isaac_count(ISAAC_ENTRY_CONV_FWD, reason);
+	return reason;
+}
+
+#endif /* ISAAC_ENTRY_H */

@@ -1,0 +1,106 @@
+/*
+ * guards.c: the decisions taken in C before any Go code runs, and the
+ * ISAAC_LOG counters.
+ *
+ * ISAAC_DISABLE=1 makes every entry point a pure pass-through. In a forked
+ * child the Go runtime's threads do not exist, so calls go straight to the
+ * vendor: a pthread_atfork child handler marks the child, which is the same
+ * as comparing getpid() with the pid at load but costs no system call.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+int isaac_disabled;
+volatile int isaac_forked;
+int isaac_log;
+
+static unsigned long calls[ISAAC_ENTRY_COUNT];
+static unsigned long outcomes[ISAAC_REASON_COUNT];
+
+static const char *entry_names[ISAAC_ENTRY_COUNT] = {
+	"cublasSgemm_v2", "cublasDgemm_v2", "cublasHgemm", "cublasGemmEx",
+	"cublasSgemm_v2_64", "cublasDgemm_v2_64", "cublasHgemm_64", "cublasGemmEx_64",
+	"cudnnConvolutionForward",
+};
+
+static const char *reason_names[ISAAC_REASON_COUNT] = {
+	"served", "disabled", "fork", "no_go", "handle", "invalid", "empty",
+	"unsupported", "too_large", "no_kernel", "no_driver", "policy", "error",
+};
+
+static int env_true(const char *name)
+{
+	const char *v = getenv(name);
+	return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+void isaac_count(int entry, int reason)
+{
+	if (!isaac_log)
+		return;
+	__atomic_fetch_add(&calls[entry], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&outcomes[reason], 1, __ATOMIC_RELAXED);
+}
+
+static void at_fork_child(void)
+{
+	isaac_forked = 1;
+	memset(calls, 0, sizeof calls);
+	memset(outcomes, 0, sizeof outcomes);
+}
+
+/* One line: calls per entry point, served, forwarded by reason. */
+static void print_log(void)
+{
+	char line[2048];
+	size_t n = 0;
+	unsigned long total = 0, forwarded = 0;
+	for (int e = 0; e < ISAAC_ENTRY_COUNT; e++)
+		total += calls[e];
+	for (int r = 1; r < ISAAC_REASON_COUNT; r++)
+		forwarded += outcomes[r];
+	if (total == 0)
+		return;  /* a process that never called: no line */
+	n += snprintf(line + n, sizeof line - n, "isaac: pid %d%s: calls %lu",
+		(int)getpid(), isaac_forked ? " (forked child)" : "", total);
+	const char *sep = " (";
+	for (int e = 0; e < ISAAC_ENTRY_COUNT && n < sizeof line; e++) {
+		if (calls[e] == 0)
+			continue;
+		n += snprintf(line + n, sizeof line - n, "%s%s=%lu", sep, entry_names[e], calls[e]);
+		sep = " ";
+	}
+	if (n < sizeof line && strcmp(sep, " ") == 0)
+		n += snprintf(line + n, sizeof line - n, ")");
+	if (n < sizeof line)
+		n += snprintf(line + n, sizeof line - n, "; served %lu; forwarded %lu",
+			outcomes[ISAAC_SERVED], forwarded);
+	sep = " (";
+	for (int r = 1; r < ISAAC_REASON_COUNT && n < sizeof line; r++) {
+		if (outcomes[r] == 0)
+			continue;
+		n += snprintf(line + n, sizeof line - n, "%s%s=%lu", sep, reason_names[r], outcomes[r]);
+		sep = " ";
+	}
+	if (n < sizeof line && strcmp(sep, " ") == 0)
+		n += snprintf(line + n, sizeof line - n, ")");
+	if (n < sizeof line)
+		n += snprintf(line + n, sizeof line - n, "; cuBLAS: %s; cuDNN: %s",
+			isaac_vendor_path(ISAAC_VENDOR_CUBLAS), isaac_vendor_path(ISAAC_VENDOR_CUDNN));
+	fprintf(stderr, "%s\n", line);
+}
+
+__attribute__((constructor)) static void isaac_shim_init(void)
+{
+	isaac_disabled = env_true("ISAAC_DISABLE");
+	isaac_log = env_true("ISAAC_LOG");
+	pthread_atfork(NULL, NULL, at_fork_child);
+	if (isaac_log)
+		atexit(print_log);
+}

@@ -1,0 +1,120 @@
+/*
+ * shim.h: the contract between the C entry points of libisaac.so and the Go
+ * side that decides whether a call is served by ISAAC or by the vendor.
+ *
+ * Each exported entry point packs its arguments, unchanged, into a call
+ * record and hands it to Go (isaac_go_gemm / isaac_go_conv). Go answers
+ * ISAAC_SERVED or the reason it did not serve; the C side then calls the
+ * vendor with the original arguments.
+ */
+#ifndef ISAAC_SHIM_H
+#define ISAAC_SHIM_H
+
+#include "vendor_types.h"
+
+/* The shim's C files build with -fvisibility=hidden: only the vendor entry
+ * points (and the Go runtime's own symbols) are exported. */
+#define ISAAC_EXPORT __attribute__((visibility("default")))
+
+/* Entry points, in the order the ISAAC_LOG line prints them. */
+enum isaac_entry {
+	ISAAC_ENTRY_SGEMM,
+	ISAAC_ENTRY_DGEMM,
+	ISAAC_ENTRY_HGEMM,
+	ISAAC_ENTRY_GEMMEX,
+	ISAAC_ENTRY_SGEMM_64,
+	ISAAC_ENTRY_DGEMM_64,
+	ISAAC_ENTRY_HGEMM_64,
+	ISAAC_ENTRY_GEMMEX_64,
+	ISAAC_ENTRY_CONV_FWD,
+	ISAAC_ENTRY_COUNT
+};
+
+/* What Go answers: served, or why the vendor must take the call. */
+enum isaac_reason {
+	ISAAC_SERVED = 0,
+	ISAAC_FWD_DISABLED,     /* ISAAC_DISABLE=1 */
+	ISAAC_FWD_FORK,         /* forked child: the Go runtime is not there */
+	ISAAC_FWD_NO_GO,        /* built without the Go side (C-only tests) */
+	ISAAC_FWD_HANDLE,       /* a vendor getter failed on the handle or a descriptor */
+	ISAAC_FWD_INVALID,      /* invalid arguments: the vendor gives its status */
+	ISAAC_FWD_EMPTY,        /* nothing to compute (m or n is 0) */
+	ISAAC_FWD_UNSUPPORTED,  /* an input class ISAAC does not serve */
+	ISAAC_FWD_TOO_LARGE,    /* _64 sizes that do not fit 32-bit kernels */
+	ISAAC_FWD_NO_KERNEL,    /* no kernel for this input */
+	ISAAC_FWD_NO_DRIVER,    /* CUDA driver or context unavailable */
+	ISAAC_FWD_POLICY,       /* the dispatch policy chose the vendor */
+	ISAAC_FWD_ERROR,        /* a JIT, launch or runtime error on our side */
+	ISAAC_REASON_COUNT
+};
+
+/* One GEMM call exactly as the application made it. Sizes are widened to
+ * 64 bits so the int and _64 entry points share one record. */
+typedef struct isaac_gemm_call {
+	int entry;
+	int transa, transb;
+	int a_type, b_type, c_type;  /* cudaDataType */
+	int compute_type;            /* cublasComputeType_t, or a cudaDataType for legacy calls */
+	int algo;
+	void *handle;
+	int64_t m, n, k;
+	int64_t lda, ldb, ldc;
+	const void *alpha, *beta;
+	const void *A, *B;
+	void *C;
+} isaac_gemm_call;
+
+/* One cudnnConvolutionForward call exactly as the application made it. */
+typedef struct isaac_conv_call {
+	void *handle;
+	const void *alpha, *beta;
+	void *x_desc, *w_desc, *conv_desc, *y_desc;
+	const void *x, *w;
+	void *y;
+	int algo;
+	void *workspace;
+	size_t workspace_bytes;
+} isaac_conv_call;
+
+/* The cuBLAS handle's state, read through the vendor's getters. */
+typedef struct isaac_cublas_state {
+	int status;                  /* first failing getter's status, or 0 */
+	void *stream;
+	int pointer_mode, math_mode, atomics_mode;
+} isaac_cublas_state;
+
+#define ISAAC_MAX_DIMS 8
+
+/* A cuDNN convolution's descriptors, read through the vendor's getters. */
+typedef struct isaac_conv_state {
+	int status;                  /* first failing getter's status, or 0 */
+	void *stream;
+	int x_type, x_dims, x_dim[ISAAC_MAX_DIMS], x_stride[ISAAC_MAX_DIMS];
+	int y_type, y_dims, y_dim[ISAAC_MAX_DIMS], y_stride[ISAAC_MAX_DIMS];
+	int w_type, w_format, w_dims, w_dim[ISAAC_MAX_DIMS];
+	int conv_dims, pad[ISAAC_MAX_DIMS], stride[ISAAC_MAX_DIMS], dilation[ISAAC_MAX_DIMS];
+	int mode, compute_type, groups, math_type;
+} isaac_conv_state;
+
+/* Go side (exports.go). Declared weak by the entry points so that the C
+ * layer also links and works without it (reason ISAAC_FWD_NO_GO). */
+int isaac_go_gemm(isaac_gemm_call *call);
+int isaac_go_conv(isaac_conv_call *call);
+
+/* Guards and counters (guards.c). */
+extern int isaac_disabled;          /* ISAAC_DISABLE=1 at load */
+extern volatile int isaac_forked;   /* set in a forked child */
+extern int isaac_log;               /* ISAAC_LOG=1 at load */
+void isaac_count(int entry, int reason);
+
+/* Vendor resolution (vendor.c). Returns NULL, after one line on stderr the
+ * first time, when no vendor library can be found. */
+enum isaac_vendor { ISAAC_VENDOR_CUBLAS, ISAAC_VENDOR_CUDNN };
+void *isaac_vendor_symbol(int vendor, const char *name);
+const char *isaac_vendor_path(int vendor);
+
+/* Handle state (handle_state.c), called from Go. */
+void isaac_read_cublas_state(void *handle, isaac_cublas_state *st);
+void isaac_read_conv_state(const isaac_conv_call *call, isaac_conv_state *st);
+
+#endif /* ISAAC_SHIM_H */
