@@ -5,6 +5,7 @@
 #define ISAAC_ENTRY_H
 
 #include "shim.h"
+#include "entry_points.h"
 
 #pragma weak isaac_go_gemm
 #pragma weak isaac_go_conv

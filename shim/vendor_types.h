@@ -20,6 +20,10 @@
 #if defined(ISAAC_VENDOR_HEADERS2)
 #include ISAAC_VENDOR_HEADERS2
 #endif
+#if !defined(__cplusplus) && !defined(__CUDA_FP16_TYPES_EXIST__) && !defined(VENDOR_API_H)
+/* cuBLAS declares cublasHgemm, and cuda_fp16.h defines __half, for C++ only. */
+typedef struct __half __half;
+#endif
 #else
 
 typedef struct CUstream_st *cudaStream_t;

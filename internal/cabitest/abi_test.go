@@ -74,6 +74,21 @@ func TestPrototypes(t *testing.T) {
 			t.Errorf("%s does not match the vendor prototypes: %v\n%s", src, err, out)
 		}
 	}
+	// C++: two extern "C" declarations of one function with different
+	// parameters are an error, which checks cublasHgemm's __half too.
+	cxx := filepath.Join(t.TempDir(), "prototypes.cc")
+	writeFile(t, cxx, "extern \"C\" {\n#include \"vendor_api.h\"\n#include \"entry_points.h\"\n}\n")
+	if out, err := run(e.shimDir, "g++", "-fsyntax-only", "-Wall", "-Werror",
+		`-DISAAC_VENDOR_HEADERS="vendor_api.h"`, "-I"+e.testdata, "-I"+e.shimDir, cxx); err != nil {
+		t.Errorf("entry_points.h does not match the vendor prototypes in C++: %v\n%s", err, out)
+	}
+	badCxx := filepath.Join(t.TempDir(), "bad.cc")
+	writeFile(t, badCxx, "extern \"C\" {\n#include \"vendor_api.h\"\n"+
+		"cublasStatus_t cublasHgemm(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,"+
+		" const float *, const __half *, int, const __half *, int, const __half *, __half *, int);\n}\n")
+	if out, err := run(e.shimDir, "g++", "-fsyntax-only", "-I"+e.testdata, badCxx); err == nil {
+		t.Errorf("a wrong C++ declaration compiled: the C++ check cannot fail\n%s", out)
+	}
 	wrong := filepath.Join(t.TempDir(), "wrong.c")
 	writeFile(t, wrong, `#include "vendor_api.h"
 cublasStatus_t cublasSgemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,

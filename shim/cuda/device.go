@@ -18,25 +18,25 @@ type DeviceAttribute int
 
 // CUdevice_attribute values ISAAC reads.
 const (
-	AttrMaxThreadsPerBlock        DeviceAttribute = 1
-	AttrMaxSharedPerBlock         DeviceAttribute = 8
-	AttrWarpSize                  DeviceAttribute = 10
-	AttrMaxRegistersPerBlock      DeviceAttribute = 12
-	AttrClockRateKHz              DeviceAttribute = 13
-	AttrMultiprocessorCount       DeviceAttribute = 16
-	AttrMemoryClockRateKHz        DeviceAttribute = 36
-	AttrGlobalMemoryBusWidth      DeviceAttribute = 37
-	AttrL2CacheSize               DeviceAttribute = 38
-	AttrMaxThreadsPerSM           DeviceAttribute = 39
-	AttrComputeCapabilityMajor    DeviceAttribute = 75
-	AttrComputeCapabilityMinor    DeviceAttribute = 76
-	AttrMaxSharedPerSM            DeviceAttribute = 81
-	AttrMaxRegistersPerSM         DeviceAttribute = 82
-	AttrMaxSharedPerBlockOptin    DeviceAttribute = 97
-	AttrMaxBlocksPerSM            DeviceAttribute = 106
-	AttrReservedSharedPerBlock    DeviceAttribute = 111
-	AttrMemoryPoolsSupported      DeviceAttribute = 115
-	AttrClusterLaunch             DeviceAttribute = 120
+	AttrMaxThreadsPerBlock     DeviceAttribute = 1
+	AttrMaxSharedPerBlock      DeviceAttribute = 8
+	AttrWarpSize               DeviceAttribute = 10
+	AttrMaxRegistersPerBlock   DeviceAttribute = 12
+	AttrClockRateKHz           DeviceAttribute = 13
+	AttrMultiprocessorCount    DeviceAttribute = 16
+	AttrMemoryClockRateKHz     DeviceAttribute = 36
+	AttrGlobalMemoryBusWidth   DeviceAttribute = 37
+	AttrL2CacheSize            DeviceAttribute = 38
+	AttrMaxThreadsPerSM        DeviceAttribute = 39
+	AttrComputeCapabilityMajor DeviceAttribute = 75
+	AttrComputeCapabilityMinor DeviceAttribute = 76
+	AttrMaxSharedPerSM         DeviceAttribute = 81
+	AttrMaxRegistersPerSM      DeviceAttribute = 82
+	AttrMaxSharedPerBlockOptin DeviceAttribute = 97
+	AttrMaxBlocksPerSM         DeviceAttribute = 106
+	AttrReservedSharedPerBlock DeviceAttribute = 111
+	AttrMemoryPoolsSupported   DeviceAttribute = 115
+	AttrClusterLaunch          DeviceAttribute = 120
 )
 
 // DeviceCount is the number of CUDA devices.

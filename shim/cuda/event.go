@@ -25,7 +25,9 @@ func (e Event) Record(s Stream) error {
 }
 
 // Synchronize waits for the event.
-func (e Event) Synchronize() error { return check("cuEventSynchronize", C.isaac_cu_event_synchronize(e.c())) }
+func (e Event) Synchronize() error {
+	return check("cuEventSynchronize", C.isaac_cu_event_synchronize(e.c()))
+}
 
 // Elapsed is the time in milliseconds from start to e.
 func (e Event) Elapsed(start Event) (float32, error) {

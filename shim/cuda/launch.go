@@ -49,7 +49,10 @@ func (p *Params) U64(v uint64) *Params { binary.LittleEndian.PutUint64(p.slot(8,
 func (p *Params) Ptr(v uintptr) *Params { return p.U64(uint64(v)) }
 
 // I32 appends a .s32 parameter.
-func (p *Params) I32(v int32) *Params { binary.LittleEndian.PutUint32(p.slot(4, 4), uint32(v)); return p }
+func (p *Params) I32(v int32) *Params {
+	binary.LittleEndian.PutUint32(p.slot(4, 4), uint32(v))
+	return p
+}
 
 // U32 appends a .u32 parameter.
 func (p *Params) U32(v uint32) *Params { binary.LittleEndian.PutUint32(p.slot(4, 4), v); return p }

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# gputest/run.sh: every shim check that needs the GPU machine, in one call.
+# It builds nothing with Go (the GPU machine has none): run ./build.sh here
+# first and carry build/device. Results go to $OUT (default /tmp/isaac-gpu).
+#
+#   1. environment: device, driver, CUDA, cuBLAS, cuDNN, PyTorch, CuPy
+#   2. the shim's entry points compiled against the real cuBLAS/cuDNN headers
+#   3. the CUDA driver binding's GPU tests (build/device/cuda.test)
+#   4. PyTorch torch.mm and CuPy a @ b, with and without LD_PRELOAD: bit-identical
+#   5. an nvcc-built C program linked -lisaac -lcublas vs -lcublas: identical
+#   6. host overhead per call, 10,000 small SGEMMs, shim vs cuBLAS in one process
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=${OUT:-/tmp/isaac-gpu}
+mkdir -p "$out"
+dev=$root/build/device
+lib=$dev/libisaac.so
+cuda=${CUDA_HOME:-/usr/local/cuda}
+export PATH=$cuda/bin:$PATH
+work=$(mktemp -d)
+summary=$out/summary.txt
+: >"$summary"
+say() { echo "$*" | tee -a "$summary"; }
+fail=0
+
+say "== 1. environment ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
+{
+	nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total --format=csv
+	nvcc --version | tail -2
+	ls -l "$cuda"/lib64/libcublas.so.* 2>/dev/null
+	ls -l /usr/lib/x86_64-linux-gnu/libcudnn.so.* 2>/dev/null
+	python3 -c "import torch, cupy; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cudnn', torch.backends.cudnn.version(), 'cupy', cupy.__version__, 'cublas', cupy.cuda.cublas.getVersion(cupy.cuda.device.get_cublas_handle()))"
+} >"$out/env.txt" 2>&1
+cat "$out/env.txt" | tee -a "$summary"
+
+say "== 2. prototypes against the vendor headers"
+cudnn_h=$(ls /usr/include/cudnn.h /usr/include/x86_64-linux-gnu/cudnn.h "$cuda"/include/cudnn.h 2>/dev/null | head -1)
+if [ -z "$cudnn_h" ]; then
+	cudnn_h=$(python3 -c "import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], 'include', 'cudnn.h'))" 2>/dev/null)
+fi
+for f in cublas_entry.c cudnn_entry.c handle_state.c; do
+	if gcc -fsyntax-only -Wall -Werror "-DISAAC_VENDOR_HEADERS=<cublas_v2.h>" "-DISAAC_VENDOR_HEADERS2=<cudnn.h>" \
+		-I"$cuda/include" -I"$(dirname "$cudnn_h")" -Ishim "shim/$f" >"$work/proto.txt" 2>&1; then
+		say "prototypes $f: match cublas_v2.h and $cudnn_h"
+	else
+		say "prototypes $f: MISMATCH"; cat "$work/proto.txt" | tee -a "$summary"; fail=1
+	fi
+done
+
+printf '#include <cublas_v2.h>\n#include <cudnn.h>\nextern "C" {\n#include "entry_points.h"\n}\n' >"$work/prototypes.cc"
+if g++ -fsyntax-only -Wall -Werror "-DISAAC_VENDOR_HEADERS=<cublas_v2.h>" "-DISAAC_VENDOR_HEADERS2=<cudnn.h>" \
+	-I"$cuda/include" -I"$(dirname "$cudnn_h")" -Ishim "$work/prototypes.cc" >"$work/proto.txt" 2>&1; then
+	say "prototypes entry_points.h (C++, cublasHgemm's __half included): match"
+else
+	say "prototypes entry_points.h (C++): MISMATCH"; cat "$work/proto.txt" | tee -a "$summary"; fail=1
+fi
+
+say "== 3. CUDA driver binding on the GPU"
+"$dev/cuda.test" -test.v -test.run 'GPU' >"$out/cuda_test.txt" 2>&1 || fail=1
+grep -E '^(--- |ok|FAIL|PASS)|device 0|smem|SMs|JIT error' "$out/cuda_test.txt" | tee -a "$summary"
+
+say "== 4. PyTorch and CuPy, with and without LD_PRELOAD"
+python3 gputest/frameworks.py "$work/plain.json" >"$work/frameworks_plain.txt" 2>&1 || fail=1
+ISAAC_LOG=1 LD_PRELOAD=$lib python3 gputest/frameworks.py "$work/isaac.json" >"$out/frameworks_isaac.txt" 2>&1 || fail=1
+python3 - "$work/plain.json" "$work/isaac.json" <<'PY' | tee -a "$summary"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+same = sum(a[k] == b.get(k) for k in a)
+print(f"results bit-identical: {same}/{len(a)}" + ("" if same == len(a) else f"  DIFFERENT: {[k for k in a if a[k] != b.get(k)]}"))
+PY
+grep '^isaac:' "$out/frameworks_isaac.txt" | tee -a "$summary"
+
+say "== 5. nvcc program linked -lisaac -lcublas"
+nvcc -O2 -o "$work/gemm_isaac" gputest/gemm_link.cu -L"$dev" -lisaac -lcublas -Xlinker -rpath="$dev" >"$work/nvcc.txt" 2>&1 &&
+	nvcc -O2 -o "$work/gemm_plain" gputest/gemm_link.cu -lcublas >>"$work/nvcc.txt" 2>&1 || { cat "$work/nvcc.txt" | tee -a "$summary"; fail=1; }
+ldd "$work/gemm_isaac" | grep -E 'isaac|cublas' | tee -a "$summary"
+ISAAC_LOG=1 "$work/gemm_isaac" >"$out/link_isaac.txt" 2>&1
+"$work/gemm_plain" >"$work/link_plain.txt" 2>&1
+if diff <(grep -v '^isaac:' "$out/link_isaac.txt") "$work/link_plain.txt" >/dev/null; then
+	say "linked program: $(grep -vc '^isaac:' "$out/link_isaac.txt") results identical to plain cuBLAS"
+else
+	say "linked program: DIFFERENT"; diff "$out/link_isaac.txt" "$work/link_plain.txt" | tee -a "$summary"; fail=1
+fi
+grep '^isaac:' "$out/link_isaac.txt" | tee -a "$summary"
+
+say "== 5b. nvcc cuDNN program linked -lisaac -lcudnn (cudnnConvolutionForward)"
+nvcc -O2 -o "$work/conv_isaac" gputest/conv_link.cu -I"$(dirname "$cudnn_h")" -L"$dev" -lisaac -lcudnn -Xlinker -rpath="$dev" >"$work/nvcc.txt" 2>&1 &&
+	nvcc -O2 -o "$work/conv_plain" gputest/conv_link.cu -I"$(dirname "$cudnn_h")" -lcudnn >>"$work/nvcc.txt" 2>&1 || { cat "$work/nvcc.txt" | tee -a "$summary"; fail=1; }
+ISAAC_LOG=1 "$work/conv_isaac" >"$out/conv_isaac.txt" 2>&1
+"$work/conv_plain" >"$work/conv_plain.txt" 2>&1
+if diff <(grep -v '^isaac:' "$out/conv_isaac.txt") "$work/conv_plain.txt" >/dev/null; then
+	say "conv program: $(grep -vc '^isaac:' "$out/conv_isaac.txt") results identical to plain cuDNN"
+else
+	say "conv program: DIFFERENT"; diff "$out/conv_isaac.txt" "$work/conv_plain.txt" | tee -a "$summary"; fail=1
+fi
+grep '^isaac:' "$out/conv_isaac.txt" | tee -a "$summary"
+
+say "== 6. host overhead per call: shim vs cuBLAS side by side in one process"
+nvcc -O2 -o "$work/overhead" gputest/overhead.c -L"$dev" -lisaac -lcublas -Xlinker -rpath="$dev" -ldl || fail=1
+for round in 1 2 3; do
+	echo "go-decides   $("$work/overhead" 16)"
+	echo "disabled     $(ISAAC_DISABLE=1 "$work/overhead" 16)"
+done >"$out/overhead.txt" 2>&1
+cat "$out/overhead.txt" | tee -a "$summary"
+
+say "== done: $([ $fail = 0 ] && echo all checks passed || echo FAILURES)"
+exit $fail

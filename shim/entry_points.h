@@ -1,0 +1,68 @@
+/*
+ * entry_points.h: the exported entry points, with the vendor's exact
+ * prototypes (cuBLAS 13 cublas_api.h, cuDNN 9 cudnn_cnn.h). The tests compile
+ * this header next to the vendor's declarations, in C and in C++ (where two
+ * extern "C" declarations with different parameters are an error), so any
+ * difference fails the build of the check.
+ */
+#ifndef ISAAC_ENTRY_POINTS_H
+#define ISAAC_ENTRY_POINTS_H
+
+#include "vendor_types.h"
+
+#ifndef ISAAC_EXPORT
+#define ISAAC_EXPORT __attribute__((visibility("default")))
+#endif
+
+ISAAC_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int m, int n, int k, const float *alpha,
+	const float *A, int lda, const float *B, int ldb, const float *beta,
+	float *C, int ldc);
+
+ISAAC_EXPORT cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int m, int n, int k, const double *alpha,
+	const double *A, int lda, const double *B, int ldb, const double *beta,
+	double *C, int ldc);
+
+ISAAC_EXPORT cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int m, int n, int k, const __half *alpha,
+	const __half *A, int lda, const __half *B, int ldb, const __half *beta,
+	__half *C, int ldc);
+
+ISAAC_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int m, int n, int k, const void *alpha,
+	const void *A, cudaDataType Atype, int lda, const void *B,
+	cudaDataType Btype, int ldb, const void *beta, void *C,
+	cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
+	cublasGemmAlgo_t algo);
+
+ISAAC_EXPORT cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+	const float *alpha, const float *A, int64_t lda, const float *B,
+	int64_t ldb, const float *beta, float *C, int64_t ldc);
+
+ISAAC_EXPORT cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+	const double *alpha, const double *A, int64_t lda, const double *B,
+	int64_t ldb, const double *beta, double *C, int64_t ldc);
+
+ISAAC_EXPORT cublasStatus_t cublasHgemm_64(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+	const __half *alpha, const __half *A, int64_t lda, const __half *B,
+	int64_t ldb, const __half *beta, __half *C, int64_t ldc);
+
+ISAAC_EXPORT cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+	const void *alpha, const void *A, cudaDataType Atype, int64_t lda,
+	const void *B, cudaDataType Btype, int64_t ldb, const void *beta,
+	void *C, cudaDataType Ctype, int64_t ldc,
+	cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+
+ISAAC_EXPORT cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha,
+	const cudnnTensorDescriptor_t xDesc, const void *x,
+	const cudnnFilterDescriptor_t wDesc, const void *w,
+	const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo,
+	void *workSpace, size_t workSpaceSizeInBytes, const void *beta,
+	const cudnnTensorDescriptor_t yDesc, void *y);
+
+#endif /* ISAAC_ENTRY_POINTS_H */
