@@ -1,0 +1,40 @@
+package ptx
+
+// GemmConfig holds the tuning parameters of one GEMM kernel.
+//
+// For SIMT math (FFMA, DFMA, HFMA) MS×NS is the tile of C each thread
+// computes. For mma math MS×NS counts mma instructions per warp: a warp
+// computes (MS·mmaM)×(NS·mmaN) of C (mmaM×mmaN = 16×8 or 8×8 for f64).
+// ML×NL is the tile of C of one thread block, U the depth of the k-slice
+// staged in shared memory per main-loop iteration. KS splits each thread's
+// reduction into independent accumulator sets, KL splits a block's k-slice
+// among KL thread groups reduced through shared memory, KG splits K across
+// the grid (partials go to the workspace and a reduction kernel sums them).
+// VecA/VecB are global load vector widths in elements. Stages is the number
+// of shared-memory pipeline stages: 1 prefetches the next slice into
+// registers, ≥2 uses cp.async with that many stages in flight.
+type GemmConfig struct {
+	MS, NS     int
+	ML, NL     int
+	U          int
+	KS, KL, KG int
+	VecA, VecB int
+	Stages     int
+	Math       Math
+}
+
+// threads is the block size implied by the configuration.
+func (c GemmConfig) threads() int {
+	mM, mN, _ := c.Math.mmaShape()
+	if c.Math.IsMMA() {
+		wm, wn := c.MS*mM, c.NS*mN
+		if wm == 0 || wn == 0 {
+			return 0
+		}
+		return 32 * (c.ML / wm) * (c.NL / wn) * c.KL
+	}
+	if c.MS == 0 || c.NS == 0 {
+		return 0
+	}
+	return (c.ML / c.MS) * (c.NL / c.NS) * c.KL
+}

@@ -1,0 +1,58 @@
+package ptx
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// String renders the configuration in the compact text form accepted by
+// ParseConfig (and by ISAAC_CONFIG), e.g.
+// "ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma".
+func (c GemmConfig) String() string {
+	return fmt.Sprintf("ms=%d,ns=%d,ml=%d,nl=%d,u=%d,ks=%d,kl=%d,kg=%d,va=%d,vb=%d,st=%d,math=%s",
+		c.MS, c.NS, c.ML, c.NL, c.U, c.KS, c.KL, c.KG, c.VecA, c.VecB, c.Stages, c.Math)
+}
+
+// ParseConfig parses the String form. Keys may come in any order, every key
+// must be present exactly once, spaces around items are ignored.
+func ParseConfig(s string) (GemmConfig, error) {
+	var c GemmConfig
+	fields := map[string]*int{
+		"ms": &c.MS, "ns": &c.NS, "ml": &c.ML, "nl": &c.NL, "u": &c.U,
+		"ks": &c.KS, "kl": &c.KL, "kg": &c.KG, "va": &c.VecA, "vb": &c.VecB, "st": &c.Stages,
+	}
+	seen := map[string]bool{}
+	for _, item := range strings.Split(s, ",") {
+		key, val, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok {
+			return GemmConfig{}, fmt.Errorf("ptx: config item %q is not key=value", item)
+		}
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if seen[key] {
+			return GemmConfig{}, fmt.Errorf("ptx: config key %q repeated", key)
+		}
+		seen[key] = true
+		if key == "math" {
+			m, err := ParseMath(val)
+			if err != nil {
+				return GemmConfig{}, err
+			}
+			c.Math = m
+			continue
+		}
+		p, ok := fields[key]
+		if !ok {
+			return GemmConfig{}, fmt.Errorf("ptx: unknown config key %q", key)
+		}
+		v, err := strconv.Atoi(val)
+		if err != nil || v < 0 || v > 1<<16 {
+			return GemmConfig{}, fmt.Errorf("ptx: config %s=%q is not a small non-negative integer", key, val)
+		}
+		*p = v
+	}
+	if len(seen) != len(fields)+1 {
+		return GemmConfig{}, fmt.Errorf("ptx: config %q lacks keys (need ms,ns,ml,nl,u,ks,kl,kg,va,vb,st,math)", s)
+	}
+	return c, nil
+}

@@ -1,0 +1,50 @@
+package ptx
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
+
+func TestConfigRoundTrip(t *testing.T) {
+	rng := newRand(7)
+	in := InputClass{AType: F16, BType: F16, CType: F16, Compute: F32, AlignA: 8, AlignB: 8, AlignC: 8}
+	sp := SpaceFor(in)
+	for i := 0; i < 1000; i++ {
+		c := sp.Random(rng)
+		got, err := ParseConfig(c.String())
+		if err != nil || got != c {
+			t.Fatalf("%s: got %+v, %v", c, got, err)
+		}
+	}
+	c, err := ParseConfig(" math=ffma, ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3")
+	if err != nil || c.MS != 4 || c.Math != FFMA {
+		t.Fatalf("reordered: %+v %v", c, err)
+	}
+	for _, bad := range []string{"", "ms=4", "ms=4,ms=4", "ms=x,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma",
+		"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=nope",
+		"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma,zz=1"} {
+		if _, err := ParseConfig(bad); err == nil {
+			t.Errorf("%q: want error", bad)
+		}
+	}
+}
+
+func FuzzParseConfig(f *testing.F) {
+	f.Add("ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma")
+	f.Add("ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16")
+	f.Add("ms=,=,")
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseConfig(s)
+		if err != nil {
+			return
+		}
+		c2, err := ParseConfig(c.String())
+		if err != nil || c2 != c {
+			t.Fatalf("%q -> %s -> %+v, %v", s, c, c2, err)
+		}
+		// Legal must never panic on parsed input.
+		_ = Legal(c, InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, AlignA: 4, AlignB: 4, AlignC: 4}, H100())
+	})
+}

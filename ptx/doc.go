@@ -1,0 +1,40 @@
+// Package ptx generates PTX source for the ISAAC GEMM kernel family.
+//
+// It is pure Go and does no I/O: given a tuning configuration (GemmConfig,
+// the parameters of the ISAAC paper's Figure 3 plus vector widths, cp.async
+// pipeline stages and the math instruction) and an input class (data types,
+// transpositions, alignments), GenerateGemm returns a Kernel: PTX text, the
+// launch geometry and the parameter list a runtime needs. Legal is the single
+// rule deciding which (config, class, device) triples are valid; the
+// generator, the sampler and the search all use it, and every configuration
+// it accepts is meant to compute the exact cuBLAS result for every shape.
+//
+// The kernels compute, column-major and with cuBLAS semantics,
+//
+//	C = alpha * op(A) * op(B) + beta * C,  op(A) m×k, op(B) k×n, C m×n.
+//
+// # Kernel ABI
+//
+// Every kernel (the GEMM kernel and, when KG > 1, its split-K reduction
+// kernel) takes the same parameters, in this order:
+//
+//	u64 A, u64 B, u64 C,           // device pointers
+//	s32 M, s32 N, s32 K,
+//	s32 lda, s32 ldb, s32 ldc,      // in elements
+//	<ct> alpha, <ct> beta,          // ct = compute type: .b16 (f16 bits), .f32 or .f64
+//	u64 alphaPtr, u64 betaPtr,      // non-zero: load the scalar (compute type) from device memory
+//	u64 workspace                   // Kernel.WorkspaceBytes(m,n,k) bytes, or 0 when none are needed
+//
+// Kernel.Params lists them with their sizes. Launch the GEMM kernel with
+// Block, Grid(m,n,k) and SharedBytes of dynamic shared memory (raise
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES when it exceeds 48 KiB),
+// then, if Reduce is not nil, the reduction kernel on the same stream with its
+// own Block, Grid and SharedBytes. A, B and C are never padded: bounds are
+// handled with predicated loads (zero fill) and stores. When beta is zero C is
+// not read, when alpha is zero A and B do not contribute (so NaN or Inf in
+// them does not leak), and K == 0 gives C = beta*C. Address arithmetic is
+// 64-bit. Results are deterministic: split-K (KG) writes per-split partial
+// tiles in the compute precision to the workspace and the reduction kernel
+// sums them in a fixed order; block-level splits (KL) reduce through shared
+// memory in a fixed order. No atomics are used.
+package ptx

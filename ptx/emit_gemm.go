@@ -1,0 +1,208 @@
+package ptx
+
+// gemmCtx holds the registers every part of the GEMM kernel shares.
+type gemmCtx struct {
+	g geometry
+	b *builder
+
+	A, B, C, ws        string // global pointers (u64)
+	M, N, K            string
+	lda, ldb, ldc      string
+	tid, t, grp        string // thread id, id within KL group, KL group
+	m0, n0, z          string // block origin, k-split index
+	kBeg, kEnd, nTiles string
+	smem               string // shared window address of the dynamic buffer
+}
+
+// compute is the math part of the main loop (SIMT or mma).
+type compute interface {
+	setup()
+	zero()
+	tile(stageOff string) // consume the tile in the stage at byte offset stageOff
+	elements() []accElem  // accumulator elements owned by this thread
+}
+
+// accElem is one accumulator element of C owned by a thread: its values (one
+// per KS set, in accumulator precision) and its coordinates, rowBase+row and
+// colBase+col, relative to the matrix origin.
+type accElem struct {
+	vals             []string
+	kind             regKind // kF32, kF64 or kB16 (f16)
+	rowBase, colBase string
+	row, col         int
+}
+
+const smemSymbol = "isaac_smem"
+
+func emitGemm(g geometry, name, arch string) string {
+	b := &builder{}
+	c := &gemmCtx{g: g, b: b}
+	c.prologue()
+	la := c.newLoader(true)
+	lb := c.newLoader(false)
+	var comp compute
+	if g.cfg.Math.IsMMA() {
+		comp = &mmaCompute{c: c}
+	} else {
+		comp = &simtCompute{c: c}
+	}
+	comp.setup()
+	comp.zero()
+	if g.cfg.Stages >= 2 {
+		c.loopAsync(la, lb, comp)
+	} else {
+		c.loopRegs(la, lb, comp)
+	}
+	c.epilogue(comp.elements())
+	return header(arch) + ".extern .shared .align 16 .b8 " + smemSymbol + "[];\n\n" +
+		entry(name, abiParams(g.in.Compute), b)
+}
+
+func (c *gemmCtx) globalParam(name string) string {
+	b := c.b
+	t := b.reg(kB64)
+	b.ins("ld.param.u64 %s, [p_%s]", t, name)
+	r := b.reg(kB64)
+	b.ins("cvta.to.global.u64 %s, %s", r, t)
+	return r
+}
+
+func (c *gemmCtx) intParam(name string) string {
+	r := c.b.reg(kB32)
+	c.b.ins("ld.param.s32 %s, [p_%s]", r, name)
+	return r
+}
+
+func (c *gemmCtx) prologue() {
+	b, g := c.b, c.g
+	cfg := g.cfg
+	b.comment("%s %s", cfg, g.in)
+	c.A, c.B, c.C = c.globalParam("A"), c.globalParam("B"), c.globalParam("C")
+	c.M, c.N, c.K = c.intParam("M"), c.intParam("N"), c.intParam("K")
+	c.lda, c.ldb, c.ldc = c.intParam("lda"), c.intParam("ldb"), c.intParam("ldc")
+	c.tid = b.reg(kB32)
+	b.ins("mov.u32 %s, %%tid.x", c.tid)
+	bx, by := b.reg(kB32), b.reg(kB32)
+	b.ins("mov.u32 %s, %%ctaid.x", bx)
+	b.ins("mov.u32 %s, %%ctaid.y", by)
+	c.m0 = b.mulImm(bx, cfg.ML)
+	c.n0 = b.mulImm(by, cfg.NL)
+	c.grp, c.t = b.reg(kB32), b.reg(kB32)
+	b.ins("shr.u32 %s, %s, %d", c.grp, c.tid, log2(g.tg))
+	b.ins("and.b32 %s, %s, %d", c.t, c.tid, g.tg-1)
+	c.smem = b.reg(kB32)
+	b.ins("mov.u32 %s, %s", c.smem, smemSymbol)
+	if cfg.KG == 1 {
+		c.kBeg = b.reg(kB32)
+		b.ins("mov.b32 %s, 0", c.kBeg)
+		c.kEnd = c.K
+	} else {
+		c.z = b.reg(kB32)
+		b.ins("mov.u32 %s, %%ctaid.z", c.z)
+		c.ws = c.globalParam("workspace")
+		// chunk = roundup(ceil(K/KG), U); kBeg = min(z*chunk, K); kEnd = min(kBeg+chunk, K)
+		ch := b.reg(kB32)
+		b.ins("add.s32 %s, %s, %d", ch, c.K, cfg.KG-1)
+		b.ins("shr.u32 %s, %s, %d", ch, ch, log2(cfg.KG))
+		b.ins("add.s32 %s, %s, %d", ch, ch, cfg.U-1)
+		b.ins("shr.u32 %s, %s, %d", ch, ch, log2(cfg.U))
+		b.ins("shl.b32 %s, %s, %d", ch, ch, log2(cfg.U))
+		c.kBeg, c.kEnd = b.reg(kB32), b.reg(kB32)
+		b.ins("mul.lo.s32 %s, %s, %s", c.kBeg, c.z, ch)
+		b.ins("min.s32 %s, %s, %s", c.kBeg, c.kBeg, c.K)
+		b.ins("add.s32 %s, %s, %s", c.kEnd, c.kBeg, ch)
+		b.ins("min.s32 %s, %s, %s", c.kEnd, c.kEnd, c.K)
+	}
+	c.nTiles = b.reg(kB32)
+	b.ins("sub.s32 %s, %s, %s", c.nTiles, c.kEnd, c.kBeg)
+	b.ins("add.s32 %s, %s, %d", c.nTiles, c.nTiles, cfg.U-1)
+	b.ins("shr.s32 %s, %s, %d", c.nTiles, c.nTiles, log2(cfg.U))
+}
+
+// rotate advances a stage offset register in place: off = (off+stage) mod (S*stage).
+func (c *gemmCtx) rotate(off string) {
+	b, g := c.b, c.g
+	b.ins("add.s32 %s, %s, %d", off, off, g.stageBytes)
+	p := b.reg(kPred)
+	b.ins("setp.ge.s32 %s, %s, %d", p, off, g.cfg.Stages*g.stageBytes)
+	b.ins("selp.b32 %s, 0, %s, %s", off, off, p)
+}
+
+// loopAsync is the multi-stage cp.async main loop: stage t%S is consumed while
+// tiles t+1..t+S-1 are in flight.
+func (c *gemmCtx) loopAsync(la, lb *loader, comp compute) {
+	b, g := c.b, c.g
+	S := g.cfg.Stages
+	wr, rd := b.reg(kB32), b.reg(kB32)
+	b.ins("mov.b32 %s, 0", wr)
+	b.ins("mov.b32 %s, 0", rd)
+	b.comment("pipeline prologue: %d stages in flight", S-1)
+	for s := 0; s < S-1; s++ {
+		la.issueAsync(wr)
+		lb.issueAsync(wr)
+		b.ins("cp.async.commit_group")
+		la.advance()
+		lb.advance()
+		c.rotate(wr)
+	}
+	loop, done := b.newLabel("loop"), b.newLabel("done")
+	pz := b.reg(kPred)
+	b.ins("setp.le.s32 %s, %s, 0", pz, c.nTiles)
+	b.insP(pz, "bra.uni %s", done)
+	cnt := b.reg(kB32)
+	b.ins("mov.b32 %s, %s", cnt, c.nTiles)
+	b.label(loop)
+	b.ins("cp.async.wait_group %d", S-2)
+	b.ins("bar.sync 0")
+	la.issueAsync(wr)
+	lb.issueAsync(wr)
+	b.ins("cp.async.commit_group")
+	la.advance()
+	lb.advance()
+	c.rotate(wr)
+	comp.tile(rd)
+	c.rotate(rd)
+	b.ins("sub.s32 %s, %s, 1", cnt, cnt)
+	pl := b.reg(kPred)
+	b.ins("setp.gt.s32 %s, %s, 0", pl, cnt)
+	b.insP(pl, "bra.uni %s", loop)
+	b.label(done)
+	b.ins("cp.async.wait_group 0")
+	b.ins("bar.sync 0")
+}
+
+// loopRegs is the single-stage loop: the next tile is prefetched into
+// registers while the current one is consumed from shared memory.
+func (c *gemmCtx) loopRegs(la, lb *loader, comp compute) {
+	b := c.b
+	loop, done := b.newLabel("loop"), b.newLabel("done")
+	pz := b.reg(kPred)
+	b.ins("setp.le.s32 %s, %s, 0", pz, c.nTiles)
+	b.insP(pz, "bra.uni %s", done)
+	la.issueRegs()
+	lb.issueRegs()
+	la.advance()
+	lb.advance()
+	la.storeRegs()
+	lb.storeRegs()
+	b.ins("bar.sync 0")
+	zero := b.reg(kB32)
+	b.ins("mov.b32 %s, 0", zero)
+	cnt := b.reg(kB32)
+	b.ins("mov.b32 %s, %s", cnt, c.nTiles)
+	b.label(loop)
+	la.issueRegs()
+	lb.issueRegs()
+	la.advance()
+	lb.advance()
+	comp.tile(zero)
+	b.ins("bar.sync 0")
+	la.storeRegs()
+	lb.storeRegs()
+	b.ins("bar.sync 0")
+	b.ins("sub.s32 %s, %s, 1", cnt, cnt)
+	pl := b.reg(kPred)
+	b.ins("setp.gt.s32 %s, %s, 0", pl, cnt)
+	b.insP(pl, "bra.uni %s", loop)
+	b.label(done)
+}

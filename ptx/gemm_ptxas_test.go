@@ -1,0 +1,167 @@
+package ptx
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/isaacgo/isaac/internal/ptxas"
+)
+
+type ptxasJob struct {
+	cfg       GemmConfig
+	in        InputClass
+	heuristic bool
+}
+
+// runPTXAS compiles every job's kernels for sm_80 and sm_90 with 2 workers.
+func runPTXAS(t *testing.T, jobs []ptxasJob, maxSpillHeuristic int) {
+	t.Helper()
+	if _, err := ptxas.Find(); err != nil {
+		t.Skip("ptxas not found: run scripts/fetch-ptxas.sh build/tools")
+	}
+	type result struct {
+		job ptxasJob
+		log string
+		err error
+	}
+	ch := make(chan ptxasJob)
+	out := make(chan result)
+	var wg sync.WaitGroup
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				r := result{job: j}
+				k, err := GenerateGemm(j.cfg, j.in, "sm_80")
+				if err != nil {
+					r.err = err
+					out <- r
+					continue
+				}
+				for _, arch := range []string{"sm_80", "sm_90"} {
+					for _, kk := range []*Kernel{k, k.Reduce} {
+						if kk == nil {
+							continue
+						}
+						src := kk.PTX
+						if arch == "sm_90" {
+							g, _ := GenerateGemm(j.cfg, j.in, arch)
+							src = g.PTX
+							if kk.Reduce == nil && kk != k {
+								src = g.Reduce.PTX
+							}
+						}
+						rep, err := ptxas.Compile(src, arch)
+						if err != nil {
+							r.err = fmt.Errorf("%s: %w", kk.Name, err)
+							break
+						}
+						f := rep.Functions[0]
+						r.log += fmt.Sprintf(" %s[%s regs=%d spill=%d/%d stack=%d]", arch, map[bool]string{true: "reduce", false: "gemm"}[kk != k], f.Registers, f.SpillStores, f.SpillLoads, f.StackFrame)
+						if j.heuristic && f.SpillStores+f.SpillLoads > maxSpillHeuristic {
+							r.err = fmt.Errorf("%s on %s spills %d+%d bytes", kk.Name, arch, f.SpillStores, f.SpillLoads)
+						}
+					}
+					if r.err != nil {
+						break
+					}
+				}
+				out <- r
+			}
+		}()
+	}
+	go func() {
+		for _, j := range jobs {
+			ch <- j
+		}
+		close(ch)
+		wg.Wait()
+		close(out)
+	}()
+	n := 0
+	for r := range out {
+		n++
+		if r.err != nil {
+			t.Errorf("%s %s: %v", r.job.cfg, r.job.in, r.err)
+			continue
+		}
+		t.Logf("%s %s:%s", r.job.cfg, r.job.in, r.log)
+	}
+	if n != len(jobs) {
+		t.Fatalf("compiled %d of %d", n, len(jobs))
+	}
+}
+
+// TestPTXASRandom assembles a broad random sample of legal configurations
+// across every input class for sm_80 and sm_90.
+func TestPTXASRandom(t *testing.T) {
+	count := 240
+	if testing.Short() {
+		count = 40
+	}
+	rng := newRand(2026)
+	classes := allClasses()
+	var jobs []ptxasJob
+	for i := 0; len(jobs) < count && i < 100*count; i++ {
+		in := classes[rng.IntN(len(classes))]
+		in.AlignC = []int{1, 2, 4, 8}[rng.IntN(4)]
+		sp := SpaceFor(in)
+		// Keep the unrolled kernels moderate so ptxas stays fast.
+		sp.U = []int{4, 8, 16, 32}
+		sp.ML, sp.NL = []int{8, 16, 32, 64, 128}, []int{8, 16, 32, 64, 128}
+		sp.Math = []Math{sp.Math[rng.IntN(len(sp.Math))]}
+		c, ok := sp.RandomLegal(rng, in, H100(), 3000)
+		if !ok {
+			continue
+		}
+		jobs = append(jobs, ptxasJob{cfg: c, in: in})
+	}
+	runPTXAS(t, jobs, 0)
+}
+
+// TestPTXASHeuristic assembles the DefaultConfig choice for every class and a
+// few shapes, and fails on register spills.
+func TestPTXASHeuristic(t *testing.T) {
+	shapes := [][3]int{{4096, 4096, 4096}, {64, 64, 64}, {1, 4096, 4096}, {256, 256, 100000}}
+	if testing.Short() {
+		shapes = shapes[:1]
+	}
+	seen := map[string]bool{}
+	var jobs []ptxasJob
+	for _, in := range allClasses() {
+		if in.AlignA != 8 && in.AlignA != 1 {
+			continue
+		}
+		for _, s := range shapes {
+			c := DefaultConfig(in, s[0], s[1], s[2], H100())
+			key := c.String() + in.String()
+			if !seen[key] {
+				seen[key] = true
+				jobs = append(jobs, ptxasJob{cfg: c, in: in, heuristic: true})
+			}
+		}
+	}
+	runPTXAS(t, jobs, 0)
+}
+
+func TestDeterministic(t *testing.T) {
+	rng := newRand(5)
+	classes := allClasses()
+	for i := 0; i < 30; i++ {
+		in := classes[rng.IntN(len(classes))]
+		c, ok := SpaceFor(in).RandomLegal(rng, in, H100(), 3000)
+		if !ok {
+			continue
+		}
+		k1, err1 := GenerateGemm(c, in, "sm_90")
+		k2, err2 := GenerateGemm(c, in, "sm_90")
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if k1.PTX != k2.PTX || k1.Name != k2.Name || (k1.Reduce != nil && k1.Reduce.PTX != k2.Reduce.PTX) {
+			t.Fatalf("%s %s: PTX differs between runs", c, in)
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package ptx
+
+// DefaultConfig picks a sensible legal configuration without a model:
+//
+//   - math: tensor cores for f16, bf16 and f64 (mma_f16acc for compute 16F),
+//     tf32 mma for f32 only when the class allows it, FFMA otherwise;
+//   - tiles: 128×128 blocks for large outputs, 64×64 for medium ones, and
+//     small tiles (down to 16) along a skinny dimension;
+//   - vectors: the widest load the alignment allows; cp.async with 3 stages
+//     when both operands can use ≥4-byte copies, register prefetch otherwise;
+//   - KG: split K across the grid when K is deep and the output tiles cannot
+//     fill the device (each split keeps at least 256 of K).
+//
+// Every candidate is checked with Legal; the last resort is a small SIMT
+// configuration that is legal for every valid class.
+func DefaultConfig(in InputClass, m, n, k int, dev DeviceLimits) GemmConfig {
+	for _, c := range candidates(in, m, n, k, dev) {
+		if Legal(c, in, dev) == nil {
+			return c
+		}
+	}
+	return fallbackConfig(in)
+}
+
+func simtMath(in InputClass) Math {
+	switch in.Compute {
+	case F64:
+		return DFMA
+	case F16:
+		return HFMA
+	}
+	return FFMA
+}
+
+func preferredMath(in InputClass, dev DeviceLimits) Math {
+	if dev.SMMajor < 8 {
+		return simtMath(in)
+	}
+	switch {
+	case in.Compute == F64:
+		return MMA_F64
+	case in.Compute == F16:
+		return MMA_F16_F16ACC
+	case in.AType == F16:
+		return MMA_F16
+	case in.AType == BF16:
+		return MMA_BF16
+	case in.AllowTF32:
+		return MMA_TF32
+	}
+	return FFMA
+}
+
+func fallbackConfig(in InputClass) GemmConfig {
+	return GemmConfig{MS: 2, NS: 2, ML: 16, NL: 16, U: 8, KS: 1, KL: 1, KG: 1, VecA: 1, VecB: 1, Stages: 1, Math: simtMath(in)}
+}
+
+// tileFor is the block extent for a problem extent: 128 (large), 64, or the
+// next power of two ≥ x, at least 16.
+func tileFor(x, big int) int {
+	if x >= 2*big {
+		return big
+	}
+	t := 16
+	for t < x && t < big {
+		t *= 2
+	}
+	return min(t, big)
+}
+
+func widestVec(align, es, extent int) int {
+	v := min(align, 16/es)
+	for v > 1 && extent%v != 0 {
+		v /= 2
+	}
+	return max(v, 1)
+}
+
+func candidates(in InputClass, m, n, k int, dev DeviceLimits) []GemmConfig {
+	var out []GemmConfig
+	for _, math := range []Math{preferredMath(in, dev), simtMath(in)} {
+		mmaM, mmaN, mmaK := math.mmaShape()
+		big := 128
+		if math == DFMA || math == MMA_F64 {
+			big = 64
+		}
+		ml, nl := tileFor(m, big), tileFor(n, big)
+		for ; ml >= 16 && nl >= 16; ml, nl = max(16, ml/2), max(16, nl/2) {
+			c := GemmConfig{ML: ml, NL: nl, KS: 1, KL: 1, KG: 1, Math: math}
+			if math.IsMMA() {
+				// 4 warps when possible: 2×2 warps of (ML/2)×(NL/2)
+				wm, wn := max(ml/2, mmaM), max(nl/2, mmaN)
+				c.MS, c.NS = max(wm/mmaM, 1), max(wn/mmaN, 1)
+				for c.MS*c.NS > 16 { // bound the accumulators
+					if c.NS >= c.MS {
+						c.NS /= 2
+					} else {
+						c.MS /= 2
+					}
+				}
+				c.U = max(32, mmaK)
+				if math == MMA_F64 {
+					c.U = 16
+				}
+			} else {
+				c.MS, c.NS = min(8, max(ml/16, 1)), min(8, max(nl/16, 1))
+				c.U = 8
+				if c.MS*c.NS <= 16 {
+					c.U = 16
+				}
+			}
+			es := in.AType.Size()
+			ga := newOperandGeom(in.TransA == T, ml, c.U, 1, 0, es, 1)
+			gb := newOperandGeom(in.TransB == N, nl, c.U, 1, 0, es, 1)
+			c.VecA, c.VecB = widestVec(in.AlignA, es, ga.lc), widestVec(in.AlignB, es, gb.lc)
+			c.Stages = 1
+			if c.VecA*es >= 4 && c.VecB*es >= 4 {
+				c.Stages = 3
+			}
+			if math.IsMMA() && (c.VecA*es < 8 || c.VecB*es < 8) {
+				// many narrow loads per thread: keep the k-slice short
+				c.U = max(16, mmaK)
+			}
+			tiles := ceilDiv(m, ml) * ceilDiv(n, nl)
+			for c.KG < 64 && tiles*c.KG*2 <= dev.SMCount && k/(c.KG*2) >= 256 {
+				c.KG *= 2
+			}
+			out = append(out, c)
+			if c.Stages == 3 {
+				s := c
+				s.Stages = 2
+				out = append(out, s)
+			}
+			if ml == 16 && nl == 16 {
+				break
+			}
+		}
+	}
+	return out
+}

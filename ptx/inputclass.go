@@ -1,0 +1,64 @@
+package ptx
+
+import "fmt"
+
+// InputClass is what a kernel is specialised for besides its tuning
+// parameters: element types, compute type, transpositions and the alignments
+// (in elements) that vector loads and stores may rely on. The caller derives
+// each alignment from the pointer address and the leading dimension: an
+// alignment of a means the pointer is a*size-byte aligned and ld % a == 0.
+type InputClass struct {
+	AType, BType, CType DataType
+	Compute             DataType // F16, F32 or F64
+	TransA, TransB      Op
+	AlignA, AlignB      int // 1, 2, 4 or 8 elements
+	AlignC              int
+	AllowTF32           bool // f32 inputs may use tf32 tensor cores
+	AtomicsAllowed      bool // reserved: the generator never emits atomics
+}
+
+// String is a compact deterministic form used in kernel names.
+func (in InputClass) String() string {
+	return fmt.Sprintf("%s%s%s_c%s_%s%s_a%db%dc%d", in.AType, in.BType, in.CType, in.Compute,
+		in.TransA, in.TransB, in.AlignA, in.AlignB, in.AlignC)
+}
+
+// Validate checks that the class is one the kernel family serves (it says
+// nothing about a configuration).
+func (in InputClass) Validate() error {
+	if !in.AType.valid() || !in.BType.valid() || !in.CType.valid() || !in.Compute.valid() {
+		return fmt.Errorf("ptx: invalid data type in %+v", in)
+	}
+	if in.AType != in.BType {
+		return fmt.Errorf("ptx: A and B types differ (%s, %s)", in.AType, in.BType)
+	}
+	if in.Compute == BF16 {
+		return fmt.Errorf("ptx: bf16 is not a compute type")
+	}
+	if in.TransA != N && in.TransA != T || in.TransB != N && in.TransB != T {
+		return fmt.Errorf("ptx: invalid transposition")
+	}
+	for _, a := range []int{in.AlignA, in.AlignB, in.AlignC} {
+		if a != 1 && a != 2 && a != 4 && a != 8 {
+			return fmt.Errorf("ptx: alignment %d not in {1,2,4,8}", a)
+		}
+	}
+	ok := false
+	switch in.Compute {
+	case F64:
+		ok = in.AType == F64 && in.CType == F64
+	case F16:
+		ok = in.AType == F16 && in.CType == F16
+	case F32:
+		switch in.AType {
+		case F32:
+			ok = in.CType == F32
+		case F16, BF16:
+			ok = in.CType == in.AType || in.CType == F32
+		}
+	}
+	if !ok {
+		return fmt.Errorf("ptx: unsupported type combination A=%s C=%s compute=%s", in.AType, in.CType, in.Compute)
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package ptx
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Param is one kernel parameter: its name, PTX type and size in bytes.
+type Param struct {
+	Name    string
+	PTXType string // ".u64", ".s32", ".f32", ".f64" or ".b16"
+	Size    int
+}
+
+// Kernel is one generated entry point and what a runtime needs to launch it.
+// It holds no I/O: the PTX is loaded with cuModuleLoadData, the function is
+// looked up by Name.
+type Kernel struct {
+	Name        string
+	PTX         string
+	Block       [3]int
+	SharedBytes int     // dynamic shared memory per block
+	Params      []Param // in ABI order (see the package documentation)
+	Reduce      *Kernel // split-K reduction to launch after this one, or nil
+
+	tileM, tileN int // GEMM: block tile; reduce: 0
+	splits       int // KG
+	wsElem       int // workspace element size (bytes)
+}
+
+// Grid is the launch grid for an m×n×k problem (m, n ≥ 1; the runtime does
+// not launch when m or n is 0). Grid y is at most 65535 for the reduction
+// kernel (it loops); for the GEMM kernel the runtime must check that
+// ceil(n/NL) ≤ 65535.
+func (k *Kernel) Grid(m, n, kk int) [3]int {
+	if k.tileM == 0 {
+		return [3]int{ceilDiv(m, reduceThreads), min(n, 65535), 1}
+	}
+	return [3]int{ceilDiv(m, k.tileM), ceilDiv(n, k.tileN), k.splits}
+}
+
+// WorkspaceBytes is the size of the device workspace the kernels need (0 when
+// KG == 1). The GEMM kernel and its Reduce kernel share one workspace.
+func (k *Kernel) WorkspaceBytes(m, n, kk int) int {
+	if k.splits <= 1 {
+		return 0
+	}
+	return k.splits * m * n * k.wsElem
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// abiParams is the parameter list shared by all kernels of a class.
+func abiParams(compute DataType) []Param {
+	st := ".f32"
+	switch compute {
+	case F16:
+		st = ".b16"
+	case F64:
+		st = ".f64"
+	}
+	ss := compute.Size()
+	return []Param{
+		{"A", ".u64", 8}, {"B", ".u64", 8}, {"C", ".u64", 8},
+		{"M", ".s32", 4}, {"N", ".s32", 4}, {"K", ".s32", 4},
+		{"lda", ".s32", 4}, {"ldb", ".s32", 4}, {"ldc", ".s32", 4},
+		{"alpha", st, ss}, {"beta", st, ss},
+		{"alphaPtr", ".u64", 8}, {"betaPtr", ".u64", 8},
+		{"workspace", ".u64", 8},
+	}
+}
+
+// KernelName is the deterministic entry name for (cfg, in).
+func KernelName(cfg GemmConfig, in InputClass) string {
+	return fmt.Sprintf("isaac_gemm_%s_ms%dns%dml%dnl%du%dks%dkl%dkg%dva%dvb%dst%d_%s", in,
+		cfg.MS, cfg.NS, cfg.ML, cfg.NL, cfg.U, cfg.KS, cfg.KL, cfg.KG, cfg.VecA, cfg.VecB, cfg.Stages, cfg.Math)
+}
+
+// GenerateGemm emits the kernel(s) for (cfg, in) targeting arch ("sm_80" or
+// "sm_90"). It fails if Legal rejects the configuration for a device of that
+// architecture with H100/A100 limits; callers that know their device should
+// call Legal with its limits first.
+func GenerateGemm(cfg GemmConfig, in InputClass, arch string) (*Kernel, error) {
+	var dev DeviceLimits
+	switch arch {
+	case "sm_80":
+		dev = A100()
+	case "sm_90":
+		dev = H100()
+	default:
+		return nil, fmt.Errorf("ptx: unsupported arch %q (want sm_80 or sm_90)", arch)
+	}
+	// Shared memory limits differ between devices; the caller's Legal call
+	// is authoritative, here only the architecture-independent rules matter.
+	dev.MaxSharedPerBlockOptin, dev.MaxSharedPerSM = 1<<30, 1<<30
+	if err := Legal(cfg, in, dev); err != nil {
+		return nil, err
+	}
+	g := newGeometry(cfg, in)
+	name := KernelName(cfg, in)
+	k := &Kernel{
+		Name:        name,
+		PTX:         emitGemm(g, name, arch),
+		Block:       [3]int{g.threads, 1, 1},
+		SharedBytes: g.sharedBytes,
+		Params:      abiParams(in.Compute),
+		tileM:       cfg.ML, tileN: cfg.NL,
+		splits: cfg.KG, wsElem: g.epiType.Size(),
+	}
+	if cfg.KG > 1 {
+		rname := name + "_reduce"
+		k.Reduce = &Kernel{
+			Name:   rname,
+			PTX:    emitReduce(g, rname, arch),
+			Block:  [3]int{reduceThreads, 1, 1},
+			Params: abiParams(in.Compute),
+			splits: cfg.KG, wsElem: g.epiType.Size(),
+		}
+	}
+	return k, nil
+}
+
+// header is the PTX module preamble.
+func header(arch string) string {
+	return ".version 7.8\n.target " + arch + "\n.address_size 64\n\n"
+}
+
+// entry wraps a body into a .visible .entry with the ABI parameters.
+func entry(name string, params []Param, b *builder) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, ".visible .entry %s(\n", name)
+	for i, p := range params {
+		sep := ","
+		if i == len(params)-1 {
+			sep = ""
+		}
+		fmt.Fprintf(&s, "\t.param %s p_%s%s\n", p.PTXType, p.Name, sep)
+	}
+	s.WriteString(")\n{\n")
+	s.WriteString(b.decls())
+	s.WriteString(b.body.String())
+	s.WriteString("}\n")
+	return s.String()
+}

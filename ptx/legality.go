@@ -1,0 +1,103 @@
+package ptx
+
+import "fmt"
+
+func isPow2(v int) bool { return v > 0 && v&(v-1) == 0 }
+
+func inPow2Range(v, lo, hi int) bool { return isPow2(v) && v >= lo && v <= hi }
+
+// Legal reports whether the kernel generated for (cfg, in) is valid and can
+// run on dev. It is the single legality rule of the package: GenerateGemm,
+// the sampler and the search all use it. A nil error promises that the kernel
+// computes the exact GEMM for every shape.
+func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
+	if err := in.Validate(); err != nil {
+		return err
+	}
+	m := cfg.Math
+	if m < FFMA || m > MMA_F64 {
+		return fmt.Errorf("ptx: unknown math %d", int(m))
+	}
+	if !m.compatible(in.AType, in.Compute, in.AllowTF32) {
+		return fmt.Errorf("ptx: math %s incompatible with A=%s compute=%s (tf32 allowed: %v)", m, in.AType, in.Compute, in.AllowTF32)
+	}
+	if m.IsMMA() && dev.SMMajor < 8 {
+		return fmt.Errorf("ptx: math %s needs sm_80 or newer", m)
+	}
+	if cfg.Stages >= 2 && dev.SMMajor < 8 {
+		return fmt.Errorf("ptx: cp.async stages need sm_80 or newer")
+	}
+	for _, p := range []struct {
+		name      string
+		v, lo, hi int
+	}{
+		{"ms", cfg.MS, 1, 8}, {"ns", cfg.NS, 1, 8}, {"ml", cfg.ML, 8, 256}, {"nl", cfg.NL, 8, 256},
+		{"u", cfg.U, 4, 64}, {"ks", cfg.KS, 1, 8}, {"kl", cfg.KL, 1, 8}, {"kg", cfg.KG, 1, 64},
+		{"va", cfg.VecA, 1, 8}, {"vb", cfg.VecB, 1, 8},
+	} {
+		if !inPow2Range(p.v, p.lo, p.hi) {
+			return fmt.Errorf("ptx: %s=%d must be a power of two in [%d,%d]", p.name, p.v, p.lo, p.hi)
+		}
+	}
+	if cfg.Stages < 1 || cfg.Stages > 4 {
+		return fmt.Errorf("ptx: st=%d must be in [1,4]", cfg.Stages)
+	}
+	g := newGeometry(cfg, in)
+	if m.IsMMA() {
+		if cfg.ML%g.wm != 0 || cfg.NL%g.wn != 0 {
+			return fmt.Errorf("ptx: block tile %dx%d not a multiple of the warp tile %dx%d", cfg.ML, cfg.NL, g.wm, g.wn)
+		}
+		if cfg.U%cfg.KL != 0 || g.uk%(g.mmaK*cfg.KS) != 0 {
+			return fmt.Errorf("ptx: u/kl=%d/%d must be a multiple of mma k (%d) times ks (%d)", cfg.U, cfg.KL, g.mmaK, cfg.KS)
+		}
+	} else {
+		if cfg.ML%cfg.MS != 0 || cfg.NL%cfg.NS != 0 {
+			return fmt.Errorf("ptx: block tile %dx%d not a multiple of the thread tile %dx%d", cfg.ML, cfg.NL, cfg.MS, cfg.NS)
+		}
+		if cfg.U%cfg.KL != 0 || g.uk%cfg.KS != 0 {
+			return fmt.Errorf("ptx: u=%d must be a multiple of kl*ks=%d", cfg.U, cfg.KL*cfg.KS)
+		}
+		if g.uk%g.simtVK() != 0 {
+			return fmt.Errorf("ptx: u/kl=%d must be a multiple of the inner k step %d", g.uk, g.simtVK())
+		}
+	}
+	if g.threads < 32 || g.threads%32 != 0 {
+		return fmt.Errorf("ptx: %d threads per block is not a positive multiple of 32", g.threads)
+	}
+	if g.threads > dev.MaxThreadsPerBlock || g.threads > 1024 {
+		return fmt.Errorf("ptx: %d threads per block exceeds %d", g.threads, dev.MaxThreadsPerBlock)
+	}
+	if err := vecLegal("a", cfg.VecA, in.AlignA, g.a, g.es, cfg.Stages); err != nil {
+		return err
+	}
+	if err := vecLegal("b", cfg.VecB, in.AlignB, g.b, g.es, cfg.Stages); err != nil {
+		return err
+	}
+	if g.sharedBytes > dev.MaxSharedPerBlockOptin || g.sharedBytes > dev.MaxSharedPerSM {
+		return fmt.Errorf("ptx: %d bytes of shared memory exceed the device limit %d", g.sharedBytes, min(dev.MaxSharedPerBlockOptin, dev.MaxSharedPerSM))
+	}
+	regs := g.regEstimate()
+	if regs > dev.MaxRegistersPerThread || regs > 255 {
+		return fmt.Errorf("ptx: estimated %d registers per thread exceed %d", regs, min(dev.MaxRegistersPerThread, 255))
+	}
+	if regs*g.threads > dev.RegistersPerBlock || regs*g.threads > dev.RegistersPerSM {
+		return fmt.Errorf("ptx: estimated %d registers per block exceed the register file (%d)", regs*g.threads, dev.RegistersPerBlock)
+	}
+	return nil
+}
+
+func vecLegal(name string, vec, align int, o operandGeom, es, stages int) error {
+	if vec > align {
+		return fmt.Errorf("ptx: v%s=%d exceeds the alignment %d of %s", name, vec, align, name)
+	}
+	if vec*es > 16 {
+		return fmt.Errorf("ptx: v%s=%d is %d bytes, more than a 16-byte vector", name, vec, vec*es)
+	}
+	if o.lc%vec != 0 {
+		return fmt.Errorf("ptx: v%s=%d does not divide the contiguous tile extent %d", name, vec, o.lc)
+	}
+	if stages >= 2 && vec*es < 4 {
+		return fmt.Errorf("ptx: cp.async needs at least 4-byte copies but v%s=%d is %d bytes", name, vec, vec*es)
+	}
+	return nil
+}

@@ -1,0 +1,84 @@
+package ptx
+
+import (
+	"strings"
+	"testing"
+)
+
+func mustParse(t *testing.T, s string) GemmConfig {
+	t.Helper()
+	c, err := ParseConfig(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestLegal(t *testing.T) {
+	f32 := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, AlignA: 4, AlignB: 4, AlignC: 4}
+	f16 := InputClass{AType: F16, BType: F16, CType: F16, Compute: F32, AlignA: 8, AlignB: 8, AlignC: 8}
+	f16a1 := f16
+	f16a1.AlignA, f16a1.AlignB = 1, 1
+	f64 := InputClass{AType: F64, BType: F64, CType: F64, Compute: F64, AlignA: 2, AlignB: 2, AlignC: 2}
+	dev := H100()
+	cases := []struct {
+		cfg  string
+		in   InputClass
+		want string // "" = legal, else a substring of the error
+	}{
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma", f32, ""},
+		{"ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=2,math=ffma", f32, ""},
+		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16", f16, ""},
+		{"ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=4,va=2,vb=2,st=1,math=mma_f64", f64, ""},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=mma_tf32", f32, "incompatible"},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=mma_f16", f32, "incompatible"},
+		{"ms=3,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma", f32, "ms=3"},
+		{"ms=4,ns=4,ml=256,nl=256,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=1,math=ffma", f32, "threads per block exceeds"},
+		{"ms=2,ns=2,ml=8,nl=8,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=1,math=ffma", f32, "multiple of 32"},
+		{"ms=4,ns=4,ml=64,nl=64,u=8,ks=4,kl=4,kg=1,va=4,vb=4,st=1,math=ffma", f32, "multiple of kl*ks"},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=8,vb=4,st=1,math=ffma", f32, "exceeds the alignment"},
+		{"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=1,st=3,math=mma_f16", f16a1, "cp.async needs"},
+		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16", f16, "mma k"},
+		{"ms=8,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16", f16, "warp tile"},
+		{"ms=4,ns=8,ml=128,nl=128,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=mma_f16", f16, ""},
+		{"ms=8,ns=8,ml=256,nl=256,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=mma_f16", f16, "shared memory"},
+		{"ms=8,ns=8,ml=128,nl=128,u=16,ks=4,kl=1,kg=1,va=4,vb=4,st=3,math=ffma", f32, "registers per thread"},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=3,va=4,vb=4,st=3,math=ffma", f32, "kg=3"},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=5,math=ffma", f32, "st=5"},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=1,math=ffma", InputClass{AType: F32, BType: F16, CType: F32, Compute: F32, AlignA: 4, AlignB: 4, AlignC: 4}, "A and B types differ"},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=1,math=ffma", InputClass{AType: F32, BType: F32, CType: F16, Compute: F32, AlignA: 4, AlignB: 4, AlignC: 4}, "unsupported type combination"},
+	}
+	for _, c := range cases {
+		err := Legal(mustParse(t, c.cfg), c.in, dev)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s %s: want legal, got %v", c.cfg, c.in, err)
+		case c.want != "" && err == nil:
+			t.Errorf("%s %s: want error containing %q, got legal", c.cfg, c.in, c.want)
+		case c.want != "" && !strings.Contains(err.Error(), c.want):
+			t.Errorf("%s %s: want error containing %q, got %v", c.cfg, c.in, c.want, err)
+		}
+	}
+}
+
+func TestDefaultConfigLegal(t *testing.T) {
+	dev := H100()
+	shapes := [][3]int{{1, 1, 1}, {1, 1000, 1}, {7, 13, 5}, {64, 64, 64}, {4096, 4096, 4096}, {16, 16, 100000}, {1000, 1, 50}, {512, 512, 65536}}
+	for _, in := range allClasses() {
+		for _, s := range shapes {
+			c := DefaultConfig(in, s[0], s[1], s[2], dev)
+			if err := Legal(c, in, dev); err != nil {
+				t.Fatalf("%s %v: %s illegal: %v", in, s, c, err)
+			}
+		}
+	}
+}
+
+func TestSpaceRandomLegal(t *testing.T) {
+	rng := newRand(1)
+	for _, in := range allClasses()[:8] {
+		if _, ok := SpaceFor(in).RandomLegal(rng, in, H100(), 5000); !ok {
+			t.Errorf("%s: no legal sample", in)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package ptx
+
+import "math/rand/v2"
+
+// Space lists the categorical values of every tuning parameter, for the
+// sampler and the search. Sampled configurations still have to pass Legal.
+type Space struct {
+	MS, NS, ML, NL, U  []int
+	KS, KL, KG         []int
+	VecA, VecB, Stages []int
+	Math               []Math
+}
+
+// SpaceFor is the full space for an input class: the values of the paper's
+// Figure 3 parameters plus vector widths, stages and every math valid for
+// the class.
+//
+// Vector widths are limited to what the class's alignment allows, and
+// cp.async stages to classes where 4-byte copies are possible: values Legal
+// would reject for every other parameter choice are not offered.
+func SpaceFor(in InputClass) Space {
+	vecs := func(align int) []int {
+		var v []int
+		for w := 1; w <= 8 && w <= align && w*in.AType.Size() <= 16; w *= 2 {
+			v = append(v, w)
+		}
+		return v
+	}
+	stages := []int{1, 2, 3, 4}
+	if min(in.AlignA, 16/in.AType.Size())*in.AType.Size() < 4 || min(in.AlignB, 16/in.AType.Size())*in.AType.Size() < 4 {
+		stages = []int{1}
+	}
+	return Space{
+		MS: []int{1, 2, 4, 8}, NS: []int{1, 2, 4, 8},
+		ML: []int{8, 16, 32, 64, 128, 256}, NL: []int{8, 16, 32, 64, 128, 256},
+		U:  []int{4, 8, 16, 32},
+		KS: []int{1, 2, 4, 8}, KL: []int{1, 2, 4, 8},
+		KG:     []int{1, 2, 4, 8, 16, 32, 64},
+		VecA:   vecs(in.AlignA),
+		VecB:   vecs(in.AlignB),
+		Stages: stages,
+		Math:   MathsFor(in),
+	}
+}
+
+func pick[T any](rng *rand.Rand, v []T) T { return v[rng.IntN(len(v))] }
+
+// Random draws every parameter independently and uniformly.
+func (s Space) Random(rng *rand.Rand) GemmConfig {
+	return GemmConfig{
+		MS: pick(rng, s.MS), NS: pick(rng, s.NS), ML: pick(rng, s.ML), NL: pick(rng, s.NL),
+		U: pick(rng, s.U), KS: pick(rng, s.KS), KL: pick(rng, s.KL), KG: pick(rng, s.KG),
+		VecA: pick(rng, s.VecA), VecB: pick(rng, s.VecB), Stages: pick(rng, s.Stages),
+		Math: pick(rng, s.Math),
+	}
+}
+
+// RandomLegal draws until Legal accepts (at most tries draws).
+func (s Space) RandomLegal(rng *rand.Rand, in InputClass, dev DeviceLimits, tries int) (GemmConfig, bool) {
+	for i := 0; i < tries; i++ {
+		c := s.Random(rng)
+		if Legal(c, in, dev) == nil {
+			return c, true
+		}
+	}
+	return GemmConfig{}, false
+}
