@@ -1,13 +1,18 @@
 package dispatch
 
-import "github.com/isaacgo/isaac/request"
+import (
+	"github.com/isaacgo/isaac/engine"
+	"github.com/isaacgo/isaac/request"
+)
 
-// Gemm answers whether ISAAC serves g, or why the vendor takes it.
+// Gemm serves g with ISAAC's kernels, or answers why the vendor must take
+// it. Until the model chooses (and routes predicted losses to the vendor),
+// every call of a served class runs the engine's heuristic configuration.
 func Gemm(g *request.Gemm) request.Reason {
 	if r := ClassifyGemm(g); r != request.Served {
 		return r
 	}
-	return request.FwdNoKernel
+	return engine.Serve(g)
 }
 
 // ClassifyGemm returns request.Served for a GEMM that ISAAC's kernels could

@@ -42,7 +42,7 @@ func TestClassifyGemm(t *testing.T) {
 		}
 	}
 	g := base
-	if got := Gemm(&g); got != request.FwdNoKernel {
-		t.Errorf("Gemm on a served class = %v, want no_kernel until the generator serves", got)
+	if got := Gemm(&g); got == request.Served || got == request.FwdInvalid {
+		t.Errorf("Gemm with no CUDA context = %v, want a forward reason", got)
 	}
 }

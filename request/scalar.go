@@ -7,6 +7,7 @@ type Scalar struct {
 	Ptr      uintptr // host or device address, per OnDevice
 	OnDevice bool
 	Value    float64 // the value, when !OnDevice
+	Bits     uint64  // the value's bits in its own type (f16, f32 or f64), when !OnDevice
 }
 
 // IsZero reports whether a host scalar is exactly zero (beta == 0 means C is

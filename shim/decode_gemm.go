@@ -73,11 +73,14 @@ func readScalar(p unsafe.Pointer, onDevice bool, t request.DataType) request.Sca
 	}
 	switch t {
 	case request.R16F:
-		s.Value = halfToFloat(*(*uint16)(p))
+		h := *(*uint16)(p)
+		s.Value, s.Bits = halfToFloat(h), uint64(h)
 	case request.R64F:
 		s.Value = *(*float64)(p)
+		s.Bits = math.Float64bits(s.Value)
 	default:
-		s.Value = float64(*(*float32)(p))
+		f := *(*float32)(p)
+		s.Value, s.Bits = float64(f), uint64(math.Float32bits(f))
 	}
 	return s
 }

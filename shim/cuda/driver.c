@@ -37,7 +37,7 @@ static const struct entry entries[] = {
 	E(cuMemAlloc), E(cuMemFree), E(cuMemAllocAsync), E(cuMemFreeAsync),
 	E(cuMemsetD8Async), E(cuMemsetD32Async), E(cuMemcpyHtoD), E(cuMemcpyDtoH),
 	E(cuEventCreate), E(cuEventRecord), E(cuEventSynchronize), E(cuEventElapsedTime),
-	E(cuEventDestroy),
+	E(cuEventDestroy), E(cuLinkCreate), E(cuLinkAddData), E(cuLinkComplete), E(cuLinkDestroy),
 };
 #undef E
 
@@ -147,25 +147,75 @@ CUresult isaac_cuda_launch_cluster(uintptr_t f, const unsigned int *grid, const 
 #define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
 #define CU_JIT_LOG_VERBOSE 12
 
+static int jit_log_options(int *opts, void **vals, char *error_log, size_t error_len,
+	char *info_log, size_t info_len);
+
 CUresult isaac_cuda_load_ptx(CUmodule *mod, const char *ptx, int max_registers,
 	char *error_log, size_t error_len, char *info_log, size_t info_len)
 {
 	int opts[6];
+	void *vals[6];
 	if (isaac_cu.cuModuleLoadDataEx == NULL)
 		return 3;
-	void *vals[6];
-	unsigned int n = 0;
+	int n = jit_log_options(opts, vals, error_log, error_len, info_log, info_len);
+	if (max_registers > 0) {
+		opts[n] = CU_JIT_MAX_REGISTERS;
+		vals[n++] = (void *)(uintptr_t)max_registers;
+	}
+	return isaac_cu.cuModuleLoadDataEx(mod, ptx, (unsigned)n, opts, vals);
+}
+
+#define CU_JIT_INPUT_PTX 1
+
+static int jit_log_options(int *opts, void **vals, char *error_log, size_t error_len,
+	char *info_log, size_t info_len)
+{
+	int n = 0;
 	opts[n] = CU_JIT_ERROR_LOG_BUFFER; vals[n++] = error_log;
 	opts[n] = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES; vals[n++] = (void *)(uintptr_t)error_len;
 	opts[n] = CU_JIT_INFO_LOG_BUFFER; vals[n++] = info_log;
 	opts[n] = CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES; vals[n++] = (void *)(uintptr_t)info_len;
 	opts[n] = CU_JIT_LOG_VERBOSE; vals[n++] = (void *)(uintptr_t)1;
-	if (max_registers > 0) {
-		opts[n] = CU_JIT_MAX_REGISTERS; vals[n++] = (void *)(uintptr_t)max_registers;
-	}
 	if (error_len > 0)
 		error_log[0] = '\0';
 	if (info_len > 0)
 		info_log[0] = '\0';
-	return isaac_cu.cuModuleLoadDataEx(mod, ptx, n, opts, vals);
+	return n;
+}
+
+CUresult isaac_cuda_compile_ptx(const char *ptx, size_t len, void **cubin, size_t *size,
+	char *error_log, size_t error_len, char *info_log, size_t info_len)
+{
+	if (isaac_cu.cuLinkCreate == NULL)
+		return 3;
+	int opts[6];
+	void *vals[6];
+	int n = jit_log_options(opts, vals, error_log, error_len, info_log, info_len);
+	CUlinkState state;
+	CUresult r = isaac_cu.cuLinkCreate((unsigned)n, opts, vals, &state);
+	if (r != 0)
+		return r;
+	r = isaac_cu.cuLinkAddData(state, CU_JIT_INPUT_PTX, (void *)ptx, len, "isaac.ptx", 0, NULL, NULL);
+	void *out = NULL;
+	size_t out_size = 0;
+	if (r == 0)
+		r = isaac_cu.cuLinkComplete(state, &out, &out_size);
+	if (r == 0) {
+		*cubin = malloc(out_size);
+		if (*cubin == NULL) {
+			r = 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+		} else {
+			memcpy(*cubin, out, out_size);
+			*size = out_size;
+		}
+	}
+	isaac_cu.cuLinkDestroy(state);
+	return r;
+}
+
+CUresult isaac_cuda_load_image(CUmodule *mod, const void *image)
+{
+	if (isaac_cu.cuModuleLoadDataEx == NULL)
+		return 3;
+	return isaac_cu.cuModuleLoadDataEx(mod, image, 0, NULL, NULL);
 }

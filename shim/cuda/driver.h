@@ -20,6 +20,7 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
+typedef struct CUlinkState_st *CUlinkState;
 
 typedef struct isaac_launch_attr {
 	int id;
@@ -79,6 +80,10 @@ typedef struct isaac_cuda_api {
 	CUresult (*cuEventSynchronize)(CUevent);
 	CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
 	CUresult (*cuEventDestroy)(CUevent);
+	CUresult (*cuLinkCreate)(unsigned int, int *, void **, CUlinkState *);
+	CUresult (*cuLinkAddData)(CUlinkState, int, void *, size_t, const char *, unsigned int, int *, void **);
+	CUresult (*cuLinkComplete)(CUlinkState, void **, size_t *);
+	CUresult (*cuLinkDestroy)(CUlinkState);
 } isaac_cuda_api;
 
 extern isaac_cuda_api isaac_cu;
@@ -98,6 +103,15 @@ CUresult isaac_cuda_launch_cluster(uintptr_t f, const unsigned int *grid, const 
 /* JIT: load a PTX image with the error and info logs captured. */
 CUresult isaac_cuda_load_ptx(CUmodule *mod, const char *ptx, int max_registers,
 	char *error_log, size_t error_len, char *info_log, size_t info_len);
+
+/* JIT: compile a PTX image to a cubin for the current context's device
+ * (cuLink*), so that it can be kept on disk; *cubin is malloc'd, the caller
+ * frees it. */
+CUresult isaac_cuda_compile_ptx(const char *ptx, size_t len, void **cubin, size_t *size,
+	char *error_log, size_t error_len, char *info_log, size_t info_len);
+
+/* Load a cubin (or PTX) image into the current context. */
+CUresult isaac_cuda_load_image(CUmodule *mod, const void *image);
 
 #define ISAAC_MAX_KERNEL_PARAMS 64
 

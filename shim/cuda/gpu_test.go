@@ -231,3 +231,26 @@ func TestGPUJITErrorLog(t *testing.T) {
 	}
 	t.Logf("JIT error (expected): %v", err)
 }
+
+func TestGPUCompileAndLoadImage(t *testing.T) {
+	gpu(t)
+	image, info, err := CompilePTX(axpyPTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("cubin %d bytes; JIT info: %s", len(image), info)
+	if len(image) < 4 || string(image[1:4]) != "ELF" {
+		t.Fatalf("compiled image is not an ELF cubin: % x", image[:min(8, len(image))])
+	}
+	mod, err := LoadImage(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mod.Unload()
+	if _, err := mod.Function("axpy_struct"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := CompilePTX("not ptx"); err == nil {
+		t.Error("compiling garbage succeeded")
+	}
+}

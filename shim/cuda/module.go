@@ -101,3 +101,46 @@ func (f Function) SetAttribute(a FuncAttribute, v int) error {
 func (f Function) SetMaxDynamicShared(bytes int) error {
 	return f.SetAttribute(FuncMaxDynamicSharedBytes, bytes)
 }
+
+// CompilePTX JIT-compiles a PTX image into a cubin for the current
+// context's device (cuLink*), so the result can be kept on disk and loaded by
+// LoadImage in a later process. It returns the JIT's info log; failures are a
+// *JITError with the error log.
+func CompilePTX(ptx string) ([]byte, string, error) {
+	if err := Load(); err != nil {
+		return nil, "", err
+	}
+	src := C.CString(ptx)
+	defer C.free(unsafe.Pointer(src))
+	const logSize = 16 << 10
+	errLog := (*C.char)(C.malloc(logSize))
+	infoLog := (*C.char)(C.malloc(logSize))
+	defer C.free(unsafe.Pointer(errLog))
+	defer C.free(unsafe.Pointer(infoLog))
+	var image unsafe.Pointer
+	var size C.size_t
+	r := C.isaac_cuda_compile_ptx(src, C.size_t(len(ptx)+1), &image, &size, errLog, logSize, infoLog, logSize)
+	info := C.GoString(infoLog)
+	if err := check("cuLinkComplete", r); err != nil {
+		return nil, info, &JITError{Err: err, Log: C.GoString(errLog)}
+	}
+	defer C.free(image)
+	return C.GoBytes(image, C.int(size)), info, nil
+}
+
+// LoadImage loads a cubin (from CompilePTX) into the current context.
+func LoadImage(image []byte) (Module, error) {
+	if err := Load(); err != nil {
+		return 0, err
+	}
+	if len(image) == 0 {
+		return 0, &Error{Code: ErrorInvalidValue, Call: "cuModuleLoadData"}
+	}
+	buf := C.CBytes(image)
+	defer C.free(buf)
+	var m C.CUmodule
+	if err := check("cuModuleLoadData", C.isaac_cuda_load_image(&m, buf)); err != nil {
+		return 0, err
+	}
+	return Module(unsafe.Pointer(m)), nil
+}

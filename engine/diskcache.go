@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+)
+
+// cacheDir is where compiled kernel images are kept: ISAAC_CACHE_DIR, or
+// ~/.cache/isaac. Empty when neither can be used (then nothing is kept).
+var cacheDir = sync.OnceValue(func() string {
+	if d := os.Getenv("ISAAC_CACHE_DIR"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "isaac")
+	}
+	return ""
+})
+
+// imagePath names the cubin of a PTX text for one architecture and driver:
+// the name is a hash of all three, so a driver update recompiles.
+func imagePath(ptxText, arch string, driver int) string {
+	dir := cacheDir()
+	if dir == "" {
+		return ""
+	}
+	h := sha256.New()
+	h.Write([]byte(ptxText))
+	h.Write([]byte{0})
+	h.Write([]byte(arch))
+	h.Write([]byte{0})
+	h.Write([]byte(strconv.Itoa(driver)))
+	return filepath.Join(dir, "kernels", arch, hex.EncodeToString(h.Sum(nil)[:16])+".cubin")
+}
+
+// readImage returns the cached image at path, or nil.
+func readImage(path string) []byte {
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// writeImage stores an image atomically (write, then rename), ignoring
+// errors: the disk cache is an optimization.
+func writeImage(path string, image []byte) {
+	if path == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(image)
+	cerr := f.Close()
+	if werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
+		os.Remove(f.Name())
+	}
+}

@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/shim/cuda"
+)
+
+// Errors that say why a GEMM was not launched; Serve turns them into
+// forward reasons.
+var (
+	ErrNoContext   = errors.New("engine: no current CUDA context")
+	ErrUnsupported = errors.New("engine: input not served by the kernel family")
+)
+
+// Serve runs g with the chosen configuration and reports the outcome as a
+// forward reason (request.Served when our kernel ran).
+func Serve(g *request.Gemm) request.Reason {
+	err := Gemm(g, nil)
+	switch {
+	case err == nil:
+		return request.Served
+	case errors.Is(err, cuda.ErrNoDriver), errors.Is(err, ErrNoContext):
+		return request.FwdNoDriver
+	case errors.Is(err, ErrUnsupported):
+		return request.FwdUnsupported
+	}
+	return request.FwdError
+}
+
+var paramPool = sync.Pool{New: func() any { return new(cuda.Params) }}
+
+// Gemm launches g on its stream in the calling thread's current context,
+// with configuration cfg, or the chosen one when cfg is nil. It does not
+// synchronize. g must have passed dispatch's classification (valid, not
+// empty, 32-bit sizes).
+func Gemm(g *request.Gemm, cfg *ptx.GemmConfig) error {
+	if err := cuda.Load(); err != nil {
+		return err
+	}
+	ctx, err := cuda.CurrentContext()
+	if err != nil {
+		return err
+	}
+	if ctx == 0 {
+		return ErrNoContext
+	}
+	ctxID, err := ctx.ID()
+	if err != nil {
+		return err
+	}
+	dev, err := cuda.CurrentDevice()
+	if err != nil {
+		return err
+	}
+	info, err := infoFor(dev)
+	if err != nil {
+		return err
+	}
+	in, err := Class(g)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	m, n, k := int(g.M), int(g.N), int(g.K)
+	var c ptx.GemmConfig
+	if cfg != nil {
+		c = *cfg
+		if err := ptx.Legal(c, in, info.limits); err != nil {
+			return fmt.Errorf("%w: %v", ErrUnsupported, err)
+		}
+	} else if c, err = choose(in, m, n, k, info); err != nil {
+		return fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	lk, err := kernelFor(ctxID, c, in, info)
+	if err != nil {
+		return err
+	}
+	grid := lk.kernel.Grid(m, n, k)
+	if grid[1] > 65535 || grid[2] > 65535 {
+		return fmt.Errorf("%w: grid %v too large", ErrUnsupported, grid)
+	}
+	stream := cuda.Stream(g.Stream)
+	var ws cuda.DevicePtr
+	if bytes := lk.kernel.WorkspaceBytes(m, n, k); bytes > 0 {
+		// Stream-ordered: legal during graph capture, freed in stream order.
+		if ws, err = cuda.AllocAsync(bytes, stream); err != nil {
+			return err
+		}
+		defer ws.FreeAsync(stream)
+	}
+	p := paramPool.Get().(*cuda.Params)
+	defer paramPool.Put(p)
+	p.Reset()
+	packParams(p, g, in.Compute, ws)
+	if err := launch(lk.fn, lk.kernel, grid, stream, p); err != nil {
+		return err
+	}
+	if lk.reduce != 0 {
+		return launch(lk.reduce, lk.kernel.Reduce, lk.kernel.Reduce.Grid(m, n, k), stream, p)
+	}
+	return nil
+}
+
+func launch(f cuda.Function, k *ptx.Kernel, grid [3]int, s cuda.Stream, p *cuda.Params) error {
+	return cuda.Launch(f, cuda.Dim3{uint32(grid[0]), uint32(grid[1]), uint32(grid[2])},
+		cuda.Dim3{uint32(k.Block[0]), uint32(k.Block[1]), uint32(k.Block[2])}, k.SharedBytes, s, p)
+}
+
+// packParams writes the kernel ABI's parameters (see package ptx).
+func packParams(p *cuda.Params, g *request.Gemm, compute ptx.DataType, ws cuda.DevicePtr) {
+	p.Ptr(g.A).Ptr(g.B).Ptr(g.C)
+	p.I32(int32(g.M)).I32(int32(g.N)).I32(int32(g.K))
+	p.I32(int32(g.LDA)).I32(int32(g.LDB)).I32(int32(g.LDC))
+	for _, s := range [2]request.Scalar{g.Alpha, g.Beta} {
+		bits := s.Bits
+		if s.OnDevice {
+			bits = 0
+		}
+		switch compute {
+		case ptx.F16:
+			p.U16(uint16(bits))
+		case ptx.F64:
+			p.U64(bits)
+		default:
+			p.U32(uint32(bits))
+		}
+	}
+	var alphaPtr, betaPtr uintptr
+	if g.Alpha.OnDevice {
+		alphaPtr, betaPtr = g.Alpha.Ptr, g.Beta.Ptr
+	}
+	p.Ptr(alphaPtr).Ptr(betaPtr).Ptr(uintptr(ws))
+}

@@ -1,0 +1,329 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/isaacgo/isaac/internal/cublas"
+	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/shim/cuda"
+)
+
+// gpuContext skips without a GPU; otherwise it retains device 0's primary
+// context and returns a function that makes it current on the calling
+// (locked) thread.
+func gpuContext(t *testing.T) cuda.Context {
+	t.Helper()
+	if err := cuda.Load(); err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	if n, err := cuda.DeviceCount(); err != nil || n == 0 {
+		t.Skipf("no GPU: %d devices, %v", n, err)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	d, err := cuda.GetDevice(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := d.RetainPrimaryContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+// job is one case with the configuration to run it with (nil: the engine's
+// choice).
+type job struct {
+	c   gemmcheck.Case
+	cfg *ptx.GemmConfig
+}
+
+type outcome struct {
+	job
+	ours, vendor gemmcheck.Result
+	err          error
+}
+
+// TestGPUDifferential runs random cases through ISAAC's kernels and cuBLAS on
+// the same buffers and checks both against the exact reference: every data
+// type, layout, odd and prime sizes up to 5000 (k up to 100,000), padded
+// leading dimensions, pointers offset by one element, alpha/beta including
+// beta = 0 with NaN in C, device pointer mode; from 4 threads on 2 streams.
+// ISAAC_GPU_CASES cases per type use the engine's choice, and
+// ISAAC_GPU_CONFIGS cases per type each use a random legal configuration.
+func TestGPUDifferential(t *testing.T) {
+	ctx := gpuContext(t)
+	perType := envInt("ISAAC_GPU_CASES", 150)
+	configs := envInt("ISAAC_GPU_CONFIGS", 200)
+	maxWork := envInt("ISAAC_GPU_MAXWORK", 40_000_000)
+	rng := rand.New(rand.NewPCG(uint64(envInt("ISAAC_GPU_SEED", 1)), 2))
+	dev, err := func() (*deviceInfo, error) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		ctx.SetCurrent()
+		d, err := cuda.CurrentDevice()
+		if err != nil {
+			return nil, err
+		}
+		return infoFor(d)
+	}()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []job
+	only := os.Getenv("ISAAC_GPU_TYPES")
+	for _, ty := range gemmcheck.Types {
+		if only != "" && !strings.Contains(","+only+",", ","+ty.Name+",") {
+			continue
+		}
+		for i := 0; i < perType; i++ {
+			jobs = append(jobs, job{c: gemmcheck.RandomCase(rng, ty, maxWork)})
+		}
+		for i := 0; i < configs; i++ {
+			c := gemmcheck.RandomCase(rng, ty, maxWork/4)
+			in, err := classOfCase(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, ok := ptx.SpaceFor(in).RandomLegal(rng, in, dev.limits, 200000)
+			if !ok {
+				t.Fatalf("%s: no legal random configuration for %v", ty.Name, in)
+			}
+			jobs = append(jobs, job{c: c, cfg: &cfg})
+		}
+	}
+	rng.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
+
+	const threads, streams = 4, 2
+	var ss [streams]cuda.Stream
+	func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		ctx.SetCurrent()
+		for i := range ss {
+			if ss[i], err = cuda.NewStream(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}()
+	work := make(chan job)
+	results := make(chan outcome)
+	var wg sync.WaitGroup
+	for w := 0; w < threads; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			ctx.SetCurrent()
+			h, err := cublas.New()
+			if err != nil {
+				t.Error(err)
+				for range work {
+				}
+				return
+			}
+			defer h.Destroy()
+			for j := range work {
+				results <- runJob(j, ss[w%streams], h)
+			}
+		}(w)
+	}
+	go func() {
+		for _, j := range jobs {
+			work <- j
+		}
+		close(work)
+		wg.Wait()
+		close(results)
+	}()
+	report(t, jobs, results)
+}
+
+// classOfCase is the input class of a case on 256-byte aligned buffers
+// (cuMemAlloc's alignment), offsets included.
+func classOfCase(c gemmcheck.Case) (ptx.InputClass, error) {
+	return Class(c.RequestAt(0x100000, 0x200000, 0x300000, 0x400000, 0))
+}
+
+func runJob(j job, s cuda.Stream, h cublas.Handle) outcome {
+	o := outcome{job: j}
+	d := gemmcheck.NewData(j.c)
+	b, err := gemmcheck.Upload(j.c, d)
+	if err != nil {
+		o.err = err
+		return o
+	}
+	defer b.Free()
+	g := b.Request(s)
+	if err := Gemm(g, j.cfg); err != nil {
+		o.err = fmt.Errorf("ours: %w", err)
+		return o
+	}
+	got, err := b.ReadC(s)
+	if err != nil {
+		o.err = fmt.Errorf("ours: %w", err)
+		return o
+	}
+	o.ours = d.Check(j.c, got)
+	if err := b.ResetC(); err != nil {
+		o.err = err
+		return o
+	}
+	if err := h.Gemm(b.Request(s)); err != nil {
+		o.err = fmt.Errorf("cuBLAS: %w", err)
+		return o
+	}
+	if got, err = b.ReadC(s); err != nil {
+		o.err = fmt.Errorf("cuBLAS: %w", err)
+		return o
+	}
+	o.vendor = d.Check(j.c, got)
+	return o
+}
+
+type typeStats struct {
+	Cases, Configs, Failed, Errors int
+	WorstOurs, WorstVendor         float64 // max error / bound
+	WorstCase                      string
+}
+
+func report(t *testing.T, jobs []job, results <-chan outcome) {
+	stats := map[string]*typeStats{}
+	failures := 0
+	done := 0
+	for o := range results {
+		done++
+		if done%500 == 0 {
+			t.Logf("%d/%d cases", done, len(jobs))
+		}
+		st := stats[o.c.Type.Name]
+		if st == nil {
+			st = &typeStats{}
+			stats[o.c.Type.Name] = st
+		}
+		st.Cases++
+		cfg := "choice"
+		if o.cfg != nil {
+			st.Configs++
+			cfg = o.cfg.String()
+		}
+		if o.err != nil {
+			st.Errors++
+			failures++
+			if failures <= 30 {
+				t.Errorf("%v [%s]: %v", o.c, cfg, o.err)
+			}
+			continue
+		}
+		if o.ours.Bad > 0 {
+			st.Failed++
+			failures++
+			if failures <= 30 {
+				t.Errorf("%v [%s]: %d bad elements: %s (max err/bound %.3g; cuBLAS %.3g)",
+					o.c, cfg, o.ours.Bad, o.ours.FirstBad, o.ours.MaxRelBound, o.vendor.MaxRelBound)
+			}
+		}
+		if o.ours.MaxRelBound > st.WorstOurs {
+			st.WorstOurs = o.ours.MaxRelBound
+			st.WorstCase = o.c.String() + " [" + cfg + "]"
+		}
+		if o.vendor.MaxRelBound > st.WorstVendor {
+			st.WorstVendor = o.vendor.MaxRelBound
+		}
+	}
+	names := make([]string, 0, len(stats))
+	for n := range stats {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-22s %6s %8s %7s %7s %14s %14s\n", "type", "cases", "configs", "failed", "errors", "worst ours/bd", "worst cuBLAS/bd")
+	for _, n := range names {
+		s := stats[n]
+		fmt.Fprintf(&b, "%-22s %6d %8d %7d %7d %14.3g %14.3g\n", n, s.Cases, s.Configs, s.Failed, s.Errors, s.WorstOurs, s.WorstVendor)
+	}
+	t.Logf("differential test, %d cases:\n%s", len(jobs), b.String())
+	for _, n := range names {
+		t.Logf("worst case %s: %s", n, stats[n].WorstCase)
+	}
+	if path := os.Getenv("ISAAC_GPU_REPORT"); path != "" {
+		js, _ := json.MarshalIndent(stats, "", "  ")
+		os.WriteFile(path, append([]byte(b.String()+"\n"), js...), 0o644)
+	}
+}
+
+// TestGPUDiskCache: a new process loads compiled kernels from
+// ISAAC_CACHE_DIR instead of compiling them again.
+func TestGPUDiskCache(t *testing.T) {
+	gpuContext(t)
+	if os.Getenv("ISAAC_DISK_CHILD") != "" {
+		t.Skip("child")
+	}
+	dir := t.TempDir()
+	run := func() string {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestGPUDiskCacheChild$", "-test.v")
+		cmd.Env = append(os.Environ(), "ISAAC_DISK_CHILD=1", "ISAAC_CACHE_DIR="+dir)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("child: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	first, second := run(), run()
+	if !strings.Contains(first, "compiled=2 diskhits=0") {
+		t.Errorf("first process: %s", first)
+	}
+	if !strings.Contains(second, "compiled=0 diskhits=2") {
+		t.Errorf("second process did not use the disk cache: %s", second)
+	}
+}
+
+func TestGPUDiskCacheChild(t *testing.T) {
+	if os.Getenv("ISAAC_DISK_CHILD") == "" {
+		t.Skip("runs as a child of TestGPUDiskCache")
+	}
+	ctx := gpuContext(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ctx.SetCurrent()
+	c := gemmcheck.Case{Type: gemmcheck.Types[0], M: 70, N: 33, K: 129, Alpha: 1, Beta: 0.5, Seed: 3}
+	cfg := ptx.GemmConfig{MS: 4, NS: 4, ML: 64, NL: 64, U: 8, KS: 1, KL: 1, KG: 2, VecA: 1, VecB: 1, Stages: 1, Math: ptx.FFMA}
+	d := gemmcheck.NewData(c)
+	b, err := gemmcheck.Upload(c, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free()
+	if err := Gemm(b.Request(0), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.ReadC(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := d.Check(c, got); r.Bad > 0 {
+		t.Errorf("wrong result: %s", r.FirstBad)
+	}
+	s := CacheStats()
+	fmt.Printf("compiled=%d diskhits=%d\n", s.Compiled, s.DiskHits)
+}

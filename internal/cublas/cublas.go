@@ -1,0 +1,125 @@
+// Package cublas calls the real cuBLAS, loaded with dlopen, for tests and
+// benchmarks that compare ISAAC's kernels with the vendor's in one process.
+// It is never part of libisaac.so.
+package cublas
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+typedef int (*create_fn)(void **);
+typedef int (*destroy_fn)(void *);
+typedef int (*set_ptr_fn)(void *, void *);
+typedef int (*set_int_fn)(void *, int);
+typedef int (*gemmex_fn)(void *, int, int, int, int, int, const void *, const void *, int, int,
+	const void *, int, int, const void *, void *, int, int, int, int);
+
+static void *lib;
+static create_fn p_create;
+static destroy_fn p_destroy;
+static set_ptr_fn p_set_stream;
+static set_int_fn p_set_pointer_mode, p_set_math_mode;
+static gemmex_fn p_gemmex;
+
+static int cublas_load(void)
+{
+	static const char *names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
+	for (int i = 0; names[i] && !lib; i++)
+		lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		return -1;
+	p_create = (create_fn)dlsym(lib, "cublasCreate_v2");
+	p_destroy = (destroy_fn)dlsym(lib, "cublasDestroy_v2");
+	p_set_stream = (set_ptr_fn)dlsym(lib, "cublasSetStream_v2");
+	p_set_pointer_mode = (set_int_fn)dlsym(lib, "cublasSetPointerMode_v2");
+	p_set_math_mode = (set_int_fn)dlsym(lib, "cublasSetMathMode");
+	p_gemmex = (gemmex_fn)dlsym(lib, "cublasGemmEx");
+	return p_create && p_destroy && p_set_stream && p_set_pointer_mode && p_set_math_mode && p_gemmex ? 0 : -2;
+}
+static int cublas_create(uintptr_t *h) { void *p = NULL; int s = p_create(&p); *h = (uintptr_t)p; return s; }
+static int cublas_destroy(uintptr_t h) { return p_destroy((void *)h); }
+static int cublas_set_stream(uintptr_t h, uintptr_t s) { return p_set_stream((void *)h, (void *)s); }
+static int cublas_set_pointer_mode(uintptr_t h, int m) { return p_set_pointer_mode((void *)h, m); }
+static int cublas_set_math_mode(uintptr_t h, int m) { return p_set_math_mode((void *)h, m); }
+static int cublas_gemmex(uintptr_t h, int ta, int tb, int m, int n, int k, uintptr_t alpha,
+	uintptr_t A, int at, int lda, uintptr_t B, int bt, int ldb, uintptr_t beta, uintptr_t C, int ct,
+	int ldc, int compute)
+{
+	return p_gemmex((void *)h, ta, tb, m, n, k, (const void *)alpha, (const void *)A, at, lda,
+		(const void *)B, bt, ldb, (const void *)beta, (void *)C, ct, ldc, compute, -1);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/isaacgo/isaac/request"
+)
+
+var load = sync.OnceValue(func() error {
+	switch C.cublas_load() {
+	case -1:
+		return errors.New("cublas: libcublas.so not found")
+	case -2:
+		return errors.New("cublas: libcublas.so lacks an entry point")
+	}
+	return nil
+})
+
+// Handle is a cuBLAS handle, created in the current context.
+type Handle uintptr
+
+// New creates a handle.
+func New() (Handle, error) {
+	if err := load(); err != nil {
+		return 0, err
+	}
+	var h C.uintptr_t
+	if s := C.cublas_create(&h); s != 0 {
+		return 0, fmt.Errorf("cublasCreate: status %d", s)
+	}
+	return Handle(h), nil
+}
+
+// Destroy destroys the handle.
+func (h Handle) Destroy() { C.cublas_destroy(C.uintptr_t(h)) }
+
+// Gemm runs g with cublasGemmEx (the legacy Sgemm/Dgemm/Hgemm are GemmEx
+// with the matching compute type) on g's stream, pointer mode and math mode.
+// Host scalars are read from g's Bits.
+func (h Handle) Gemm(g *request.Gemm) error {
+	hh := C.uintptr_t(h)
+	if s := C.cublas_set_stream(hh, C.uintptr_t(g.Stream)); s != 0 {
+		return fmt.Errorf("cublasSetStream: status %d", s)
+	}
+	if s := C.cublas_set_pointer_mode(hh, C.int(g.PointerMode)); s != 0 {
+		return fmt.Errorf("cublasSetPointerMode: status %d", s)
+	}
+	if s := C.cublas_set_math_mode(hh, C.int(g.MathMode)); s != 0 {
+		return fmt.Errorf("cublasSetMathMode: status %d", s)
+	}
+	alpha, beta := C.uintptr_t(g.Alpha.Ptr), C.uintptr_t(g.Beta.Ptr)
+	var scal *[2]uint64
+	if g.PointerMode == request.PointerHost {
+		scal = (*[2]uint64)(C.malloc(16))
+		defer C.free(unsafe.Pointer(scal))
+		scal[0], scal[1] = g.Alpha.Bits, g.Beta.Bits
+		alpha = C.uintptr_t(uintptr(unsafe.Pointer(&scal[0])))
+		beta = C.uintptr_t(uintptr(unsafe.Pointer(&scal[1])))
+	}
+	s := C.cublas_gemmex(hh, C.int(g.TransA), C.int(g.TransB), C.int(g.M), C.int(g.N), C.int(g.K),
+		alpha, C.uintptr_t(g.A), C.int(g.AType), C.int(g.LDA), C.uintptr_t(g.B), C.int(g.BType),
+		C.int(g.LDB), beta, C.uintptr_t(g.C), C.int(g.CType), C.int(g.LDC), C.int(g.Compute))
+	runtime.KeepAlive(scal)
+	if s != 0 {
+		return fmt.Errorf("cublasGemmEx: status %d", s)
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package gemmcheck
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"github.com/isaacgo/isaac/request"
+)
+
+// Data holds a case's host inputs (as float64 values, exact in every type)
+// and the exact reference.
+type Data struct {
+	A, B, C0 []float64 // stored layouts, offsets included; C0 is NaN where beta == 0
+	Ref      []float64 // m×n, column-major, ldc = m
+	Scale    []float64 // S = |α|·Σ|a||b| + |β|·|c0| per element
+}
+
+// eighths draws multiples of 1/8 in [-1, 1].
+func eighths(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = float64(rng.IntN(17)-8) / 8
+	}
+	return v
+}
+
+// NewData draws the inputs of c and computes the reference (in parallel).
+func NewData(c Case) *Data {
+	rng := rand.New(rand.NewPCG(c.Seed, 7))
+	d := &Data{A: eighths(rng, c.ElemsA()), B: eighths(rng, c.ElemsB()), C0: eighths(rng, c.ElemsC())}
+	if c.Beta == 0 {
+		for i := range d.C0 {
+			d.C0[i] = math.NaN() // beta == 0: C must not be read
+		}
+	}
+	d.Ref = make([]float64, c.M*c.N)
+	d.Scale = make([]float64, c.M*c.N)
+	lda, ldb, ldc := c.LDA(), c.LDB(), c.LDC()
+	a := func(i, l int) float64 {
+		if c.TransA.Transposed() {
+			return d.A[c.OffA+l+i*lda]
+		}
+		return d.A[c.OffA+i+l*lda]
+	}
+	b := func(l, j int) float64 {
+		if c.TransB.Transposed() {
+			return d.B[c.OffB+j+l*ldb]
+		}
+		return d.B[c.OffB+l+j*ldb]
+	}
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for j := w; j < c.N; j += workers {
+				for i := 0; i < c.M; i++ {
+					var sum, abs float64
+					for l := 0; l < c.K; l++ {
+						p := a(i, l) * b(l, j)
+						sum += p
+						abs += math.Abs(p)
+					}
+					r := c.Alpha * sum
+					s := math.Abs(c.Alpha) * abs
+					if c.Beta != 0 {
+						c0 := d.C0[c.OffC+i+j*ldc]
+						r += c.Beta * c0
+						s += math.Abs(c.Beta * c0)
+					}
+					d.Ref[i+j*c.M] = r
+					d.Scale[i+j*c.M] = s
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	return d
+}
+
+func unitRoundoff(t request.DataType) float64 {
+	switch t {
+	case request.R16F:
+		return 0x1p-11
+	case request.R16BF:
+		return 0x1p-8
+	case request.R64F:
+		return 0x1p-53
+	}
+	return 0x1p-24
+}
+
+func accumulationRoundoff(c Case) float64 {
+	switch c.Type.Compute {
+	case request.Compute16F:
+		return 0x1p-11
+	case request.Compute64F:
+		return 0x1p-53
+	}
+	return 0x1p-24
+}
+
+// Bound is the documented error bound of element i (see the package doc).
+func (d *Data) Bound(c Case, i int) float64 {
+	uAcc, uOut := accumulationRoundoff(c), unitRoundoff(c.Type.C)
+	return 2*(float64(c.K+2)*uAcc*d.Scale[i]+uOut*math.Abs(d.Ref[i])) + 1e-300
+}
+
+// Result summarizes a computed C against the reference.
+type Result struct {
+	MaxErr      float64 // max |c - ref|
+	MaxRelBound float64 // max |c - ref| / bound (≤ 1 passes)
+	Bad         int     // elements outside the bound, NaN, or changed outside m×n
+	FirstBad    string
+}
+
+// Check compares the stored C (offsets and padding included) with the
+// reference: every element of the m×n result within its bound, and no
+// element outside it changed.
+func (d *Data) Check(c Case, got []float64) Result {
+	var r Result
+	ldc := c.LDC()
+	for idx, v := range got {
+		p := idx - c.OffC
+		i, j := p%ldc, p/ldc
+		if p < 0 || i >= c.M || j >= c.N {
+			// outside the result: must be untouched (NaN stays NaN)
+			if !(v == d.C0[idx] || math.IsNaN(v) && math.IsNaN(d.C0[idx])) {
+				r.Bad++
+				if r.FirstBad == "" {
+					r.FirstBad = "wrote outside C's m×n at element " + itoa(idx)
+				}
+			}
+			continue
+		}
+		ref := d.Ref[i+j*c.M]
+		err := math.Abs(v - ref)
+		bound := d.Bound(c, i+j*c.M)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			err = math.Inf(1)
+		}
+		r.MaxErr = math.Max(r.MaxErr, err)
+		r.MaxRelBound = math.Max(r.MaxRelBound, err/bound)
+		if err > bound {
+			r.Bad++
+			if r.FirstBad == "" {
+				r.FirstBad = "C(" + itoa(i) + "," + itoa(j) + ") = " + ftoa(v) + ", want " + ftoa(ref) + " ± " + ftoa(bound)
+			}
+		}
+	}
+	return r
+}

@@ -1,0 +1,87 @@
+package gemmcheck
+
+import (
+	"fmt"
+
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/shim/cuda"
+)
+
+// Buffers are a case's device buffers, in the current context.
+type Buffers struct {
+	A, B, C   cuda.DevicePtr
+	Scalars   cuda.DevicePtr // alpha, beta (compute type) for device pointer mode
+	c         Case
+	initialC  []byte
+	allocated []cuda.DevicePtr
+}
+
+// Upload allocates and fills a case's buffers.
+func Upload(c Case, d *Data) (*Buffers, error) {
+	b := &Buffers{c: c}
+	put := func(t request.DataType, vals []float64) (cuda.DevicePtr, []byte, error) {
+		bytes := Encode(t, vals)
+		p, err := cuda.Alloc(max(len(bytes), 16))
+		if err != nil {
+			return 0, nil, err
+		}
+		b.allocated = append(b.allocated, p)
+		return p, bytes, p.CopyFromHost(bytes)
+	}
+	var err error
+	if b.A, _, err = put(c.Type.AB, d.A); err != nil {
+		b.Free()
+		return nil, err
+	}
+	if b.B, _, err = put(c.Type.AB, d.B); err != nil {
+		b.Free()
+		return nil, err
+	}
+	if b.C, b.initialC, err = put(c.Type.C, d.C0); err != nil {
+		b.Free()
+		return nil, err
+	}
+	ab, size := ScalarBits(c.Type.Compute, c.Alpha)
+	bb, _ := ScalarBits(c.Type.Compute, c.Beta)
+	raw := make([]byte, 2*size)
+	for i := 0; i < size; i++ {
+		raw[i] = byte(ab >> (8 * i))
+		raw[size+i] = byte(bb >> (8 * i))
+	}
+	if b.Scalars, err = cuda.Alloc(16); err != nil {
+		b.Free()
+		return nil, err
+	}
+	b.allocated = append(b.allocated, b.Scalars)
+	return b, b.Scalars.CopyFromHost(raw)
+}
+
+// ResetC restores C's initial contents (before running another
+// implementation on the same buffers).
+func (b *Buffers) ResetC() error { return b.C.CopyFromHost(b.initialC) }
+
+// Free releases the buffers.
+func (b *Buffers) Free() {
+	for _, p := range b.allocated {
+		p.Free()
+	}
+	b.allocated = nil
+}
+
+// Request is the GEMM request of the case on these buffers and stream, as
+// the shim would build it from a cuBLAS call.
+func (b *Buffers) Request(stream cuda.Stream) *request.Gemm {
+	return b.c.RequestAt(uintptr(b.A), uintptr(b.B), uintptr(b.C), uintptr(b.Scalars), uintptr(stream))
+}
+
+// ReadC synchronizes the stream and returns C's stored contents.
+func (b *Buffers) ReadC(stream cuda.Stream) ([]float64, error) {
+	if err := stream.Synchronize(); err != nil {
+		return nil, fmt.Errorf("after the GEMM: %w", err)
+	}
+	raw := make([]byte, len(b.initialC))
+	if err := b.C.CopyToHost(raw); err != nil {
+		return nil, err
+	}
+	return Decode(b.c.Type.C, raw), nil
+}
