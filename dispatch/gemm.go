@@ -6,11 +6,16 @@ import (
 )
 
 // Gemm serves g with ISAAC's kernels, or answers why the vendor must take
-// it. Until the model chooses (and routes predicted losses to the vendor),
-// every call of a served class runs the engine's heuristic configuration.
+// it. Which calls of a served class run ISAAC's kernels is the policy's
+// decision (ISAAC_POLICY): until the performance model predicts wins, only
+// ISAAC_POLICY=always (or a forced ISAAC_CONFIG) serves, with the engine's
+// heuristic configuration; the default sends every call to the vendor.
 func Gemm(g *request.Gemm) request.Reason {
 	if r := ClassifyGemm(g); r != request.Served {
 		return r
+	}
+	if policy() != PolicyAlways {
+		return request.FwdPolicy
 	}
 	return engine.Serve(g)
 }

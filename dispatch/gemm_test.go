@@ -46,3 +46,18 @@ func TestClassifyGemm(t *testing.T) {
 		t.Errorf("Gemm with no CUDA context = %v, want a forward reason", got)
 	}
 }
+
+func TestParsePolicy(t *testing.T) {
+	for _, c := range []struct {
+		policy, config string
+		want           Policy
+	}{
+		{"", "", PolicyAuto}, {"auto", "", PolicyAuto}, {"always", "", PolicyAlways},
+		{"never", "", PolicyNever}, {"", "ms=1", PolicyAlways}, {"never", "ms=1", PolicyNever},
+		{"bogus", "", PolicyAuto},
+	} {
+		if got := ParsePolicy(c.policy, c.config); got != c.want {
+			t.Errorf("ParsePolicy(%q, %q) = %v, want %v", c.policy, c.config, got, c.want)
+		}
+	}
+}

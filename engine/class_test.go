@@ -72,3 +72,16 @@ func TestImageCache(t *testing.T) {
 	}
 	os.RemoveAll(dir)
 }
+
+func TestParseForced(t *testing.T) {
+	if c, err := parseForced(""); c != nil || err != nil {
+		t.Errorf("empty ISAAC_CONFIG: %v, %v", c, err)
+	}
+	c, err := parseForced("ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=2,va=4,vb=4,st=3,math=ffma")
+	if err != nil || c.KG != 2 || c.Stages != 3 || c.Math != ptx.FFMA {
+		t.Errorf("parsed %+v, %v", c, err)
+	}
+	if _, err := parseForced("ms=four"); err == nil {
+		t.Error("a malformed ISAAC_CONFIG was accepted")
+	}
+}

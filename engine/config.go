@@ -12,7 +12,10 @@ import (
 // uses this configuration (calls whose class it is not legal for go to the
 // vendor). For tuning and tests.
 var forcedConfig = sync.OnceValues(func() (*ptx.GemmConfig, error) {
-	s := os.Getenv("ISAAC_CONFIG")
+	return parseForced(os.Getenv("ISAAC_CONFIG"))
+})
+
+func parseForced(s string) (*ptx.GemmConfig, error) {
 	if s == "" {
 		return nil, nil
 	}
@@ -21,7 +24,7 @@ var forcedConfig = sync.OnceValues(func() (*ptx.GemmConfig, error) {
 		return nil, fmt.Errorf("ISAAC_CONFIG: %w", err)
 	}
 	return &c, nil
-})
+}
 
 // choose is the configuration for a request: ISAAC_CONFIG, else the
 // generator's heuristic. It is legal for the class on the device.

@@ -66,16 +66,7 @@ func Gemm(g *request.Gemm, cfg *ptx.GemmConfig) error {
 		return fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
 	m, n, k := int(g.M), int(g.N), int(g.K)
-	var c ptx.GemmConfig
-	if cfg != nil {
-		c = *cfg
-		if err := ptx.Legal(c, in, info.limits); err != nil {
-			return fmt.Errorf("%w: %v", ErrUnsupported, err)
-		}
-	} else if c, err = choose(in, m, n, k, info); err != nil {
-		return fmt.Errorf("%w: %v", ErrUnsupported, err)
-	}
-	lk, err := kernelFor(ctxID, c, in, info)
+	lk, err := kernelForCall(ctxID, in, m, n, k, cfg, info)
 	if err != nil {
 		return err
 	}
@@ -103,6 +94,41 @@ func Gemm(g *request.Gemm, cfg *ptx.GemmConfig) error {
 		return launch(lk.reduce, lk.kernel.Reduce, lk.kernel.Reduce.Grid(m, n, k), stream, p)
 	}
 	return nil
+}
+
+// choiceKey identifies a call whose kernel the engine chose: the same
+// context, input class and shape get the same kernel without choosing again.
+type choiceKey struct {
+	ctx     uint64
+	in      ptx.InputClass
+	m, n, k int
+}
+
+var choices sync.Map // choiceKey → *loadedKernel
+
+// kernelForCall is the loaded kernel for a call: cfg when given, else the
+// cached or newly made choice.
+func kernelForCall(ctx uint64, in ptx.InputClass, m, n, k int, cfg *ptx.GemmConfig, info *deviceInfo) (*loadedKernel, error) {
+	if cfg != nil {
+		if err := ptx.Legal(*cfg, in, info.limits); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		}
+		return kernelFor(ctx, *cfg, in, info)
+	}
+	key := choiceKey{ctx, in, m, n, k}
+	if v, ok := choices.Load(key); ok {
+		return v.(*loadedKernel), nil
+	}
+	c, err := choose(in, m, n, k, info)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	lk, err := kernelFor(ctx, c, in, info)
+	if err != nil {
+		return nil, err
+	}
+	choices.Store(key, lk)
+	return lk, nil
 }
 
 func launch(f cuda.Function, k *ptx.Kernel, grid [3]int, s cuda.Stream, p *cuda.Params) error {

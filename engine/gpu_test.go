@@ -60,6 +60,7 @@ type job struct {
 type outcome struct {
 	job
 	ours, vendor gemmcheck.Result
+	rerun        bool // ran twice (split reduction) and was bit-identical
 	err          error
 }
 
@@ -185,6 +186,29 @@ func runJob(j job, s cuda.Stream, h cublas.Handle) outcome {
 		return o
 	}
 	o.ours = d.Check(j.c, got)
+	if j.cfg != nil && (j.cfg.KG > 1 || j.cfg.KL > 1 || j.cfg.KS > 1) {
+		// Split reductions are deterministic: a second run is bit-identical.
+		if err := b.ResetC(); err != nil {
+			o.err = err
+			return o
+		}
+		if err := Gemm(g, j.cfg); err != nil {
+			o.err = fmt.Errorf("ours, second run: %w", err)
+			return o
+		}
+		again, err := b.ReadC(s)
+		if err != nil {
+			o.err = err
+			return o
+		}
+		for i := range got {
+			if again[i] != got[i] && !(again[i] != again[i] && got[i] != got[i]) {
+				o.err = fmt.Errorf("not deterministic: element %d is %v, then %v", i, got[i], again[i])
+				return o
+			}
+		}
+		o.rerun = true
+	}
 	if err := b.ResetC(); err != nil {
 		o.err = err
 		return o
@@ -203,6 +227,7 @@ func runJob(j job, s cuda.Stream, h cublas.Handle) outcome {
 
 type typeStats struct {
 	Cases, Configs, Failed, Errors int
+	Deterministic                  int     // split-reduction cases run twice, bit-identical
 	WorstOurs, WorstVendor         float64 // max error / bound
 	WorstCase                      string
 }
@@ -235,6 +260,9 @@ func report(t *testing.T, jobs []job, results <-chan outcome) {
 			}
 			continue
 		}
+		if o.rerun {
+			st.Deterministic++
+		}
 		if o.ours.Bad > 0 {
 			st.Failed++
 			failures++
@@ -257,10 +285,10 @@ func report(t *testing.T, jobs []job, results <-chan outcome) {
 	}
 	sort.Strings(names)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-22s %6s %8s %7s %7s %14s %14s\n", "type", "cases", "configs", "failed", "errors", "worst ours/bd", "worst cuBLAS/bd")
+	fmt.Fprintf(&b, "%-22s %6s %8s %7s %7s %8s %14s %14s\n", "type", "cases", "configs", "failed", "errors", "rerun=", "worst ours/bd", "worst cuBLAS/bd")
 	for _, n := range names {
 		s := stats[n]
-		fmt.Fprintf(&b, "%-22s %6d %8d %7d %7d %14.3g %14.3g\n", n, s.Cases, s.Configs, s.Failed, s.Errors, s.WorstOurs, s.WorstVendor)
+		fmt.Fprintf(&b, "%-22s %6d %8d %7d %7d %8d %14.3g %14.3g\n", n, s.Cases, s.Configs, s.Failed, s.Errors, s.Deterministic, s.WorstOurs, s.WorstVendor)
 	}
 	t.Logf("differential test, %d cases:\n%s", len(jobs), b.String())
 	for _, n := range names {
@@ -326,4 +354,116 @@ func TestGPUDiskCacheChild(t *testing.T) {
 	}
 	s := CacheStats()
 	fmt.Printf("compiled=%d diskhits=%d\n", s.Compiled, s.DiskHits)
+}
+
+// TestGPUGraphCapture captures a split-K GEMM (workspace allocated in
+// stream order, legal during capture) into a graph and replays it.
+func TestGPUGraphCapture(t *testing.T) {
+	ctx := gpuContext(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ctx.SetCurrent()
+	s, err := cuda.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Destroy()
+	c := gemmcheck.Case{Type: gemmcheck.Types[0], TransA: 1, M: 33, N: 17, K: 4099, Alpha: 1, Beta: 0, Seed: 11}
+	cfg := ptx.GemmConfig{MS: 2, NS: 2, ML: 32, NL: 32, U: 8, KS: 1, KL: 2, KG: 8, VecA: 1, VecB: 1, Stages: 1, Math: ptx.FFMA}
+	d := gemmcheck.NewData(c)
+	b, err := gemmcheck.Upload(c, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free()
+	g := b.Request(s)
+	if err := Gemm(g, &cfg); err != nil { // compile outside the capture
+		t.Fatal(err)
+	}
+	if _, err := b.ReadC(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.BeginCapture(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := s.CaptureStatus(); st != cuda.CaptureActive {
+		t.Fatalf("capture status %v", st)
+	}
+	gerr := Gemm(g, &cfg)
+	graph, err := s.EndCapture()
+	if gerr != nil || err != nil {
+		t.Fatalf("GEMM during capture: %v; end capture: %v", gerr, err)
+	}
+	defer graph.Destroy()
+	exec, err := graph.Instantiate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exec.Destroy()
+	var first []float64
+	for i := 0; i < 3; i++ {
+		if err := b.ResetC(); err != nil {
+			t.Fatal(err)
+		}
+		if err := exec.Launch(s); err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.ReadC(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := d.Check(c, got); r.Bad > 0 {
+			t.Fatalf("replay %d: %s", i, r.FirstBad)
+		}
+		if first == nil {
+			first = got
+		} else {
+			for j := range got {
+				if got[j] != first[j] && got[j] == got[j] {
+					t.Fatalf("replay %d differs at %d", i, j)
+				}
+			}
+		}
+	}
+}
+
+// TestGPUForcedConfig: ISAAC_CONFIG makes the engine use that configuration
+// (checked in a child process, since the variable is read once).
+func TestGPUForcedConfig(t *testing.T) {
+	gpuContext(t)
+	if os.Getenv("ISAAC_FORCED_CHILD") != "" {
+		ctx := gpuContext(t)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		ctx.SetCurrent()
+		c := gemmcheck.Case{Type: gemmcheck.Types[2], M: 100, N: 50, K: 300, Alpha: 2, Beta: 1, Seed: 5}
+		d := gemmcheck.NewData(c)
+		b, err := gemmcheck.Upload(c, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Free()
+		if err := Gemm(b.Request(0), nil); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := b.ReadC(0)
+		if r := d.Check(c, got); r.Bad > 0 {
+			t.Fatal(r.FirstBad)
+		}
+		kernels.Range(func(k, _ any) bool {
+			fmt.Println("loaded", k.(kernelKey).name)
+			return true
+		})
+		return
+	}
+	const forced = "ms=2,ns=2,ml=32,nl=16,u=8,ks=1,kl=1,kg=4,va=1,vb=1,st=1,math=dfma"
+	cmd := exec.Command(os.Args[0], "-test.run=^TestGPUForcedConfig$", "-test.v")
+	cmd.Env = append(os.Environ(), "ISAAC_FORCED_CHILD=1", "ISAAC_CONFIG="+forced)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "ms2ns2ml32nl16u8ks1kl1kg4va1vb1st1_dfma") {
+		t.Errorf("the forced configuration was not used:\n%s", out)
+	}
 }

@@ -48,4 +48,11 @@ static inline CUresult isaac_cu_event_synchronize(uintptr_t e) { return ISAAC_CU
 static inline CUresult isaac_cu_event_elapsed(float *ms, uintptr_t a, uintptr_t b) { return ISAAC_CU_CALL(cuEventElapsedTime, ms, (CUevent)a, (CUevent)b); }
 static inline CUresult isaac_cu_event_destroy(uintptr_t e) { return ISAAC_CU_CALL(cuEventDestroy, (CUevent)e); }
 
+static inline CUresult isaac_cu_begin_capture(uintptr_t s, int mode) { return ISAAC_CU_CALL(cuStreamBeginCapture, (CUstream)s, mode); }
+static inline CUresult isaac_cu_end_capture(uintptr_t s, CUgraph *g) { return ISAAC_CU_CALL(cuStreamEndCapture, (CUstream)s, g); }
+static inline CUresult isaac_cu_graph_instantiate(CUgraphExec *e, uintptr_t g) { return ISAAC_CU_CALL(cuGraphInstantiateWithFlags, e, (CUgraph)g, 0); }
+static inline CUresult isaac_cu_graph_launch(uintptr_t e, uintptr_t s) { return ISAAC_CU_CALL(cuGraphLaunch, (CUgraphExec)e, (CUstream)s); }
+static inline CUresult isaac_cu_graph_exec_destroy(uintptr_t e) { return ISAAC_CU_CALL(cuGraphExecDestroy, (CUgraphExec)e); }
+static inline CUresult isaac_cu_graph_destroy(uintptr_t g) { return ISAAC_CU_CALL(cuGraphDestroy, (CUgraph)g); }
+
 #endif /* ISAAC_CUDA_CALLS_H */

@@ -38,6 +38,8 @@ static const struct entry entries[] = {
 	E(cuMemsetD8Async), E(cuMemsetD32Async), E(cuMemcpyHtoD), E(cuMemcpyDtoH),
 	E(cuEventCreate), E(cuEventRecord), E(cuEventSynchronize), E(cuEventElapsedTime),
 	E(cuEventDestroy), E(cuLinkCreate), E(cuLinkAddData), E(cuLinkComplete), E(cuLinkDestroy),
+	E(cuStreamBeginCapture), E(cuStreamEndCapture), E(cuGraphInstantiateWithFlags), E(cuGraphLaunch),
+	E(cuGraphExecDestroy), E(cuGraphDestroy),
 };
 #undef E
 

@@ -21,6 +21,8 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
 typedef struct CUlinkState_st *CUlinkState;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
 
 typedef struct isaac_launch_attr {
 	int id;
@@ -84,6 +86,12 @@ typedef struct isaac_cuda_api {
 	CUresult (*cuLinkAddData)(CUlinkState, int, void *, size_t, const char *, unsigned int, int *, void **);
 	CUresult (*cuLinkComplete)(CUlinkState, void **, size_t *);
 	CUresult (*cuLinkDestroy)(CUlinkState);
+	CUresult (*cuStreamBeginCapture)(CUstream, int);
+	CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
+	CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph, unsigned long long);
+	CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+	CUresult (*cuGraphExecDestroy)(CUgraphExec);
+	CUresult (*cuGraphDestroy)(CUgraph);
 } isaac_cuda_api;
 
 extern isaac_cuda_api isaac_cu;
