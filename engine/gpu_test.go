@@ -467,3 +467,70 @@ func TestGPUForcedConfig(t *testing.T) {
 		t.Errorf("the forced configuration was not used:\n%s", out)
 	}
 }
+
+// TestGPUMultiDevice runs cases on every device at once, each from its own
+// thread in that device's primary context: kernels are cached per context.
+func TestGPUMultiDevice(t *testing.T) {
+	gpuContext(t)
+	n, _ := cuda.DeviceCount()
+	if n < 2 {
+		t.Skipf("one device: the multi-device test needs two")
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for dev := 0; dev < n; dev++ {
+		wg.Add(1)
+		go func(dev int) {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			d, err := cuda.GetDevice(dev)
+			if err == nil {
+				_, err = d.RetainPrimaryContext()
+			}
+			if err != nil {
+				errs <- err
+				return
+			}
+			rng := rand.New(rand.NewPCG(uint64(dev), 9))
+			for i := 0; i < 40; i++ {
+				c := gemmcheck.RandomCase(rng, gemmcheck.Types[i%len(gemmcheck.Types)], 2_000_000)
+				d := gemmcheck.NewData(c)
+				b, err := gemmcheck.Upload(c, d)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if err := Gemm(b.Request(0), nil); err != nil {
+					errs <- fmt.Errorf("device %d, %v: %w", dev, c, err)
+					b.Free()
+					return
+				}
+				got, err := b.ReadC(0)
+				b.Free()
+				if err != nil {
+					errs <- err
+					return
+				}
+				if r := d.Check(c, got); r.Bad > 0 {
+					errs <- fmt.Errorf("device %d, %v: %s", dev, c, r.FirstBad)
+					return
+				}
+			}
+		}(dev)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	contexts := map[uint64]bool{}
+	kernels.Range(func(k, _ any) bool {
+		contexts[k.(kernelKey).ctx] = true
+		return true
+	})
+	if len(contexts) < n {
+		t.Errorf("kernels loaded in %d contexts, want one per device (%d)", len(contexts), n)
+	}
+	t.Logf("%d devices × 40 cases correct; kernels cached in %d contexts", n, len(contexts))
+}
