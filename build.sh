@@ -32,6 +32,7 @@ build() {
 	# GPU-side test binaries (the GPU machine has no Go): see gputest/README.md.
 	go test -c -o build/device/cuda.test ./shim/cuda
 	go test -c -o build/device/engine.test ./engine
+	go build -o build/device/bench_compare ./bench_compare
 	cp build/libisaac.so build/libisaac.h shim/shim.h shim/vendor_types.h build/device/
 	echo "built build/libisaac.so"
 }

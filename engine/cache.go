@@ -20,6 +20,7 @@ type kernelKey struct {
 type loadedKernel struct {
 	once   sync.Once
 	err    error
+	cfg    ptx.GemmConfig
 	kernel *ptx.Kernel
 	fn     cuda.Function
 	reduce cuda.Function
@@ -60,7 +61,7 @@ func kernelFor(ctx uint64, cfg ptx.GemmConfig, in ptx.InputClass, dev *deviceInf
 		v, _ = kernels.LoadOrStore(key, &loadedKernel{})
 	}
 	lk := v.(*loadedKernel)
-	lk.once.Do(func() { lk.err = lk.load(cfg, in, dev) })
+	lk.once.Do(func() { lk.cfg = cfg; lk.err = lk.load(cfg, in, dev) })
 	return lk, lk.err
 }
 

@@ -34,36 +34,59 @@ func Serve(g *request.Gemm) request.Reason {
 
 var paramPool = sync.Pool{New: func() any { return new(cuda.Params) }}
 
+// Chosen is the configuration Gemm(g, nil) runs for g in the current
+// context (compiling its kernel if it is not loaded yet).
+func Chosen(g *request.Gemm) (ptx.GemmConfig, error) {
+	ctxID, info, in, err := prepare(g)
+	if err != nil {
+		return ptx.GemmConfig{}, err
+	}
+	lk, err := kernelForCall(ctxID, in, int(g.M), int(g.N), int(g.K), nil, info)
+	if err != nil {
+		return ptx.GemmConfig{}, err
+	}
+	return lk.cfg, nil
+}
+
+// prepare finds the current context, its device and the request's class.
+func prepare(g *request.Gemm) (uint64, *deviceInfo, ptx.InputClass, error) {
+	var in ptx.InputClass
+	if err := cuda.Load(); err != nil {
+		return 0, nil, in, err
+	}
+	ctx, err := cuda.CurrentContext()
+	if err != nil {
+		return 0, nil, in, err
+	}
+	if ctx == 0 {
+		return 0, nil, in, ErrNoContext
+	}
+	ctxID, err := ctx.ID()
+	if err != nil {
+		return 0, nil, in, err
+	}
+	dev, err := cuda.CurrentDevice()
+	if err != nil {
+		return 0, nil, in, err
+	}
+	info, err := infoFor(dev)
+	if err != nil {
+		return 0, nil, in, err
+	}
+	if in, err = Class(g); err != nil {
+		return 0, nil, in, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	return ctxID, info, in, nil
+}
+
 // Gemm launches g on its stream in the calling thread's current context,
 // with configuration cfg, or the chosen one when cfg is nil. It does not
 // synchronize. g must have passed dispatch's classification (valid, not
 // empty, 32-bit sizes).
 func Gemm(g *request.Gemm, cfg *ptx.GemmConfig) error {
-	if err := cuda.Load(); err != nil {
-		return err
-	}
-	ctx, err := cuda.CurrentContext()
+	ctxID, info, in, err := prepare(g)
 	if err != nil {
 		return err
-	}
-	if ctx == 0 {
-		return ErrNoContext
-	}
-	ctxID, err := ctx.ID()
-	if err != nil {
-		return err
-	}
-	dev, err := cuda.CurrentDevice()
-	if err != nil {
-		return err
-	}
-	info, err := infoFor(dev)
-	if err != nil {
-		return err
-	}
-	in, err := Class(g)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
 	m, n, k := int(g.M), int(g.N), int(g.K)
 	lk, err := kernelForCall(ctxID, in, m, n, k, cfg, info)

@@ -97,11 +97,11 @@ fi
 grep '^isaac:' "$out/conv_isaac.txt" | tee -a "$summary"
 
 say "== 6. host time per call vs cuBLAS, side by side: shim forwarding after Go decides (default policy), served by our kernel (always), ISAAC_DISABLE=1"
-nvcc -O2 -o "$work/overhead" gputest/overhead.c -L"$dev" -lisaac -lcublas -Xlinker -rpath="$dev" -ldl || fail=1
+nvcc -O2 -o "$work/overhead" bench_compare/harness/host_overhead.c -L"$dev" -lisaac -lcublas -Xlinker -rpath="$dev" -ldl || fail=1
 for round in 1 2 3; do
-	echo "go-forwards  $("$work/overhead" 16)"
-	echo "served       $(ISAAC_POLICY=always "$work/overhead" 16)"
-	echo "disabled     $(ISAAC_DISABLE=1 "$work/overhead" 16)"
+	echo "go-forwards  $("$work/overhead" calls 16)"
+	echo "served       $(ISAAC_POLICY=always "$work/overhead" calls 16)"
+	echo "disabled     $(ISAAC_DISABLE=1 "$work/overhead" calls 16)"
 done >"$out/overhead.txt" 2>&1
 cat "$out/overhead.txt" | tee -a "$summary"
 

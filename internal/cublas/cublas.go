@@ -38,6 +38,12 @@ static int cublas_load(void)
 	p_gemmex = (gemmex_fn)dlsym(lib, "cublasGemmEx");
 	return p_create && p_destroy && p_set_stream && p_set_pointer_mode && p_set_math_mode && p_gemmex ? 0 : -2;
 }
+typedef int (*get_version_fn)(void *, int *);
+static int cublas_version(uintptr_t h, int *v)
+{
+	get_version_fn f = (get_version_fn)dlsym(lib, "cublasGetVersion_v2");
+	return f ? f((void *)h, v) : -1;
+}
 static int cublas_create(uintptr_t *h) { void *p = NULL; int s = p_create(&p); *h = (uintptr_t)p; return s; }
 static int cublas_destroy(uintptr_t h) { return p_destroy((void *)h); }
 static int cublas_set_stream(uintptr_t h, uintptr_t s) { return p_set_stream((void *)h, (void *)s); }
@@ -90,6 +96,15 @@ func New() (Handle, error) {
 
 // Destroy destroys the handle.
 func (h Handle) Destroy() { C.cublas_destroy(C.uintptr_t(h)) }
+
+// Version is cuBLAS's version number (e.g. 130100 for 13.1.0).
+func (h Handle) Version() (int, error) {
+	var v C.int
+	if s := C.cublas_version(C.uintptr_t(h), &v); s != 0 {
+		return 0, fmt.Errorf("cublasGetVersion: status %d", s)
+	}
+	return int(v), nil
+}
 
 // Gemm runs g with cublasGemmEx (the legacy Sgemm/Dgemm/Hgemm are GemmEx
 // with the matching compute type) on g's stream, pointer mode and math mode.

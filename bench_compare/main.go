@@ -1,0 +1,235 @@
+// Command bench_compare measures ISAAC against cuBLAS side by side, in one
+// process on a GPU machine: every input runs through the vendor and through
+// ISAAC's engine on the same buffers, interleaved, L2 flushed before each
+// timed call, timed with CUDA events, median of repeats; each row also gets
+// the device's roofline time. Results go to the terminal and, as CSV (with a
+// sibling .env provenance file), Markdown and SVG, to
+// bench_compare/results/<device>/<suite>.*.
+//
+//	go run ./bench_compare -suite table4            # the ISAAC paper's Table 4 GEMMs
+//	go run ./bench_compare -suite csv -shapes my.csv
+//	go run ./bench_compare -config ms=4,ns=4,...    # also "always ours with configuration X"
+//	go run ./bench_compare -overhead -lib build/libisaac.so
+//	go run ./bench_compare -replot bench_compare/results/h100/table4.csv   # no GPU
+//
+// Without a GPU it says so and exits cleanly.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/isaacgo/isaac/ptx"
+)
+
+func main() {
+	suites := flag.String("suite", "table4", "suites to run, comma-separated: table4, table5, csv")
+	shapes := flag.String("shapes", "", "CSV of inputs for -suite csv (columns m,n,k[,layout][,dtype][,suite])")
+	dtypes := flag.String("dtypes", "s,d,h,hgemmex-f32acc,bf16gemmex-f32acc", "data types, comma-separated")
+	repeats := flag.Int("repeats", 15, "timed repeats per input and engine (median reported)")
+	warmup := flag.Int("warmup", 3, "untimed runs per input and engine first")
+	config := flag.String("config", "", "also run ISAAC with this configuration (column \"config\")")
+	out := flag.String("out", "", "results folder (default bench_compare/results/<device>)")
+	limit := flag.Int("limit", 0, "measure only the first N inputs of each suite (smoke runs)")
+	overhead := flag.Bool("overhead", false, "measure host time per call and first-call latency (C harness, needs -lib and CUDA headers)")
+	lib := flag.String("lib", "build/libisaac.so", "libisaac.so for -overhead")
+	cudaHome := flag.String("cuda", "/usr/local/cuda", "CUDA installation for -overhead")
+	replot := flag.String("replot", "", "regenerate Markdown, SVG and the terminal table from a results CSV (no GPU)")
+	flag.Parse()
+	if err := run(*suites, *shapes, *dtypes, *repeats, *warmup, *config, *out, *limit, *overhead, *lib, *cudaHome, *replot); err != nil {
+		fmt.Fprintln(os.Stderr, "bench_compare:", err)
+		os.Exit(1)
+	}
+}
+
+func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out string, limit int,
+	overhead bool, lib, cudaHome, replot string) error {
+	if replot != "" {
+		return replotCSV(replot)
+	}
+	var dts []DType
+	for _, name := range strings.Split(dtypeList, ",") {
+		d, err := DTypeByName(strings.TrimSpace(name))
+		if err != nil {
+			return err
+		}
+		dts = append(dts, d)
+	}
+	engines := []Engine{{Name: "ours"}}
+	if config != "" {
+		c, err := ptx.ParseConfig(config)
+		if err != nil {
+			return err
+		}
+		engines = append(engines, Engine{Name: "config", Config: &c})
+	}
+	runtime.LockOSThread()
+	b, err := NewBench(repeats, warmup)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench_compare: no GPU (%v): nothing measured\n", err)
+		return nil
+	}
+	if out == "" {
+		out = filepath.Join("bench_compare", "results", b.Env.DeviceKey)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	b.Env.Commit = gitCommit()
+	fmt.Fprintf(os.Stderr, "%s (%d SMs, %d MHz), %s, cuBLAS %s, cuDNN %s\n", b.Env.Device, b.Env.SMs,
+		b.Env.SMClockMHz, b.Env.Driver, b.Env.CUBLAS, b.Env.CUDNN)
+	for _, suite := range strings.Split(suites, ",") {
+		var inputs []Input
+		switch suite = strings.TrimSpace(suite); suite {
+		case "table4":
+			inputs = Inputs(Table4(), dts)
+		case "table5":
+			fmt.Fprintf(os.Stderr, "table5: %d convolutions skipped: the shim serves no convolution yet (cuDNN takes them)\n", len(Table5))
+			continue
+		case "csv":
+			f, err := os.Open(shapesPath)
+			if err != nil {
+				return fmt.Errorf("-suite csv needs -shapes: %w", err)
+			}
+			inputs, err = ReadShapes(f, dts)
+			f.Close()
+			if err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("unknown suite %q", suite)
+		}
+		if limit > 0 && len(inputs) > limit {
+			inputs = inputs[:limit]
+		}
+		rows, err := measureAll(b, inputs, engines, os.Stderr)
+		if err != nil {
+			return err
+		}
+		if err := writeResults(out, suite, b.Env, rows); err != nil {
+			return err
+		}
+	}
+	if overhead {
+		bin, err := buildHarness(cudaHome, lib)
+		if err != nil {
+			return err
+		}
+		rows, first, err := MeasureOverhead(bin, os.Stderr)
+		if err != nil {
+			return err
+		}
+		if err := writeFile(filepath.Join(out, "overhead.csv"), func(w io.Writer) error { return WriteOverheadCSV(w, rows, first) }); err != nil {
+			return err
+		}
+		if err := writeFile(filepath.Join(out, "overhead.env"), func(w io.Writer) error { return WriteEnv(w, b.Env) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// measureAll measures every input, with a progress line (rate and ETA).
+func measureAll(b *Bench, inputs []Input, engines []Engine, progress io.Writer) ([]Row, error) {
+	var rows []Row
+	start := time.Now()
+	for i, in := range inputs {
+		row, err := b.Measure(in, engines)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s %dx%dx%d %s: %w", in.Suite, in.DType.Name, in.M, in.N, in.K, in.Layout, err)
+		}
+		rows = append(rows, row)
+		done := i + 1
+		eta := time.Duration(float64(time.Since(start)) / float64(done) * float64(len(inputs)-done)).Round(time.Second)
+		fmt.Fprintf(progress, "[%3d/%d] %-12s %-18s %5dx%-5dx%-5d %s  cuBLAS %9.1f µs  ISAAC %9.1f µs  %5.2f×  (ETA %v)\n",
+			done, len(inputs), in.Suite, in.DType.Name, in.M, in.N, in.K, in.Layout, row.VendorUS, row.OursUS, row.Speedup, eta)
+	}
+	return rows, nil
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeResults writes <suite>.csv, .env, .md and .svg, and the table to stdout.
+func writeResults(dir, suite string, env Env, rows []Row) error {
+	base := filepath.Join(dir, suite)
+	title := fmt.Sprintf("ISAAC vs cuBLAS — %s suite on %s", suite, env.Device)
+	steps := []struct {
+		ext   string
+		write func(io.Writer) error
+	}{
+		{".csv", func(w io.Writer) error { return WriteCSV(w, rows) }},
+		{".env", func(w io.Writer) error { return WriteEnv(w, env) }},
+		{".md", func(w io.Writer) error { return WriteMarkdown(w, title, env, rows) }},
+		{".svg", func(w io.Writer) error { return WriteSVG(w, title, env, rows) }},
+	}
+	for _, s := range steps {
+		if err := writeFile(base+s.ext, s.write); err != nil {
+			return err
+		}
+	}
+	WriteTable(os.Stdout, rows)
+	fmt.Fprintf(os.Stderr, "wrote %s.{csv,env,md,svg}\n", base)
+	return nil
+}
+
+// replotCSV regenerates the Markdown, the SVG and the table from recorded
+// results (the .env next to the CSV gives the provenance).
+func replotCSV(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	rows, err := ReadCSV(f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	base := strings.TrimSuffix(path, ".csv")
+	ef, err := os.Open(base + ".env")
+	if err != nil {
+		return err
+	}
+	env, err := ReadEnv(ef)
+	ef.Close()
+	if err != nil {
+		return err
+	}
+	suite := filepath.Base(base)
+	title := fmt.Sprintf("ISAAC vs cuBLAS — %s suite on %s", suite, env.Device)
+	if err := writeFile(base+".md", func(w io.Writer) error { return WriteMarkdown(w, title, env, rows) }); err != nil {
+		return err
+	}
+	if err := writeFile(base+".svg", func(w io.Writer) error { return WriteSVG(w, title, env, rows) }); err != nil {
+		return err
+	}
+	WriteTable(os.Stdout, rows)
+	return nil
+}
+
+// gitCommit is the source commit, when the program runs in a checkout.
+func gitCommit() string {
+	if b, err := os.ReadFile(".git/HEAD"); err == nil {
+		ref := strings.TrimSpace(strings.TrimPrefix(string(b), "ref: "))
+		if c, err := os.ReadFile(filepath.Join(".git", ref)); err == nil {
+			return strings.TrimSpace(string(c))
+		}
+		return ref
+	}
+	return os.Getenv("ISAAC_COMMIT")
+}

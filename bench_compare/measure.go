@@ -1,0 +1,314 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/isaacgo/isaac/engine"
+	"github.com/isaacgo/isaac/internal/cublas"
+	"github.com/isaacgo/isaac/internal/cudnn"
+	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/shim/cuda"
+)
+
+// Engine is one column of ours: the engine's own choice (Config nil) or a
+// forced configuration.
+type Engine struct {
+	Name   string
+	Config *ptx.GemmConfig
+}
+
+// Bench measures inputs on device 0, in its primary context, on one stream.
+// The caller keeps the goroutine locked to its OS thread.
+type Bench struct {
+	Env     Env
+	Repeats int
+	Warmup  int
+
+	stream cuda.Stream
+	vendor cublas.Handle
+	flush  cuda.DevicePtr
+	words  int // flush buffer length in 32-bit words
+	events [4]cuda.Event
+}
+
+// NewBench sets up the device, the vendor handle, the L2 flush buffer and
+// the environment record.
+func NewBench(repeats, warmup int) (*Bench, error) {
+	if err := cuda.Load(); err != nil {
+		return nil, err
+	}
+	if n, err := cuda.DeviceCount(); err != nil || n == 0 {
+		return nil, fmt.Errorf("no CUDA device (%v)", err)
+	}
+	dev, err := cuda.GetDevice(0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dev.RetainPrimaryContext(); err != nil {
+		return nil, err
+	}
+	b := &Bench{Repeats: repeats, Warmup: warmup}
+	if b.Env, err = deviceEnv(dev); err != nil {
+		return nil, err
+	}
+	if b.stream, err = cuda.NewStream(); err != nil {
+		return nil, err
+	}
+	if b.vendor, err = cublas.New(); err != nil {
+		return nil, err
+	}
+	if v, err := b.vendor.Version(); err == nil {
+		b.Env.CUBLAS = fmt.Sprintf("%d.%d.%d (%d)", v/10000, v/100%100, v%100, v)
+	}
+	// Writing twice the L2's size evicts everything the previous run left.
+	b.words = 2 * b.Env.L2Bytes / 4
+	if b.flush, err = cuda.Alloc(4 * b.words); err != nil {
+		return nil, err
+	}
+	for i := range b.events {
+		if b.events[i], err = cuda.NewEvent(); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func deviceEnv(dev cuda.Device) (Env, error) {
+	var e Env
+	var err error
+	attr := func(a cuda.DeviceAttribute) int {
+		if err != nil {
+			return 0
+		}
+		var v int
+		v, err = dev.Attribute(a)
+		return v
+	}
+	major, minor := attr(cuda.AttrComputeCapabilityMajor), attr(cuda.AttrComputeCapabilityMinor)
+	e.SMs = attr(cuda.AttrMultiprocessorCount)
+	e.SMClockMHz = attr(cuda.AttrClockRateKHz) / 1000
+	e.MemClockMHz = attr(cuda.AttrMemoryClockRateKHz) / 1000
+	e.BusWidthBits = attr(cuda.AttrGlobalMemoryBusWidth)
+	e.L2Bytes = attr(cuda.AttrL2CacheSize)
+	if err != nil {
+		return e, err
+	}
+	if e.Device, err = dev.Name(); err != nil {
+		return e, err
+	}
+	e.DeviceKey = deviceKey(e.Device)
+	e.ComputeCap = fmt.Sprintf("%d.%d", major, minor)
+	drv, _ := cuda.DriverVersion()
+	e.Driver = fmt.Sprintf("CUDA %d.%d driver API (%d)", drv/1000, drv%1000/10, drv)
+	if out, err := os.ReadFile("/proc/driver/nvidia/version"); err == nil {
+		if f := strings.Fields(string(out)); len(f) > 7 {
+			e.Driver += ", kernel module " + f[7]
+		}
+	}
+	e.CUDNN = "not loaded"
+	if v, err := cudnn.Version(); err == nil {
+		e.CUDNN = fmt.Sprintf("%d.%d.%d (%d)", v/10000, v/100%100, v%100, v)
+	}
+	e.PeakTFLOPs, e.BandwidthGBs = Peaks(major, minor, e.SMs, e.SMClockMHz, e.MemClockMHz, e.BusWidthBits)
+	e.Date = time.Now().UTC().Format(time.RFC3339)
+	e.Method = "one process, same buffers; vendor and ISAAC interleaved (alternating which goes first); " +
+		"L2 flushed (2x L2 bytes written) before each timed call; CUDA events around the call; " +
+		"median of the repeats; alpha=1, beta=0; peaks from device attributes (SMs x max SM clock x " +
+		"per-SM rate; memory clock x bus width x 2)"
+	return e, nil
+}
+
+// deviceKey names a results folder after the device: "h100", "h200", …
+func deviceKey(name string) string {
+	n := strings.ToLower(name)
+	for _, k := range []string{"h100", "h200", "h800", "a100", "a800", "l40s", "l4", "b200", "gh200"} {
+		if strings.Contains(n, k) {
+			return k
+		}
+	}
+	n = strings.TrimPrefix(n, "nvidia ")
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, n)
+}
+
+// Measure times one input through the vendor and every engine.
+func (b *Bench) Measure(in Input, engines []Engine) (Row, error) {
+	ta, tb := in.Ops()
+	c := gemmcheck.Case{
+		Type:   gemmcheck.Type{Name: in.DType.Name, AB: in.DType.AB, C: in.DType.C, Compute: in.DType.Compute, Math: in.DType.Math},
+		TransA: ta, TransB: tb, M: in.M, N: in.N, K: in.K, Alpha: 1, Beta: 0,
+	}
+	var bufs [3]cuda.DevicePtr
+	sizes := [3]int{c.ElemsA() * in.DType.AB.Size(), c.ElemsB() * in.DType.AB.Size(), c.ElemsC() * in.DType.C.Size()}
+	for i, n := range sizes {
+		p, err := cuda.Alloc(max(n, 256))
+		if err != nil {
+			return Row{}, err
+		}
+		defer p.Free()
+		bufs[i] = p
+		t := in.DType.AB
+		if i == 2 {
+			t = in.DType.C
+		}
+		if err := fill(p, n, t, uint64(i+1)); err != nil {
+			return Row{}, err
+		}
+	}
+	g := c.RequestAt(uintptr(bufs[0]), uintptr(bufs[1]), uintptr(bufs[2]), 0, uintptr(b.stream))
+	runs := []func() error{func() error { return b.vendor.Gemm(g) }}
+	for _, e := range engines {
+		runs = append(runs, func() error { return engine.Gemm(g, e.Config) })
+	}
+	for i := 0; i < b.Warmup; i++ {
+		for _, run := range runs {
+			if err := run(); err != nil {
+				return Row{}, err
+			}
+		}
+	}
+	if err := b.stream.Synchronize(); err != nil {
+		return Row{}, err
+	}
+	if err := b.agree(g, runs, in, sizes[2]); err != nil {
+		return Row{}, err
+	}
+	times := make([][]float64, len(runs))
+	for rep := 0; rep < b.Repeats; rep++ {
+		for j := range runs {
+			k := (j + rep) % len(runs) // rotate who goes first
+			us, err := b.time(runs[k])
+			if err != nil {
+				return Row{}, err
+			}
+			times[k] = append(times[k], us)
+		}
+	}
+	flops, bytes := Work(in, true)
+	row := Row{
+		Suite: in.Suite, Op: "gemm", DType: in.DType.Name, M: in.M, N: in.N, K: in.K, Layout: in.Layout,
+		VendorUS: Median(times[0]), OursUS: Median(times[1]), Flops: flops, Bytes: bytes,
+		RooflineUS: RooflineUS(flops, bytes, b.Env.PeakTFLOPs[in.DType.Peak], b.Env.BandwidthGBs),
+	}
+	row.Speedup = row.VendorUS / row.OursUS
+	if cfg, err := engineConfig(g, engines[0]); err == nil {
+		row.Config = cfg
+	}
+	for j, e := range engines[1:] {
+		cfg, _ := engineConfig(g, e)
+		row.Alt = append(row.Alt, Alt{Name: e.Name, US: Median(times[j+2]), Config: cfg})
+	}
+	return row, nil
+}
+
+func engineConfig(g *request.Gemm, e Engine) (string, error) {
+	if e.Config != nil {
+		return e.Config.String(), nil
+	}
+	c, err := engine.Chosen(g)
+	return c.String(), err
+}
+
+// time runs one call between two events, after flushing L2, and returns
+// the elapsed microseconds.
+func (b *Bench) time(run func() error) (float64, error) {
+	if err := b.flush.MemsetD32Async(rand.Uint32(), b.words, b.stream); err != nil {
+		return 0, err
+	}
+	if err := b.events[0].Record(b.stream); err != nil {
+		return 0, err
+	}
+	if err := run(); err != nil {
+		return 0, err
+	}
+	if err := b.events[1].Record(b.stream); err != nil {
+		return 0, err
+	}
+	if err := b.events[1].Synchronize(); err != nil {
+		return 0, err
+	}
+	ms, err := b.events[1].Elapsed(b.events[0])
+	return float64(ms) * 1000, err
+}
+
+// agree checks, before timing, that every engine computes what the vendor
+// computes (normwise, within the data type's tolerance): a benchmark of a
+// wrong result is worthless. Results too large to copy back are skipped.
+func (b *Bench) agree(g *request.Gemm, runs []func() error, in Input, cBytes int) error {
+	if cBytes > 256<<20 {
+		return nil
+	}
+	var ref []float64
+	for i, run := range runs {
+		if err := cuda.DevicePtr(g.C).MemsetD8Async(0, cBytes, b.stream); err != nil {
+			return err
+		}
+		if err := run(); err != nil {
+			return err
+		}
+		if err := b.stream.Synchronize(); err != nil {
+			return err
+		}
+		raw := make([]byte, cBytes)
+		if err := cuda.DevicePtr(g.C).CopyToHost(raw); err != nil {
+			return err
+		}
+		got := gemmcheck.Decode(in.DType.C, raw)
+		if i == 0 {
+			ref = got
+			continue
+		}
+		var diff, norm float64
+		for j := range got {
+			diff = math.Max(diff, math.Abs(got[j]-ref[j]))
+			norm = math.Max(norm, math.Abs(ref[j]))
+			if math.IsNaN(got[j]) {
+				diff = math.Inf(1)
+			}
+		}
+		if tol := tolerance(in); diff > tol*math.Max(norm, 1) {
+			return fmt.Errorf("ISAAC and the vendor disagree on %v %s: max |diff| %.3g, |C| %.3g", in.Shape, in.DType.Name, diff, norm)
+		}
+	}
+	return nil
+}
+
+func tolerance(in Input) float64 {
+	switch in.DType.Name {
+	case "d":
+		return 1e-12
+	case "s":
+		return 1e-5
+	case "sgemm-tf32":
+		return 1e-2
+	}
+	return 2e-2
+}
+
+// fill writes n bytes of moderate random values of type t: a 1 MiB block
+// uploaded repeatedly (never zeros, which run faster than real data).
+func fill(p cuda.DevicePtr, n int, t request.DataType, seed uint64) error {
+	rng := rand.New(rand.NewPCG(seed, 17))
+	vals := make([]float64, (1<<20)/t.Size())
+	for i := range vals {
+		vals[i] = float64(rng.IntN(255)-127) / 128
+	}
+	block := gemmcheck.Encode(t, vals)
+	for off := 0; off < n; off += len(block) {
+		if err := (p + cuda.DevicePtr(off)).CopyFromHost(block[:min(len(block), n-off)]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+)
+
+//go:embed harness/host_overhead.c
+var harnessSource []byte
+
+// OverheadRow is the host time per call of the shim against cuBLAS in one
+// process (harness/host_overhead.c), in one mode.
+type OverheadRow struct {
+	Mode                       string // "forwarded" (Go decides, vendor runs), "served", "disabled" (C pass-through)
+	Round, N                   int
+	VendorNS, ShimNS           float64 // median host ns per call
+	AddedMedianNS, AddedMeanNS float64
+}
+
+// FirstCallRow is the latency of the first call on a new shape, with an
+// empty kernel cache (cold: generate and JIT) or a warm disk cache.
+type FirstCallRow struct {
+	Cache             string // "cold" or "warm-disk"
+	M, N, K           int
+	FirstUS, SecondUS float64
+}
+
+// buildHarness compiles the host-overhead harness against libisaac.so and
+// cuBLAS with the system C compiler.
+func buildHarness(cudaHome, lib string) (string, error) {
+	dir, err := os.MkdirTemp("", "isaac-harness-")
+	if err != nil {
+		return "", err
+	}
+	src := filepath.Join(dir, "host_overhead.c")
+	if err := os.WriteFile(src, harnessSource, 0o644); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "host_overhead")
+	libDir, _ := filepath.Abs(filepath.Dir(lib))
+	cudaLib := filepath.Join(cudaHome, "lib64")
+	cmd := exec.Command("cc", "-O2", "-I"+filepath.Join(cudaHome, "include"), "-o", bin, src,
+		"-L"+libDir, "-lisaac", "-L"+cudaLib, "-lcublas", "-lcudart", "-ldl",
+		"-Wl,-rpath,"+libDir, "-Wl,-rpath,"+cudaLib)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the harness: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+func runHarness(bin string, env []string, args ...string) (string, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s %v: %v", filepath.Base(bin), args, err)
+	}
+	return string(out), nil
+}
+
+var (
+	callsRE = regexp.MustCompile(`n=(\d+) calls=\d+ vendor_ns=(\S+) shim_ns=(\S+) added_median_ns=(\S+) added_mean_ns=(\S+)`)
+	firstRE = regexp.MustCompile(`m=(\d+) n=(\d+) k=(\d+) first_us=(\S+) second_us=(\S+)`)
+)
+
+func atof(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
+func atoi(s string) int     { v, _ := strconv.Atoi(s); return v }
+
+// parseCalls reads the harness's "calls" line.
+func parseCalls(mode string, round int, out string) (OverheadRow, error) {
+	m := callsRE.FindStringSubmatch(out)
+	if m == nil {
+		return OverheadRow{}, fmt.Errorf("unexpected harness output %q", out)
+	}
+	return OverheadRow{mode, round, atoi(m[1]), atof(m[2]), atof(m[3]), atof(m[4]), atof(m[5])}, nil
+}
+
+// parseFirst reads the harness's "first" line.
+func parseFirst(cache, out string) (FirstCallRow, error) {
+	m := firstRE.FindStringSubmatch(out)
+	if m == nil {
+		return FirstCallRow{}, fmt.Errorf("unexpected harness output %q", out)
+	}
+	return FirstCallRow{cache, atoi(m[1]), atoi(m[2]), atoi(m[3]), atof(m[4]), atof(m[5])}, nil
+}
+
+var overheadModes = []struct {
+	name string
+	env  []string
+}{
+	{"forwarded", []string{"ISAAC_POLICY=never"}},
+	{"served", []string{"ISAAC_POLICY=always"}},
+	{"disabled", []string{"ISAAC_DISABLE=1"}},
+}
+
+// MeasureOverhead runs the harness: 3 rounds of every mode for SGEMMs of
+// 16³ and 64³, then first-call latencies cold and with a warm disk cache.
+func MeasureOverhead(bin string, progress io.Writer) ([]OverheadRow, []FirstCallRow, error) {
+	var rows []OverheadRow
+	for round := 1; round <= 3; round++ {
+		for _, n := range []int{16, 64} {
+			for _, mode := range overheadModes {
+				out, err := runHarness(bin, mode.env, "calls", strconv.Itoa(n))
+				if err != nil {
+					return nil, nil, err
+				}
+				r, err := parseCalls(mode.name, round, out)
+				if err != nil {
+					return nil, nil, err
+				}
+				fmt.Fprintf(progress, "overhead round %d %-9s n=%-3d added %+6.0f ns/call (median of batches)\n", round, mode.name, n, r.AddedMedianNS)
+				rows = append(rows, r)
+			}
+		}
+	}
+	cache, err := os.MkdirTemp("", "isaac-cache-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(cache)
+	var first []FirstCallRow
+	for _, kind := range []string{"cold", "warm-disk"} {
+		for _, s := range [][3]int{{1024, 1024, 1024}, {333, 77, 4099}, {2560, 16, 2560}} {
+			env := []string{"ISAAC_POLICY=always", "ISAAC_CACHE_DIR=" + cache}
+			out, err := runHarness(bin, env, "first", strconv.Itoa(s[0]), strconv.Itoa(s[1]), strconv.Itoa(s[2]))
+			if err != nil {
+				return nil, nil, err
+			}
+			r, err := parseFirst(kind, out)
+			if err != nil {
+				return nil, nil, err
+			}
+			fmt.Fprintf(progress, "first call %-9s %dx%dx%d: %.0f µs (second %.0f µs)\n", kind, r.M, r.N, r.K, r.FirstUS, r.SecondUS)
+			first = append(first, r)
+		}
+	}
+	return rows, first, nil
+}
+
+// WriteOverheadCSV writes both tables.
+func WriteOverheadCSV(w io.Writer, rows []OverheadRow, first []FirstCallRow) error {
+	fmt.Fprintln(w, "kind,mode,round,m,n,k,vendor_ns,shim_ns,added_median_ns,added_mean_ns,first_us,second_us")
+	for _, r := range rows {
+		fmt.Fprintf(w, "per-call,%s,%d,%d,%d,%d,%.0f,%.0f,%.0f,%.0f,,\n", r.Mode, r.Round, r.N, r.N, r.N,
+			r.VendorNS, r.ShimNS, r.AddedMedianNS, r.AddedMeanNS)
+	}
+	for _, r := range first {
+		if _, err := fmt.Fprintf(w, "first-call,%s,,%d,%d,%d,,,,,%.1f,%.1f\n", r.Cache, r.M, r.N, r.K, r.FirstUS, r.SecondUS); err != nil {
+			return err
+		}
+	}
+	return nil
+}

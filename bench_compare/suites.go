@@ -1,0 +1,169 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/isaacgo/isaac/request"
+)
+
+// DType is a GEMM data-type class as bench_compare names it (the names of
+// ../shared/reference's vendor figures).
+type DType struct {
+	Name    string
+	AB, C   request.DataType
+	Compute request.ComputeType
+	Math    request.MathMode
+	Peak    string // which PeakTFLOPs entry bounds it
+}
+
+// DTypes are the classes the suites run: cublasSgemm (FP32, default math),
+// cublasDgemm, cublasHgemm, and cublasGemmEx FP16 and BF16 with FP32 compute.
+var DTypes = []DType{
+	{"s", request.R32F, request.R32F, request.Compute32F, request.MathDefault, "fp32"},
+	{"d", request.R64F, request.R64F, request.Compute64F, request.MathDefault, "fp64-tensor"},
+	{"h", request.R16F, request.R16F, request.Compute16F, request.MathDefault, "fp16-tensor"},
+	{"hgemmex-f32acc", request.R16F, request.R16F, request.Compute32F, request.MathDefault, "fp16-tensor"},
+	{"bf16gemmex-f32acc", request.R16BF, request.R16BF, request.Compute32F, request.MathDefault, "fp16-tensor"},
+	{"sgemm-tf32", request.R32F, request.R32F, request.Compute32F, request.MathTF32TensorOp, "tf32-tensor"},
+}
+
+// DTypeByName finds a class by name.
+func DTypeByName(name string) (DType, error) {
+	for _, d := range DTypes {
+		if d.Name == name {
+			return d, nil
+		}
+	}
+	return DType{}, fmt.Errorf("unknown dtype %q", name)
+}
+
+// Shape is one GEMM input of a suite.
+type Shape struct {
+	Suite   string
+	M, N, K int
+	Layout  string // op(A) op(B): "NN", "NT", "TN" or "TT"
+}
+
+// Input is a shape in a data type.
+type Input struct {
+	Shape
+	DType DType
+}
+
+// Ops returns the cuBLAS operations of the layout.
+func (s Shape) Ops() (request.Op, request.Op) {
+	op := func(c byte) request.Op {
+		if c == 'T' {
+			return request.OpT
+		}
+		return request.OpN
+	}
+	return op(s.Layout[0]), op(s.Layout[1])
+}
+
+// Table4 is the ISAAC paper's Table 4 (LINPACK 512–2048, DeepBench forward
+// and backward N = 16–128, ICA, LAPACK) plus LINPACK 4096 and 8192.
+func Table4() []Shape {
+	var s []Shape
+	for _, n := range []int{512, 1024, 2048, 4096, 8192} {
+		s = append(s, Shape{"linpack", n, n, n, "NT"})
+	}
+	for _, n := range []int{16, 32, 64, 128} {
+		s = append(s, Shape{"deepbench-f", 2560, n, 2560, "NN"})
+	}
+	for _, n := range []int{16, 32, 64, 128} {
+		s = append(s, Shape{"deepbench-b", 2560, n, 2560, "TN"})
+	}
+	for _, n := range []int{32, 64, 256} {
+		s = append(s, Shape{"ica", n, n, 60000, "NT"})
+	}
+	for _, n := range []int{4096, 3456, 896} {
+		s = append(s, Shape{"lapack", n, n, 32, "NT"})
+	}
+	return s
+}
+
+// Table5 is the paper's Table 5 convolutions (N, P, Q, K, C, R, S). The
+// shim serves no convolution yet: the suite is listed and skipped.
+var Table5 = [][7]int{
+	{16, 79, 341, 32, 1, 5, 20}, {16, 38, 166, 32, 32, 5, 10}, {16, 24, 240, 32, 16, 3, 3},
+	{16, 12, 120, 64, 32, 3, 3}, {8, 54, 54, 64, 64, 3, 3}, {8, 27, 27, 128, 128, 3, 3},
+	{16, 14, 14, 48, 512, 5, 5}, {16, 7, 7, 128, 832, 5, 5}, {8, 112, 112, 128, 64, 3, 3},
+	{8, 56, 56, 256, 128, 3, 3}, {16, 128, 39, 174, 64, 5, 5}, {16, 256, 19, 87, 128, 5, 5},
+	{16, 7, 7, 512, 512, 3, 3}, {16, 7, 7, 2048, 1024, 1, 1},
+}
+
+// Inputs crosses shapes with data types.
+func Inputs(shapes []Shape, dtypes []DType) []Input {
+	var in []Input
+	for _, d := range dtypes {
+		for _, s := range shapes {
+			in = append(in, Input{s, d})
+		}
+	}
+	return in
+}
+
+// ReadShapes reads a user's CSV of inputs: a header naming at least the
+// columns m, n, k, and optionally layout (default NN), dtype (one input per
+// listed dtype when absent) and suite (default "csv"); '#' lines are skipped.
+func ReadShapes(r io.Reader, defaultDTypes []DType) ([]Input, error) {
+	cr := csv.NewReader(r)
+	cr.Comment = '#'
+	cr.TrimLeadingSpace = true
+	cr.FieldsPerRecord = -1
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("shapes CSV: empty")
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[strings.ToLower(strings.TrimSpace(h))] = i
+	}
+	for _, need := range []string{"m", "n", "k"} {
+		if _, ok := col[need]; !ok {
+			return nil, fmt.Errorf("shapes CSV: no %q column in header %v", need, recs[0])
+		}
+	}
+	get := func(rec []string, name, def string) string {
+		if i, ok := col[name]; ok && i < len(rec) && strings.TrimSpace(rec[i]) != "" {
+			return strings.TrimSpace(rec[i])
+		}
+		return def
+	}
+	var out []Input
+	for line, rec := range recs[1:] {
+		var dims [3]int
+		for i, name := range []string{"m", "n", "k"} {
+			v, err := strconv.Atoi(get(rec, name, ""))
+			if err != nil || v < 1 {
+				return nil, fmt.Errorf("shapes CSV line %d: %s = %q", line+2, name, get(rec, name, ""))
+			}
+			dims[i] = v
+		}
+		layout := strings.ToUpper(get(rec, "layout", "NN"))
+		if len(layout) != 2 || strings.Trim(layout, "NT") != "" {
+			return nil, fmt.Errorf("shapes CSV line %d: layout %q", line+2, layout)
+		}
+		s := Shape{get(rec, "suite", "csv"), dims[0], dims[1], dims[2], layout}
+		dts := defaultDTypes
+		if name := get(rec, "dtype", ""); name != "" {
+			d, err := DTypeByName(name)
+			if err != nil {
+				return nil, fmt.Errorf("shapes CSV line %d: %w", line+2, err)
+			}
+			dts = []DType{d}
+		}
+		for _, d := range dts {
+			out = append(out, Input{s, d})
+		}
+	}
+	return out, nil
+}

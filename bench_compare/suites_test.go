@@ -1,0 +1,156 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/isaacgo/isaac/request"
+)
+
+func TestTable4(t *testing.T) {
+	shapes := Table4()
+	count := map[string]int{}
+	for _, s := range shapes {
+		count[s.Suite]++
+	}
+	want := map[string]int{"linpack": 5, "deepbench-f": 4, "deepbench-b": 4, "ica": 3, "lapack": 3}
+	for k, v := range want {
+		if count[k] != v {
+			t.Errorf("%s: %d shapes, want %d", k, count[k], v)
+		}
+	}
+	// The paper's layouts: LINPACK, ICA and LAPACK transpose B; DeepBench
+	// backward transposes A.
+	for _, s := range shapes {
+		ta, tb := s.Ops()
+		switch s.Suite {
+		case "deepbench-f":
+			if ta != request.OpN || tb != request.OpN || s.M != 2560 || s.K != 2560 {
+				t.Errorf("deepbench-f shape %+v", s)
+			}
+		case "deepbench-b":
+			if ta != request.OpT || tb != request.OpN {
+				t.Errorf("deepbench-b shape %+v", s)
+			}
+		case "ica":
+			if s.K != 60000 || s.Layout != "NT" {
+				t.Errorf("ica shape %+v", s)
+			}
+		case "lapack":
+			if s.K != 32 || s.Layout != "NT" {
+				t.Errorf("lapack shape %+v", s)
+			}
+		}
+	}
+	if n := len(Inputs(shapes, DTypes[:5])); n != 5*19 {
+		t.Errorf("%d inputs, want %d", n, 5*19)
+	}
+	if len(Table5) != 14 {
+		t.Errorf("Table 5 has %d convolutions, want 14", len(Table5))
+	}
+	for i, c := range Table5 {
+		npq, crs := c[0]*c[1]*c[2], c[4]*c[5]*c[6]
+		// the paper's NPQ and CRS columns
+		wantNPQ := []int{431024, 100928, 92160, 23040, 23328, 5832, 3136, 784, 100352, 25088, 79872, 77824, 784, 784}
+		wantCRS := []int{100, 1600, 144, 288, 576, 1152, 12800, 20800, 576, 1152, 1600, 3200, 4608, 1024}
+		if npq != wantNPQ[i] || crs != wantCRS[i] {
+			t.Errorf("Conv%d: NPQ %d CRS %d, want %d %d", i+1, npq, crs, wantNPQ[i], wantCRS[i])
+		}
+	}
+}
+
+func TestReadShapes(t *testing.T) {
+	in, err := ReadShapes(strings.NewReader("# my shapes\nm,n,k,layout,dtype\n100,200,300,TN,d\n7, 8, 9,,\n"), DTypes[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in) != 3 {
+		t.Fatalf("%d inputs, want 3 (one dtype given, two defaulted)", len(in))
+	}
+	if in[0].M != 100 || in[0].Layout != "TN" || in[0].DType.Name != "d" || in[0].Suite != "csv" {
+		t.Errorf("first input %+v", in[0])
+	}
+	if in[1].Layout != "NN" || in[1].DType.Name != "s" || in[2].DType.Name != "d" {
+		t.Errorf("defaults: %+v %+v", in[1], in[2])
+	}
+	for _, bad := range []string{"m,n\n1,2\n", "m,n,k\n0,1,1\n", "m,n,k,layout\n1,1,1,X\n", "m,n,k,dtype\n1,1,1,q\n"} {
+		if _, err := ReadShapes(strings.NewReader(bad), DTypes[:1]); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+func TestRoofline(t *testing.T) {
+	// 4096³ FP16 at 1000 TFLOP/s and 3000 GB/s: compute bound.
+	in := Input{Shape{"linpack", 4096, 4096, 4096, "NT"}, DTypes[2]}
+	flops, bytes := Work(in, true)
+	if flops != 2*4096*4096*4096 || bytes != 2*3*4096*4096 {
+		t.Errorf("work %v flops %v bytes", flops, bytes)
+	}
+	if us := RooflineUS(flops, bytes, 1000, 3000); math.Abs(us-flops/1e9) > 1e-9 {
+		t.Errorf("compute-bound roofline %v µs, want %v", us, flops/1e9)
+	}
+	// ICA 32×32×60000 FP32: memory bound, 4·(2·32·60000 + 32·32) bytes.
+	ica := Input{Shape{"ica", 32, 32, 60000, "NT"}, DTypes[0]}
+	_, bytes = Work(ica, true)
+	if want := 4.0 * (2*32*60000 + 32*32); bytes != want {
+		t.Errorf("ICA bytes %v, want %v", bytes, want)
+	}
+	if us := RooflineUS(2*32*32*60000, bytes, 60, 3000); math.Abs(us-bytes/3e6) > 1e-9 {
+		t.Errorf("memory-bound roofline %v µs, want %v", us, bytes/3e6)
+	}
+	if _, withC := Work(ica, false); withC != bytes+4*32*32 {
+		t.Error("beta ≠ 0 does not add C's read")
+	}
+	// H100 SXM: 132 SMs at 1980 MHz, HBM3 2619 MHz × 5120 bits.
+	peaks, bw := Peaks(9, 0, 132, 1980, 2619, 5120)
+	if math.Abs(peaks["fp32"]-66.9) > 0.1 || math.Abs(peaks["fp16-tensor"]-1070.5) > 0.5 || math.Abs(bw-3352.3) > 0.5 {
+		t.Errorf("H100 peaks %v, bandwidth %v GB/s", peaks, bw)
+	}
+	if !math.IsNaN(RooflineUS(1, 1, 0, 1)) {
+		t.Error("no peak gives a roofline")
+	}
+}
+
+func TestDeviceKey(t *testing.T) {
+	for name, want := range map[string]string{
+		"NVIDIA H100 80GB HBM3": "h100", "NVIDIA H200": "h200", "NVIDIA A100-SXM4-40GB": "a100",
+		"NVIDIA GeForce RTX 4090": "geforce-rtx-4090",
+	} {
+		if got := deviceKey(name); got != want {
+			t.Errorf("deviceKey(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestParseHarness(t *testing.T) {
+	r, err := parseCalls("served", 2, "n=16 calls=10000 vendor_ns=7412 shim_ns=6500 added_median_ns=-912 added_mean_ns=-880\n")
+	if err != nil || r.N != 16 || r.AddedMedianNS != -912 || r.Round != 2 || r.Mode != "served" {
+		t.Errorf("parseCalls: %+v, %v", r, err)
+	}
+	f, err := parseFirst("cold", "m=333 n=77 k=4099 first_us=151234.5 second_us=45.2\n")
+	if err != nil || f.K != 4099 || f.FirstUS != 151234.5 || f.Cache != "cold" {
+		t.Errorf("parseFirst: %+v, %v", f, err)
+	}
+	if _, err := parseCalls("x", 1, "garbage"); err == nil {
+		t.Error("garbage parsed")
+	}
+	var b strings.Builder
+	WriteOverheadCSV(&b, []OverheadRow{r}, []FirstCallRow{f})
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[1], "per-call,served,2,16,16,16,7412,6500,-912,-880") ||
+		!strings.HasPrefix(lines[2], "first-call,cold,,333,77,4099") {
+		t.Errorf("overhead CSV:\n%s", b.String())
+	}
+}
+
+// TestNoGPU: without a GPU the program says so and measures nothing.
+func TestNoGPU(t *testing.T) {
+	if _, err := NewBench(1, 0); err == nil {
+		t.Skip("a GPU is present")
+	}
+	if err := run("table4", "", "s", 1, 0, "", t.TempDir(), 1, false, "", "", ""); err != nil {
+		t.Errorf("run without a GPU: %v", err)
+	}
+}
