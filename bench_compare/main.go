@@ -183,8 +183,34 @@ func writeResults(dir, suite string, env Env, rows []Row) error {
 			return err
 		}
 	}
+	if err := writeDTypePlots(base, suite, env, rows); err != nil {
+		return err
+	}
 	WriteTable(os.Stdout, rows)
-	fmt.Fprintf(os.Stderr, "wrote %s.{csv,env,md,svg}\n", base)
+	fmt.Fprintf(os.Stderr, "wrote %s.{csv,env,md,svg} and one SVG per data type\n", base)
+	return nil
+}
+
+// writeDTypePlots writes <base>-<dtype>.svg for every data type of the
+// rows: one figure per precision, as in the paper's Figures 6–11.
+func writeDTypePlots(base, suite string, env Env, rows []Row) error {
+	var order []string
+	by := map[string][]Row{}
+	for _, r := range rows {
+		if _, ok := by[r.DType]; !ok {
+			order = append(order, r.DType)
+		}
+		by[r.DType] = append(by[r.DType], r)
+	}
+	if len(order) < 2 {
+		return nil
+	}
+	for _, d := range order {
+		title := fmt.Sprintf("ISAAC vs cuBLAS — %s suite, %s, on %s", suite, d, env.Device)
+		if err := writeFile(base+"-"+d+".svg", func(w io.Writer) error { return WriteSVG(w, title, env, by[d]) }); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -218,12 +244,18 @@ func replotCSV(path string) error {
 	if err := writeFile(base+".svg", func(w io.Writer) error { return WriteSVG(w, title, env, rows) }); err != nil {
 		return err
 	}
+	if err := writeDTypePlots(base, suite, env, rows); err != nil {
+		return err
+	}
 	WriteTable(os.Stdout, rows)
 	return nil
 }
 
 // gitCommit is the source commit, when the program runs in a checkout.
 func gitCommit() string {
+	if c := os.Getenv("ISAAC_COMMIT"); c != "" {
+		return c
+	}
 	if b, err := os.ReadFile(".git/HEAD"); err == nil {
 		ref := strings.TrimSpace(strings.TrimPrefix(string(b), "ref: "))
 		if c, err := os.ReadFile(filepath.Join(".git", ref)); err == nil {
@@ -231,5 +263,5 @@ func gitCommit() string {
 		}
 		return ref
 	}
-	return os.Getenv("ISAAC_COMMIT")
+	return "unknown"
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -108,8 +109,8 @@ func deviceEnv(dev cuda.Device) (Env, error) {
 	drv, _ := cuda.DriverVersion()
 	e.Driver = fmt.Sprintf("CUDA %d.%d driver API (%d)", drv/1000, drv%1000/10, drv)
 	if out, err := os.ReadFile("/proc/driver/nvidia/version"); err == nil {
-		if f := strings.Fields(string(out)); len(f) > 7 {
-			e.Driver += ", kernel module " + f[7]
+		if v := driverVersionRE.FindString(string(out)); v != "" {
+			e.Driver += ", kernel module " + v
 		}
 	}
 	e.CUDNN = "not loaded"
@@ -124,6 +125,10 @@ func deviceEnv(dev cuda.Device) (Env, error) {
 		"per-SM rate; memory clock x bus width x 2)"
 	return e, nil
 }
+
+// driverVersionRE finds the kernel module's version ("580.159.04") in
+// /proc/driver/nvidia/version.
+var driverVersionRE = regexp.MustCompile(`\b\d{3}\.\d+(\.\d+)?\b`)
 
 // deviceKey names a results folder after the device: "h100", "h200", …
 func deviceKey(name string) string {

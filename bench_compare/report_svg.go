@@ -152,7 +152,12 @@ func chooseScale(rows []Row, bottom, top float64) svgScale {
 	}
 	if hi/lo > 50 {
 		s.log = true
-		s.lo = math.Pow(10, math.Floor(math.Log10(lo)))
+		// A value on a decade boundary would get a bar of no height: the
+		// axis starts a decade lower then.
+		s.lo = math.Pow(10, math.Floor(math.Log10(lo)-1e-9))
+		if s.lo >= lo*0.999 {
+			s.lo /= 10
+		}
 		s.hi = math.Pow(10, math.Ceil(math.Log10(hi)))
 		if s.hi <= s.lo {
 			s.hi = s.lo * 10

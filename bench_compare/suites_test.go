@@ -154,3 +154,10 @@ func TestNoGPU(t *testing.T) {
 		t.Errorf("run without a GPU: %v", err)
 	}
 }
+
+func TestDriverVersionRE(t *testing.T) {
+	line := "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue Oct  7 00:00:00 UTC 2025\n"
+	if got := driverVersionRE.FindString(line); got != "580.159.04" {
+		t.Errorf("driver version %q", got)
+	}
+}
