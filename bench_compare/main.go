@@ -10,7 +10,7 @@
 //	go run ./bench_compare -suite csv -shapes my.csv
 //	go run ./bench_compare -config ms=4,ns=4,...    # also "always ours with configuration X"
 //	go run ./bench_compare -overhead -lib build/libisaac.so
-//	go run ./bench_compare -replot bench_compare/results/h100/table4.csv   # no GPU
+//	go run ./bench_compare -replot bench_compare/results/h100/table4.csv -readme README.md   # no GPU
 //
 // Without a GPU it says so and exits cleanly.
 package main
@@ -41,18 +41,23 @@ func main() {
 	lib := flag.String("lib", "build/libisaac.so", "libisaac.so for -overhead")
 	cudaHome := flag.String("cuda", "/usr/local/cuda", "CUDA installation for -overhead")
 	replot := flag.String("replot", "", "regenerate Markdown, SVG and the terminal table from a results CSV (no GPU)")
+	readme := flag.String("readme", "", "with -replot: update this README's bench_compare section")
 	flag.Parse()
-	if err := run(*suites, *shapes, *dtypes, *repeats, *warmup, *config, *out, *limit, *overhead, *lib, *cudaHome, *replot); err != nil {
+	if *replot != "" {
+		if err := replotCSV(*replot, *readme); err != nil {
+			fmt.Fprintln(os.Stderr, "bench_compare:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(*suites, *shapes, *dtypes, *repeats, *warmup, *config, *out, *limit, *overhead, *lib, *cudaHome); err != nil {
 		fmt.Fprintln(os.Stderr, "bench_compare:", err)
 		os.Exit(1)
 	}
 }
 
 func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out string, limit int,
-	overhead bool, lib, cudaHome, replot string) error {
-	if replot != "" {
-		return replotCSV(replot)
-	}
+	overhead bool, lib, cudaHome string) error {
 	var dts []DType
 	for _, name := range strings.Split(dtypeList, ",") {
 		d, err := DTypeByName(strings.TrimSpace(name))
@@ -216,7 +221,7 @@ func writeDTypePlots(base, suite string, env Env, rows []Row) error {
 
 // replotCSV regenerates the Markdown, the SVG and the table from recorded
 // results (the .env next to the CSV gives the provenance).
-func replotCSV(path string) error {
+func replotCSV(path, readme string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -246,6 +251,15 @@ func replotCSV(path string) error {
 	}
 	if err := writeDTypePlots(base, suite, env, rows); err != nil {
 		return err
+	}
+	if readme != "" {
+		rel, err := filepath.Rel(filepath.Dir(readme), filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		if err := UpdateReadme(readme, filepath.ToSlash(rel), suite, env, rows); err != nil {
+			return err
+		}
 	}
 	WriteTable(os.Stdout, rows)
 	return nil
