@@ -12,16 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CK(x) do { int e_ = (int)(x); if (e_) { printf("error %d at %s:%d\n", e_, __FILE__, __LINE__); exit(1); } } while (0)
+#include "check.h"
 
-static uint64_t fnv(const void *p, size_t n)
-{
-	const unsigned char *b = (const unsigned char *)p;
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 1099511628211ULL;
-	return h;
-}
 
 /* Device buffer of `count` values in [-1, 1] (multiples of 1/8, exact in
  * every format) of the given element size: 2 (fp16 or bf16 bits), 4, 8. */

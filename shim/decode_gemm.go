@@ -74,7 +74,7 @@ func readScalar(p unsafe.Pointer, onDevice bool, t request.DataType) request.Sca
 	switch t {
 	case request.R16F:
 		h := *(*uint16)(p)
-		s.Value, s.Bits = halfToFloat(h), uint64(h)
+		s.Value, s.Bits = request.HalfValue(h), uint64(h)
 	case request.R64F:
 		s.Value = *(*float64)(p)
 		s.Bits = math.Float64bits(s.Value)
@@ -83,24 +83,4 @@ func readScalar(p unsafe.Pointer, onDevice bool, t request.DataType) request.Sca
 		s.Value, s.Bits = float64(f), uint64(math.Float32bits(f))
 	}
 	return s
-}
-
-// halfToFloat converts IEEE binary16 bits to a float64, exactly.
-func halfToFloat(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	exp := int(h>>10) & 0x1f
-	frac := float64(h & 0x3ff)
-	switch exp {
-	case 0:
-		return sign * math.Ldexp(frac, -24)
-	case 0x1f:
-		if frac != 0 {
-			return math.NaN()
-		}
-		return math.Inf(int(sign))
-	}
-	return sign * math.Ldexp(1+frac/1024, exp-15)
 }

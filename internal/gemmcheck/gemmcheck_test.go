@@ -10,7 +10,7 @@ import (
 
 func TestHalfRoundTrip(t *testing.T) {
 	for h := 0; h < 1<<16; h++ {
-		v := HalfValue(uint16(h))
+		v := request.HalfValue(uint16(h))
 		if math.IsNaN(v) {
 			continue
 		}

@@ -40,26 +40,6 @@ func HalfBits(v float64) uint16 {
 	return sign | uint16(h)
 }
 
-// HalfValue converts binary16 bits to a float64, exactly.
-func HalfValue(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	exp := int(h>>10) & 0x1f
-	frac := float64(h & 0x3ff)
-	switch exp {
-	case 0:
-		return sign * math.Ldexp(frac, -24)
-	case 0x1f:
-		if frac != 0 {
-			return math.NaN()
-		}
-		return math.Inf(int(sign))
-	}
-	return sign * math.Ldexp(1+frac/1024, exp-15)
-}
-
 // BF16Bits converts v to bfloat16 bits, rounding to nearest even.
 func BF16Bits(v float64) uint16 {
 	f := math.Float32bits(float32(v))
@@ -101,7 +81,7 @@ func Decode(t request.DataType, b []byte) []float64 {
 		p := b[i*es:]
 		switch t {
 		case request.R16F:
-			out[i] = HalfValue(binary.LittleEndian.Uint16(p))
+			out[i] = request.HalfValue(binary.LittleEndian.Uint16(p))
 		case request.R16BF:
 			out[i] = BF16Value(binary.LittleEndian.Uint16(p))
 		case request.R32F:

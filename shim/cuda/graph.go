@@ -35,7 +35,9 @@ func (g Graph) Instantiate() (GraphExec, error) {
 }
 
 // Destroy destroys the graph.
-func (g Graph) Destroy() error { return check("cuGraphDestroy", C.isaac_cu_graph_destroy(C.uintptr_t(g))) }
+func (g Graph) Destroy() error {
+	return check("cuGraphDestroy", C.isaac_cu_graph_destroy(C.uintptr_t(g)))
+}
 
 // Launch launches the executable graph on s.
 func (e GraphExec) Launch(s Stream) error {

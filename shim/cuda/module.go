@@ -54,20 +54,30 @@ func LoadPTX(ptx string, maxRegisters int) (Module, string, error) {
 	if err := Load(); err != nil {
 		return 0, "", err
 	}
+	var m C.CUmodule
+	info, err := jit("cuModuleLoadDataEx", ptx, func(src, errLog, infoLog *C.char) C.CUresult {
+		return C.isaac_cuda_load_ptx(&m, src, C.int(maxRegisters), errLog, jitLogSize, infoLog, jitLogSize)
+	})
+	return Module(unsafe.Pointer(m)), info, err
+}
+
+const jitLogSize = 16 << 10
+
+// jit runs one JIT call with the PTX in C memory and error and info log
+// buffers, and returns the info log, or a *JITError with the error log.
+func jit(call, ptx string, f func(src, errLog, infoLog *C.char) C.CUresult) (string, error) {
 	src := C.CString(ptx)
 	defer C.free(unsafe.Pointer(src))
-	const logSize = 16 << 10
-	errLog := (*C.char)(C.malloc(logSize))
-	infoLog := (*C.char)(C.malloc(logSize))
+	errLog := (*C.char)(C.malloc(jitLogSize))
+	infoLog := (*C.char)(C.malloc(jitLogSize))
 	defer C.free(unsafe.Pointer(errLog))
 	defer C.free(unsafe.Pointer(infoLog))
-	var m C.CUmodule
-	r := C.isaac_cuda_load_ptx(&m, src, C.int(maxRegisters), errLog, logSize, infoLog, logSize)
+	r := f(src, errLog, infoLog)
 	info := C.GoString(infoLog)
-	if err := check("cuModuleLoadDataEx", r); err != nil {
-		return 0, info, &JITError{Err: err, Log: C.GoString(errLog)}
+	if err := check(call, r); err != nil {
+		return info, &JITError{Err: err, Log: C.GoString(errLog)}
 	}
-	return Module(unsafe.Pointer(m)), info, nil
+	return info, nil
 }
 
 // Unload unloads the module.
@@ -110,19 +120,13 @@ func CompilePTX(ptx string) ([]byte, string, error) {
 	if err := Load(); err != nil {
 		return nil, "", err
 	}
-	src := C.CString(ptx)
-	defer C.free(unsafe.Pointer(src))
-	const logSize = 16 << 10
-	errLog := (*C.char)(C.malloc(logSize))
-	infoLog := (*C.char)(C.malloc(logSize))
-	defer C.free(unsafe.Pointer(errLog))
-	defer C.free(unsafe.Pointer(infoLog))
 	var image unsafe.Pointer
 	var size C.size_t
-	r := C.isaac_cuda_compile_ptx(src, C.size_t(len(ptx)+1), &image, &size, errLog, logSize, infoLog, logSize)
-	info := C.GoString(infoLog)
-	if err := check("cuLinkComplete", r); err != nil {
-		return nil, info, &JITError{Err: err, Log: C.GoString(errLog)}
+	info, err := jit("cuLinkComplete", ptx, func(src, errLog, infoLog *C.char) C.CUresult {
+		return C.isaac_cuda_compile_ptx(src, C.size_t(len(ptx)+1), &image, &size, errLog, jitLogSize, infoLog, jitLogSize)
+	})
+	if err != nil {
+		return nil, info, err
 	}
 	defer C.free(image)
 	return C.GoBytes(image, C.int(size)), info, nil
