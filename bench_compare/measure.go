@@ -29,6 +29,7 @@ type Engine struct {
 // The caller keeps the goroutine locked to its OS thread.
 type Bench struct {
 	Env     Env
+	ctx     cuda.Context
 	Repeats int
 	Warmup  int
 
@@ -52,10 +53,11 @@ func NewBench(repeats, warmup int) (*Bench, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dev.RetainPrimaryContext(); err != nil {
+	ctx, err := dev.RetainPrimaryContext()
+	if err != nil {
 		return nil, err
 	}
-	b := &Bench{Repeats: repeats, Warmup: warmup}
+	b := &Bench{Repeats: repeats, Warmup: warmup, ctx: ctx}
 	if b.Env, err = deviceEnv(dev); err != nil {
 		return nil, err
 	}
@@ -147,31 +149,66 @@ func deviceKey(name string) string {
 	}, n)
 }
 
-// Measure times one input through the vendor and every engine.
-func (b *Bench) Measure(in Input, engines []Engine) (Row, error) {
+// inputSetup is an input's device buffers and its request on them.
+type inputSetup struct {
+	g     *request.Gemm
+	bufs  [3]cuda.DevicePtr
+	cSize int
+}
+
+func (s *inputSetup) free() {
+	for _, p := range s.bufs {
+		if p != 0 {
+			p.Free()
+		}
+	}
+}
+
+// setup allocates and fills an input's operands (never zeros) and builds
+// its request on the bench's stream.
+func (b *Bench) setup(in Input) (*inputSetup, error) {
 	ta, tb := in.Ops()
 	c := gemmcheck.Case{
 		Type:   gemmcheck.Type{Name: in.DType.Name, AB: in.DType.AB, C: in.DType.C, Compute: in.DType.Compute, Math: in.DType.Math},
 		TransA: ta, TransB: tb, M: in.M, N: in.N, K: in.K, Alpha: 1, Beta: 0,
 	}
-	var bufs [3]cuda.DevicePtr
+	s := &inputSetup{}
 	sizes := [3]int{c.ElemsA() * in.DType.AB.Size(), c.ElemsB() * in.DType.AB.Size(), c.ElemsC() * in.DType.C.Size()}
 	for i, n := range sizes {
 		p, err := cuda.Alloc(max(n, 256))
 		if err != nil {
-			return Row{}, err
+			s.free()
+			return nil, err
 		}
-		defer p.Free()
-		bufs[i] = p
+		s.bufs[i] = p
 		t := in.DType.AB
 		if i == 2 {
 			t = in.DType.C
 		}
 		if err := fill(p, n, t, uint64(i+1)); err != nil {
-			return Row{}, err
+			s.free()
+			return nil, err
 		}
 	}
-	g := c.RequestAt(uintptr(bufs[0]), uintptr(bufs[1]), uintptr(bufs[2]), 0, uintptr(b.stream))
+	s.cSize = sizes[2]
+	s.g = c.RequestAt(uintptr(s.bufs[0]), uintptr(s.bufs[1]), uintptr(s.bufs[2]), 0, uintptr(b.stream))
+	return s, nil
+}
+
+// Measure times one input through the vendor and every engine.
+func (b *Bench) Measure(in Input, engines []Engine) (Row, error) {
+	s, err := b.setup(in)
+	if err != nil {
+		return Row{}, err
+	}
+	defer s.free()
+	return b.measureSetup(in, s, engines)
+}
+
+// measureSetup times the vendor and the engines on prepared buffers: warm-up,
+// the agreement check, then interleaved timed repeats.
+func (b *Bench) measureSetup(in Input, s *inputSetup, engines []Engine) (Row, error) {
+	g := s.g
 	runs := []func() error{func() error { return b.vendor.Gemm(g) }}
 	for _, e := range engines {
 		runs = append(runs, func() error { return engine.Gemm(g, e.Config) })
@@ -186,7 +223,7 @@ func (b *Bench) Measure(in Input, engines []Engine) (Row, error) {
 	if err := b.stream.Synchronize(); err != nil {
 		return Row{}, err
 	}
-	if err := b.agree(g, runs, in, sizes[2]); err != nil {
+	if err := b.agree(g, runs, in, s.cSize); err != nil {
 		return Row{}, err
 	}
 	times := make([][]float64, len(runs))

@@ -2,6 +2,8 @@ package main
 
 import (
 	"math"
+
+	"github.com/isaacgo/isaac/ptx"
 	"strings"
 	"testing"
 
@@ -150,7 +152,7 @@ func TestNoGPU(t *testing.T) {
 	if _, err := NewBench(1, 0); err == nil {
 		t.Skip("a GPU is present")
 	}
-	if err := run("table4", "", "s", 1, 0, "", t.TempDir(), 1, false, "", ""); err != nil {
+	if err := run("table4", "", "s", 1, 0, "", t.TempDir(), 1, 0, false, "", ""); err != nil {
 		t.Errorf("run without a GPU: %v", err)
 	}
 }
@@ -159,5 +161,20 @@ func TestDriverVersionRE(t *testing.T) {
 	line := "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue Oct  7 00:00:00 UTC 2025\n"
 	if got := driverVersionRE.FindString(line); got != "580.159.04" {
 		t.Errorf("driver version %q", got)
+	}
+}
+
+func TestFits(t *testing.T) {
+	c := ptx.GemmConfig{ML: 128, NL: 16, U: 16, KG: 4}
+	if !fits(c, 2560, 16, 2560) {
+		t.Error("a 128x16 tile does not fit 2560x16")
+	}
+	c.NL = 128
+	if fits(c, 2560, 16, 2560) {
+		t.Error("a 128-wide tile fits n = 16")
+	}
+	c.NL, c.KG = 16, 64
+	if fits(c, 2560, 16, 512) {
+		t.Error("64 grid splits of k = 512 with u = 16 fit")
 	}
 }

@@ -184,3 +184,31 @@ func packParams(p *cuda.Params, g *request.Gemm, compute ptx.DataType, ws cuda.D
 	}
 	p.Ptr(alphaPtr).Ptr(betaPtr).Ptr(uintptr(ws))
 }
+
+// Prepare loads (generating and compiling if needed) the kernel that
+// Gemm(g, &cfg) would launch, without launching it: a tuner compiles its
+// candidates ahead, from many threads, each with the context current.
+func Prepare(g *request.Gemm, cfg ptx.GemmConfig) error {
+	ctxID, info, in, err := prepare(g)
+	if err != nil {
+		return err
+	}
+	_, err = kernelForCall(ctxID, in, int(g.M), int(g.N), int(g.K), &cfg, info)
+	return err
+}
+
+// Limits are the current context's device limits, as Legal takes them.
+func Limits() (ptx.DeviceLimits, error) {
+	if err := cuda.Load(); err != nil {
+		return ptx.DeviceLimits{}, err
+	}
+	dev, err := cuda.CurrentDevice()
+	if err != nil {
+		return ptx.DeviceLimits{}, err
+	}
+	info, err := infoFor(dev)
+	if err != nil {
+		return ptx.DeviceLimits{}, err
+	}
+	return info.limits, nil
+}
