@@ -23,10 +23,15 @@ import (
 func isaac_go_gemm(call *C.isaac_gemm_call) (reason C.int) {
 	defer recoverAsError(&reason)
 	var g request.Gemm
-	if r := shim.DecodeGemm(unsafe.Pointer(call), &g); r != request.Served {
+	p := unsafe.Pointer(call)
+	shim.DecodeGemm(p, &g)
+	if r := dispatch.DecideGemm(&g); r != request.Served {
 		return C.int(r)
 	}
-	return C.int(dispatch.Gemm(&g))
+	if r := shim.ReadGemmState(p, &g); r != request.Served {
+		return C.int(r)
+	}
+	return C.int(dispatch.ServeGemm(&g))
 }
 
 //export isaac_go_conv

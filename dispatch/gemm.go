@@ -5,20 +5,25 @@ import (
 	"github.com/isaacgo/isaac/request"
 )
 
-// Gemm serves g with ISAAC's kernels, or answers why the vendor must take
-// it. Which calls of a served class run ISAAC's kernels is the policy's
-// decision (ISAAC_POLICY): until the performance model predicts wins, only
-// ISAAC_POLICY=always (or a forced ISAAC_CONFIG) serves, with the engine's
-// heuristic configuration; the default sends every call to the vendor.
-func Gemm(g *request.Gemm) request.Reason {
+// DecideGemm answers request.Served when ISAAC would serve g (given its
+// arguments alone), or why the vendor must take it. Which calls of a served
+// class run ISAAC's kernels is the policy's decision (ISAAC_POLICY): until
+// the performance model predicts wins, only ISAAC_POLICY=always (or a
+// forced ISAAC_CONFIG) serves; the default sends every call to the vendor.
+// The caller then completes g with the handle's state and calls ServeGemm.
+func DecideGemm(g *request.Gemm) request.Reason {
 	if r := ClassifyGemm(g); r != request.Served {
 		return r
 	}
 	if policy() != PolicyAlways {
 		return request.FwdPolicy
 	}
-	return engine.Serve(g)
+	return request.Served
 }
+
+// ServeGemm runs g, complete with its handle's state, with the engine's
+// configuration; any failure is a forward reason.
+func ServeGemm(g *request.Gemm) request.Reason { return engine.Serve(g) }
 
 // ClassifyGemm returns request.Served for a GEMM that ISAAC's kernels could
 // compute, or the reason the vendor must take it.

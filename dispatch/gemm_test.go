@@ -42,8 +42,11 @@ func TestClassifyGemm(t *testing.T) {
 		}
 	}
 	g := base
-	if got := Gemm(&g); got == request.Served || got == request.FwdInvalid {
-		t.Errorf("Gemm with no CUDA context = %v, want a forward reason", got)
+	if got := DecideGemm(&g); got != request.FwdPolicy {
+		t.Errorf("DecideGemm under the default policy = %v, want policy", got)
+	}
+	if got := ServeGemm(&g); got == request.Served || got == request.FwdInvalid {
+		t.Errorf("ServeGemm with no CUDA context = %v, want a forward reason", got)
 	}
 }
 

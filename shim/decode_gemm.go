@@ -13,40 +13,49 @@ import (
 )
 
 // DecodeGemm turns the C call record at call (an isaac_gemm_call) into a
-// typed request, reading the handle's state through the vendor's getters.
-// It answers request.FwdHandle when a getter fails: the vendor then returns
-// its own status for that handle.
-func DecodeGemm(call unsafe.Pointer, g *request.Gemm) request.Reason {
+// typed request: the call's own arguments. The handle's state and the
+// scalars, which cost vendor calls, are read by ReadGemmState once the
+// dispatcher decides it would serve the call.
+func DecodeGemm(call unsafe.Pointer, g *request.Gemm) {
+	c := (*C.isaac_gemm_call)(call)
+	*g = request.Gemm{
+		Entry:   request.Entry(c.entry),
+		Handle:  uintptr(c.handle),
+		TransA:  request.Op(c.transa),
+		TransB:  request.Op(c.transb),
+		AType:   request.DataType(c.a_type),
+		BType:   request.DataType(c.b_type),
+		CType:   request.DataType(c.c_type),
+		Compute: request.ComputeType(c.compute_type),
+		Algo:    int(c.algo),
+		M:       int64(c.m),
+		N:       int64(c.n),
+		K:       int64(c.k),
+		LDA:     int64(c.lda),
+		LDB:     int64(c.ldb),
+		LDC:     int64(c.ldc),
+		A:       uintptr(c.A),
+		B:       uintptr(c.B),
+		C:       uintptr(c.C),
+	}
+}
+
+// ReadGemmState completes a decoded request with the handle's state, read
+// through the vendor's getters (stream, pointer mode, math mode, atomics
+// mode), and the scalars (their values when they live on the host). It
+// answers request.FwdHandle when a getter fails: the vendor then returns its
+// own status for that handle.
+func ReadGemmState(call unsafe.Pointer, g *request.Gemm) request.Reason {
 	c := (*C.isaac_gemm_call)(call)
 	var st C.isaac_cublas_state
 	C.isaac_read_cublas_state(c.handle, &st)
 	if st.status != 0 {
 		return request.FwdHandle
 	}
-	*g = request.Gemm{
-		Entry:       request.Entry(c.entry),
-		Handle:      uintptr(c.handle),
-		Stream:      uintptr(st.stream),
-		TransA:      request.Op(c.transa),
-		TransB:      request.Op(c.transb),
-		AType:       request.DataType(c.a_type),
-		BType:       request.DataType(c.b_type),
-		CType:       request.DataType(c.c_type),
-		Compute:     request.ComputeType(c.compute_type),
-		Algo:        int(c.algo),
-		M:           int64(c.m),
-		N:           int64(c.n),
-		K:           int64(c.k),
-		LDA:         int64(c.lda),
-		LDB:         int64(c.ldb),
-		LDC:         int64(c.ldc),
-		A:           uintptr(c.A),
-		B:           uintptr(c.B),
-		C:           uintptr(c.C),
-		PointerMode: request.PointerMode(st.pointer_mode),
-		MathMode:    request.MathMode(st.math_mode),
-		Atomics:     st.atomics_mode != 0,
-	}
+	g.Stream = uintptr(st.stream)
+	g.PointerMode = request.PointerMode(st.pointer_mode)
+	g.MathMode = request.MathMode(st.math_mode)
+	g.Atomics = st.atomics_mode != 0
 	onDevice := g.PointerMode == request.PointerDevice
 	g.Alpha = readScalar(c.alpha, onDevice, gemmScalarType(g))
 	g.Beta = readScalar(c.beta, onDevice, gemmScalarType(g))
