@@ -65,11 +65,14 @@ func (m Math) mmaInstr() string {
 // mmaCompute: warp (wm, wn) of KL group grp computes a (MS*mmaM)×(NS*mmaN)
 // warp tile with MS×NS mma instructions per k-step, KS accumulator sets
 // (k-step s uses set s % KS). Fragments are read from shared memory with
-// scalar loads following the fragment layout tables above.
+// ldmatrix where geometry.ldmatrix allows it, otherwise with scalar loads
+// following the fragment layout tables above.
 type mmaCompute struct {
 	c          *gemmCtx
 	lay        mmaLayout
 	aThr, bThr string
+	ldsmA      bool           // A fragments via ldmatrix (geometry.ldmatrix)
+	ldsmB      bool           // B fragments via ldmatrix
 	rowBase    string         // m0 + wm*WM + groupID
 	colBase    string         // n0 + wn*WN + tig*2
 	acc        [][][][]string // [set][mi][ni][reg]
@@ -79,6 +82,7 @@ func (s *mmaCompute) setup() {
 	c := s.c
 	b, g := c.b, c.g
 	s.lay = g.cfg.Math.layout()
+	s.ldsmA, s.ldsmB = g.ldmatrix(g.a), g.ldmatrix(g.b)
 	lane := b.reg(kB32)
 	b.ins("and.b32 %s, %s, 31", lane, c.t)
 	warp := b.reg(kB32)
@@ -91,13 +95,61 @@ func (s *mmaCompute) setup() {
 	b.ins("shr.u32 %s, %s, 2", gid, lane)
 	tig := b.reg(kB32)
 	b.ins("and.b32 %s, %s, 3", tig, lane)
-	mRow := b.add32(b.mulImm(wm, g.wm), gid)
-	nCol := b.add32(b.mulImm(wn, g.wn), gid)
-	kq := b.add32(b.mulImm(c.grp, g.uk), b.mulImm(tig, s.lay.ka))
-	s.aThr = (&simtCompute{c: c}).thrAddr(g.a, mRow, kq)
-	s.bThr = (&simtCompute{c: c}).thrAddr(g.b, nCol, kq)
-	s.rowBase = b.add32(c.m0, mRow)
-	s.colBase = b.add32(b.add32(c.n0, b.mulImm(wn, g.wn)), b.mulImm(tig, 2))
+	mW := b.mulImm(wm, g.wm)
+	nW := b.mulImm(wn, g.wn)
+	kG := b.mulImm(c.grp, g.uk)
+	kq := b.add32(kG, b.mulImm(tig, s.lay.ka))
+	simt := &simtCompute{c: c}
+	if s.ldsmA {
+		// x4: matrix j = lane/8 holds A rows m + 8*(j&1), k + kb*(j>>1),
+		// i.e. registers a0..a3 of the m16n8k16 / m16n8k8 A fragment.
+		s.aThr = s.ldsmAddr(g.a, lane, mW, kG, 0, 1)
+	} else {
+		s.aThr = simt.thrAddr(g.a, b.add32(mW, gid), kq)
+	}
+	if s.ldsmB {
+		// x4 over two n-tiles: matrix j holds n + 8*(j>>1), k + kb*(j&1),
+		// i.e. b0, b1 of tile ni and b0, b1 of tile ni+1. x2 (NS == 1):
+		// lanes 16..31 repeat the addresses of lanes 0..15.
+		mnBit := 1
+		if g.cfg.NS == 1 {
+			mnBit = -1
+		}
+		s.bThr = s.ldsmAddr(g.b, lane, nW, kG, mnBit, 0)
+	} else {
+		s.bThr = simt.thrAddr(g.b, b.add32(nW, gid), kq)
+	}
+	s.rowBase = b.add32(c.m0, b.add32(mW, gid))
+	s.colBase = b.add32(b.add32(c.n0, nW), b.mulImm(tig, 2))
+}
+
+// ldsmAddr is the shared address this lane supplies to ldmatrix: lane l
+// gives row r = l%8 of matrix j = l/8 (.x4; .x2 uses lanes 0..15). Matrix j
+// starts at (mnBase + 8*bit_mnBit(j), kBase + kb*bit_kBit(j)) (mnBit < 0: no
+// mn offset), kb = 16/es elements. Its rows run along mn for a k-contiguous
+// tile (plain ldmatrix) and along k for an mn-contiguous one (.trans).
+func (s *mmaCompute) ldsmAddr(o operandGeom, lane, mnBase, kBase string, mnBit, kBit int) string {
+	b, g := s.c.b, s.c.g
+	kb := 16 / g.es
+	row := b.reg(kB32)
+	b.ins("and.b32 %s, %s, 7", row, lane)
+	sel := func(bit, scale int) string {
+		t := b.reg(kB32)
+		b.ins("shr.u32 %s, %s, %d", t, lane, 3+bit)
+		b.ins("and.b32 %s, %s, 1", t, t)
+		b.ins("shl.b32 %s, %s, %d", t, t, log2(scale))
+		return t
+	}
+	mn, k := mnBase, b.add32(kBase, sel(kBit, kb))
+	if mnBit >= 0 {
+		mn = b.add32(mn, sel(mnBit, 8))
+	}
+	if o.kContig {
+		mn = b.add32(mn, row)
+	} else {
+		k = b.add32(k, row)
+	}
+	return (&simtCompute{c: s.c}).thrAddr(o, mn, k)
 }
 
 func (s *mmaCompute) accKind() regKind {
@@ -173,6 +225,30 @@ func (s *mmaCompute) frag(base string, offs []int, kContig bool) string {
 	return r
 }
 
+// ldsm loads n (2 or 4) 8x8 b16 matrices with one ldmatrix at byte offset
+// off from the lane address base; mn-contiguous tiles use .trans. tf32
+// fragments are rounded with cvt.rna like the scalar path.
+func (s *mmaCompute) ldsm(base string, o operandGeom, n, off int) []string {
+	b := s.c.b
+	trans := ""
+	if !o.kContig {
+		trans = ".trans"
+	}
+	regs := b.regs(kB32, n)
+	b.ins("ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 %s, %s", n, trans, braces(regs), addr(base, off))
+	if s.c.g.cfg.Math != MMA_TF32 {
+		return regs
+	}
+	out := make([]string, n)
+	for i, r := range regs {
+		f := b.reg(kF32)
+		b.ins("mov.b32 %s, %s", f, r)
+		out[i] = b.reg(kB32)
+		b.ins("cvt.rna.tf32.f32 %s, %s", out[i], f)
+	}
+	return out
+}
+
 func (s *mmaCompute) tile(stageOff string) {
 	c := s.c
 	b, g := c.b, c.g
@@ -184,6 +260,10 @@ func (s *mmaCompute) tile(stageOff string) {
 		set := (ks / g.mmaK) % cfg.KS
 		af := make([][]string, cfg.MS)
 		for mi := range af {
+			if s.ldsmA {
+				af[mi] = s.ldsm(aAddr, g.a, 4, g.a.smemOff(mi*g.mmaM, ks)*g.es)
+				continue
+			}
 			for _, reg := range s.lay.a {
 				var offs []int
 				for _, e := range reg {
@@ -194,6 +274,15 @@ func (s *mmaCompute) tile(stageOff string) {
 		}
 		bf := make([][]string, cfg.NS)
 		for ni := range bf {
+			if s.ldsmB {
+				if cfg.NS == 1 {
+					bf[ni] = s.ldsm(bAddr, g.b, 2, g.b.smemOff(ni*g.mmaN, ks)*g.es)
+				} else if ni%2 == 0 {
+					r := s.ldsm(bAddr, g.b, 4, g.b.smemOff(ni*g.mmaN, ks)*g.es)
+					bf[ni], bf[ni+1] = r[:2], r[2:]
+				}
+				continue
+			}
 			for _, reg := range s.lay.bfrag {
 				var offs []int
 				for _, e := range reg {

@@ -166,3 +166,58 @@ func (g geometry) simtVK() int {
 	}
 	return max(1, min(vk, g.uk))
 }
+
+// ldmatrix reports whether the mma fragments of operand o (g.a or g.b) are
+// read with ldmatrix.sync.aligned.m8n8.{x2,x4}[.trans].shared.b16 instead of
+// scalar ld.shared. It is a pure function of (config, class).
+//
+// One 8x8 b16 matrix is 8 rows of 16 contiguous bytes, each row starting at a
+// 16-byte aligned address supplied by one lane. Every fragment register of
+// mma.m16n8k16 (f16, bf16) is one such matrix, taken along k for a
+// k-contiguous tile ([mn][k]: plain ldmatrix, rows = m or n) or along m/n for
+// an mn-contiguous tile ([k][mn]: ldmatrix .trans, rows = k). For tf32
+// (m16n8k8) a 32-bit element is two b16 halves: plain ldmatrix of a
+// [mn][k] tile delivers exactly the tf32 fragment (an 8x4 matrix of 32-bit
+// elements), but .trans would split elements, so mn-contiguous tf32 operands
+// stay on the scalar path. f64 (m8n8k4) fragments are single 64-bit values:
+// always scalar.
+//
+// Alignment: the row stride (lc + 16/es elements) is a multiple of 16 bytes
+// because lc is a power-of-two multiple of 16 bytes' worth of elements for
+// every legal mma configuration (U ≥ mmaK, ML ≥ 16, NL ≥ 8); the matrix
+// origins along the contiguous dimension are multiples of 8 (m, n: warp tile
+// and mma offsets) or of 16/es (k: KL slice, k-step, fragment half); tile
+// and stage offsets are 16-byte multiples. The conditions are checked here
+// anyway so a future geometry change falls back to the scalar path instead
+// of producing misaligned ldmatrix. Bank conflicts: row r of a matrix is at
+// r*stride*es bytes; stride*es = 16*(lc*es/16 + 1) is an odd multiple of 16
+// bytes whenever lc*es ≥ 32, so the 8 rows hit 8 distinct 16-byte bank
+// groups (conflict-free); only lc*es == 16 (NL = 8 with B mn-contiguous) is
+// 2-way.
+func (g geometry) ldmatrix(o operandGeom) bool {
+	switch g.cfg.Math {
+	case MMA_F16, MMA_F16_F16ACC, MMA_BF16:
+		if g.es != 2 {
+			return false
+		}
+	case MMA_TF32:
+		if g.es != 4 || !o.kContig {
+			return false
+		}
+	default:
+		return false
+	}
+	kb := 16 / g.es // elements in one 16-byte matrix row
+	if g.mmaK != 2*kb || g.mmaM != 16 || g.mmaN != 8 {
+		return false
+	}
+	if (o.stride*g.es)%16 != 0 || o.offset%16 != 0 || g.stageBytes%16 != 0 || o.bytes%16 != 0 {
+		return false
+	}
+	if o.kContig {
+		// rows are m (A) / n (B); origin along k: grp*uk + ks + {0, kb}
+		return g.uk%kb == 0
+	}
+	// rows are k; origin along m / n: warp tile + mma offset + {0, 8}
+	return g.wm%8 == 0 && g.wn%8 == 0 && kb == 8
+}

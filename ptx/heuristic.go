@@ -79,62 +79,91 @@ func widestVec(align, es, extent int) int {
 func candidates(in InputClass, m, n, k int, dev DeviceLimits) []GemmConfig {
 	var out []GemmConfig
 	for _, math := range []Math{preferredMath(in, dev), simtMath(in)} {
-		mmaM, mmaN, mmaK := math.mmaShape()
 		big := 128
 		if math == DFMA || math == MMA_F64 {
 			big = 64
 		}
 		ml, nl := tileFor(m, big), tileFor(n, big)
 		for ; ml >= 16 && nl >= 16; ml, nl = max(16, ml/2), max(16, nl/2) {
-			c := GemmConfig{ML: ml, NL: nl, KS: 1, KL: 1, KG: 1, Math: math}
-			if math.IsMMA() {
-				// 4 warps when possible: 2×2 warps of (ML/2)×(NL/2)
-				wm, wn := max(ml/2, mmaM), max(nl/2, mmaN)
-				c.MS, c.NS = max(wm/mmaM, 1), max(wn/mmaN, 1)
-				for c.MS*c.NS > 16 { // bound the accumulators
-					if c.NS >= c.MS {
-						c.NS /= 2
-					} else {
-						c.MS /= 2
-					}
+			for _, c := range blockCandidates(in, ml, nl, math) {
+				tiles := ceilDiv(m, ml) * ceilDiv(n, nl)
+				for c.KG < 64 && tiles*c.KG*2 <= dev.SMCount && k/(c.KG*2) >= 256 {
+					c.KG *= 2
 				}
-				c.U = max(32, mmaK)
-				if math == MMA_F64 {
-					c.U = 16
+				out = append(out, c)
+				if c.Stages == 3 {
+					s := c
+					s.Stages = 2
+					out = append(out, s)
 				}
-			} else {
-				c.MS, c.NS = min(8, max(ml/16, 1)), min(8, max(nl/16, 1))
-				c.U = 8
-				if c.MS*c.NS <= 16 {
-					c.U = 16
-				}
-			}
-			es := in.AType.Size()
-			ga := newOperandGeom(in.TransA == T, ml, c.U, 1, 0, es, 1)
-			gb := newOperandGeom(in.TransB == N, nl, c.U, 1, 0, es, 1)
-			c.VecA, c.VecB = widestVec(in.AlignA, es, ga.lc), widestVec(in.AlignB, es, gb.lc)
-			c.Stages = 1
-			if c.VecA*es >= 4 && c.VecB*es >= 4 {
-				c.Stages = 3
-			}
-			if math.IsMMA() && (c.VecA*es < 8 || c.VecB*es < 8) {
-				// many narrow loads per thread: keep the k-slice short
-				c.U = max(16, mmaK)
-			}
-			tiles := ceilDiv(m, ml) * ceilDiv(n, nl)
-			for c.KG < 64 && tiles*c.KG*2 <= dev.SMCount && k/(c.KG*2) >= 256 {
-				c.KG *= 2
-			}
-			out = append(out, c)
-			if c.Stages == 3 {
-				s := c
-				s.Stages = 2
-				out = append(out, s)
 			}
 			if ml == 16 && nl == 16 {
 				break
 			}
 		}
+	}
+	return out
+}
+
+// blockCandidates are the configurations tried for one ml×nl block, best
+// first. mma: 4 warps when possible, 2×2 warps of (ML/2)×(NL/2), with at
+// most 16 mma tiles (accumulator sets) per warp; for 16-bit inputs a 64×64
+// warp tile (MS=4, NS=8: 32 mma tiles, 128 f32 accumulators) is tried first
+// since it halves the shared-memory fragment traffic per mma, and Legal's
+// register estimate rejects it where it does not fit (then the 16-tile
+// variant, 8 warps of 64×32 for 128×128, is used). Not with an f32 C and
+// f32 accumulators: ptxas 11.8 allocates 254 registers there (at the limit,
+// a different JIT version may spill), against 220..236 for a 16-bit C and
+// 136..160 for f16 accumulators.
+func blockCandidates(in InputClass, ml, nl int, math Math) []GemmConfig {
+	mmaM, mmaN, mmaK := math.mmaShape()
+	bounds := []int{16}
+	if math == MMA_F16_F16ACC || (math == MMA_F16 || math == MMA_BF16) && in.CType != F32 {
+		bounds = []int{32, 16}
+	}
+	if !math.IsMMA() {
+		bounds = []int{0}
+	}
+	var out []GemmConfig
+	for _, bound := range bounds {
+		c := GemmConfig{ML: ml, NL: nl, KS: 1, KL: 1, KG: 1, Math: math}
+		if math.IsMMA() {
+			wm, wn := max(ml/2, mmaM), max(nl/2, mmaN)
+			c.MS, c.NS = max(wm/mmaM, 1), max(wn/mmaN, 1)
+			if bound > 16 && c.MS*c.NS <= 16 {
+				continue // same as the 16-tile candidate
+			}
+			for c.MS*c.NS > bound { // bound the accumulators
+				if c.NS >= c.MS {
+					c.NS /= 2
+				} else {
+					c.MS /= 2
+				}
+			}
+			c.U = max(32, mmaK)
+			if math == MMA_F64 {
+				c.U = 16
+			}
+		} else {
+			c.MS, c.NS = min(8, max(ml/16, 1)), min(8, max(nl/16, 1))
+			c.U = 8
+			if c.MS*c.NS <= 16 {
+				c.U = 16
+			}
+		}
+		es := in.AType.Size()
+		ga := newOperandGeom(in.TransA == T, ml, c.U, 1, 0, es, 1)
+		gb := newOperandGeom(in.TransB == N, nl, c.U, 1, 0, es, 1)
+		c.VecA, c.VecB = widestVec(in.AlignA, es, ga.lc), widestVec(in.AlignB, es, gb.lc)
+		c.Stages = 1
+		if c.VecA*es >= 4 && c.VecB*es >= 4 {
+			c.Stages = 3
+		}
+		if math.IsMMA() && (c.VecA*es < 8 || c.VecB*es < 8) {
+			// many narrow loads per thread: keep the k-slice short
+			c.U = max(16, mmaK)
+		}
+		out = append(out, c)
 	}
 	return out
 }
