@@ -28,12 +28,10 @@ func WriteSummary(w io.Writer, dir, suite string, env Env, rows []Row) error {
 	fmt.Fprintf(w, "Speed-up of ISAAC over cuBLAS (geometric mean per suite; cuBLAS time / ISAAC time) on %s, "+
 		"%s, cuBLAS %s, %s, commit `%s`:\n\n", env.Device, env.Driver, env.CUBLAS, env.Date, short(env.Commit))
 	fmt.Fprintf(w, "| suite | %s |\n|---|%s\n", strings.Join(dtypes, " | "), strings.Repeat("--:|", len(dtypes)))
-	var all []float64
 	for _, s := range suites {
 		fmt.Fprintf(w, "| %s |", s)
 		for _, d := range dtypes {
 			v := cells[[2]string{s, d}]
-			all = append(all, v...)
 			if len(v) == 0 {
 				fmt.Fprint(w, " – |")
 				continue
@@ -42,14 +40,9 @@ func WriteSummary(w io.Writer, dir, suite string, env Env, rows []Row) error {
 		}
 		fmt.Fprintln(w)
 	}
-	wins := 0
-	for _, v := range all {
-		if v >= 1 {
-			wins++
-		}
-	}
+	geo, measured, wins := summaryStats(rows)
 	fmt.Fprintf(w, "\nOverall geometric mean %.2f× over %d inputs; ISAAC ≥ 1.0× on %d. Full table with roofline "+
-		"and configurations: [%s](%s).\n\n", Geomean(all), len(all), wins, suite+".md", path.Join(dir, suite+".md"))
+		"and configurations: [%s](%s).\n\n", geo, measured, wins, suite+".md", path.Join(dir, suite+".md"))
 	for _, d := range dtypes {
 		fmt.Fprintf(w, "![%s %s](%s)\n", suite, d, path.Join(dir, suite+"-"+d+".svg"))
 	}
