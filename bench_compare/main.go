@@ -116,7 +116,7 @@ func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out 
 		}
 		var rows []Row
 		if sweep > 0 {
-			s := &Sweeper{Candidates: sweep, Screen: 3, Finalists: 3, Seed: 1, ctx: b.ctx}
+			s := &Sweeper{Candidates: sweep, Screen: 3, Finalists: 3, Rounds: 3, Seed: 1, ctx: b.ctx}
 			rows, err = sweepAll(b, s, inputs, os.Stderr)
 			suite = "sweep-" + suite
 		} else {

@@ -18,11 +18,14 @@ import (
 // heuristic's plus up to Candidates drawn from the parameter space and kept
 // when they suit the shape (no block tile far larger than the problem,
 // grid splits only when K is deep enough). Candidates are screened with
-// Screen repeats, the best few re-timed with the bench's full repeats.
+// Screen repeats; then up to Rounds of local search move one parameter at a
+// time from the best; the best few are re-timed with the bench's full
+// repeats.
 type Sweeper struct {
 	Candidates int
 	Screen     int
 	Finalists  int
+	Rounds     int // local-search rounds after the random screening
 	Seed       uint64
 	ctx        cuda.Context
 	pools      map[ptx.InputClass][]ptx.GemmConfig
@@ -142,30 +145,34 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	if len(cands) == 0 {
 		return Row{}, fmt.Errorf("no candidate configuration loads")
 	}
-	type scored struct {
-		cfg ptx.GemmConfig
-		us  float64
+	screened, err := s.screen(b, g, in, cands)
+	if err != nil {
+		return Row{}, err
 	}
-	var screened []scored
-	for _, c := range cands {
-		c := c
-		run := func() error { return engine.Gemm(g, &c) }
-		if err := run(); err != nil {
-			continue
-		}
-		screen := s.Screen
-		if 2*float64(in.M)*float64(in.N)*float64(in.K) > 1e12 {
-			screen = 1 // the largest problems: one timed run screens
-		}
-		var ts []float64
-		for r := 0; r < screen; r++ {
-			us, err := b.time(run)
-			if err != nil {
-				return Row{}, err
+	// Local search: from the best so far, try every one-parameter step
+	// (the next smaller or larger value of one parameter) while it helps.
+	seen := map[ptx.GemmConfig]bool{}
+	for _, c := range screened {
+		seen[c.cfg] = true
+	}
+	for round := 0; round < s.Rounds && len(screened) > 0; round++ {
+		sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
+		var next []ptx.GemmConfig
+		for _, c := range neighbors(screened[0].cfg, ptx.SpaceFor(cls)) {
+			if !seen[c] && ptx.Legal(c, cls, lim) == nil && fits(c, in.M, in.N, in.K) {
+				seen[c] = true
+				next = append(next, c)
 			}
-			ts = append(ts, us)
 		}
-		screened = append(screened, scored{c, Median(ts)})
+		more, err := s.screen(b, g, in, s.compileAll(g, next))
+		if err != nil {
+			return Row{}, err
+		}
+		improved := len(more) > 0 && minUS(more) < screened[0].us
+		screened = append(screened, more...)
+		if !improved {
+			break
+		}
 	}
 	sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
 	finalists := []Engine{{Name: "heuristic", Config: &cands[0]}}
@@ -191,6 +198,85 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	row.Speedup = row.VendorUS / row.OursUS
 	row.Alt = []Alt{heuristic}
 	return row, nil
+}
+
+type scored struct {
+	cfg ptx.GemmConfig
+	us  float64
+}
+
+func minUS(s []scored) float64 {
+	m := s[0].us
+	for _, x := range s[1:] {
+		m = min(m, x.us)
+	}
+	return m
+}
+
+// screen times each configuration a few times (once for the largest
+// problems) and returns the medians.
+func (s *Sweeper) screen(b *Bench, g *request.Gemm, in Input, cands []ptx.GemmConfig) ([]scored, error) {
+	var out []scored
+	n := s.Screen
+	if 2*float64(in.M)*float64(in.N)*float64(in.K) > 1e12 {
+		n = 1 // the largest problems: one timed run screens
+	}
+	for _, c := range cands {
+		run := func() error { return engine.Gemm(g, &c) }
+		if err := run(); err != nil {
+			continue
+		}
+		var ts []float64
+		for r := 0; r < n; r++ {
+			us, err := b.time(run)
+			if err != nil {
+				return nil, err
+			}
+			ts = append(ts, us)
+		}
+		out = append(out, scored{c, Median(ts)})
+	}
+	return out, nil
+}
+
+// neighbors are the configurations one step away from c in the space: one
+// parameter moved to the next smaller or larger value of its list.
+func neighbors(c ptx.GemmConfig, sp ptx.Space) []ptx.GemmConfig {
+	var out []ptx.GemmConfig
+	step := func(field *int, values []int) {
+		orig := *field
+		for i, v := range values {
+			if v != orig {
+				continue
+			}
+			for _, j := range []int{i - 1, i + 1} {
+				if j >= 0 && j < len(values) {
+					*field = values[j]
+					out = append(out, c)
+				}
+			}
+		}
+		*field = orig
+	}
+	step(&c.MS, sp.MS)
+	step(&c.NS, sp.NS)
+	step(&c.ML, sp.ML)
+	step(&c.NL, sp.NL)
+	step(&c.U, sp.U)
+	step(&c.KS, sp.KS)
+	step(&c.KL, sp.KL)
+	step(&c.KG, sp.KG)
+	step(&c.VecA, sp.VecA)
+	step(&c.VecB, sp.VecB)
+	step(&c.Stages, sp.Stages)
+	orig := c.Math
+	for _, m := range sp.Math {
+		if m != orig {
+			c.Math = m
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // sweepAll sweeps every input with a progress line.
