@@ -8,6 +8,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 )
 
 // Error is a CUresult other than CUDA_SUCCESS, with the call that failed.
@@ -52,13 +53,21 @@ func check(call string, r C.CUresult) error {
 	return &Error{Code: int(r), Call: call}
 }
 
+// loaded is set once the driver loaded: later calls of Load cost no cgo
+// call (it is on every served GEMM's path).
+var loaded atomic.Bool
+
 // Load loads the driver once (dlopen libcuda.so.1, or $ISAAC_LIBCUDA) and
 // resolves every entry point. It is cheap after the first call.
 func Load() error {
+	if loaded.Load() {
+		return nil
+	}
 	var buf [256]C.char
 	if C.isaac_cuda_load(&buf[0], C.size_t(len(buf))) != 0 {
 		return fmt.Errorf("%w: %s", ErrNoDriver, C.GoString(&buf[0]))
 	}
+	loaded.Store(true)
 	return nil
 }
 
