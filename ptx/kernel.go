@@ -34,7 +34,7 @@ type Kernel struct {
 // ceil(n/NL) ≤ 65535.
 func (k *Kernel) Grid(m, n, kk int) [3]int {
 	if k.tileM == 0 {
-		return [3]int{ceilDiv(m, reduceThreads), min(n, 65535), 1}
+		return [3]int{ceilDiv(m, reduceRows), min(n, 65535), 1}
 	}
 	return [3]int{ceilDiv(m, k.tileM), ceilDiv(n, k.tileN), k.splits}
 }

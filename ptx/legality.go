@@ -32,7 +32,7 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		v, lo, hi int
 	}{
 		{"ms", cfg.MS, 1, 8}, {"ns", cfg.NS, 1, 8}, {"ml", cfg.ML, 8, 256}, {"nl", cfg.NL, 8, 256},
-		{"u", cfg.U, 4, 64}, {"ks", cfg.KS, 1, 8}, {"kl", cfg.KL, 1, 8}, {"kg", cfg.KG, 1, 64},
+		{"u", cfg.U, 4, 64}, {"ks", cfg.KS, 1, 8}, {"kl", cfg.KL, 1, 8}, {"kg", cfg.KG, 1, 512},
 		{"va", cfg.VecA, 1, 8}, {"vb", cfg.VecB, 1, 8},
 	} {
 		if !inPow2Range(p.v, p.lo, p.hi) {

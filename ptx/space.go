@@ -35,7 +35,7 @@ func SpaceFor(in InputClass) Space {
 		ML: []int{8, 16, 32, 64, 128, 256}, NL: []int{8, 16, 32, 64, 128, 256},
 		U:  []int{4, 8, 16, 32},
 		KS: []int{1, 2, 4, 8}, KL: []int{1, 2, 4, 8},
-		KG:     []int{1, 2, 4, 8, 16, 32, 64},
+		KG:     []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512},
 		VecA:   vecs(in.AlignA),
 		VecB:   vecs(in.AlignB),
 		Stages: stages,
