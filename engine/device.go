@@ -9,8 +9,11 @@ import (
 
 // deviceInfo is what the engine needs to know about a device, read once.
 type deviceInfo struct {
+	dev    cuda.Device
 	limits ptx.DeviceLimits
 	pools  bool // stream-ordered allocation (cuMemAllocAsync) is supported
+
+	workspace workspacePool
 }
 
 var devices sync.Map // cuda.Device → *deviceInfo
@@ -43,7 +46,7 @@ func infoFor(d cuda.Device) (*deviceInfo, error) {
 	l.MaxRegistersPerThread = 255
 	// The per-SM budget also holds each block's reserved shared memory.
 	l.MaxSharedPerSM -= reserved
-	info := &deviceInfo{limits: l, pools: pools != 0}
+	info := &deviceInfo{dev: d, limits: l, pools: pools != 0}
 	v, _ := devices.LoadOrStore(d, info)
 	return v.(*deviceInfo), nil
 }

@@ -101,7 +101,7 @@ func Gemm(g *request.Gemm, cfg *ptx.GemmConfig) error {
 	var ws cuda.DevicePtr
 	if bytes := lk.kernel.WorkspaceBytes(m, n, k); bytes > 0 {
 		// Stream-ordered: legal during graph capture, freed in stream order.
-		if ws, err = cuda.AllocAsync(bytes, stream); err != nil {
+		if ws, err = info.allocWorkspace(bytes, stream); err != nil {
 			return err
 		}
 		defer ws.FreeAsync(stream)

@@ -38,6 +38,9 @@ static inline CUresult isaac_cu_mem_alloc(CUdeviceptr *p, size_t n) { return ISA
 static inline CUresult isaac_cu_mem_free(CUdeviceptr p) { return ISAAC_CU_CALL(cuMemFree, p); }
 static inline CUresult isaac_cu_mem_alloc_async(CUdeviceptr *p, size_t n, uintptr_t s) { return ISAAC_CU_CALL(cuMemAllocAsync, p, n, (CUstream)s); }
 static inline CUresult isaac_cu_mem_free_async(CUdeviceptr p, uintptr_t s) { return ISAAC_CU_CALL(cuMemFreeAsync, p, (CUstream)s); }
+static inline CUresult isaac_cu_mem_pool_create(CUmemoryPool *pool, const isaac_mem_pool_props *props) { return ISAAC_CU_CALL(cuMemPoolCreate, pool, props); }
+static inline CUresult isaac_cu_mem_pool_set_attribute(uintptr_t pool, int attr, void *v) { return ISAAC_CU_CALL(cuMemPoolSetAttribute, (CUmemoryPool)pool, attr, v); }
+static inline CUresult isaac_cu_mem_alloc_from_pool_async(CUdeviceptr *p, size_t n, uintptr_t pool, uintptr_t s) { return ISAAC_CU_CALL(cuMemAllocFromPoolAsync, p, n, (CUmemoryPool)pool, (CUstream)s); }
 static inline CUresult isaac_cu_memset_d8_async(CUdeviceptr p, unsigned char v, size_t n, uintptr_t s) { return ISAAC_CU_CALL(cuMemsetD8Async, p, v, n, (CUstream)s); }
 static inline CUresult isaac_cu_memset_d32_async(CUdeviceptr p, unsigned int v, size_t n, uintptr_t s) { return ISAAC_CU_CALL(cuMemsetD32Async, p, v, n, (CUstream)s); }
 static inline CUresult isaac_cu_memcpy_htod(CUdeviceptr d, const void *h, size_t n) { return ISAAC_CU_CALL(cuMemcpyHtoD, d, h, n); }

@@ -14,6 +14,8 @@
 
 isaac_cuda_api isaac_cu;
 
+_Static_assert(sizeof(isaac_mem_pool_props) == 88, "CUmemPoolProps is 88 bytes");
+
 typedef CUresult (*get_proc_v2_fn)(const char *, void **, int, unsigned long long, int *);
 typedef CUresult (*get_proc_v1_fn)(const char *, void **, int, unsigned long long);
 
@@ -35,6 +37,7 @@ static const struct entry entries[] = {
 	E(cuFuncGetAttribute), E(cuFuncSetAttribute), E(cuLaunchKernel), E(cuLaunchKernelEx),
 	E(cuStreamCreate), E(cuStreamDestroy), E(cuStreamSynchronize), E(cuStreamIsCapturing),
 	E(cuMemAlloc), E(cuMemFree), E(cuMemAllocAsync), E(cuMemFreeAsync),
+	E(cuMemPoolCreate), E(cuMemPoolSetAttribute), E(cuMemAllocFromPoolAsync),
 	E(cuMemsetD8Async), E(cuMemsetD32Async), E(cuMemcpyHtoD), E(cuMemcpyDtoH),
 	E(cuEventCreate), E(cuEventRecord), E(cuEventSynchronize), E(cuEventElapsedTime),
 	E(cuEventDestroy), E(cuLinkCreate), E(cuLinkAddData), E(cuLinkComplete), E(cuLinkDestroy),

@@ -23,6 +23,19 @@ typedef unsigned long long CUdeviceptr;
 typedef struct CUlinkState_st *CUlinkState;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+
+/* CUmemPoolProps (88 bytes in the CUDA 11.2–13 ABI). */
+typedef struct isaac_mem_pool_props {
+	int alloc_type;      /* CU_MEM_ALLOCATION_TYPE_PINNED = 1 */
+	int handle_types;    /* CU_MEM_HANDLE_TYPE_NONE = 0 */
+	int location_type;   /* CU_MEM_LOCATION_TYPE_DEVICE = 1 */
+	int location_id;     /* device ordinal */
+	void *win32_security_attributes;
+	size_t max_size;     /* 0: the system default */
+	unsigned short usage;
+	unsigned char reserved[54];
+} isaac_mem_pool_props;
 
 typedef struct isaac_launch_attr {
 	int id;
@@ -73,6 +86,9 @@ typedef struct isaac_cuda_api {
 	CUresult (*cuMemFree)(CUdeviceptr);
 	CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream);
 	CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream);
+	CUresult (*cuMemPoolCreate)(CUmemoryPool *, const isaac_mem_pool_props *);
+	CUresult (*cuMemPoolSetAttribute)(CUmemoryPool, int, void *);
+	CUresult (*cuMemAllocFromPoolAsync)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
 	CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
 	CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned int, size_t, CUstream);
 	CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
