@@ -117,6 +117,69 @@ func (e epiOps) storeC(b *builder, v, addrC string, imm int, pred string) {
 	}
 }
 
+// storeCVec writes alpha*v[i] + beta*C[i] (C not read when beta == 0) to
+// the len(v) consecutive C elements at addrC+imm with one vector load and
+// store; the caller has checked that all are inside C and that the address
+// is aligned to the whole vector (at most 16 bytes).
+func (e epiOps) storeCVec(b *builder, v []string, addrC string, imm int) {
+	s := epiSuffix(e.t)
+	k := epiKind(e.t)
+	n := len(v)
+	zero := "0f00000000"
+	if e.t == F64 {
+		zero = "0d0000000000000000"
+	}
+	out := b.regs(k, n)
+	for i := range out {
+		b.ins("mov.%s %s, %s", s, out[i], zero)
+		b.insP(e.pAlpha, "mul.rn.%s %s, %s, %s", s, out[i], e.alpha, v[i])
+	}
+	at := addr(addrC, imm)
+	cv := b.regs(k, n)
+	switch e.cType {
+	case F16, BF16:
+		// n halves travel as n/2 32-bit words, element 2w in the low half.
+		words := b.regs(kB32, n/2)
+		for _, w := range words {
+			b.ins("mov.b32 %s, 0", w)
+		}
+		b.insP(e.pBeta, "ld.global%s.b32 %s, %s", vsuffix(n/2), vec(words), at)
+		for w, word := range words {
+			lo, hi := b.reg(kB16), b.reg(kB16)
+			b.ins("mov.b32 {%s, %s}, %s", lo, hi, word)
+			for h, half := range []string{lo, hi} {
+				if e.cType == F16 {
+					b.ins("cvt.f32.f16 %s, %s", cv[2*w+h], half)
+				} else {
+					b.ins("mov.b32 %s, {%s, %s}", cv[2*w+h], e.zeroH, half)
+				}
+			}
+		}
+	default:
+		b.insP(e.pBeta, "ld.global%s.%s %s, %s", vsuffix(n), s, braces(cv), at)
+	}
+	for i := range out {
+		b.insP(e.pBeta, "fma.rn.%s %s, %s, %s, %s", s, out[i], e.beta, cv[i], out[i])
+	}
+	switch e.cType {
+	case F16, BF16:
+		cvt := "cvt.rn.f16.f32"
+		if e.cType == BF16 {
+			cvt = "cvt.rn.bf16.f32"
+		}
+		words := b.regs(kB32, n/2)
+		for w := range words {
+			lo, hi := b.reg(kB16), b.reg(kB16)
+			b.ins("%s %s, %s", cvt, lo, out[2*w])
+			b.ins("%s %s, %s", cvt, hi, out[2*w+1])
+			b.ins("mov.b32 %s, {%s, %s}", words[w], lo, hi)
+		}
+		b.ins("st.global%s.b32 %s, %s", vsuffix(n/2), at, vec(words))
+	default:
+		b.ins("st.global%s.%s %s, %s", vsuffix(n), s, at, braces(out))
+	}
+}
+
 // widenAcc converts an accumulator value to the epilogue type.
 func widenAcc(b *builder, v string, k regKind) string {
 	if k != kB16 {
@@ -189,11 +252,30 @@ func (c *gemmCtx) epilogue(elems []accElem) {
 		base = b.reg(kB64)
 		b.ins("add.s64 %s, %s, %s", base, c.ws, mn)
 	}
+	vecOK := "" // KG > 1: the workspace allows vector stores (checked at run time)
+	maxVec := 16 / es
+	if cfg.KG == 1 {
+		maxVec = min(maxVec, g.in.AlignC)
+	} else {
+		// Slice z starts at ws + z·M·N·es and column j at j·M·es: vectors of
+		// n elements are aligned when M % n == 0 and ws is 16-byte aligned.
+		vecOK = b.reg(kPred)
+		mv := b.reg(kB32)
+		b.ins("and.b32 %s, %s, %d", mv, c.M, maxVec-1)
+		wv := b.reg(kB64)
+		b.ins("and.b64 %s, %s, 15", wv, c.ws)
+		wv32 := b.reg(kB32)
+		b.ins("cvt.u32.u64 %s, %s", wv32, wv)
+		b.ins("or.b32 %s, %s, %s", mv, mv, wv32)
+		b.ins("setp.eq.s32 %s, %s, 0", vecOK, mv)
+	}
 	colAddr := map[[2]string]string{}
 	colPred := map[[2]string]string{}
 	rowPred := map[[2]string]string{}
 	key := func(r string, o int) [2]string { return [2]string{r, string(rune('0' + o))} }
-	for i, e := range elems {
+	// prepare computes the address of elems[i]'s column and the bounds
+	// predicates of its row and column (shared among elements).
+	prepare := func(e accElem) (col, ca, row string) {
 		ck := key(e.colBase+"+"+e.rowBase, e.col)
 		if _, ok := colAddr[ck]; !ok {
 			j := b.addImm32(e.colBase, e.col)
@@ -209,13 +291,71 @@ func (c *gemmCtx) epilogue(elems []accElem) {
 			b.ins("setp.lt.s32 %s, %s, %s", p, ii, c.M)
 			rowPred[rk] = p
 		}
+		return colPred[ck], colAddr[ck], rowPred[rk]
+	}
+	scalar := func(i int) {
+		e := elems[i]
+		pc, ca, pr := prepare(e)
 		p := b.reg(kPred)
-		b.ins("and.pred %s, %s, %s", p, rowPred[rk], colPred[ck])
+		b.ins("and.pred %s, %s, %s", p, pr, pc)
 		if cfg.KG == 1 {
-			ops.storeC(b, vals[i], colAddr[ck], e.row*es, p)
+			ops.storeC(b, vals[i], ca, e.row*es, p)
 		} else {
-			b.insP(p, "st.global.%s %s, %s", s, addr(colAddr[ck], e.row*es), vals[i])
+			b.insP(p, "st.global.%s %s, %s", s, addr(ca, e.row*es), vals[i])
 		}
 	}
+	for i := 0; i < len(elems); {
+		n := vectorRun(elems[i:], maxVec)
+		if n == 1 {
+			scalar(i)
+			i++
+			continue
+		}
+		// A run of n consecutive rows of one column: one vector access when
+		// the whole run is inside C (and aligned), element by element
+		// otherwise.
+		e := elems[i]
+		pc, ca, _ := prepare(e)
+		_, _, prLast := prepare(elems[i+n-1])
+		full := b.reg(kPred)
+		b.ins("and.pred %s, %s, %s", full, pc, prLast)
+		if vecOK != "" {
+			b.ins("and.pred %s, %s, %s", full, full, vecOK)
+		}
+		lScalar, lDone := b.newLabel("epi_scalar"), b.newLabel("epi_done")
+		b.insP("!"+full, "bra %s", lScalar)
+		if cfg.KG == 1 {
+			ops.storeCVec(b, vals[i:i+n], ca, e.row*es)
+		} else {
+			b.ins("st.global%s.%s %s, %s", vsuffix(n), s, addr(ca, e.row*es), braces(vals[i:i+n]))
+		}
+		b.ins("bra %s", lDone)
+		b.label(lScalar)
+		for t := i; t < i+n; t++ {
+			scalar(t)
+		}
+		b.label(lDone)
+		i += n
+	}
 	b.ins("ret")
+}
+
+// vectorRun is how many of elems, from the first, one vector access can
+// store: a power of two up to maxVec of consecutive rows of one column,
+// starting at a row that is a multiple of the run (the SIMT thread tile
+// keeps MS consecutive rows; mma fragments hold no such runs).
+func vectorRun(elems []accElem, maxVec int) int {
+	e := elems[0]
+	n := 1
+	for n < maxVec && n < len(elems) {
+		f := elems[n]
+		if f.rowBase != e.rowBase || f.colBase != e.colBase || f.col != e.col || f.row != e.row+n {
+			break
+		}
+		n++
+	}
+	for n > 1 && (!isPow2(n) || e.row%n != 0) {
+		n--
+	}
+	return n
 }

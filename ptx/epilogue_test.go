@@ -1,0 +1,66 @@
+package ptx
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestVectorRun(t *testing.T) {
+	col := func(rows ...int) []accElem {
+		var es []accElem
+		for _, r := range rows {
+			es = append(es, accElem{rowBase: "%r1", colBase: "%r2", row: r, col: 0})
+		}
+		return es
+	}
+	cases := []struct {
+		elems  []accElem
+		maxVec int
+		want   int
+	}{
+		{col(0, 1, 2, 3), 4, 4},
+		{col(0, 1, 2, 3), 2, 2},
+		{col(0, 1, 2), 4, 2},   // not a power of two: the first two
+		{col(2, 3, 4, 5), 4, 2}, // row 2 is aligned to 2 only
+		{col(0, 8), 4, 1},       // mma fragments: rows not consecutive
+		{col(1, 2), 4, 1},
+		{append(col(0), accElem{rowBase: "%r1", colBase: "%r2", row: 1, col: 1}), 4, 1},
+	}
+	for i, c := range cases {
+		if got := vectorRun(c.elems, c.maxVec); got != c.want {
+			t.Errorf("case %d: vectorRun = %d, want %d", i, got, c.want)
+		}
+	}
+}
+
+// The SIMT epilogue writes each thread's MS consecutive rows of C with one
+// vector access when C's alignment allows it, and never vectorizes beyond it.
+func TestEpilogueVectorStores(t *testing.T) {
+	cfg := GemmConfig{MS: 4, NS: 8, ML: 128, NL: 32, U: 4, KS: 1, KL: 1, KG: 1, VecA: 2, VecB: 2, Stages: 4, Math: FFMA}
+	for _, c := range []struct {
+		ct         DataType
+		alignC, kg int
+		want       string
+		count      int
+	}{
+		{F32, 4, 1, "st.global.v4.f32", 8},
+		{F32, 2, 1, "st.global.v2.f32", 16},
+		{F32, 1, 1, "st.global.v", 0},
+		{F32, 1, 4, "st.global.v4.f32", 8}, // workspace: aligned at run time
+		{F16, 8, 1, "st.global.v2.b32", 8},
+		{BF16, 2, 1, "st.global.b32", 16},
+	} {
+		in := InputClass{AType: F32, BType: F32, CType: c.ct, Compute: F32, TransA: N, TransB: T, AlignA: 4, AlignB: 4, AlignC: c.alignC}
+		if c.ct != F32 {
+			in.AType, in.BType = c.ct, c.ct
+		}
+		cfg.KG = c.kg
+		k, err := GenerateGemm(cfg, in, "sm_90")
+		if err != nil {
+			t.Fatalf("%v: %v", in, err)
+		}
+		if got := strings.Count(k.PTX, c.want); got != c.count {
+			t.Errorf("%v KG=%d: %d × %q, want %d", in, c.kg, got, c.want, c.count)
+		}
+	}
+}
