@@ -20,7 +20,7 @@ func TestVectorRun(t *testing.T) {
 	}{
 		{col(0, 1, 2, 3), 4, 4},
 		{col(0, 1, 2, 3), 2, 2},
-		{col(0, 1, 2), 4, 2},   // not a power of two: the first two
+		{col(0, 1, 2), 4, 2},    // not a power of two: the first two
 		{col(2, 3, 4, 5), 4, 2}, // row 2 is aligned to 2 only
 		{col(0, 8), 4, 1},       // mma fragments: rows not consecutive
 		{col(1, 2), 4, 1},
