@@ -269,6 +269,11 @@ func (c *gemmCtx) epilogue(elems []accElem) {
 		b.ins("or.b32 %s, %s, %s", mv, mv, wv32)
 		b.ins("setp.eq.s32 %s, %s, 0", vecOK, mv)
 	}
+	if g.stageCols > 0 {
+		c.stagedStore(elems, vals, storeTarget{ops: ops, base: base, ld: ld, es: es, maxVec: maxVec, vecOK: vecOK})
+		b.ins("ret")
+		return
+	}
 	colAddr := map[[2]string]string{}
 	colPred := map[[2]string]string{}
 	rowPred := map[[2]string]string{}

@@ -64,3 +64,40 @@ func TestEpilogueVectorStores(t *testing.T) {
 		}
 	}
 }
+
+// The mma epilogue stages C through shared memory in passes that fit in
+// what the main loop already uses (one warp tile's columns at the least), and
+// stores whole vectors of rows: 16 bytes of C, or of the workspace.
+func TestEpilogueStaged(t *testing.T) {
+	in := InputClass{AType: F16, BType: F16, CType: F16, Compute: F32, TransA: N, TransB: T, AlignA: 8, AlignB: 8, AlignC: 8}
+	for _, c := range []struct {
+		cfg   GemmConfig
+		want  string
+		passB int // KL > 1: barriers of the first group only
+	}{
+		{GemmConfig{MS: 4, NS: 8, ML: 128, NL: 256, U: 16, KS: 1, KL: 1, KG: 1, VecA: 8, VecB: 4, Stages: 3, Math: MMA_F16}, "st.global.v4.b32", 0},
+		{GemmConfig{MS: 4, NS: 8, ML: 128, NL: 128, U: 32, KS: 1, KL: 1, KG: 4, VecA: 8, VecB: 8, Stages: 3, Math: MMA_F16}, "st.global.v4.f32", 0},
+		{GemmConfig{MS: 1, NS: 2, ML: 32, NL: 32, U: 32, KS: 1, KL: 2, KG: 1, VecA: 8, VecB: 8, Stages: 3, Math: MMA_F16}, "st.global.v4.b32", 2},
+	} {
+		k, err := GenerateGemm(c.cfg, in, "sm_90")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := newGeometry(c.cfg, in)
+		if g.stageCols < g.wn || c.cfg.NL%g.stageCols != 0 {
+			t.Errorf("%v: %d staged columns per pass, warp tile %d", c.cfg, g.stageCols, g.wn)
+		}
+		if g.stageSmem > max(g.tileSmem, g.redSmem) && g.stageCols > g.wn {
+			t.Errorf("%v: staging (%d bytes) grows shared memory beyond %d", c.cfg, g.stageSmem, max(g.tileSmem, g.redSmem))
+		}
+		if k.SharedBytes < g.stageSmem {
+			t.Errorf("%v: kernel has %d bytes of shared memory, staging needs %d", c.cfg, k.SharedBytes, g.stageSmem)
+		}
+		if !strings.Contains(k.PTX, c.want) {
+			t.Errorf("%v: no %s", c.cfg, c.want)
+		}
+		if got := strings.Count(k.PTX, "bar.sync 1,"); got != c.passB {
+			t.Errorf("%v: %d group barriers, want %d", c.cfg, got, c.passB)
+		}
+	}
+}

@@ -23,6 +23,9 @@ type geometry struct {
 	stageBytes  int // bytes of one pipeline stage (A tile + B tile)
 	tileSmem    int // stages * stageBytes
 	redSmem     int // shared bytes for the KL reduction
+	stageCols   int // mma epilogue: columns of C staged per pass (0: no staging)
+	stageStride int // elements between staged columns (ML plus 16 bytes of padding)
+	stageSmem   int // shared bytes of one staging pass
 	sharedBytes int // dynamic shared memory of the GEMM kernel
 
 	epiType DataType // F32 or F64: alpha/beta arithmetic and workspace type
@@ -81,7 +84,19 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 	if cfg.KL > 1 {
 		g.redSmem = (cfg.KL - 1) * g.elems * g.tg * g.epiType.Size()
 	}
-	g.sharedBytes = max(g.tileSmem, g.redSmem)
+	if cfg.Math.IsMMA() && isPow2(g.wn) && isPow2(cfg.ML) && cfg.NL%g.wn == 0 {
+		// The mma epilogue stages C through shared memory in passes of
+		// stageCols columns, as many as fit in what the main loop uses.
+		es := g.epiType.Size()
+		g.stageStride = cfg.ML + 16/es
+		budget := max(g.tileSmem, g.redSmem)
+		g.stageCols = g.wn
+		for cw := 2 * g.wn; cfg.NL%cw == 0 && cw*g.stageStride*es <= budget; cw *= 2 {
+			g.stageCols = cw
+		}
+		g.stageSmem = g.stageCols * g.stageStride * es
+	}
+	g.sharedBytes = max(g.tileSmem, g.redSmem, g.stageSmem)
 	return g
 }
 
