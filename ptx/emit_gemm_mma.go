@@ -28,6 +28,22 @@ var (
 		bfrag: [][][2]int{{{0, 0}}, {{4, 0}}},
 		c:     [][2]int{{0, 0}, {0, 1}, {8, 0}, {8, 1}},
 	}
+	// f64 m16n8k8 / m16n8k16 (sm_90): A register i holds (groupID + 8·(i%2),
+	// tig + 4·(i/2)), B register i holds (tig + 4·i, groupID); C as above.
+	layoutM16N8K8F64 = mmaLayout{
+		ka:    1,
+		a:     [][][2]int{{{0, 0}}, {{8, 0}}, {{0, 4}}, {{8, 4}}},
+		bfrag: [][][2]int{{{0, 0}}, {{4, 0}}},
+		c:     [][2]int{{0, 0}, {0, 1}, {8, 0}, {8, 1}},
+	}
+	layoutM16N8K16F64 = mmaLayout{
+		ka: 1,
+		a: [][][2]int{
+			{{0, 0}}, {{8, 0}}, {{0, 4}}, {{8, 4}}, {{0, 8}}, {{8, 8}}, {{0, 12}}, {{8, 12}},
+		},
+		bfrag: [][][2]int{{{0, 0}}, {{4, 0}}, {{8, 0}}, {{12, 0}}},
+		c:     [][2]int{{0, 0}, {0, 1}, {8, 0}, {8, 1}},
+	}
 	layoutM8N8K4F64 = mmaLayout{
 		ka:    1,
 		a:     [][][2]int{{{0, 0}}},
@@ -42,6 +58,10 @@ func (m Math) layout() mmaLayout {
 		return layoutM16N8K8TF32
 	case MMA_F64:
 		return layoutM8N8K4F64
+	case MMA_F64_K8:
+		return layoutM16N8K8F64
+	case MMA_F64_K16:
+		return layoutM16N8K16F64
 	}
 	return layoutM16N8K16
 }
@@ -58,6 +78,10 @@ func (m Math) mmaInstr() string {
 		return "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
 	case MMA_F64:
 		return "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"
+	case MMA_F64_K8:
+		return "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64"
+	case MMA_F64_K16:
+		return "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64"
 	}
 	panic(fmt.Sprintf("ptx: %s is not an mma math", m))
 }
@@ -154,7 +178,7 @@ func (s *mmaCompute) ldsmAddr(o operandGeom, lane, mnBase, kBase string, mnBit, 
 
 func (s *mmaCompute) accKind() regKind {
 	switch s.c.g.cfg.Math {
-	case MMA_F64:
+	case MMA_F64, MMA_F64_K8, MMA_F64_K16:
 		return kF64
 	case MMA_F16_F16ACC:
 		return kB32
@@ -201,7 +225,7 @@ func (s *mmaCompute) frag(base string, offs []int, kContig bool) string {
 	b, g := s.c.b, s.c.g
 	es := g.es
 	switch g.cfg.Math {
-	case MMA_F64:
+	case MMA_F64, MMA_F64_K8, MMA_F64_K16:
 		r := b.reg(kF64)
 		b.ins("ld.shared.f64 %s, %s", r, addr(base, offs[0]*es))
 		return r

@@ -34,26 +34,20 @@ func runPTXAS(t *testing.T, jobs []ptxasJob, maxSpillHeuristic int) {
 			defer wg.Done()
 			for j := range ch {
 				r := result{job: j}
-				k, err := GenerateGemm(j.cfg, j.in, "sm_80")
-				if err != nil {
-					r.err = err
-					out <- r
-					continue
-				}
 				for _, arch := range []string{"sm_80", "sm_90"} {
+					if arch == "sm_80" && j.cfg.Math.sm90Only() {
+						continue
+					}
+					k, err := GenerateGemm(j.cfg, j.in, arch)
+					if err != nil {
+						r.err = err
+						break
+					}
 					for _, kk := range []*Kernel{k, k.Reduce} {
 						if kk == nil {
 							continue
 						}
-						src := kk.PTX
-						if arch == "sm_90" {
-							g, _ := GenerateGemm(j.cfg, j.in, arch)
-							src = g.PTX
-							if kk.Reduce == nil && kk != k {
-								src = g.Reduce.PTX
-							}
-						}
-						rep, err := ptxas.Compile(src, arch)
+						rep, err := ptxas.Compile(kk.PTX, arch)
 						if err != nil {
 							r.err = fmt.Errorf("%s: %w", kk.Name, err)
 							break

@@ -149,7 +149,7 @@ func (g geometry) regEstimate() int {
 			aw = 1
 		}
 		frag = c.MS*max(aw, 1) + c.NS*max(bw, 1)
-		if g.es == 8 {
+		if c.Math == MMA_F64 {
 			frag = (c.MS + c.NS) * 2
 		}
 	} else {

@@ -15,7 +15,7 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		return err
 	}
 	m := cfg.Math
-	if m < FFMA || m > MMA_F64 {
+	if m < FFMA || m > lastMath {
 		return fmt.Errorf("ptx: unknown math %d", int(m))
 	}
 	if !m.compatible(in.AType, in.Compute, in.AllowTF32) {
@@ -23,6 +23,9 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	}
 	if m.IsMMA() && dev.SMMajor < 8 {
 		return fmt.Errorf("ptx: math %s needs sm_80 or newer", m)
+	}
+	if m.sm90Only() && dev.SMMajor < 9 {
+		return fmt.Errorf("ptx: math %s needs sm_90 or newer", m)
 	}
 	if cfg.Stages >= 2 && dev.SMMajor < 8 {
 		return fmt.Errorf("ptx: cp.async stages need sm_80 or newer")

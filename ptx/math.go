@@ -14,11 +14,16 @@ const (
 	MMA_BF16                   // mma.sync m16n8k16 bf16 inputs, f32 accumulation
 	MMA_TF32                   // mma.sync m16n8k8 tf32 (cvt.rna from f32), f32 accumulation
 	MMA_F64                    // mma.sync m8n8k4 f64
+	MMA_F64_K8                 // mma.sync m16n8k8 f64 (sm_90)
+	MMA_F64_K16                // mma.sync m16n8k16 f64 (sm_90)
+
+	lastMath = MMA_F64_K16
 )
 
 var mathNames = [...]string{
 	FFMA: "ffma", DFMA: "dfma", HFMA: "hfma", MMA_F16: "mma_f16",
 	MMA_F16_F16ACC: "mma_f16acc", MMA_BF16: "mma_bf16", MMA_TF32: "mma_tf32", MMA_F64: "mma_f64",
+	MMA_F64_K8: "mma_f64k8", MMA_F64_K16: "mma_f64k16",
 }
 
 func (m Math) String() string {
@@ -39,7 +44,10 @@ func ParseMath(s string) (Math, error) {
 }
 
 // IsMMA reports whether m uses tensor-core mma.sync.
-func (m Math) IsMMA() bool { return m >= MMA_F16 && m <= MMA_F64 }
+func (m Math) IsMMA() bool { return m >= MMA_F16 && m <= lastMath }
+
+// sm90Only reports whether m exists only on sm_90 and newer.
+func (m Math) sm90Only() bool { return m == MMA_F64_K8 || m == MMA_F64_K16 }
 
 // mmaShape is the M, N, K of one mma.sync instruction (1,1,1 for SIMT).
 func (m Math) mmaShape() (int, int, int) {
@@ -50,6 +58,10 @@ func (m Math) mmaShape() (int, int, int) {
 		return 16, 8, 8
 	case MMA_F64:
 		return 8, 8, 4
+	case MMA_F64_K8:
+		return 16, 8, 8
+	case MMA_F64_K16:
+		return 16, 8, 16
 	}
 	return 1, 1, 1
 }
@@ -57,7 +69,7 @@ func (m Math) mmaShape() (int, int, int) {
 // inputType is the A/B element type the instruction consumes.
 func (m Math) inputType() DataType {
 	switch m {
-	case DFMA, MMA_F64:
+	case DFMA, MMA_F64, MMA_F64_K8, MMA_F64_K16:
 		return F64
 	case HFMA, MMA_F16, MMA_F16_F16ACC:
 		return F16
@@ -70,7 +82,7 @@ func (m Math) inputType() DataType {
 // computeType is the compute (scalar and accumulation) type of the math.
 func (m Math) computeType() DataType {
 	switch m {
-	case DFMA, MMA_F64:
+	case DFMA, MMA_F64, MMA_F64_K8, MMA_F64_K16:
 		return F64
 	case HFMA, MMA_F16_F16ACC:
 		return F16
@@ -95,7 +107,7 @@ func (m Math) compatible(t, c DataType, allowTF32 bool) bool {
 // MathsFor lists the math instructions valid for an input class.
 func MathsFor(in InputClass) []Math {
 	var out []Math
-	for m := FFMA; m <= MMA_F64; m++ {
+	for m := FFMA; m <= lastMath; m++ {
 		if m.compatible(in.AType, in.Compute, in.AllowTF32) {
 			out = append(out, m)
 		}
