@@ -94,6 +94,9 @@ func Gemm(g *request.Gemm, cfg *ptx.GemmConfig) error {
 		return err
 	}
 	grid := lk.kernel.Grid(m, n, k)
+	if !lk.kernel.SplitLimit(m, n) {
+		return fmt.Errorf("%w: %d×%d output too large for a split-K reduction", ErrUnsupported, m, n)
+	}
 	if grid[1] > 65535 || grid[2] > 65535 {
 		return fmt.Errorf("%w: grid %v too large", ErrUnsupported, grid)
 	}

@@ -82,9 +82,7 @@ func (c *gemmCtx) prologue() {
 	c.lda, c.ldb, c.ldc = c.intParam("lda"), c.intParam("ldb"), c.intParam("ldc")
 	c.tid = b.reg(kB32)
 	b.ins("mov.u32 %s, %%tid.x", c.tid)
-	bx, by := b.reg(kB32), b.reg(kB32)
-	b.ins("mov.u32 %s, %%ctaid.x", bx)
-	b.ins("mov.u32 %s, %%ctaid.y", by)
+	bx, by := c.rasterize()
 	c.m0 = b.mulImm(bx, cfg.ML)
 	c.n0 = b.mulImm(by, cfg.NL)
 	c.grp, c.t = b.reg(kB32), b.reg(kB32)
@@ -117,6 +115,50 @@ func (c *gemmCtx) prologue() {
 	b.ins("sub.s32 %s, %s, %s", c.nTiles, c.kEnd, c.kBeg)
 	b.ins("add.s32 %s, %s, %d", c.nTiles, c.nTiles, cfg.U-1)
 	b.ins("shr.s32 %s, %s, %d", c.nTiles, c.nTiles, log2(cfg.U))
+}
+
+// rasterGroup is how many block rows (along M) consecutive blocks walk
+// before moving to the next block column: a wave of blocks then reads a few
+// panels of A and B many times from L2 instead of streaming all of A once
+// per block column, which matters when A does not fit in L2.
+const rasterGroup = 8
+
+// rasterize maps the linear block index (ctaid.x fastest) to the block's
+// tile (tm, tn) in groups of rasterGroup tile rows: tm = first + r % size,
+// tn = r / size within group ⌊lin / (G·ny)⌋. Grids wider than 65535 blocks
+// along M keep the identity mapping (the linear index could overflow).
+func (c *gemmCtx) rasterize() (tm, tn string) {
+	b := c.b
+	bx, by, nx, ny := b.reg(kB32), b.reg(kB32), b.reg(kB32), b.reg(kB32)
+	b.ins("mov.u32 %s, %%ctaid.x", bx)
+	b.ins("mov.u32 %s, %%ctaid.y", by)
+	b.ins("mov.u32 %s, %%nctaid.x", nx)
+	b.ins("mov.u32 %s, %%nctaid.y", ny)
+	tm, tn = b.reg(kB32), b.reg(kB32)
+	b.ins("mov.b32 %s, %s", tm, bx)
+	b.ins("mov.b32 %s, %s", tn, by)
+	wide := b.reg(kPred)
+	b.ins("setp.gt.u32 %s, %s, 65535", wide, nx)
+	done := b.newLabel("raster_done")
+	b.insP(wide, "bra.uni %s", done)
+	lin := b.reg(kB32)
+	b.ins("mad.lo.u32 %s, %s, %s, %s", lin, by, nx, bx)
+	per := b.reg(kB32) // blocks per group
+	b.ins("mul.lo.u32 %s, %s, %d", per, ny, rasterGroup)
+	grp := b.reg(kB32)
+	b.ins("div.u32 %s, %s, %s", grp, lin, per)
+	first := b.reg(kB32)
+	b.ins("mul.lo.u32 %s, %s, %d", first, grp, rasterGroup)
+	size := b.reg(kB32)
+	b.ins("sub.u32 %s, %s, %s", size, nx, first)
+	b.ins("min.u32 %s, %s, %d", size, size, rasterGroup)
+	r := b.reg(kB32)
+	b.ins("rem.u32 %s, %s, %s", r, lin, per)
+	b.ins("rem.u32 %s, %s, %s", tm, r, size)
+	b.ins("add.u32 %s, %s, %s", tm, tm, first)
+	b.ins("div.u32 %s, %s, %s", tn, r, size)
+	b.label(done)
+	return tm, tn
 }
 
 // rotate advances a stage offset register in place: off = (off+stage) mod (S*stage).

@@ -26,15 +26,17 @@ type Kernel struct {
 	tileM, tileN int // GEMM: block tile; reduce: 0
 	splits       int // KG
 	wsElem       int // workspace element size (bytes)
+	vec          int // reduce: vector width of its loads (elements)
 }
 
 // Grid is the launch grid for an m×n×k problem (m, n ≥ 1; the runtime does
-// not launch when m or n is 0). Grid y is at most 65535 for the reduction
-// kernel (it loops); for the GEMM kernel the runtime must check that
-// ceil(n/NL) ≤ 65535.
+// not launch when m or n is 0). The reduction kernel's grid is one-
+// dimensional and bounded (it loops); for the GEMM kernel the runtime must
+// check that ceil(n/NL) ≤ 65535. With KG > 1, m·n must be below 2³¹ (the
+// reduction indexes the output with 32-bit integers): see SplitLimit.
 func (k *Kernel) Grid(m, n, kk int) [3]int {
 	if k.tileM == 0 {
-		return [3]int{ceilDiv(m, reduceRows), min(n, 65535), 1}
+		return [3]int{reduceGrid(m, n, k.splits, k.vec), 1, 1}
 	}
 	return [3]int{ceilDiv(m, k.tileM), ceilDiv(n, k.tileN), k.splits}
 }
@@ -47,6 +49,10 @@ func (k *Kernel) WorkspaceBytes(m, n, kk int) int {
 	}
 	return k.splits * m * n * k.wsElem
 }
+
+// SplitLimit reports whether an m×n output can use the kernel: always when
+// KG == 1, and when m·n < 2³¹ otherwise.
+func (k *Kernel) SplitLimit(m, n int) bool { return k.splits <= 1 || m*n < 1<<31 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
@@ -114,7 +120,7 @@ func GenerateGemm(cfg GemmConfig, in InputClass, arch string) (*Kernel, error) {
 			PTX:    emitReduce(g, rname, arch),
 			Block:  [3]int{reduceThreads, 1, 1},
 			Params: abiParams(in.Compute),
-			splits: cfg.KG, wsElem: g.epiType.Size(),
+			splits: cfg.KG, wsElem: g.epiType.Size(), vec: reduceVec(g.epiType),
 		}
 	}
 	return k, nil
