@@ -2,6 +2,7 @@ package ptx
 
 const (
 	reduceThreads = 256
+	reduceParts   = 32 // at most one warp shares a vector's slices
 	// reduceTarget is how many threads the reduction aims to keep busy: when
 	// C has few vectors, several threads share one vector's slices.
 	reduceTarget = 65536
@@ -16,7 +17,7 @@ func reduceVec(epi DataType) int { return 16 / epi.Size() }
 // reduceShape is the reduction's work split for an M×N output and KG slices:
 // w elements per vector (reduceVec when M % w == 0, so that a vector never
 // crosses a column, else 1), the number of vectors, and P, the threads that
-// share one vector's slices (a power of two ≤ min(KG, 256)). The kernel
+// share one vector's slices (a power of two ≤ min(KG, 32)). The kernel
 // computes the same values from its parameters; the host uses them for the
 // grid. Both must agree only for speed: the kernel loops over any grid.
 func reduceShape(m, n, kg, vec int) (w, positions, parts int) {
@@ -26,7 +27,7 @@ func reduceShape(m, n, kg, vec int) (w, positions, parts int) {
 	}
 	positions = ceilDiv(m*n, w)
 	parts = 1
-	for parts < reduceThreads && parts < kg && positions*parts < reduceTarget {
+	for parts < reduceParts && parts < kg && positions*parts < reduceTarget {
 		parts *= 2
 	}
 	return w, positions, parts
@@ -57,15 +58,12 @@ func emitReduce(g geometry, name, arch string) string {
 	s := epiSuffix(g.epiType)
 	kind := epiKind(g.epiType)
 	b.comment("split-K reduction of %d slices, %s", kg, g.in)
-	b.ins(".shared .align 16 .b8 red_partial[%d]", reduceThreads*vec*esz)
 	c.C = c.globalParam("C")
 	c.ws = c.globalParam("workspace")
 	c.M, c.N, c.ldc = c.intParam("M"), c.intParam("N"), c.intParam("ldc")
 	ops := loadScalars(b, g.in, g.epiType)
 	tid := b.reg(kB32)
 	b.ins("mov.u32 %s, %%tid.x", tid)
-	smem := b.reg(kB32)
-	b.ins("mov.u32 %s, red_partial", smem)
 
 	// e = M·N elements; the vector path needs M % vec == 0.
 	e := b.reg(kB32)
@@ -76,14 +74,14 @@ func emitReduce(g geometry, name, arch string) string {
 	b.ins("setp.eq.u32 %s, %s, 0", isVec, mr)
 	lScalar := b.newLabel("red_scalar")
 	b.insP("!"+isVec, "bra.uni %s", lScalar)
-	c.reduceBody(ops, e, tid, smem, vec, kg, s, kind, esz)
+	c.reduceBody(ops, e, tid, vec, kg, s, kind, esz)
 	b.label(lScalar)
-	c.reduceBody(ops, e, tid, smem, 1, kg, s, kind, esz)
+	c.reduceBody(ops, e, tid, 1, kg, s, kind, esz)
 	return header(arch) + entry(name, abiParams(g.in.Compute), b)
 }
 
 // reduceBody emits the reduction for vectors of w elements and returns.
-func (c *gemmCtx) reduceBody(ops epiOps, e, tid, smem string, w, kg int, s string, kind regKind, esz int) {
+func (c *gemmCtx) reduceBody(ops epiOps, e, tid string, w, kg int, s string, kind regKind, esz int) {
 	b, g := c.b, c.g
 	b.comment("vectors of %d", w)
 	// positions = ceil(e / w); P doubles while P < 256, P < KG and
@@ -97,7 +95,7 @@ func (c *gemmCtx) reduceBody(ops epiOps, e, tid, smem string, w, kg int, s strin
 	lP, lPDone := b.newLabel("red_p"), b.newLabel("red_p_done")
 	b.label(lP)
 	stop := b.reg(kPred)
-	b.ins("setp.ge.u32 %s, %s, %d", stop, parts, min(kg, reduceThreads))
+	b.ins("setp.ge.u32 %s, %s, %d", stop, parts, min(kg, reduceParts))
 	b.insP(stop, "bra.uni %s", lPDone)
 	prod := b.reg(kB64)
 	b.ins("mul.wide.u32 %s, %s, %s", prod, pos, parts)
@@ -128,8 +126,6 @@ func (c *gemmCtx) reduceBody(ops epiOps, e, tid, smem string, w, kg int, s strin
 	step := b.reg(kB64)
 	b.ins("cvt.u64.u32 %s, %s", step, parts)
 	b.ins("mul.lo.u64 %s, %s, %s", step, step, slice)
-	mine := b.reg(kB32) // this thread's partial in shared memory
-	b.ins("mad.lo.u32 %s, %s, %d, %s", mine, tid, w*esz, smem)
 	lead := b.reg(kPred)
 	b.ins("setp.eq.u32 %s, %s, 0", lead, part)
 
@@ -195,32 +191,37 @@ func (c *gemmCtx) reduceBody(ops epiOps, e, tid, smem string, w, kg int, s strin
 	b.ins("bra %s", lZ)
 	b.label(lZEnd)
 
-	// Combine the P partial sums in ascending order (P > 1).
+	// Combine the P partial sums (P ≤ 32: consecutive lanes of one warp)
+	// with a fixed shuffle tree: at offsets P/2, P/4, …, 1 each lane adds
+	// the value of the lane that far above it, so lane part 0 ends with
+	// ((s0+s_{P/2}) + …) in an order fixed by P.
 	lCombined := b.newLabel("red_combined")
 	one := b.reg(kPred)
 	b.ins("setp.eq.u32 %s, %s, 1", one, parts)
 	b.insP(one, "bra.uni %s", lCombined)
-	b.ins("st.shared%s.%s [%s], %s", vsuffix(w), s, mine, vec(sum))
-	b.ins("bar.sync 0")
-	q := b.reg(kB32)
-	b.ins("mov.u32 %s, 1", q)
-	rd := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", rd, mine)
+	sh := b.reg(kB32)
+	b.ins("shr.u32 %s, %s, 1", sh, parts)
 	lC, lCEnd := b.newLabel("red_c"), b.newLabel("red_c_end")
 	b.label(lC)
 	cdone := b.reg(kPred)
-	b.ins("setp.ge.u32 %s, %s, %s", cdone, q, parts)
-	b.insP(cdone, "bra %s", lCEnd)
-	b.ins("add.u32 %s, %s, %d", rd, rd, w*esz)
-	t := b.regs(kind, w)
-	b.insP(lead, "ld.shared%s.%s %s, [%s]", vsuffix(w), s, vec(t), rd)
+	b.ins("setp.eq.u32 %s, %s, 0", cdone, sh)
+	b.insP(cdone, "bra.uni %s", lCEnd)
 	for i := range sum {
-		b.insP(lead, "add.rn.%s %s, %s, %s", s, sum[i], sum[i], t[i])
+		t := b.reg(kind)
+		if kind == kF64 {
+			lo, hi := b.reg(kB32), b.reg(kB32)
+			b.ins("mov.b64 {%s, %s}, %s", lo, hi, sum[i])
+			b.ins("shfl.sync.down.b32 %s, %s, %s, 31, -1", lo, lo, sh)
+			b.ins("shfl.sync.down.b32 %s, %s, %s, 31, -1", hi, hi, sh)
+			b.ins("mov.b64 %s, {%s, %s}", t, lo, hi)
+		} else {
+			b.ins("shfl.sync.down.b32 %s, %s, %s, 31, -1", t, sum[i], sh)
+		}
+		b.ins("add.rn.%s %s, %s, %s", s, sum[i], sum[i], t)
 	}
-	b.ins("add.u32 %s, %s, 1", q, q)
-	b.ins("bra %s", lC)
+	b.ins("shr.u32 %s, %s, 1", sh, sh)
+	b.ins("bra.uni %s", lC)
 	b.label(lCEnd)
-	b.ins("bar.sync 0") // partials read before the next round writes them
 	b.label(lCombined)
 
 	// Store: element p·w is row p·w % M of column p·w / M.

@@ -9,12 +9,12 @@ func TestReduceShape(t *testing.T) {
 		m, n, kg, vec     int
 		w, positions, par int
 	}{
-		{32, 32, 512, 4, 4, 256, 256},     // ICA: one small tile, deep split
+		{32, 32, 512, 4, 4, 256, 32},      // ICA: one small tile, deep split
 		{2560, 16, 16, 4, 4, 10240, 8},    // DeepBench: P stops at 65,536 threads
 		{2560, 128, 8, 4, 4, 81920, 1},    // enough vectors: one thread each
 		{33, 7, 4, 4, 1, 231, 4},          // M odd: scalar, P capped by KG
 		{64, 64, 2, 2, 2, 2048, 2},        // f64 vectors of 2
-		{1, 1, 300, 4, 1, 1, 256},         // P capped at the block size
+		{1, 1, 300, 4, 1, 1, 32},          // P capped at one warp
 		{4096, 4096, 2, 4, 4, 4194304, 1}, // large output
 	}
 	for _, c := range cases {
