@@ -32,7 +32,13 @@ build() {
 	# GPU-side test binaries (the GPU machine has no Go): see gputest/README.md.
 	go test -c -o build/device/cuda.test ./shim/cuda
 	go test -c -o build/device/engine.test ./engine
-	go build -o build/device/bench_compare ./bench_compare
+	# The results' provenance names the commit the program was built from
+	# (with "-dirty" when the tree had changes).
+	commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+	if [ "$commit" != unknown ] && [ -n "$(git status --porcelain 2>/dev/null)" ]; then
+		commit=$commit-dirty
+	fi
+	go build -ldflags "-X main.buildCommit=$commit" -o build/device/bench_compare ./bench_compare
 	cp build/libisaac.so build/libisaac.h shim/shim.h shim/vendor_types.h build/device/
 	echo "built build/libisaac.so"
 }

@@ -273,10 +273,17 @@ func replotCSV(path, readme string) error {
 	return nil
 }
 
-// gitCommit is the source commit, when the program runs in a checkout.
+// buildCommit is the commit the binary was built from (build.sh sets it).
+var buildCommit string
+
+// gitCommit is the source commit: $ISAAC_COMMIT, else the one the binary was
+// built from, else the checkout's HEAD when the program runs in one.
 func gitCommit() string {
 	if c := os.Getenv("ISAAC_COMMIT"); c != "" {
 		return c
+	}
+	if buildCommit != "" && buildCommit != "unknown" {
+		return buildCommit
 	}
 	if b, err := os.ReadFile(".git/HEAD"); err == nil {
 		ref := strings.TrimSpace(strings.TrimPrefix(string(b), "ref: "))

@@ -8,8 +8,12 @@ package ptx
 //     small tiles (down to 16) along a skinny dimension;
 //   - vectors: the widest load the alignment allows; cp.async with 3 stages
 //     when both operands can use ≥4-byte copies, register prefetch otherwise;
-//   - KG: split K across the grid when K is deep and the output tiles cannot
-//     fill the device (each split keeps at least 256 of K).
+//   - KG: split K across the grid while the grid is below one wave, each
+//     split keeping at least 128 of K (so at most two waves; the H100 sweeps
+//     found 8–16 splits best for DeepBench's 2560×N×2560 and 128–512 for
+//     ICA's 32²–64²×60000);
+//   - f64 on sm_90: mma m16n8k8, 64×64 blocks of 2×2 warps, U = 32 (the
+//     best swept configuration of LINPACK FP64 1024–8192 on the H100).
 //
 // Every candidate is checked with Legal; the last resort is a small SIMT
 // configuration that is legal for every valid class.
@@ -37,6 +41,8 @@ func preferredMath(in InputClass, dev DeviceLimits) Math {
 		return simtMath(in)
 	}
 	switch {
+	case in.Compute == F64 && dev.SMMajor >= 9:
+		return MMA_F64_K8
 	case in.Compute == F64:
 		return MMA_F64
 	case in.Compute == F16:
@@ -80,14 +86,20 @@ func candidates(in InputClass, m, n, k int, dev DeviceLimits) []GemmConfig {
 	var out []GemmConfig
 	for _, math := range []Math{preferredMath(in, dev), simtMath(in)} {
 		big := 128
-		if math == DFMA || math == MMA_F64 {
+		if math.inputType() == F64 {
 			big = 64
 		}
 		ml, nl := tileFor(m, big), tileFor(n, big)
+		// Mid-size outputs with a shallow K: smaller tiles before any split,
+		// until the grid holds half a wave (LINPACK 512: 32×32 tiles were
+		// 2.6× faster than 128×128 split in K on the H100).
+		for ceilDiv(m, ml)*ceilDiv(n, nl)*2 < dev.SMCount && ml > 32 && nl > 32 && k <= 4*max(m, n) {
+			ml, nl = ml/2, nl/2
+		}
 		for ; ml >= 16 && nl >= 16; ml, nl = max(16, ml/2), max(16, nl/2) {
 			for _, c := range blockCandidates(in, ml, nl, math) {
 				tiles := ceilDiv(m, ml) * ceilDiv(n, nl)
-				for c.KG < 64 && tiles*c.KG*2 <= dev.SMCount && k/(c.KG*2) >= 256 {
+				for c.KG < 256 && tiles*c.KG < dev.SMCount && k/(c.KG*2) >= 128 {
 					c.KG *= 2
 				}
 				out = append(out, c)
