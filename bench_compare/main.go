@@ -43,9 +43,10 @@ func main() {
 	cudaHome := flag.String("cuda", "/usr/local/cuda", "CUDA installation for -overhead")
 	replot := flag.String("replot", "", "regenerate Markdown, SVG and the terminal table from a results CSV (no GPU)")
 	readme := flag.String("readme", "", "with -replot: update this README's bench_compare section")
+	targets := flag.Bool("targets", false, "with -replot: also write <csv>-targets.md, the GEMM issue's targets met or missed")
 	flag.Parse()
 	if *replot != "" {
-		if err := replotCSV(*replot, *readme); err != nil {
+		if err := replotCSV(*replot, *readme, *targets); err != nil {
 			fmt.Fprintln(os.Stderr, "bench_compare:", err)
 			os.Exit(1)
 		}
@@ -229,7 +230,7 @@ func writeDTypePlots(base, suite string, env Env, rows []Row) error {
 
 // replotCSV regenerates the Markdown, the SVG and the table from recorded
 // results (the .env next to the CSV gives the provenance).
-func replotCSV(path, readme string) error {
+func replotCSV(path, readme string, targets bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -259,6 +260,18 @@ func replotCSV(path, readme string) error {
 	}
 	if err := writeDTypePlots(base, suite, env, rows); err != nil {
 		return err
+	}
+	if targets {
+		err := writeFile(base+"-targets.md", func(w io.Writer) error {
+			fmt.Fprintf(w, "# %s: the GEMM issue's targets\n\nBest swept configuration per row; %s, %s, cuBLAS %s, %s, commit `%s`.\n\n",
+				suite, env.Device, env.Driver, env.CUBLAS, env.Date, short(env.Commit))
+			WriteTargets(w, rows)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		WriteTargets(os.Stdout, rows)
 	}
 	if readme != "" {
 		rel, err := filepath.Rel(filepath.Dir(readme), filepath.Dir(path))
