@@ -101,7 +101,11 @@ func (c *gemmCtx) prologue() {
 		// chunk = roundup(ceil(K/KG), U); kBeg = min(z*chunk, K); kEnd = min(kBeg+chunk, K)
 		ch := b.reg(kB32)
 		b.ins("add.s32 %s, %s, %d", ch, c.K, cfg.KG-1)
-		b.ins("shr.u32 %s, %s, %d", ch, ch, log2(cfg.KG))
+		if isPow2(cfg.KG) {
+			b.ins("shr.u32 %s, %s, %d", ch, ch, log2(cfg.KG))
+		} else {
+			b.ins("div.u32 %s, %s, %d", ch, ch, cfg.KG)
+		}
 		b.ins("add.s32 %s, %s, %d", ch, ch, cfg.U-1)
 		b.ins("shr.u32 %s, %s, %d", ch, ch, log2(cfg.U))
 		b.ins("shl.b32 %s, %s, %d", ch, ch, log2(cfg.U))

@@ -17,7 +17,8 @@ func reduceVec(epi DataType) int { return 16 / epi.Size() }
 // reduceShape is the reduction's work split for an M×N output and KG slices:
 // w elements per vector (reduceVec when M % w == 0, so that a vector never
 // crosses a column, else 1), the number of vectors, and P, the threads that
-// share one vector's slices (a power of two ≤ min(KG, 32)). The kernel
+// share one vector's slices (the largest power of two ≤ min(KG, 32) that
+// the grid needs). The kernel
 // computes the same values from its parameters; the host uses them for the
 // grid. Both must agree only for speed: the kernel loops over any grid.
 func reduceShape(m, n, kg, vec int) (w, positions, parts int) {
@@ -27,7 +28,7 @@ func reduceShape(m, n, kg, vec int) (w, positions, parts int) {
 	}
 	positions = ceilDiv(m*n, w)
 	parts = 1
-	for parts < reduceParts && parts < kg && positions*parts < reduceTarget {
+	for 2*parts <= min(kg, reduceParts) && positions*parts < reduceTarget {
 		parts *= 2
 	}
 	return w, positions, parts
@@ -84,7 +85,7 @@ func emitReduce(g geometry, name, arch string) string {
 func (c *gemmCtx) reduceBody(ops epiOps, e, tid string, w, kg int, s string, kind regKind, esz int) {
 	b, g := c.b, c.g
 	b.comment("vectors of %d", w)
-	// positions = ceil(e / w); P doubles while P < 256, P < KG and
+	// positions = ceil(e / w); P doubles while 2P ≤ min(KG, 32) and
 	// positions·P < reduceTarget (as reduceShape).
 	pos := b.reg(kB32)
 	b.ins("add.u32 %s, %s, %d", pos, e, w-1)
@@ -95,7 +96,7 @@ func (c *gemmCtx) reduceBody(ops epiOps, e, tid string, w, kg int, s string, kin
 	lP, lPDone := b.newLabel("red_p"), b.newLabel("red_p_done")
 	b.label(lP)
 	stop := b.reg(kPred)
-	b.ins("setp.ge.u32 %s, %s, %d", stop, parts, min(kg, reduceParts))
+	b.ins("setp.gt.u32 %s, %s, %d", stop, parts, min(kg, reduceParts)/2)
 	b.insP(stop, "bra.uni %s", lPDone)
 	prod := b.reg(kB64)
 	b.ins("mul.wide.u32 %s, %s, %s", prod, pos, parts)

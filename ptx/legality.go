@@ -35,15 +35,19 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		v, lo, hi int
 	}{
 		{"ms", cfg.MS, 1, 8}, {"ns", cfg.NS, 1, 8}, {"ml", cfg.ML, 8, 256}, {"nl", cfg.NL, 8, 256},
-		{"u", cfg.U, 4, 64}, {"ks", cfg.KS, 1, 8}, {"kl", cfg.KL, 1, 8}, {"kg", cfg.KG, 1, 512},
+		{"u", cfg.U, 4, 64}, {"ks", cfg.KS, 1, 8}, {"kl", cfg.KL, 1, 8},
 		{"va", cfg.VecA, 1, 8}, {"vb", cfg.VecB, 1, 8},
 	} {
 		if !inPow2Range(p.v, p.lo, p.hi) {
 			return fmt.Errorf("ptx: %s=%d must be a power of two in [%d,%d]", p.name, p.v, p.lo, p.hi)
 		}
 	}
-	if cfg.Stages < 1 || cfg.Stages > 4 {
-		return fmt.Errorf("ptx: st=%d must be in [1,4]", cfg.Stages)
+	if cfg.KG < 1 || cfg.KG > 512 {
+		// Any count: a grid of tiles·KG blocks can then match the SMs.
+		return fmt.Errorf("ptx: kg=%d must be in [1,512]", cfg.KG)
+	}
+	if cfg.Stages < 1 || cfg.Stages > 8 {
+		return fmt.Errorf("ptx: st=%d must be in [1,8]", cfg.Stages)
 	}
 	g := newGeometry(cfg, in)
 	if m.IsMMA() {

@@ -43,8 +43,10 @@ func TestLegal(t *testing.T) {
 		{"ms=4,ns=8,ml=128,nl=128,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=mma_f16", f16, ""},
 		{"ms=8,ns=8,ml=256,nl=256,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=mma_f16", f16, "shared memory"},
 		{"ms=8,ns=8,ml=128,nl=128,u=16,ks=4,kl=1,kg=1,va=4,vb=4,st=3,math=ffma", f32, "registers per thread"},
-		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=3,va=4,vb=4,st=3,math=ffma", f32, "kg=3"},
-		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=5,math=ffma", f32, "st=5"},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=3,va=4,vb=4,st=3,math=ffma", f32, ""},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=513,va=4,vb=4,st=3,math=ffma", f32, "kg=513"},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=6,math=ffma", f32, ""},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=9,math=ffma", f32, "st=9"},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=1,math=ffma", InputClass{AType: F32, BType: F16, CType: F32, Compute: F32, AlignA: 4, AlignB: 4, AlignC: 4}, "A and B types differ"},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=1,math=ffma", InputClass{AType: F32, BType: F32, CType: F16, Compute: F32, AlignA: 4, AlignB: 4, AlignC: 4}, "unsupported type combination"},
 	}

@@ -22,6 +22,9 @@ func TestReduceShape(t *testing.T) {
 		if w != c.w || pos != c.positions || par != c.par {
 			t.Errorf("reduceShape(%d,%d,%d,%d) = %d,%d,%d, want %d,%d,%d", c.m, c.n, c.kg, c.vec, w, pos, par, c.w, c.positions, c.par)
 		}
+		if par > c.kg || par&(par-1) != 0 {
+			t.Errorf("%v: P = %d is not a power of two ≤ KG", c, par)
+		}
 		if c.m%w != 0 || pos*w < c.m*c.n {
 			t.Errorf("%v: vectors of %d do not tile the %dx%d output", c, w, c.m, c.n)
 		}

@@ -26,16 +26,18 @@ func SpaceFor(in InputClass) Space {
 		}
 		return v
 	}
-	stages := []int{1, 2, 3, 4}
+	stages := []int{1, 2, 3, 4, 6, 8}
 	if min(in.AlignA, 16/in.AType.Size())*in.AType.Size() < 4 || min(in.AlignB, 16/in.AType.Size())*in.AType.Size() < 4 {
 		stages = []int{1}
 	}
 	return Space{
 		MS: []int{1, 2, 4, 8}, NS: []int{1, 2, 4, 8},
 		ML: []int{8, 16, 32, 64, 128, 256}, NL: []int{8, 16, 32, 64, 128, 256},
-		U:  []int{4, 8, 16, 32},
+		U:  []int{4, 8, 16, 32, 64},
 		KS: []int{1, 2, 4, 8}, KL: []int{1, 2, 4, 8},
-		KG:     []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512},
+		// Powers of two and the counts between them, so that tiles·KG can
+		// come close to a whole number of waves.
+		KG:     []int{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512},
 		VecA:   vecs(in.AlignA),
 		VecB:   vecs(in.AlignB),
 		Stages: stages,
