@@ -48,7 +48,8 @@ func fits(c ptx.GemmConfig, m, n, k int) bool {
 	if c.ML > 2*ceil2(m) && c.ML > 16 || c.NL > 2*ceil2(n) && c.NL > 16 {
 		return false
 	}
-	return c.KG == 1 || k/c.KG >= 2*c.U
+	splits := c.KG * max(1, c.KC)
+	return splits == 1 || k/splits >= 2*c.U
 }
 
 // pool is the class's pool of random legal configurations, drawn once.
@@ -266,6 +267,7 @@ func neighbors(c ptx.GemmConfig, sp ptx.Space) []ptx.GemmConfig {
 	step(&c.KS, sp.KS)
 	step(&c.KL, sp.KL)
 	step(&c.KG, sp.KG)
+	step(&c.KC, sp.KC)
 	step(&c.VecA, sp.VecA)
 	step(&c.VecB, sp.VecB)
 	step(&c.Stages, sp.Stages)

@@ -158,6 +158,11 @@ func kernelForCall(ctx uint64, in ptx.InputClass, m, n, k int, cfg *ptx.GemmConf
 }
 
 func launch(f cuda.Function, k *ptx.Kernel, grid [3]int, s cuda.Stream, p *cuda.Params) error {
+	if cl := k.Cluster(); cl > 0 {
+		return cuda.LaunchCluster(f, cuda.Dim3{uint32(grid[0]), uint32(grid[1]), uint32(grid[2])},
+			cuda.Dim3{uint32(k.Block[0]), uint32(k.Block[1]), uint32(k.Block[2])}, cuda.Dim3{1, 1, uint32(cl)},
+			k.SharedBytes, s, p)
+	}
 	return cuda.Launch(f, cuda.Dim3{uint32(grid[0]), uint32(grid[1]), uint32(grid[2])},
 		cuda.Dim3{uint32(k.Block[0]), uint32(k.Block[1]), uint32(k.Block[2])}, k.SharedBytes, s, p)
 }

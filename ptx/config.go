@@ -10,6 +10,10 @@ package ptx
 // reduction into independent accumulator sets, KL splits a block's k-slice
 // among KL thread groups reduced through shared memory, KG splits K across
 // the grid (partials go to the workspace and a reduction kernel sums them).
+// KC (sm_90) splits each block's k-range further among the KC blocks of a
+// thread-block cluster, which add their partial tiles through distributed
+// shared memory before one write: no workspace and no second kernel; 0 and
+// 1 both mean no cluster.
 // VecA/VecB are global load vector widths in elements. Stages is the number
 // of shared-memory pipeline stages: 1 prefetches the next slice into
 // registers, ≥2 uses cp.async with that many stages in flight.
@@ -18,10 +22,17 @@ type GemmConfig struct {
 	ML, NL     int
 	U          int
 	KS, KL, KG int
+	KC         int
 	VecA, VecB int
 	Stages     int
 	Math       Math
 }
+
+// clusterSize is the number of blocks of a cluster (1 without one).
+func (c GemmConfig) clusterSize() int { return max(1, c.KC) }
+
+// needsSM90 reports whether the configuration uses sm_90-only features.
+func (c GemmConfig) needsSM90() bool { return c.Math.sm90Only() || c.KC > 1 }
 
 // threads is the block size implied by the configuration.
 func (c GemmConfig) threads() int {

@@ -9,15 +9,22 @@ import (
 // String renders the configuration in the compact text form accepted by
 // ParseConfig (and by ISAAC_CONFIG), e.g.
 // "ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma".
+// The cluster split appears only when there is one ("kc=2"), so the forms
+// written before it existed still parse and name the same kernels.
 func (c GemmConfig) String() string {
-	return fmt.Sprintf("ms=%d,ns=%d,ml=%d,nl=%d,u=%d,ks=%d,kl=%d,kg=%d,va=%d,vb=%d,st=%d,math=%s",
-		c.MS, c.NS, c.ML, c.NL, c.U, c.KS, c.KL, c.KG, c.VecA, c.VecB, c.Stages, c.Math)
+	kc := ""
+	if c.KC > 1 {
+		kc = fmt.Sprintf(",kc=%d", c.KC)
+	}
+	return fmt.Sprintf("ms=%d,ns=%d,ml=%d,nl=%d,u=%d,ks=%d,kl=%d,kg=%d%s,va=%d,vb=%d,st=%d,math=%s",
+		c.MS, c.NS, c.ML, c.NL, c.U, c.KS, c.KL, c.KG, kc, c.VecA, c.VecB, c.Stages, c.Math)
 }
 
 // ParseConfig parses the String form. Keys may come in any order, every key
-// must be present exactly once, spaces around items are ignored.
+// but kc (default 1) must be present exactly once, spaces around items are
+// ignored.
 func ParseConfig(s string) (GemmConfig, error) {
-	var c GemmConfig
+	c := GemmConfig{KC: 1}
 	fields := map[string]*int{
 		"ms": &c.MS, "ns": &c.NS, "ml": &c.ML, "nl": &c.NL, "u": &c.U,
 		"ks": &c.KS, "kl": &c.KL, "kg": &c.KG, "va": &c.VecA, "vb": &c.VecB, "st": &c.Stages,
@@ -42,6 +49,9 @@ func ParseConfig(s string) (GemmConfig, error) {
 			continue
 		}
 		p, ok := fields[key]
+		if key == "kc" {
+			p, ok = &c.KC, true
+		}
 		if !ok {
 			return GemmConfig{}, fmt.Errorf("ptx: unknown config key %q", key)
 		}
@@ -51,8 +61,13 @@ func ParseConfig(s string) (GemmConfig, error) {
 		}
 		*p = v
 	}
-	if len(seen) != len(fields)+1 {
+	n := len(seen)
+	if seen["kc"] {
+		n--
+	}
+	if n != len(fields)+1 {
 		return GemmConfig{}, fmt.Errorf("ptx: config %q lacks keys (need ms,ns,ml,nl,u,ks,kl,kg,va,vb,st,math)", s)
 	}
+	c.KC = c.clusterSize() // kc=0 means no cluster, like kc=1
 	return c, nil
 }

@@ -22,6 +22,10 @@ func TestConfigRoundTrip(t *testing.T) {
 	if err != nil || c.MS != 4 || c.Math != FFMA {
 		t.Fatalf("reordered: %+v %v", c, err)
 	}
+	c, err = ParseConfig("ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=3,kc=4,va=4,vb=4,st=3,math=ffma")
+	if err != nil || c.KC != 4 || c.KG != 3 || c.String() != "ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=3,kc=4,va=4,vb=4,st=3,math=ffma" {
+		t.Fatalf("cluster split: %+v %v", c, err)
+	}
 	for _, bad := range []string{"", "ms=4", "ms=4,ms=4", "ms=x,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma",
 		"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=nope",
 		"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma,zz=1"} {

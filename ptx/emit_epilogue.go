@@ -246,7 +246,7 @@ func (c *gemmCtx) epilogue(elems []accElem) {
 		mn := b.reg(kB64)
 		b.ins("mul.wide.s32 %s, %s, %s", mn, c.M, c.N)
 		zz := b.reg(kB64)
-		b.ins("cvt.u64.u32 %s, %s", zz, c.z)
+		b.ins("cvt.u64.u32 %s, %s", zz, c.zg)
 		b.ins("mul.lo.s64 %s, %s, %s", mn, mn, zz)
 		b.ins("shl.b64 %s, %s, %d", mn, mn, log2(es))
 		base = b.reg(kB64)
@@ -268,6 +268,11 @@ func (c *gemmCtx) epilogue(elems []accElem) {
 		b.ins("cvt.u32.u64 %s, %s", wv32, wv)
 		b.ins("or.b32 %s, %s, %s", mv, mv, wv32)
 		b.ins("setp.eq.s32 %s, %s, 0", vecOK, mv)
+	}
+	if g.kc > 1 {
+		c.clusterStore(elems, vals, storeTarget{ops: ops, base: base, ld: ld, es: es, maxVec: maxVec, vecOK: vecOK})
+		b.ins("ret")
+		return
 	}
 	if g.stageCols > 0 {
 		c.stagedStore(elems, vals, storeTarget{ops: ops, base: base, ld: ld, es: es, maxVec: maxVec, vecOK: vecOK})

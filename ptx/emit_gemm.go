@@ -9,7 +9,8 @@ type gemmCtx struct {
 	M, N, K            string
 	lda, ldb, ldc      string
 	tid, t, grp        string // thread id, id within KL group, KL group
-	m0, n0, z          string // block origin, k-split index
+	m0, n0, z          string // block origin, k-split index (grid z)
+	zg                 string // workspace slice of the block: z / KC
 	kBeg, kEnd, nTiles string
 	smem               string // shared window address of the dynamic buffer
 }
@@ -90,21 +91,29 @@ func (c *gemmCtx) prologue() {
 	b.ins("and.b32 %s, %s, %d", c.t, c.tid, g.tg-1)
 	c.smem = b.reg(kB32)
 	b.ins("mov.u32 %s, %s", c.smem, smemSymbol)
-	if cfg.KG == 1 {
+	splits := cfg.KG * g.kc // grid z: KG slices of KC cluster blocks each
+	if splits == 1 {
 		c.kBeg = b.reg(kB32)
 		b.ins("mov.b32 %s, 0", c.kBeg)
 		c.kEnd = c.K
 	} else {
 		c.z = b.reg(kB32)
 		b.ins("mov.u32 %s, %%ctaid.z", c.z)
-		c.ws = c.globalParam("workspace")
-		// chunk = roundup(ceil(K/KG), U); kBeg = min(z*chunk, K); kEnd = min(kBeg+chunk, K)
+		c.zg = c.z
+		if g.kc > 1 {
+			c.zg = b.reg(kB32)
+			b.ins("shr.u32 %s, %s, %d", c.zg, c.z, log2(g.kc))
+		}
+		if cfg.KG > 1 {
+			c.ws = c.globalParam("workspace")
+		}
+		// chunk = roundup(ceil(K/S), U); kBeg = min(z*chunk, K); kEnd = min(kBeg+chunk, K)
 		ch := b.reg(kB32)
-		b.ins("add.s32 %s, %s, %d", ch, c.K, cfg.KG-1)
-		if isPow2(cfg.KG) {
-			b.ins("shr.u32 %s, %s, %d", ch, ch, log2(cfg.KG))
+		b.ins("add.s32 %s, %s, %d", ch, c.K, splits-1)
+		if isPow2(splits) {
+			b.ins("shr.u32 %s, %s, %d", ch, ch, log2(splits))
 		} else {
-			b.ins("div.u32 %s, %s, %d", ch, ch, cfg.KG)
+			b.ins("div.u32 %s, %s, %d", ch, ch, splits)
 		}
 		b.ins("add.s32 %s, %s, %d", ch, ch, cfg.U-1)
 		b.ins("shr.u32 %s, %s, %d", ch, ch, log2(cfg.U))

@@ -101,3 +101,41 @@ func TestEpilogueStaged(t *testing.T) {
 		}
 	}
 }
+
+// A cluster split launches KG·KC blocks along z in clusters of KC, needs no
+// workspace of its own, and its epilogue adds the KC partial tiles through
+// distributed shared memory between two cluster barriers.
+func TestEpilogueCluster(t *testing.T) {
+	in := InputClass{AType: F16, BType: F16, CType: F16, Compute: F16, TransA: N, TransB: N, AlignA: 8, AlignB: 8, AlignC: 8}
+	for _, c := range []struct {
+		cfg string
+		ws  int
+	}{
+		{"ms=4,ns=1,ml=128,nl=16,u=32,ks=1,kl=1,kg=1,kc=8,va=8,vb=8,st=3,math=mma_f16acc", 0},
+		{"ms=4,ns=1,ml=128,nl=16,u=32,ks=1,kl=1,kg=3,kc=4,va=8,vb=8,st=3,math=mma_f16acc", 3 * 2560 * 16 * 4},
+	} {
+		cfg, err := ParseConfig(c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := GenerateGemm(cfg, in, "sm_90")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := k.Grid(2560, 16, 2560); g != [3]int{20, 1, cfg.KG * cfg.KC} || k.Cluster() != cfg.KC {
+			t.Errorf("%s: grid %v cluster %d", c.cfg, g, k.Cluster())
+		}
+		if w := k.WorkspaceBytes(2560, 16, 2560); w != c.ws {
+			t.Errorf("%s: workspace %d, want %d", c.cfg, w, c.ws)
+		}
+		if n := strings.Count(k.PTX, "barrier.cluster.wait"); n != 2 {
+			t.Errorf("%s: %d cluster barriers", c.cfg, n)
+		}
+		if n := strings.Count(k.PTX, "mapa.shared::cluster"); n != cfg.KC {
+			t.Errorf("%s: %d mapa, want one per block of the cluster", c.cfg, n)
+		}
+		if _, err := GenerateGemm(cfg, in, "sm_80"); err == nil {
+			t.Errorf("%s: generated for sm_80", c.cfg)
+		}
+	}
+}

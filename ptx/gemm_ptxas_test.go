@@ -35,7 +35,7 @@ func runPTXAS(t *testing.T, jobs []ptxasJob, maxSpillHeuristic int) {
 			for j := range ch {
 				r := result{job: j}
 				for _, arch := range []string{"sm_80", "sm_90"} {
-					if arch == "sm_80" && j.cfg.Math.sm90Only() {
+					if arch == "sm_80" && j.cfg.needsSM90() {
 						continue
 					}
 					k, err := GenerateGemm(j.cfg, j.in, arch)

@@ -26,6 +26,8 @@ type geometry struct {
 	stageCols   int // mma epilogue: columns of C staged per pass (0: no staging)
 	stageStride int // elements between staged columns (ML plus 16 bytes of padding)
 	stageSmem   int // shared bytes of one staging pass
+	kc          int // blocks per cluster (1: none)
+	clusterSmem int // KC > 1: the block's whole partial tile (epilogue type)
 	sharedBytes int // dynamic shared memory of the GEMM kernel
 
 	epiType DataType // F32 or F64: alpha/beta arithmetic and workspace type
@@ -96,7 +98,14 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 		}
 		g.stageSmem = g.stageCols * g.stageStride * es
 	}
-	g.sharedBytes = max(g.tileSmem, g.redSmem, g.stageSmem)
+	g.kc = cfg.clusterSize()
+	if g.kc > 1 {
+		es := g.epiType.Size()
+		g.stageStride = cfg.ML + 16/es
+		g.stageCols, g.stageSmem = 0, 0 // the cluster epilogue stages the whole tile
+		g.clusterSmem = cfg.NL * g.stageStride * es
+	}
+	g.sharedBytes = max(g.tileSmem, g.redSmem, g.stageSmem, g.clusterSmem)
 	return g
 }
 

@@ -58,7 +58,7 @@ func preferredMath(in InputClass, dev DeviceLimits) Math {
 }
 
 func fallbackConfig(in InputClass) GemmConfig {
-	return GemmConfig{MS: 2, NS: 2, ML: 16, NL: 16, U: 8, KS: 1, KL: 1, KG: 1, VecA: 1, VecB: 1, Stages: 1, Math: simtMath(in)}
+	return GemmConfig{MS: 2, NS: 2, ML: 16, NL: 16, U: 8, KS: 1, KL: 1, KG: 1, KC: 1, VecA: 1, VecB: 1, Stages: 1, Math: simtMath(in)}
 }
 
 // tileFor is the block extent for a problem extent: 128 (large), 64, or the
@@ -138,7 +138,7 @@ func blockCandidates(in InputClass, ml, nl int, math Math) []GemmConfig {
 	}
 	var out []GemmConfig
 	for _, bound := range bounds {
-		c := GemmConfig{ML: ml, NL: nl, KS: 1, KL: 1, KG: 1, Math: math}
+		c := GemmConfig{ML: ml, NL: nl, KS: 1, KL: 1, KG: 1, KC: 1, Math: math}
 		if math.IsMMA() {
 			wm, wn := max(ml/2, mmaM), max(nl/2, mmaN)
 			c.MS, c.NS = max(wm/mmaM, 1), max(wn/mmaN, 1)

@@ -27,6 +27,7 @@ type Kernel struct {
 	splits       int // KG
 	wsElem       int // workspace element size (bytes)
 	vec          int // reduce: vector width of its loads (elements)
+	cluster      int // blocks per cluster along z (1: none)
 }
 
 // Grid is the launch grid for an m×n×k problem (m, n ≥ 1; the runtime does
@@ -38,7 +39,16 @@ func (k *Kernel) Grid(m, n, kk int) [3]int {
 	if k.tileM == 0 {
 		return [3]int{reduceGrid(m, n, k.splits, k.vec), 1, 1}
 	}
-	return [3]int{ceilDiv(m, k.tileM), ceilDiv(n, k.tileN), k.splits}
+	return [3]int{ceilDiv(m, k.tileM), ceilDiv(n, k.tileN), k.splits * max(1, k.cluster)}
+}
+
+// Cluster is the thread-block cluster shape to launch with (cuLaunchKernelEx),
+// or 0 when the kernel uses none.
+func (k *Kernel) Cluster() int {
+	if k.cluster > 1 {
+		return k.cluster
+	}
+	return 0
 }
 
 // WorkspaceBytes is the size of the device workspace the kernels need (0 when
@@ -78,8 +88,12 @@ func abiParams(compute DataType) []Param {
 
 // KernelName is the deterministic entry name for (cfg, in).
 func KernelName(cfg GemmConfig, in InputClass) string {
-	return fmt.Sprintf("isaac_gemm_%s_ms%dns%dml%dnl%du%dks%dkl%dkg%dva%dvb%dst%d_%s", in,
-		cfg.MS, cfg.NS, cfg.ML, cfg.NL, cfg.U, cfg.KS, cfg.KL, cfg.KG, cfg.VecA, cfg.VecB, cfg.Stages, cfg.Math)
+	kc := ""
+	if cfg.KC > 1 {
+		kc = fmt.Sprintf("kc%d", cfg.KC)
+	}
+	return fmt.Sprintf("isaac_gemm_%s_ms%dns%dml%dnl%du%dks%dkl%dkg%d%sva%dvb%dst%d_%s", in,
+		cfg.MS, cfg.NS, cfg.ML, cfg.NL, cfg.U, cfg.KS, cfg.KL, cfg.KG, kc, cfg.VecA, cfg.VecB, cfg.Stages, cfg.Math)
 }
 
 // GenerateGemm emits the kernel(s) for (cfg, in) targeting arch ("sm_80" or
@@ -111,7 +125,7 @@ func GenerateGemm(cfg GemmConfig, in InputClass, arch string) (*Kernel, error) {
 		SharedBytes: g.sharedBytes,
 		Params:      abiParams(in.Compute),
 		tileM:       cfg.ML, tileN: cfg.NL,
-		splits: cfg.KG, wsElem: g.epiType.Size(),
+		splits: cfg.KG, wsElem: g.epiType.Size(), cluster: g.kc,
 	}
 	if cfg.KG > 1 {
 		rname := name + "_reduce"

@@ -46,6 +46,18 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		// Any count: a grid of tiles·KG blocks can then match the SMs.
 		return fmt.Errorf("ptx: kg=%d must be in [1,512]", cfg.KG)
 	}
+	switch cfg.KC {
+	case 0, 1:
+	case 2, 4, 8:
+		if dev.SMMajor < 9 {
+			return fmt.Errorf("ptx: kc=%d (thread-block clusters) needs sm_90 or newer", cfg.KC)
+		}
+		if cfg.KL > 1 {
+			return fmt.Errorf("ptx: kc=%d with kl=%d: the cluster reduction needs every thread of the block", cfg.KC, cfg.KL)
+		}
+	default:
+		return fmt.Errorf("ptx: kc=%d must be 1, 2, 4 or 8", cfg.KC)
+	}
 	if cfg.Stages < 1 || cfg.Stages > 8 {
 		return fmt.Errorf("ptx: st=%d must be in [1,8]", cfg.Stages)
 	}

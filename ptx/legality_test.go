@@ -47,6 +47,9 @@ func TestLegal(t *testing.T) {
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=513,va=4,vb=4,st=3,math=ffma", f32, "kg=513"},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=6,math=ffma", f32, ""},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=9,math=ffma", f32, "st=9"},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=3,kc=8,va=4,vb=4,st=3,math=ffma", f32, ""},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,kc=3,va=4,vb=4,st=3,math=ffma", f32, "kc=3"},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=2,kg=1,kc=2,va=4,vb=4,st=3,math=ffma", f32, "kl=2"},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=1,math=ffma", InputClass{AType: F32, BType: F16, CType: F32, Compute: F32, AlignA: 4, AlignB: 4, AlignC: 4}, "A and B types differ"},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=1,math=ffma", InputClass{AType: F32, BType: F32, CType: F16, Compute: F32, AlignA: 4, AlignB: 4, AlignC: 4}, "unsupported type combination"},
 	}

@@ -6,7 +6,7 @@ import "math/rand/v2"
 // sampler and the search. Sampled configurations still have to pass Legal.
 type Space struct {
 	MS, NS, ML, NL, U  []int
-	KS, KL, KG         []int
+	KS, KL, KG, KC     []int
 	VecA, VecB, Stages []int
 	Math               []Math
 }
@@ -38,6 +38,7 @@ func SpaceFor(in InputClass) Space {
 		// Powers of two and the counts between them, so that tiles·KG can
 		// come close to a whole number of waves.
 		KG:     []int{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512},
+		KC:     []int{1, 2, 4, 8},
 		VecA:   vecs(in.AlignA),
 		VecB:   vecs(in.AlignB),
 		Stages: stages,
@@ -47,11 +48,19 @@ func SpaceFor(in InputClass) Space {
 
 func pick[T any](rng *rand.Rand, v []T) T { return v[rng.IntN(len(v))] }
 
+// pickOr is pick, or def for an empty list.
+func pickOr(rng *rand.Rand, v []int, def int) int {
+	if len(v) == 0 {
+		return def
+	}
+	return pick(rng, v)
+}
+
 // Random draws every parameter independently and uniformly.
 func (s Space) Random(rng *rand.Rand) GemmConfig {
 	return GemmConfig{
 		MS: pick(rng, s.MS), NS: pick(rng, s.NS), ML: pick(rng, s.ML), NL: pick(rng, s.NL),
-		U: pick(rng, s.U), KS: pick(rng, s.KS), KL: pick(rng, s.KL), KG: pick(rng, s.KG),
+		U: pick(rng, s.U), KS: pick(rng, s.KS), KL: pick(rng, s.KL), KG: pick(rng, s.KG), KC: pickOr(rng, s.KC, 1),
 		VecA: pick(rng, s.VecA), VecB: pick(rng, s.VecB), Stages: pick(rng, s.Stages),
 		Math: pick(rng, s.Math),
 	}
