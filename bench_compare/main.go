@@ -37,6 +37,7 @@ func main() {
 	config := flag.String("config", "", "also run ISAAC with this configuration (column \"config\")")
 	out := flag.String("out", "", "results folder (default bench_compare/results/<device>)")
 	limit := flag.Int("limit", 0, "measure only the first N inputs of each suite (smoke runs)")
+	seed := flag.String("seed", "", "with -sweep: result CSVs (comma-separated) whose configurations for the same inputs are screened too")
 	sweep := flag.Int("sweep", 0, "sweep: per input, also try this many random legal configurations and report the best (suite files get the prefix sweep-)")
 	overhead := flag.Bool("overhead", false, "measure host time per call and first-call latency (C harness, needs -lib and CUDA headers)")
 	lib := flag.String("lib", "build/libisaac.so", "libisaac.so for -overhead")
@@ -52,13 +53,13 @@ func main() {
 		}
 		return
 	}
-	if err := run(*suites, *shapes, *dtypes, *repeats, *warmup, *config, *out, *limit, *sweep, *overhead, *lib, *cudaHome); err != nil {
+	if err := run(*suites, *shapes, *dtypes, *repeats, *warmup, *config, *out, *limit, *sweep, *seed, *overhead, *lib, *cudaHome); err != nil {
 		fmt.Fprintln(os.Stderr, "bench_compare:", err)
 		os.Exit(1)
 	}
 }
 
-func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out string, limit, sweep int,
+func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out string, limit, sweep int, seedPaths string,
 	overhead bool, lib, cudaHome string) error {
 	var dts []DType
 	for _, name := range strings.Split(dtypeList, ",") {
@@ -117,7 +118,11 @@ func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out 
 		}
 		var rows []Row
 		if sweep > 0 {
-			s := &Sweeper{Candidates: sweep, Screen: 3, Finalists: 3, Rounds: 3, Seed: 1, ctx: b.ctx}
+			seeds, err := LoadSeeds(seedPaths)
+			if err != nil {
+				return err
+			}
+			s := &Sweeper{Candidates: sweep, Screen: 3, Finalists: 3, Rounds: 3, Seed: 1, Seeds: seeds, ctx: b.ctx}
 			rows, err = sweepAll(b, s, inputs, os.Stderr)
 			suite = "sweep-" + suite
 		} else {

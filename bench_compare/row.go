@@ -66,3 +66,13 @@ type Env struct {
 	Method       string             // how times were measured
 	Commit       string             // git commit of the sources, when known
 }
+
+// altConfig is the configuration of the extra column name, or "".
+func (r Row) altConfig(name string) string {
+	for _, a := range r.Alt {
+		if a.Name == name {
+			return a.Config
+		}
+	}
+	return ""
+}

@@ -27,6 +27,7 @@ type Sweeper struct {
 	Finalists  int
 	Rounds     int // local-search rounds after the random screening
 	Seed       uint64
+	Seeds      Seeds // configurations recorded by earlier runs, screened first
 	ctx        cuda.Context
 	pools      map[ptx.InputClass][]ptx.GemmConfig
 }
@@ -142,7 +143,14 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	if err != nil {
 		return Row{}, err
 	}
-	cands := s.compileAll(g, s.candidates(cls, lim, in.M, in.N, in.K, rng))
+	cands := s.candidates(cls, lim, in.M, in.N, in.K, rng)
+	for _, c := range s.Seeds[seedKeyOf(in)] {
+		// Recorded by an earlier build: screened when still legal here.
+		if ptx.Legal(c, cls, lim) == nil && !containsConfig(cands, c) {
+			cands = append(cands, c)
+		}
+	}
+	cands = s.compileAll(g, cands)
 	if len(cands) == 0 {
 		return Row{}, fmt.Errorf("no candidate configuration loads")
 	}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/isaacgo/isaac/ptx"
+)
+
+// seedKey identifies an input across runs: data type, layout and shape.
+type seedKey struct {
+	dtype, layout string
+	m, n, k       int
+}
+
+func seedKeyOf(in Input) seedKey {
+	return seedKey{in.DType.Name, in.Layout, in.M, in.N, in.K}
+}
+
+// Seeds are configurations recorded by earlier runs, per input: a sweep
+// screens them beside its random candidates, so that a new sweep starts from
+// the best configurations already found (and a kernel-family change is
+// measured against them), instead of depending on its random draw.
+type Seeds map[seedKey][]ptx.GemmConfig
+
+// ReadSeeds reads the ISAAC configuration columns ("config", and the
+// "heuristic_config" of sweeps) of recorded result CSVs.
+func ReadSeeds(r io.Reader, into Seeds) error {
+	rows, err := ReadCSV(r)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		key := seedKey{row.DType, row.Layout, row.M, row.N, row.K}
+		for _, text := range []string{row.Config, row.altConfig("heuristic")} {
+			if text == "" {
+				continue
+			}
+			c, err := ptx.ParseConfig(text)
+			if err != nil {
+				return fmt.Errorf("seed %s %dx%dx%d: %w", row.DType, row.M, row.N, row.K, err)
+			}
+			if !containsConfig(into[key], c) {
+				into[key] = append(into[key], c)
+			}
+		}
+	}
+	return nil
+}
+
+// LoadSeeds reads a comma-separated list of result CSV paths.
+func LoadSeeds(paths string) (Seeds, error) {
+	seeds := Seeds{}
+	for _, p := range strings.Split(paths, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		err = ReadSeeds(f, seeds)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return seeds, nil
+}
+
+func containsConfig(list []ptx.GemmConfig, c ptx.GemmConfig) bool {
+	for _, x := range list {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
