@@ -206,11 +206,32 @@ func (c *gemmCtx) loopAsync(la, lb *loader, comp compute) {
 	b.insP(pz, "bra.uni %s", done)
 	cnt := b.reg(kB32)
 	b.ins("mov.b32 %s, %s", cnt, c.nTiles)
+	// Tiles 0..full-1 lie wholly inside K: while the tile being issued is
+	// one of them, the copies skip the k bounds (issueAsyncFull).
+	issued, full := b.reg(kB32), b.reg(kB32)
+	b.ins("mov.b32 %s, %d", issued, S-1)
+	b.ins("sub.s32 %s, %s, %s", full, c.kEnd, c.kBeg)
+	b.ins("shr.s32 %s, %s, %d", full, full, log2(g.cfg.U))
 	b.label(loop)
 	b.ins("cp.async.wait_group %d", S-2)
 	b.ins("bar.sync 0")
+	fast, join := b.newLabel("issue_full"), b.newLabel("issued")
+	pf := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", pf, issued, full)
+	for _, l := range []*loader{la, lb} {
+		if l.partial != "" {
+			b.ins("and.pred %s, %s, !%s", pf, pf, l.partial)
+		}
+	}
+	b.insP(pf, "bra %s", fast) // per thread: edge threads take the general path
 	la.issueAsync(wr)
 	lb.issueAsync(wr)
+	b.ins("bra %s", join)
+	b.label(fast)
+	la.issueAsyncFull(wr)
+	lb.issueAsyncFull(wr)
+	b.label(join)
+	b.ins("add.s32 %s, %s, 1", issued, issued)
 	b.ins("cp.async.commit_group")
 	la.advance()
 	lb.advance()

@@ -21,6 +21,11 @@ type loader struct {
 	pMN   []string // per load (k-contiguous): m/n coordinate in bounds
 	pV    []string // per load: the vector exists (only when total % threads != 0)
 	sOff  []string // per load: shared address within stage 0 (u32)
+	// cp.async, tiles wholly inside K (loop-invariant): the vector lies
+	// outside M/N (zero-filled, source ignored), and whether one of this
+	// thread's vectors is cut by the M/N edge (then the general path runs).
+	pIgnore []string
+	partial string
 	data  [][]string
 }
 
@@ -97,6 +102,26 @@ func (c *gemmCtx) newLoader(isA bool) *loader {
 		l.pMN = append(l.pMN, pmn)
 		l.pV = append(l.pV, pv)
 		l.sOff = append(l.sOff, so)
+		if g.cfg.Stages >= 2 {
+			ign := b.reg(kPred)
+			if o.kContig {
+				b.ins("not.pred %s, %s", ign, pmn)
+			} else {
+				b.ins("setp.eq.s32 %s, %s, 0", ign, mnc)
+				if o.vec > 1 {
+					// cut by the edge: 0 < mnc < vec
+					cut := b.reg(kPred)
+					b.ins("setp.lt.s32 %s, %s, %d", cut, mnc, o.vec)
+					b.ins("and.pred %s, %s, !%s", cut, cut, ign)
+					if l.partial == "" {
+						l.partial = cut
+					} else {
+						b.ins("or.pred %s, %s, %s", l.partial, l.partial, cut)
+					}
+				}
+			}
+			l.pIgnore = append(l.pIgnore, ign)
+		}
 		if g.cfg.Stages <= 1 {
 			l.data = append(l.data, b.regs(l.dataKind(), l.dataWords()))
 		}
@@ -173,6 +198,23 @@ func (l *loader) issueAsync(stageOff string) {
 		b.ins("selp.b64 %s, %s, %s, %s", src, l.ptr[r], l.base, pnz)
 		dst := b.add32(l.sOff[r], stageOff)
 		b.insP(l.pV[r], "cp.async.%s.shared.global [%s], [%s], %d, %s", kind, dst, src, size, nbytes)
+	}
+}
+
+// issueAsyncFull is issueAsync for a tile that lies wholly inside K, in a
+// thread none of whose vectors is cut by the M/N edge (see partial): every
+// vector is copied whole or, outside M/N, zero-filled with its source
+// ignored, so a copy is one address add and one cp.async.
+func (l *loader) issueAsyncFull(stageOff string) {
+	b, es, o := l.c.b, l.c.g.es, l.o
+	size := o.vec * es
+	kind := "ca"
+	if size == 16 {
+		kind = "cg"
+	}
+	for r := range l.ptr {
+		dst := b.add32(l.sOff[r], stageOff)
+		b.insP(l.pV[r], "cp.async.%s.shared.global [%s], [%s], %d, %s", kind, dst, l.ptr[r], size, l.pIgnore[r])
 	}
 }
 
