@@ -26,7 +26,7 @@ type loader struct {
 	// thread's vectors is cut by the M/N edge (then the general path runs).
 	pIgnore []string
 	partial string
-	data  [][]string
+	data    [][]string
 }
 
 func (c *gemmCtx) newLoader(isA bool) *loader {
