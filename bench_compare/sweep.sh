@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# bench_compare/sweep.sh: the Table 4 sweep on the GPU machine (build here
+# with ./build.sh, carry build/device), in two runs that each fit in one
+# device call: FP32/FP64, then FP16/BF16. Each run also screens the
+# configurations recorded for the same inputs in $SEED (the committed sweep),
+# so a new sweep starts from the best already found. The runs' CSVs are
+# merged into $OUT/sweep-table4.csv (header once; the .env of the first run),
+# the layout of bench_compare/results/<device>/sweep/: copy $OUT there and run
+#   go run ./bench_compare -replot <dir>/sweep-table4.csv -readme README.md -targets
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/isaac-sweep}
+seed=${SEED:-bench_compare/results/h100/sweep/sweep-table4.csv}
+n=${N:-120}
+dev=$PWD/build/device
+mkdir -p "$out"
+run() { # name dtypes
+	local tmp
+	tmp=$(mktemp -d)
+	"$dev/bench_compare" -suite table4 -dtypes "$2" -sweep "$n" -seed "$seed" -out "$tmp" >"$out/sweep-table4-$1.progress.log" 2>&1
+	cp "$tmp/sweep-table4.csv" "$out/sweep-table4-$1.csv"
+	cp "$tmp/sweep-table4.env" "$out/sweep-table4-$1.env"
+	tail -n 1 "$out/sweep-table4-$1.progress.log"
+}
+case "${1:-all}" in
+sd) run sd s,d ;;
+16bit) run 16bit h,hgemmex-f32acc,bf16gemmex-f32acc ;;
+all)
+	run sd s,d
+	run 16bit h,hgemmex-f32acc,bf16gemmex-f32acc
+	;;
+*)
+	echo "usage: $0 [sd|16bit|all]" >&2
+	exit 2
+	;;
+esac
+if [ -f "$out/sweep-table4-sd.csv" ] && [ -f "$out/sweep-table4-16bit.csv" ]; then
+	{
+		cat "$out/sweep-table4-sd.csv"
+		tail -n +2 "$out/sweep-table4-16bit.csv"
+	} >"$out/sweep-table4.csv"
+	cp "$out/sweep-table4-sd.env" "$out/sweep-table4.env"
+	echo "merged $out/sweep-table4.csv"
+fi
