@@ -3,15 +3,10 @@ package main
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"os"
-	"regexp"
-	"strings"
-	"time"
 
 	"github.com/isaacgo/isaac/engine"
 	"github.com/isaacgo/isaac/internal/cublas"
-	"github.com/isaacgo/isaac/internal/cudnn"
+	"github.com/isaacgo/isaac/internal/devbench"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
@@ -35,9 +30,7 @@ type Bench struct {
 
 	stream cuda.Stream
 	vendor cublas.Handle
-	flush  cuda.DevicePtr
-	words  int // flush buffer length in 32-bit words
-	events [4]cuda.Event
+	timer  *devbench.Timer
 }
 
 // NewBench sets up the device, the vendor handle, the L2 flush buffer and
@@ -58,95 +51,25 @@ func NewBench(repeats, warmup int) (*Bench, error) {
 		return nil, err
 	}
 	b := &Bench{Repeats: repeats, Warmup: warmup, ctx: ctx}
-	if b.Env, err = deviceEnv(dev); err != nil {
+	if b.Env, err = devbench.DeviceEnv(dev); err != nil {
 		return nil, err
 	}
-	if b.stream, err = cuda.NewStream(); err != nil {
+	b.Env.Method = "one process, same buffers; vendor and ISAAC interleaved (alternating which goes first); " +
+		"L2 flushed (2x L2 bytes written) before each timed call; CUDA events around the call; " +
+		"median of the repeats; alpha=1, beta=0; peaks from device attributes (SMs x max SM clock x " +
+		"per-SM rate; memory clock x bus width x 2)"
+	// Writing twice the L2's size evicts everything the previous run left.
+	if b.timer, err = devbench.NewTimer(b.Env.L2Bytes); err != nil {
 		return nil, err
 	}
+	b.stream = b.timer.Stream
 	if b.vendor, err = cublas.New(); err != nil {
 		return nil, err
 	}
 	if v, err := b.vendor.Version(); err == nil {
 		b.Env.CUBLAS = fmt.Sprintf("%d.%d.%d (%d)", v/10000, v/100%100, v%100, v)
 	}
-	// Writing twice the L2's size evicts everything the previous run left.
-	b.words = 2 * b.Env.L2Bytes / 4
-	if b.flush, err = cuda.Alloc(4 * b.words); err != nil {
-		return nil, err
-	}
-	for i := range b.events {
-		if b.events[i], err = cuda.NewEvent(); err != nil {
-			return nil, err
-		}
-	}
 	return b, nil
-}
-
-func deviceEnv(dev cuda.Device) (Env, error) {
-	var e Env
-	var err error
-	attr := func(a cuda.DeviceAttribute) int {
-		if err != nil {
-			return 0
-		}
-		var v int
-		v, err = dev.Attribute(a)
-		return v
-	}
-	major, minor := attr(cuda.AttrComputeCapabilityMajor), attr(cuda.AttrComputeCapabilityMinor)
-	e.SMs = attr(cuda.AttrMultiprocessorCount)
-	e.SMClockMHz = attr(cuda.AttrClockRateKHz) / 1000
-	e.MemClockMHz = attr(cuda.AttrMemoryClockRateKHz) / 1000
-	e.BusWidthBits = attr(cuda.AttrGlobalMemoryBusWidth)
-	e.L2Bytes = attr(cuda.AttrL2CacheSize)
-	if err != nil {
-		return e, err
-	}
-	if e.Device, err = dev.Name(); err != nil {
-		return e, err
-	}
-	e.DeviceKey = deviceKey(e.Device)
-	e.ComputeCap = fmt.Sprintf("%d.%d", major, minor)
-	drv, _ := cuda.DriverVersion()
-	e.Driver = fmt.Sprintf("CUDA %d.%d driver API (%d)", drv/1000, drv%1000/10, drv)
-	if out, err := os.ReadFile("/proc/driver/nvidia/version"); err == nil {
-		if v := driverVersionRE.FindString(string(out)); v != "" {
-			e.Driver += ", kernel module " + v
-		}
-	}
-	e.CUDNN = "not loaded"
-	if v, err := cudnn.Version(); err == nil {
-		e.CUDNN = fmt.Sprintf("%d.%d.%d (%d)", v/10000, v/100%100, v%100, v)
-	}
-	e.PeakTFLOPs, e.BandwidthGBs = Peaks(major, minor, e.SMs, e.SMClockMHz, e.MemClockMHz, e.BusWidthBits)
-	e.Date = time.Now().UTC().Format(time.RFC3339)
-	e.Method = "one process, same buffers; vendor and ISAAC interleaved (alternating which goes first); " +
-		"L2 flushed (2x L2 bytes written) before each timed call; CUDA events around the call; " +
-		"median of the repeats; alpha=1, beta=0; peaks from device attributes (SMs x max SM clock x " +
-		"per-SM rate; memory clock x bus width x 2)"
-	return e, nil
-}
-
-// driverVersionRE finds the kernel module's version ("580.159.04") in
-// /proc/driver/nvidia/version.
-var driverVersionRE = regexp.MustCompile(`\b\d{3}\.\d+(\.\d+)?\b`)
-
-// deviceKey names a results folder after the device: "h100", "h200", …
-func deviceKey(name string) string {
-	n := strings.ToLower(name)
-	for _, k := range []string{"h100", "h200", "h800", "a100", "a800", "l40s", "l4", "b200", "gh200"} {
-		if strings.Contains(n, k) {
-			return k
-		}
-	}
-	n = strings.TrimPrefix(n, "nvidia ")
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			return r
-		}
-		return '-'
-	}, n)
 }
 
 // inputSetup is an input's device buffers and its request on them.
@@ -185,7 +108,7 @@ func (b *Bench) setup(in Input) (*inputSetup, error) {
 		if i == 2 {
 			t = in.DType.C
 		}
-		if err := fill(p, n, t, uint64(i+1)); err != nil {
+		if err := devbench.Fill(p, n, t, uint64(i+1)); err != nil {
 			s.free()
 			return nil, err
 		}
@@ -264,25 +187,7 @@ func engineConfig(g *request.Gemm, e Engine) (string, error) {
 
 // time runs one call between two events, after flushing L2, and returns
 // the elapsed microseconds.
-func (b *Bench) time(run func() error) (float64, error) {
-	if err := b.flush.MemsetD32Async(rand.Uint32(), b.words, b.stream); err != nil {
-		return 0, err
-	}
-	if err := b.events[0].Record(b.stream); err != nil {
-		return 0, err
-	}
-	if err := run(); err != nil {
-		return 0, err
-	}
-	if err := b.events[1].Record(b.stream); err != nil {
-		return 0, err
-	}
-	if err := b.events[1].Synchronize(); err != nil {
-		return 0, err
-	}
-	ms, err := b.events[1].Elapsed(b.events[0])
-	return float64(ms) * 1000, err
-}
+func (b *Bench) time(run func() error) (float64, error) { return b.timer.Time(run) }
 
 // agree checks, before timing, that every engine computes what the vendor
 // computes (normwise, within the data type's tolerance): a benchmark of a
@@ -340,21 +245,4 @@ func tolerance(in Input) float64 {
 		return 0.25
 	}
 	return 5e-2
-}
-
-// fill writes n bytes of moderate random values of type t: a 1 MiB block
-// uploaded repeatedly (never zeros, which run faster than real data).
-func fill(p cuda.DevicePtr, n int, t request.DataType, seed uint64) error {
-	rng := rand.New(rand.NewPCG(seed, 17))
-	vals := make([]float64, (1<<20)/t.Size())
-	for i := range vals {
-		vals[i] = float64(rng.IntN(255)-127) / 128
-	}
-	block := gemmcheck.Encode(t, vals)
-	for off := 0; off < n; off += len(block) {
-		if err := (p + cuda.DevicePtr(off)).CopyFromHost(block[:min(len(block), n-off)]); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -1,5 +1,7 @@
 package main
 
+import "github.com/isaacgo/isaac/internal/devbench"
+
 // Row is one input measured side by side: the vendor and ISAAC's engine on
 // the same buffers, with the roofline time of the device.
 type Row struct {
@@ -48,24 +50,7 @@ func (r Row) RooflinePercent(us float64) float64 {
 }
 
 // Env is the provenance of a run, written next to every result file.
-type Env struct {
-	Date         string // RFC 3339, UTC
-	Device       string // e.g. "NVIDIA H100 80GB HBM3"
-	DeviceKey    string // results folder name, e.g. "h100"
-	ComputeCap   string // "9.0"
-	SMs          int
-	SMClockMHz   int // maximum SM clock
-	MemClockMHz  int
-	BusWidthBits int
-	L2Bytes      int
-	Driver       string // e.g. "CUDA 13.0 driver API (13000)"
-	CUBLAS       string // cublasGetVersion
-	CUDNN        string // cudnnGetVersion, or "not loaded"
-	BandwidthGBs float64
-	PeakTFLOPs   map[string]float64 // per math class: fp32, fp64, fp16-tensor, tf32-tensor, fp64-tensor
-	Method       string             // how times were measured
-	Commit       string             // git commit of the sources, when known
-}
+type Env = devbench.Env
 
 // altConfig is the configuration of the extra column name, or "".
 func (r Row) altConfig(name string) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 
+	"github.com/isaacgo/isaac/internal/devbench"
 	"github.com/isaacgo/isaac/ptx"
 	"strings"
 	"testing"
@@ -106,23 +107,12 @@ func TestRoofline(t *testing.T) {
 		t.Error("beta ≠ 0 does not add C's read")
 	}
 	// H100 SXM: 132 SMs at 1980 MHz, HBM3 2619 MHz × 5120 bits.
-	peaks, bw := Peaks(9, 0, 132, 1980, 2619, 5120)
+	peaks, bw := devbench.Peaks(9, 0, 132, 1980, 2619, 5120)
 	if math.Abs(peaks["fp32"]-66.9) > 0.1 || math.Abs(peaks["fp16-tensor"]-1070.5) > 0.5 || math.Abs(bw-3352.3) > 0.5 {
 		t.Errorf("H100 peaks %v, bandwidth %v GB/s", peaks, bw)
 	}
 	if !math.IsNaN(RooflineUS(1, 1, 0, 1)) {
 		t.Error("no peak gives a roofline")
-	}
-}
-
-func TestDeviceKey(t *testing.T) {
-	for name, want := range map[string]string{
-		"NVIDIA H100 80GB HBM3": "h100", "NVIDIA H200": "h200", "NVIDIA A100-SXM4-40GB": "a100",
-		"NVIDIA GeForce RTX 4090": "geforce-rtx-4090",
-	} {
-		if got := deviceKey(name); got != want {
-			t.Errorf("deviceKey(%q) = %q, want %q", name, got, want)
-		}
 	}
 }
 
@@ -154,13 +144,6 @@ func TestNoGPU(t *testing.T) {
 	}
 	if err := run("table4", "", "s", 1, 0, "", t.TempDir(), 1, 0, "", false, "", ""); err != nil {
 		t.Errorf("run without a GPU: %v", err)
-	}
-}
-
-func TestDriverVersionRE(t *testing.T) {
-	line := "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue Oct  7 00:00:00 UTC 2025\n"
-	if got := driverVersionRE.FindString(line); got != "580.159.04" {
-		t.Errorf("driver version %q", got)
 	}
 }
 
