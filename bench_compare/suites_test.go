@@ -147,21 +147,6 @@ func TestNoGPU(t *testing.T) {
 	}
 }
 
-func TestFits(t *testing.T) {
-	c := ptx.GemmConfig{ML: 128, NL: 16, U: 16, KG: 4}
-	if !fits(c, 2560, 16, 2560) {
-		t.Error("a 128x16 tile does not fit 2560x16")
-	}
-	c.NL = 128
-	if fits(c, 2560, 16, 2560) {
-		t.Error("a 128-wide tile fits n = 16")
-	}
-	c.NL, c.KG = 16, 64
-	if fits(c, 2560, 16, 512) {
-		t.Error("64 grid splits of k = 512 with u = 16 fit")
-	}
-}
-
 func TestNeighbors(t *testing.T) {
 	c := ptx.GemmConfig{MS: 4, NS: 4, ML: 64, NL: 64, U: 16, KS: 1, KL: 1, KG: 1, VecA: 4, VecB: 4, Stages: 3, Math: ptx.FFMA}
 	sp := ptx.Space{MS: []int{1, 2, 4, 8}, NS: []int{4}, ML: []int{64}, NL: []int{64}, U: []int{16}, KS: []int{1, 2},

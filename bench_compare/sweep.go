@@ -37,22 +37,6 @@ type Sweeper struct {
 // so each kernel is compiled once for the whole sweep.
 const poolSize = 400
 
-// fits reports whether a configuration suits an m×n×k problem.
-func fits(c ptx.GemmConfig, m, n, k int) bool {
-	ceil2 := func(x int) int {
-		p := 1
-		for p < x {
-			p *= 2
-		}
-		return p
-	}
-	if c.ML > 2*ceil2(m) && c.ML > 16 || c.NL > 2*ceil2(n) && c.NL > 16 {
-		return false
-	}
-	splits := c.KG * max(1, c.KC)
-	return splits == 1 || k/splits >= 2*c.U
-}
-
 // pool is the class's pool of random legal configurations, drawn once.
 func (s *Sweeper) pool(in ptx.InputClass, lim ptx.DeviceLimits, rng *rand.Rand) []ptx.GemmConfig {
 	if p, ok := s.pools[in]; ok {
@@ -86,7 +70,7 @@ func (s *Sweeper) candidates(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k in
 		if len(out) > s.Candidates {
 			break
 		}
-		if c != out[0] && fits(c, m, n, k) {
+		if c != out[0] && ptx.Suits(c, m, n, k) {
 			out = append(out, c)
 		}
 	}
@@ -168,7 +152,7 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 		sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
 		var next []ptx.GemmConfig
 		for _, c := range neighbors(screened[0].cfg, ptx.SpaceFor(cls)) {
-			if !seen[c] && ptx.Legal(c, cls, lim) == nil && fits(c, in.M, in.N, in.K) {
+			if !seen[c] && ptx.Legal(c, cls, lim) == nil && ptx.Suits(c, in.M, in.N, in.K) {
 				seen[c] = true
 				next = append(next, c)
 			}

@@ -1,0 +1,21 @@
+package ptx
+
+// Suits reports whether a legal configuration suits an m×n×k problem: no
+// block tile far larger than the problem (at most twice the next power of
+// two above the extent, or 16), and a k-split only where every split still
+// has two U-deep slices of K. The sweep, the sampler and the search prune
+// with it; Legal says nothing about shapes.
+func Suits(c GemmConfig, m, n, k int) bool {
+	ceil2 := func(x int) int {
+		p := 1
+		for p < x {
+			p *= 2
+		}
+		return p
+	}
+	if c.ML > 2*ceil2(m) && c.ML > 16 || c.NL > 2*ceil2(n) && c.NL > 16 {
+		return false
+	}
+	splits := c.KG * max(1, c.KC)
+	return splits == 1 || k/splits >= 2*c.U
+}
