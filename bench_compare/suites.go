@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/isaacgo/isaac/internal/suites"
 	"github.com/isaacgo/isaac/request"
 )
 
@@ -42,11 +43,7 @@ func DTypeByName(name string) (DType, error) {
 }
 
 // Shape is one GEMM input of a suite.
-type Shape struct {
-	Suite   string
-	M, N, K int
-	Layout  string // op(A) op(B): "NN", "NT", "TN" or "TT"
-}
+type Shape = suites.Shape
 
 // Input is a shape in a data type.
 type Input struct {
@@ -54,38 +51,8 @@ type Input struct {
 	DType DType
 }
 
-// Ops returns the cuBLAS operations of the layout.
-func (s Shape) Ops() (request.Op, request.Op) {
-	op := func(c byte) request.Op {
-		if c == 'T' {
-			return request.OpT
-		}
-		return request.OpN
-	}
-	return op(s.Layout[0]), op(s.Layout[1])
-}
-
-// Table4 is the ISAAC paper's Table 4 (LINPACK 512–2048, DeepBench forward
-// and backward N = 16–128, ICA, LAPACK) plus LINPACK 4096 and 8192.
-func Table4() []Shape {
-	var s []Shape
-	for _, n := range []int{512, 1024, 2048, 4096, 8192} {
-		s = append(s, Shape{"linpack", n, n, n, "NT"})
-	}
-	for _, n := range []int{16, 32, 64, 128} {
-		s = append(s, Shape{"deepbench-f", 2560, n, 2560, "NN"})
-	}
-	for _, n := range []int{16, 32, 64, 128} {
-		s = append(s, Shape{"deepbench-b", 2560, n, 2560, "TN"})
-	}
-	for _, n := range []int{32, 64, 256} {
-		s = append(s, Shape{"ica", n, n, 60000, "NT"})
-	}
-	for _, n := range []int{4096, 3456, 896} {
-		s = append(s, Shape{"lapack", n, n, 32, "NT"})
-	}
-	return s
-}
+// Table4 is the ISAAC paper's Table 4 suite (see internal/suites).
+func Table4() []Shape { return suites.Table4() }
 
 // Table5 is the paper's Table 5 convolutions (N, P, Q, K, C, R, S). The
 // shim serves no convolution yet: the suite is listed and skipped.
@@ -152,7 +119,7 @@ func ReadShapes(r io.Reader, defaultDTypes []DType) ([]Input, error) {
 		if len(layout) != 2 || strings.Trim(layout, "NT") != "" {
 			return nil, fmt.Errorf("shapes CSV line %d: layout %q", line+2, layout)
 		}
-		s := Shape{get(rec, "suite", "csv"), dims[0], dims[1], dims[2], layout}
+		s := Shape{Suite: get(rec, "suite", "csv"), M: dims[0], N: dims[1], K: dims[2], Layout: layout}
 		dts := defaultDTypes
 		if name := get(rec, "dtype", ""); name != "" {
 			d, err := DTypeByName(name)

@@ -86,7 +86,7 @@ func TestReadShapes(t *testing.T) {
 
 func TestRoofline(t *testing.T) {
 	// 4096³ FP16 at 1000 TFLOP/s and 3000 GB/s: compute bound.
-	in := Input{Shape{"linpack", 4096, 4096, 4096, "NT"}, DTypes[2]}
+	in := Input{Shape{Suite: "linpack", M: 4096, N: 4096, K: 4096, Layout: "NT"}, DTypes[2]}
 	flops, bytes := Work(in, true)
 	if flops != 2*4096*4096*4096 || bytes != 2*3*4096*4096 {
 		t.Errorf("work %v flops %v bytes", flops, bytes)
@@ -95,7 +95,7 @@ func TestRoofline(t *testing.T) {
 		t.Errorf("compute-bound roofline %v µs, want %v", us, flops/1e9)
 	}
 	// ICA 32×32×60000 FP32: memory bound, 4·(2·32·60000 + 32·32) bytes.
-	ica := Input{Shape{"ica", 32, 32, 60000, "NT"}, DTypes[0]}
+	ica := Input{Shape{Suite: "ica", M: 32, N: 32, K: 60000, Layout: "NT"}, DTypes[0]}
 	_, bytes = Work(ica, true)
 	if want := 4.0 * (2*32*60000 + 32*32); bytes != want {
 		t.Errorf("ICA bytes %v, want %v", bytes, want)
