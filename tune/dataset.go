@@ -1,0 +1,189 @@
+package tune
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/isaacgo/isaac/ptx"
+)
+
+// Sample is one measurement: a configuration's median time on an input,
+// and the vendor's median time on the same input in the same process.
+type Sample struct {
+	Type                   string // a gemmcheck.Types name: sgemm, dgemm, hgemm, …
+	TransA, TransB         byte   // 'N' or 'T'
+	M, N, K                int
+	AlignA, AlignB, AlignC int // the input class's alignments, in elements
+	Config                 ptx.GemmConfig
+	US                     float64 // median microseconds of ISAAC's kernel (split-K reduction included)
+	VendorUS               float64 // median microseconds of cuBLAS on the same buffers
+}
+
+// Columns are the data set's CSV header.
+var Columns = []string{"type", "ta", "tb", "m", "n", "k", "align_a", "align_b", "align_c", "config", "us", "vendor_us"}
+
+func (s Sample) record() []string {
+	i := strconv.Itoa
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	return []string{s.Type, string(s.TransA), string(s.TransB), i(s.M), i(s.N), i(s.K),
+		i(s.AlignA), i(s.AlignB), i(s.AlignC), s.Config.String(), f(s.US), f(s.VendorUS)}
+}
+
+func parseRecord(r []string) (Sample, error) {
+	if len(r) != len(Columns) {
+		return Sample{}, fmt.Errorf("%d fields, want %d", len(r), len(Columns))
+	}
+	var s Sample
+	var err error
+	ints := []*int{&s.M, &s.N, &s.K, &s.AlignA, &s.AlignB, &s.AlignC}
+	for j, p := range ints {
+		if *p, err = strconv.Atoi(r[3+j]); err != nil {
+			return Sample{}, err
+		}
+	}
+	if len(r[1]) != 1 || len(r[2]) != 1 {
+		return Sample{}, fmt.Errorf("bad transposition %q %q", r[1], r[2])
+	}
+	s.Type, s.TransA, s.TransB = r[0], r[1][0], r[2][0]
+	if s.Config, err = ptx.ParseConfig(r[9]); err != nil {
+		return Sample{}, err
+	}
+	if s.US, err = strconv.ParseFloat(r[10], 64); err != nil {
+		return Sample{}, err
+	}
+	if s.VendorUS, err = strconv.ParseFloat(r[11], 64); err != nil {
+		return Sample{}, err
+	}
+	return s, nil
+}
+
+// A data set file is a sequence of zstd frames: the first holds '#'
+// provenance lines and the CSV header, each later one a batch of rows
+// (a resumed run starts with its own '#' lines). Appending is writing
+// another frame, so a run that dies loses at most its unwritten batch.
+
+// Writer appends batches of samples to a data set file.
+type Writer struct {
+	f *os.File
+}
+
+// Append opens (creating when needed) a data set file for appending. A new
+// file gets provenance as '#' lines and the header; an existing one gets
+// the provenance lines as a resumed run's record.
+func Append(path string, provenance []string) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	w := &Writer{f: f}
+	var b strings.Builder
+	for _, l := range provenance {
+		b.WriteString("# " + strings.ReplaceAll(l, "\n", " ") + "\n")
+	}
+	if st.Size() == 0 {
+		b.WriteString(strings.Join(Columns, ",") + "\n")
+	}
+	if err := w.frame([]byte(b.String())); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *Writer) frame(p []byte) error {
+	enc, err := zstd.NewWriter(w.f, zstd.WithEncoderLevel(zstd.SpeedBetterCompression))
+	if err != nil {
+		return err
+	}
+	if _, err := enc.Write(p); err != nil {
+		enc.Close()
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	return w.f.Sync()
+}
+
+// Write appends one batch as one frame.
+func (w *Writer) Write(batch []Sample) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	cw := csv.NewWriter(&b)
+	for _, s := range batch {
+		if err := cw.Write(s.record()); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return w.frame([]byte(b.String()))
+}
+
+// Close closes the file.
+func (w *Writer) Close() error { return w.f.Close() }
+
+// Read reads a data set: its samples and its '#' lines (without "# ").
+func Read(r io.Reader) ([]Sample, []string, error) {
+	dec, err := zstd.NewReader(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer dec.Close()
+	var comments []string
+	var out []Sample
+	sc := bufio.NewScanner(dec)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		t := sc.Text()
+		switch {
+		case strings.HasPrefix(t, "#"):
+			comments = append(comments, strings.TrimPrefix(strings.TrimPrefix(t, "#"), " "))
+			continue
+		case t == strings.Join(Columns, ","), t == "":
+			continue
+		}
+		rec, err := csv.NewReader(strings.NewReader(t)).Read()
+		if err != nil {
+			return nil, nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		s, err := parseRecord(rec)
+		if err != nil {
+			return nil, nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		out = append(out, s)
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return out, comments, err
+	}
+	return out, comments, nil
+}
+
+// ReadFile reads a data set file; a missing file is an empty data set.
+func ReadFile(path string) ([]Sample, []string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	return Read(f)
+}

@@ -1,0 +1,53 @@
+package tune
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/isaacgo/isaac/ptx"
+)
+
+func TestDatasetAppendAndRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.csv.zst")
+	cfg, err := ptx.ParseConfig("ms=4,ns=8,ml=128,nl=128,u=32,ks=1,kl=1,kg=3,kc=2,va=8,vb=4,st=3,math=mma_f16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Sample{Type: "hgemm", TransA: 'N', TransB: 'T', M: 100, N: 7, K: 4099, AlignA: 4, AlignB: 8, AlignC: 1, Config: cfg, US: 12.5, VendorUS: 9.25}
+	b := a
+	b.Type, b.M, b.US = "gemmex_bf16_f32", 3, 1234.5
+	w, err := Append(path, []string{"device: test", "run: 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]Sample{a}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]Sample{b, a}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	// A resumed run appends its own provenance and rows.
+	w, err = Append(path, []string{"run: 2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]Sample{b}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	got, comments, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Sample{a, b, a, b}; !reflect.DeepEqual(got, want) {
+		t.Errorf("read %+v\nwant %+v", got, want)
+	}
+	if want := []string{"device: test", "run: 1", "run: 2"}; !reflect.DeepEqual(comments, want) {
+		t.Errorf("comments %q, want %q", comments, want)
+	}
+	if s, _, err := ReadFile(filepath.Join(t.TempDir(), "missing")); err != nil || len(s) != 0 {
+		t.Errorf("missing file: %v %v", s, err)
+	}
+}

@@ -1,0 +1,68 @@
+package tune
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/isaacgo/isaac/ptx"
+)
+
+func classes() []ptx.InputClass {
+	f16 := ptx.InputClass{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.T, AlignA: 8, AlignB: 8, AlignC: 8}
+	f32 := ptx.InputClass{AType: ptx.F32, BType: ptx.F32, CType: ptx.F32, Compute: ptx.F32, TransA: ptx.T, TransB: ptx.N, AlignA: 4, AlignB: 4, AlignC: 4}
+	f64 := ptx.InputClass{AType: ptx.F64, BType: ptx.F64, CType: ptx.F64, Compute: ptx.F64, TransA: ptx.N, TransB: ptx.N, AlignA: 1, AlignB: 1, AlignC: 1}
+	return []ptx.InputClass{f16, f32, f64}
+}
+
+// The categorical model accepts far more of its draws than uniform
+// sampling does (the paper's Table 1), and everything it returns is legal.
+func TestSamplerAcceptance(t *testing.T) {
+	for _, in := range classes() {
+		rng := rand.New(rand.NewPCG(1, 2))
+		s := NewSampler(in, ptx.H100(), 300, 2_000_000, rng)
+		if s.Uniform.Accepted < 300 {
+			t.Fatalf("%v: warm-up found %d legal configurations in %d draws", in, s.Uniform.Accepted, s.Uniform.Draws)
+		}
+		for i := 0; i < 200; i++ {
+			c, ok := s.Draw(rng, nil, 10000)
+			if !ok {
+				t.Fatalf("%v: no legal draw", in)
+			}
+			if err := ptx.Legal(c, in, ptx.H100()); err != nil {
+				t.Fatalf("%v: drew illegal %v: %v", in, c, err)
+			}
+		}
+		cat, uni := s.Categorical.Rate(), s.Uniform.Rate()
+		t.Logf("%v: categorical %.2f%% of %d draws, uniform %.3f%% of %d", in, 100*cat, s.Categorical.Draws, 100*uni, s.Uniform.Draws)
+		if cat < 1.5*uni {
+			t.Errorf("%v: categorical acceptance %.4f not well above uniform %.4f", in, cat, uni)
+		}
+		for i := range s.Params() {
+			sum := 0.0
+			for j := range s.counts[i] {
+				p := s.Probability(i, j)
+				if p <= 0 {
+					t.Errorf("%s value %d has probability %g: the prior keeps it positive", s.Params()[i], j, p)
+				}
+				sum += p
+			}
+			if math.Abs(sum-1) > 1e-9 {
+				t.Errorf("%s probabilities sum to %g", s.Params()[i], sum)
+			}
+		}
+	}
+}
+
+// Draw honours the caller's acceptance rule (here: suits a skinny shape).
+func TestSamplerAccept(t *testing.T) {
+	in := classes()[0]
+	rng := rand.New(rand.NewPCG(3, 4))
+	s := NewSampler(in, ptx.H100(), 200, 2_000_000, rng)
+	for i := 0; i < 50; i++ {
+		c, ok := s.Draw(rng, func(c ptx.GemmConfig) bool { return ptx.Suits(c, 4096, 16, 4096) }, 100000)
+		if !ok || !ptx.Suits(c, 4096, 16, 4096) {
+			t.Fatalf("draw %d: %v %v", i, c, ok)
+		}
+	}
+}
