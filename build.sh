@@ -39,6 +39,7 @@ build() {
 		commit=$commit-dirty
 	fi
 	go build -ldflags "-X main.buildCommit=$commit" -o build/device/bench_compare ./bench_compare
+	go build -ldflags "-X main.buildCommit=$commit" -o build/device/isaac-tune ./cmd/isaac-tune
 	cp build/libisaac.so build/libisaac.h shim/shim.h shim/vendor_types.h build/device/
 	echo "built build/libisaac.so"
 }

@@ -134,6 +134,15 @@ func (w *Writer) Write(batch []Sample) error {
 	return w.frame([]byte(b.String()))
 }
 
+// Comment appends '#' lines (a run's closing figures) as one frame.
+func (w *Writer) Comment(lines []string) error {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString("# " + strings.ReplaceAll(l, "\n", " ") + "\n")
+	}
+	return w.frame([]byte(b.String()))
+}
+
 // Close closes the file.
 func (w *Writer) Close() error { return w.f.Close() }
 

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"text/tabwriter"
+
+	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/tune"
+)
+
+// acceptanceCmd measures, on the CPU (legality is a pure function), the
+// share of legal configurations among the categorical sampler's draws and
+// among uniform draws, per data type: the paper's Table 1 for our space.
+func acceptanceCmd(args []string) error {
+	fs := flag.NewFlagSet("acceptance", flag.ExitOnError)
+	draws := fs.Int("draws", 20000, "categorical draws per input class")
+	warmup := fs.Int("warmup", 1000, "legal uniform draws of the warm-up")
+	seed := fs.Uint64("seed", 1, "random seed")
+	fs.Parse(args)
+	rng := rand.New(rand.NewPCG(*seed, 7))
+	dev := ptx.H100()
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "type\tclasses\tcategorical\tuniform\tratio\t")
+	var tc, tu tune.Acceptance
+	for _, t := range gemmcheck.Types {
+		var c, u tune.Acceptance
+		n := 0
+		for _, layout := range [][2]ptx.Op{{ptx.N, ptx.N}, {ptx.N, ptx.T}, {ptx.T, ptx.N}, {ptx.T, ptx.T}} {
+			for _, align := range []int{1, 2, 4, 8} {
+				in, ok := classOf(t, layout, align)
+				if !ok {
+					continue
+				}
+				n++
+				s := tune.NewSampler(in, dev, *warmup, 3_000_000, rng)
+				s.Uniform = tune.Acceptance{} // count after the warm-up only
+				for i := 0; i < *draws; i++ {
+					s.Draw(rng, nil, 1)
+				}
+				for _, p := range [][2]*tune.Acceptance{{&c, &s.Categorical}, {&u, &s.Uniform}, {&tc, &s.Categorical}, {&tu, &s.Uniform}} {
+					p[0].Draws += p[1].Draws
+					p[0].Accepted += p[1].Accepted
+				}
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.2f%%\t%.2f%%\t%.1f×\t\n", t.Name, n, 100*c.Rate(), 100*u.Rate(), c.Rate()/u.Rate())
+	}
+	fmt.Fprintf(tw, "all\t\t%.2f%%\t%.2f%%\t%.1f×\t\n", 100*tc.Rate(), 100*tu.Rate(), tc.Rate()/tu.Rate())
+	return tw.Flush()
+}
+
+// classOf is the input class of a served type, layout and alignment (false
+// when the alignment is wider than the type's 16-byte vectors).
+func classOf(t gemmcheck.Type, layout [2]ptx.Op, align int) (ptx.InputClass, bool) {
+	dt := map[request.DataType]ptx.DataType{request.R32F: ptx.F32, request.R64F: ptx.F64, request.R16F: ptx.F16, request.R16BF: ptx.BF16}
+	ab, c := dt[t.AB], dt[t.C]
+	if align*t.AB.Size() > 16 {
+		return ptx.InputClass{}, false
+	}
+	in := ptx.InputClass{AType: ab, BType: ab, CType: c, TransA: layout[0], TransB: layout[1], AlignA: align, AlignB: align, AlignC: min(align, 16/t.C.Size())}
+	switch t.Compute {
+	case request.Compute16F:
+		in.Compute = ptx.F16
+	case request.Compute64F:
+		in.Compute = ptx.F64
+	default:
+		in.Compute = ptx.F32
+		in.AllowTF32 = ab == ptx.F32 && (t.Compute == request.Compute32FFastTF32 || t.Math.AllowsTF32())
+	}
+	return in, true
+}

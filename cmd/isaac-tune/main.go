@@ -1,0 +1,43 @@
+// Command isaac-tune builds the performance model of the ISAAC paper
+// (sections 4–6) for one GPU:
+//
+//	isaac-tune sample      measure (input, configuration) pairs and cuBLAS on the GPU machine
+//	isaac-tune acceptance  the sampler's acceptance rate against uniform sampling (CPU only)
+//	isaac-tune train       fit the MLP to data sets, compare architectures, export weights
+//	isaac-tune eval        suboptimality of the model's choices on held-out inputs (GPU machine)
+//
+// Each subcommand's -h lists its flags.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+// buildCommit is the commit the binary was built from (build.sh sets it).
+var buildCommit string
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|acceptance|train|eval [flags]")
+	os.Exit(2)
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	var err error
+	args := os.Args[2:]
+	switch os.Args[1] {
+	case "sample":
+		err = sampleCmd(args)
+	case "acceptance":
+		err = acceptanceCmd(args)
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "isaac-tune:", err)
+		os.Exit(1)
+	}
+}

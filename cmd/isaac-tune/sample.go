@@ -1,0 +1,385 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/isaacgo/isaac/engine"
+	"github.com/isaacgo/isaac/internal/cublas"
+	"github.com/isaacgo/isaac/internal/devbench"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/tune"
+)
+
+// sampleOptions are sample's flags.
+type sampleOptions struct {
+	out                 string
+	rows                int
+	duration            time.Duration
+	seed                uint64
+	shapes, configs     int
+	repeats             int
+	warmup, warmupDraws int
+}
+
+func sampleCmd(args []string) error {
+	var o sampleOptions
+	fs := flag.NewFlagSet("sample", flag.ExitOnError)
+	fs.StringVar(&o.out, "out", "", "data set file to create or append to (.csv.zst)")
+	fs.IntVar(&o.rows, "rows", 0, "stop when the file holds this many samples (0: no target)")
+	fs.DurationVar(&o.duration, "duration", 9*time.Minute, "stop after this long (after the current batch)")
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed (a resumed run adds the file's sample count)")
+	fs.IntVar(&o.shapes, "shapes", 8, "inputs per batch (one input class)")
+	fs.IntVar(&o.configs, "configs", 24, "configurations drawn per input (each is also timed on the batch's other inputs it suits)")
+	fs.IntVar(&o.repeats, "repeats", 3, "timed repeats per measurement (median), after one timed warm-up")
+	fs.IntVar(&o.warmup, "warmup", 1000, "legal uniform draws that estimate each class's categorical distribution")
+	fs.IntVar(&o.warmupDraws, "warmup-draws", 3_000_000, "uniform draws at most in a warm-up")
+	fs.Parse(args)
+	if o.out == "" {
+		return errors.New("sample: -out is required")
+	}
+	runtime.LockOSThread()
+	s, err := newSampleRun(o)
+	if err != nil {
+		return err
+	}
+	return s.run()
+}
+
+// sampleRun is one sampling process: the device, the vendor handle, the
+// operand arenas, one sampler per input class and the output file.
+type sampleRun struct {
+	opt      sampleOptions
+	ctx      cuda.Context
+	env      devbench.Env
+	timer    *devbench.Timer
+	vendor   cublas.Handle
+	lim      ptx.DeviceLimits
+	arenas   map[request.DataType][2]cuda.DevicePtr
+	c        cuda.DevicePtr
+	dist     tune.Distribution
+	samplers map[ptx.InputClass]*tune.Sampler
+	rng      *rand.Rand
+	have     int // samples in the file when the run started
+}
+
+func newSampleRun(o sampleOptions) (*sampleRun, error) {
+	if err := cuda.Load(); err != nil {
+		return nil, err
+	}
+	if n, err := cuda.DeviceCount(); err != nil || n == 0 {
+		return nil, fmt.Errorf("no CUDA device (%v)", err)
+	}
+	dev, err := cuda.GetDevice(0)
+	if err != nil {
+		return nil, err
+	}
+	s := &sampleRun{opt: o, dist: tune.DefaultDistribution(), samplers: map[ptx.InputClass]*tune.Sampler{}}
+	if s.ctx, err = dev.RetainPrimaryContext(); err != nil {
+		return nil, err
+	}
+	if err := s.ctx.SetCurrent(); err != nil {
+		return nil, err
+	}
+	if s.env, err = devbench.DeviceEnv(dev); err != nil {
+		return nil, err
+	}
+	if s.timer, err = devbench.NewTimer(s.env.L2Bytes); err != nil {
+		return nil, err
+	}
+	if s.vendor, err = cublas.New(); err != nil {
+		return nil, err
+	}
+	if v, err := s.vendor.Version(); err == nil {
+		s.env.CUBLAS = fmt.Sprintf("%d.%d.%d (%d)", v/10000, v/100%100, v%100, v)
+	}
+	if s.lim, err = engine.Limits(); err != nil {
+		return nil, err
+	}
+	existing, _, err := tune.ReadFile(o.out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.out, err)
+	}
+	s.have = len(existing)
+	s.rng = rand.New(rand.NewPCG(o.seed+uint64(s.have), 0x15AAC))
+	// One arena per operand and element type, filled once: every input's
+	// A and B are views of them (beta = 0: C is only written).
+	arena := s.dist.MaxBytes + 16<<20
+	s.arenas = map[request.DataType][2]cuda.DevicePtr{}
+	for _, t := range []request.DataType{request.R32F, request.R64F, request.R16F, request.R16BF} {
+		var pair [2]cuda.DevicePtr
+		for i := range pair {
+			if pair[i], err = cuda.Alloc(arena); err != nil {
+				return nil, err
+			}
+			if err := devbench.Fill(pair[i], arena, t, uint64(i+1)); err != nil {
+				return nil, err
+			}
+		}
+		s.arenas[t] = pair
+	}
+	if s.c, err = cuda.Alloc(arena); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *sampleRun) provenance() []string {
+	e := s.env
+	commit := buildCommit
+	if commit == "" {
+		commit = "unknown"
+	}
+	return []string{
+		fmt.Sprintf("run: isaac-tune sample, %s, commit %s, seed %d, starting at sample %d", time.Now().UTC().Format(time.RFC3339), commit, s.opt.seed, s.have),
+		fmt.Sprintf("device: %s (compute %s, %d SMs, SM clock %d MHz, memory clock %d MHz, %d-bit bus, L2 %d bytes)",
+			e.Device, e.ComputeCap, e.SMs, e.SMClockMHz, e.MemClockMHz, e.BusWidthBits, e.L2Bytes),
+		"device_key: " + e.DeviceKey,
+		"driver: " + e.Driver,
+		"cublas: " + e.CUBLAS,
+		fmt.Sprintf("method: per input, cuBLAS then each configuration on the same buffers (alpha=1, beta=0, one stream); "+
+			"L2 flushed (2x L2 bytes written) before every timed call; CUDA events; one timed warm-up, then the median of %d "+
+			"timed repeats (the warm-up alone when it took over 10 ms); cuBLAS: median of 5 after a warm-up", s.opt.repeats),
+		fmt.Sprintf("sampler: categorical per parameter, Dirichlet prior alpha=%d, estimated from %d legal uniform draws per input class; "+
+			"%d configurations drawn per input (legal and suiting it: ptx.Suits), each also timed on the batch's other inputs it suits; %d inputs per batch",
+			tune.Alpha, s.opt.warmup, s.opt.configs, s.opt.shapes),
+		fmt.Sprintf("inputs: m, n, k log-uniform in 1..%d (%.0f%% of k up to %d), %.0f%% near the Table 4 suites (each dimension x exp(U(-0.35,0.35)), exact suite shapes excluded), "+
+			"%.0f%% of dimensions >= 16 rounded down to a multiple of 8; all seven served types, four layouts, leading dimensions fully aligned in 70%% of batches; "+
+			"2mnk at most 8e10 (fp32/fp64), 3e11 (tf32), 6e11 (16-bit); operands at most %d bytes",
+			s.dist.MaxDim, 100*s.dist.DeepShare, s.dist.MaxDeepK, 100*s.dist.SuiteShare, 100*s.dist.RoundShare, s.dist.MaxBytes),
+	}
+}
+
+func (s *sampleRun) samplerFor(in ptx.InputClass) *tune.Sampler {
+	sm, ok := s.samplers[in]
+	if !ok {
+		sm = tune.NewSampler(in, s.lim, s.opt.warmup, s.opt.warmupDraws, s.rng)
+		s.samplers[in] = sm
+	}
+	return sm
+}
+
+func (s *sampleRun) run() error {
+	w, err := tune.Append(s.opt.out, s.provenance())
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	target := 0
+	if s.opt.rows > 0 {
+		target = s.opt.rows - s.have
+	}
+	tty := false
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		tty = true
+	}
+	bar := newProgress(os.Stderr, max(target, 0), s.opt.duration, "samples", tty)
+	done, skipped := 0, 0
+	start := time.Now()
+	for batch := 1; time.Since(start) < s.opt.duration && (target <= 0 || done < target); batch++ {
+		b := s.dist.Batch(s.rng, s.opt.shapes)
+		rows, skip, err := s.batch(b)
+		if werr := w.Write(rows); werr != nil {
+			return werr
+		}
+		done += len(rows)
+		skipped += skip
+		if err != nil {
+			return fmt.Errorf("batch %d (%s %s%s align %d): %w", batch, b.Type.Name, b.TransA, b.TransB, b.Align, err)
+		}
+		bar.update(done, fmt.Sprintf("batch %d %s %s%s a%d", batch, b.Type.Name, b.TransA, b.TransB, b.Align), false)
+	}
+	bar.update(done, "done", true)
+	report := s.acceptance()
+	fmt.Fprintf(os.Stderr, "%d samples in %s (%d configurations failed to load or run); file now holds %d\n",
+		done, time.Since(start).Round(time.Second), skipped, s.have+done)
+	fmt.Fprint(os.Stderr, strings.Join(report, "\n")+"\n")
+	// The run's acceptance figures go into the file as '#' lines.
+	return w.Comment(report)
+}
+
+// acceptance sums the samplers' acceptance counts per type.
+func (s *sampleRun) acceptance() []string {
+	type acc struct{ cat, uni tune.Acceptance }
+	per := map[string]*acc{}
+	var total acc
+	for in, sm := range s.samplers {
+		k := fmt.Sprintf("%s%s%s compute %s", in.AType, in.BType, in.CType, in.Compute)
+		if in.AllowTF32 {
+			k += " tf32"
+		}
+		a := per[k]
+		if a == nil {
+			a = &acc{}
+			per[k] = a
+		}
+		for _, p := range []struct{ dst, src *tune.Acceptance }{{&a.cat, &sm.Categorical}, {&a.uni, &sm.Uniform}, {&total.cat, &sm.Categorical}, {&total.uni, &sm.Uniform}} {
+			p.dst.Draws += p.src.Draws
+			p.dst.Accepted += p.src.Accepted
+		}
+	}
+	var keys []string
+	for k := range per {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := []string{fmt.Sprintf("acceptance: %d input classes; legal draws categorical %.2f%% (%d of %d), uniform %.2f%% (%d of %d)",
+		len(s.samplers), 100*total.cat.Rate(), total.cat.Accepted, total.cat.Draws, 100*total.uni.Rate(), total.uni.Accepted, total.uni.Draws)}
+	for _, k := range keys {
+		a := per[k]
+		out = append(out, fmt.Sprintf("acceptance %s: categorical %.2f%% of %d, uniform %.2f%% of %d", k, 100*a.cat.Rate(), a.cat.Draws, 100*a.uni.Rate(), a.uni.Draws))
+	}
+	return out
+}
+
+// batch measures one batch: cuBLAS per input, then every compiled
+// configuration of the batch on every input it suits. It returns the
+// samples measured so far even when it fails.
+func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
+	type input struct {
+		g   *request.Gemm
+		cls ptx.InputClass
+		m   [3]int
+	}
+	pair := s.arenas[b.Type.AB]
+	var ins []input
+	drawn := map[ptx.InputClass][]ptx.GemmConfig{}
+	seen := map[ptx.InputClass]map[ptx.GemmConfig]bool{}
+	for i := range b.Shapes {
+		c := b.Case(i)
+		g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.timer.Stream))
+		cls, err := engine.Class(g)
+		if err != nil {
+			return nil, 0, err
+		}
+		ins = append(ins, input{g, cls, b.Shapes[i]})
+		sm := s.samplerFor(cls)
+		if seen[cls] == nil {
+			seen[cls] = map[ptx.GemmConfig]bool{}
+		}
+		m, n, k := b.Shapes[i][0], b.Shapes[i][1], b.Shapes[i][2]
+		for j := 0; j < s.opt.configs; j++ {
+			cfg, ok := sm.Draw(s.rng, func(c ptx.GemmConfig) bool { return ptx.Suits(c, m, n, k) }, 20000)
+			if !ok {
+				break
+			}
+			if !seen[cls][cfg] {
+				seen[cls][cfg] = true
+				drawn[cls] = append(drawn[cls], cfg)
+			}
+		}
+	}
+	// Compile every class's configurations in parallel (the JIT is the cost).
+	loaded := map[ptx.InputClass][]ptx.GemmConfig{}
+	skipped := 0
+	for _, in := range ins {
+		if _, done := loaded[in.cls]; done {
+			continue
+		}
+		ok := s.compile(in.g, drawn[in.cls])
+		loaded[in.cls] = ok
+		skipped += len(drawn[in.cls]) - len(ok)
+	}
+	var rows []tune.Sample
+	for _, in := range ins {
+		g := in.g
+		vendor, err := s.median(func() error { return s.vendor.Gemm(g) }, 5)
+		if err != nil {
+			return rows, skipped, fmt.Errorf("cuBLAS on %v: %w", in.m, err)
+		}
+		for _, cfg := range loaded[in.cls] {
+			if !ptx.Suits(cfg, in.m[0], in.m[1], in.m[2]) {
+				continue
+			}
+			c := cfg
+			us, err := s.median(func() error { return engine.Gemm(g, &c) }, s.opt.repeats)
+			if err != nil {
+				// A launch the kernel's resources refuse leaves the context
+				// usable: skip the configuration. A fault does not: stop.
+				if errors.Is(err, engine.ErrUnsupported) || s.timer.Stream.Synchronize() == nil && s.vendor.Gemm(g) == nil && s.timer.Stream.Synchronize() == nil {
+					skipped++
+					continue
+				}
+				return rows, skipped, fmt.Errorf("%v on %v: %w", cfg, in.m, err)
+			}
+			rows = append(rows, tune.Sample{
+				Type: b.Type.Name, TransA: opByte(b.TransA), TransB: opByte(b.TransB),
+				M: in.m[0], N: in.m[1], K: in.m[2],
+				AlignA: in.cls.AlignA, AlignB: in.cls.AlignB, AlignC: in.cls.AlignC,
+				Config: cfg, US: us, VendorUS: vendor,
+			})
+		}
+	}
+	return rows, skipped, nil
+}
+
+func opByte(o request.Op) byte {
+	if o.Transposed() {
+		return 'T'
+	}
+	return 'N'
+}
+
+// median times run once as a warm-up, then repeats times, and returns the
+// median of the repeats (the warm-up alone when it took over 10 ms).
+func (s *sampleRun) median(run func() error, repeats int) (float64, error) {
+	first, err := s.timer.Time(run)
+	if err != nil {
+		return 0, err
+	}
+	if first > 10_000 {
+		return first, nil
+	}
+	ts := make([]float64, 0, repeats)
+	for r := 0; r < repeats; r++ {
+		us, err := s.timer.Time(run)
+		if err != nil {
+			return 0, err
+		}
+		ts = append(ts, us)
+	}
+	sort.Float64s(ts)
+	return ts[len(ts)/2], nil
+}
+
+// compile prepares configurations from all cores but one, each with the
+// context current, and returns those whose kernels load.
+func (s *sampleRun) compile(g *request.Gemm, cfgs []ptx.GemmConfig) []ptx.GemmConfig {
+	ok := make([]bool, len(cfgs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < max(1, runtime.NumCPU()-1); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			s.ctx.SetCurrent()
+			for i := range next {
+				ok[i] = engine.Prepare(g, cfgs[i]) == nil
+			}
+		}()
+	}
+	for i := range cfgs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var out []ptx.GemmConfig
+	for i, c := range cfgs {
+		if ok[i] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
