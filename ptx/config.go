@@ -49,3 +49,6 @@ func (c GemmConfig) threads() int {
 	}
 	return (c.ML / c.MS) * (c.NL / c.NS) * c.KL
 }
+
+// Threads is the number of threads of a block of the configuration.
+func (c GemmConfig) Threads() int { return c.threads() }

@@ -1,0 +1,96 @@
+package predictor
+
+import (
+	"math"
+	"strings"
+
+	"github.com/isaacgo/isaac/ptx"
+)
+
+// Input is a GEMM input as the model sees it.
+type Input struct {
+	Type                   string // a served type: sgemm, sgemm_tf32, dgemm, hgemm, gemmex_f16_f32, gemmex_bf16_f32, gemmex_f32_fasttf32
+	TransA, TransB         bool
+	M, N, K                int
+	AlignA, AlignB, AlignC int // elements
+}
+
+// Types are the served types in feature order.
+var Types = []string{"sgemm", "sgemm_tf32", "dgemm", "hgemm", "gemmex_f16_f32", "gemmex_bf16_f32", "gemmex_f32_fasttf32"}
+
+// Maths are the kernel maths in feature order.
+var Maths = []ptx.Math{ptx.FFMA, ptx.DFMA, ptx.HFMA, ptx.MMA_F16, ptx.MMA_F16_F16ACC, ptx.MMA_BF16, ptx.MMA_TF32, ptx.MMA_F64, ptx.MMA_F64_K8, ptx.MMA_F64_K16}
+
+// inputFeatureNames are the features of the input alone (the vendor model's).
+var inputFeatureNames = func() []string {
+	n := []string{"log2_m", "log2_n", "log2_k", "log2_align_a", "log2_align_b", "log2_align_c", "trans_a", "trans_b"}
+	for _, t := range Types {
+		n = append(n, "type_"+t)
+	}
+	return n
+}()
+
+// configFeatureNames follow the input's in the configuration model.
+var configFeatureNames = func() []string {
+	n := []string{"log2_ms", "log2_ns", "log2_ml", "log2_nl", "log2_u", "log2_ks", "log2_kl", "log2_kg", "log2_kc",
+		"log2_va", "log2_vb", "log2_stages"}
+	for _, m := range Maths {
+		n = append(n, "math_"+m.String())
+	}
+	return append(n, "log2_blocks", "log2_m_tile_use", "log2_n_tile_use", "log2_k_per_split", "log2_threads")
+}()
+
+// InputFeatures is the width of the input feature vector.
+var InputFeatures = len(inputFeatureNames)
+
+// ConfigFeatures is the width of the (input, configuration) feature vector.
+var ConfigFeatures = len(inputFeatureNames) + len(configFeatureNames)
+
+// InputSchema and ConfigSchema name the feature vectors' layouts; weights
+// record them and a loader refuses weights with another schema.
+var (
+	InputSchema  = "gemm-input-v1:" + strings.Join(inputFeatureNames, ",")
+	ConfigSchema = "gemm-config-v1:" + strings.Join(append(append([]string{}, inputFeatureNames...), configFeatureNames...), ",")
+)
+
+func lg(x int) float64 { return math.Log2(float64(max(x, 1))) }
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// PutInput writes the input's features into dst[:InputFeatures].
+func PutInput(dst []float64, in Input) {
+	dst[0], dst[1], dst[2] = lg(in.M), lg(in.N), lg(in.K)
+	dst[3], dst[4], dst[5] = lg(in.AlignA), lg(in.AlignB), lg(in.AlignC)
+	dst[6], dst[7] = b2f(in.TransA), b2f(in.TransB)
+	for i, t := range Types {
+		dst[8+i] = b2f(in.Type == t)
+	}
+}
+
+// PutConfig writes the pair's features into dst[:ConfigFeatures].
+func PutConfig(dst []float64, in Input, c ptx.GemmConfig) {
+	PutInput(dst, in)
+	d := dst[InputFeatures:]
+	kc := max(c.KC, 1)
+	for i, v := range []int{c.MS, c.NS, c.ML, c.NL, c.U, c.KS, c.KL, c.KG, kc, c.VecA, c.VecB, c.Stages} {
+		d[i] = lg(v)
+	}
+	d = d[12:]
+	for i, m := range Maths {
+		d[i] = b2f(c.Math == m)
+	}
+	d = d[len(Maths):]
+	tm, tn := ceilDiv(in.M, c.ML), ceilDiv(in.N, c.NL)
+	d[0] = lg(tm * tn * c.KG * kc)
+	d[1] = math.Log2(float64(max(in.M, 1)) / float64(tm*c.ML))
+	d[2] = math.Log2(float64(max(in.N, 1)) / float64(tn*c.NL))
+	d[3] = math.Log2(float64(max(in.K, 1)) / float64(c.KG*kc))
+	d[4] = lg(c.Threads())
+}
+
+func ceilDiv(a, b int) int { return (max(a, 1) + b - 1) / b }

@@ -1,0 +1,184 @@
+package predictor
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// A weights file is zstd-compressed: the magic "ISAACW", a little-endian
+// uint32 format version, a uint32 length and that many bytes of JSON
+// Header, then every model's parameters as little-endian float64 in
+// Header.Models order (per model: per layer W then B, then Mean, Std).
+
+// FormatVersion is the weights format this package reads and writes.
+const FormatVersion = 1
+
+var magic = []byte("ISAACW")
+
+// Header describes a weights file.
+type Header struct {
+	Format  int           `json:"format"`
+	Device  DeviceID      `json:"device"`
+	Models  []ModelHeader `json:"models"`
+	Dataset string        `json:"dataset"`           // sha256 of the training data files, in order
+	Samples int           `json:"samples"`           // training data rows
+	Trained string        `json:"trained"`           // RFC 3339 date
+	Commit  string        `json:"commit,omitempty"`  // source commit of the trainer
+	Comment string        `json:"comment,omitempty"` // free text: how it was trained
+}
+
+// DeviceID names the GPU the weights were measured on.
+type DeviceID struct {
+	Name       string `json:"name"`        // "NVIDIA H100 80GB HBM3"
+	Key        string `json:"key"`         // "h100"
+	ComputeCap string `json:"compute_cap"` // "9.0"
+	SMs        int    `json:"sms"`
+}
+
+// ModelHeader describes one MLP of the file.
+type ModelHeader struct {
+	Name    string  `json:"name"`   // "config" (kernel performance) or "vendor" (cuBLAS time)
+	Target  string  `json:"target"` // what it predicts
+	Schema  string  `json:"schema"` // feature schema (InputSchema or ConfigSchema)
+	Sizes   []int   `json:"sizes"`
+	YMean   float64 `json:"y_mean"`
+	YStd    float64 `json:"y_std"`
+	TestMSE float64 `json:"test_mse"` // MSE on held-out inputs, in the target's units
+}
+
+// Model is one named MLP and its description.
+type Model struct {
+	ModelHeader
+	Net *MLP
+}
+
+// Weights is a decoded weights file.
+type Weights struct {
+	Header
+	Models []Model
+}
+
+// Model finds a model by name.
+func (w *Weights) Model(name string) (*Model, bool) {
+	for i := range w.Models {
+		if w.Models[i].Name == name {
+			return &w.Models[i], true
+		}
+	}
+	return nil, false
+}
+
+func (m *MLP) arrays() [][]float64 {
+	var a [][]float64
+	for l := range m.W {
+		a = append(a, m.W[l], m.B[l])
+	}
+	return append(a, m.Mean, m.Std)
+}
+
+// Encode writes w in the weights format.
+func Encode(out io.Writer, w *Weights) error {
+	h := w.Header
+	h.Format = FormatVersion
+	h.Models = nil
+	for _, m := range w.Models {
+		mh := m.ModelHeader
+		mh.Sizes = m.Net.Sizes
+		mh.YMean, mh.YStd = m.Net.YMean, m.Net.YStd
+		h.Models = append(h.Models, mh)
+	}
+	js, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	var raw bytes.Buffer
+	raw.Write(magic)
+	binary.Write(&raw, binary.LittleEndian, uint32(FormatVersion))
+	binary.Write(&raw, binary.LittleEndian, uint32(len(js)))
+	raw.Write(js)
+	var b [8]byte
+	for _, m := range w.Models {
+		for _, arr := range m.Net.arrays() {
+			for _, v := range arr {
+				binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+				raw.Write(b[:])
+			}
+		}
+	}
+	enc, err := zstd.NewWriter(out, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	if err != nil {
+		return err
+	}
+	if _, err := enc.Write(raw.Bytes()); err != nil {
+		enc.Close()
+		return err
+	}
+	return enc.Close()
+}
+
+// Decode reads a weights file, refusing other format versions and
+// structurally inconsistent contents.
+func Decode(in []byte) (*Weights, error) {
+	dec, err := zstd.NewReader(nil)
+	if err != nil {
+		return nil, err
+	}
+	defer dec.Close()
+	raw, err := dec.DecodeAll(in, nil)
+	if err != nil {
+		return nil, fmt.Errorf("predictor: weights: %w", err)
+	}
+	if len(raw) < len(magic)+8 || !bytes.Equal(raw[:len(magic)], magic) {
+		return nil, errors.New("predictor: not an ISAAC weights file")
+	}
+	p := raw[len(magic):]
+	if v := binary.LittleEndian.Uint32(p); v != FormatVersion {
+		return nil, fmt.Errorf("predictor: weights format %d, this build reads %d", v, FormatVersion)
+	}
+	n := int(binary.LittleEndian.Uint32(p[4:]))
+	p = p[8:]
+	if n > len(p) {
+		return nil, errors.New("predictor: truncated weights header")
+	}
+	w := &Weights{}
+	if err := json.Unmarshal(p[:n], &w.Header); err != nil {
+		return nil, fmt.Errorf("predictor: weights header: %w", err)
+	}
+	p = p[n:]
+	for _, mh := range w.Header.Models {
+		if len(mh.Sizes) < 2 {
+			return nil, fmt.Errorf("predictor: model %q has sizes %v", mh.Name, mh.Sizes)
+		}
+		for _, s := range mh.Sizes {
+			if s <= 0 || s > 1<<16 {
+				return nil, fmt.Errorf("predictor: model %q has sizes %v", mh.Name, mh.Sizes)
+			}
+		}
+		net := NewMLP(mh.Sizes)
+		net.YMean, net.YStd = mh.YMean, mh.YStd
+		for _, arr := range net.arrays() {
+			if len(p) < 8*len(arr) {
+				return nil, fmt.Errorf("predictor: model %q: truncated parameters", mh.Name)
+			}
+			for i := range arr {
+				arr[i] = math.Float64frombits(binary.LittleEndian.Uint64(p[8*i:]))
+			}
+			p = p[8*len(arr):]
+		}
+		if err := net.check(); err != nil {
+			return nil, fmt.Errorf("model %q: %w", mh.Name, err)
+		}
+		w.Models = append(w.Models, Model{ModelHeader: mh, Net: net})
+	}
+	if len(p) != 0 {
+		return nil, fmt.Errorf("predictor: %d bytes after the last model", len(p))
+	}
+	return w, nil
+}
