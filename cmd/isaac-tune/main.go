@@ -31,6 +31,8 @@ func main() {
 	switch os.Args[1] {
 	case "sample":
 		err = sampleCmd(args)
+	case "train":
+		err = trainCmd(args)
 	case "acceptance":
 		err = acceptanceCmd(args)
 	default:

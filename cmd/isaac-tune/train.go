@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/isaacgo/isaac/predictor"
+	"github.com/isaacgo/isaac/tune"
+)
+
+// table2 are the paper's Table 2 architectures (hidden layer widths).
+var table2 = [][]int{
+	{64}, {512}, {32, 64, 32}, {64, 128, 64}, {32, 64, 128, 64, 32},
+	{64, 128, 256, 128, 64}, {64, 128, 192, 256, 192, 128, 64},
+}
+
+func parseArch(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("bad architecture %q", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func archString(a []int) string {
+	var s []string
+	for _, v := range a {
+		s = append(s, strconv.Itoa(v))
+	}
+	return strings.Join(s, ", ")
+}
+
+// loadData reads the data sets matching glob, in name order, and hashes
+// their bytes.
+func loadData(glob string) ([]tune.Sample, []string, string, error) {
+	files, err := filepath.Glob(glob)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if len(files) == 0 {
+		return nil, nil, "", fmt.Errorf("no data set matches %s", glob)
+	}
+	sort.Strings(files)
+	h := sha256.New()
+	var all []tune.Sample
+	var comments []string
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		h.Write(raw)
+		s, c, err := tune.Read(bytes.NewReader(raw))
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("%s: %w", f, err)
+		}
+		all = append(all, s...)
+		comments = append(comments, c...)
+	}
+	return all, comments, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+var deviceLine = regexp.MustCompile(`^device: (.+) \(compute ([0-9.]+), (\d+) SMs`)
+
+// deviceOf reads the device the data was measured on from its provenance;
+// data sets from different devices do not mix.
+func deviceOf(comments []string) (predictor.DeviceID, error) {
+	var id predictor.DeviceID
+	for _, c := range comments {
+		if m := deviceLine.FindStringSubmatch(c); m != nil {
+			sms, _ := strconv.Atoi(m[3])
+			d := predictor.DeviceID{Name: m[1], ComputeCap: m[2], SMs: sms}
+			if id.Name != "" && (id.Name != d.Name || id.SMs != d.SMs) {
+				return id, fmt.Errorf("data sets from two devices: %s and %s", id.Name, d.Name)
+			}
+			d.Key = id.Key
+			id = d
+		}
+		if k, ok := strings.CutPrefix(c, "device_key: "); ok {
+			id.Key = k
+		}
+	}
+	if id.Name == "" {
+		return id, fmt.Errorf("no device line in the data sets' provenance")
+	}
+	return id, nil
+}
+
+func trainCmd(args []string) error {
+	fs := flag.NewFlagSet("train", flag.ExitOnError)
+	data := fs.String("data", "weights/data/h100-gemm-*.csv.zst", "data sets (glob)")
+	arch := fs.String("arch", "64,128,192,256,192,128,64", "hidden layer widths of the exported configuration model")
+	vendorArch := fs.String("vendor-arch", "64,128,64", "hidden layer widths of the vendor model")
+	table := fs.String("table2", "", "also train the paper's seven Table 2 architectures and write their MSE table (Markdown) here")
+	epochs := fs.Int("epochs", 60, "epochs at most")
+	patience := fs.Int("patience", 6, "early stopping: epochs without a better validation MSE")
+	batch := fs.Int("batch", 256, "minibatch rows")
+	lr := fs.Float64("lr", 1e-3, "Adam step size")
+	maxTime := fs.Duration("max-time", 0, "stop each training after this long (0: none)")
+	out := fs.String("out", "", "weights file to write (.isw.zst)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	fs.Parse(args)
+	hidden, err := parseArch(*arch)
+	if err != nil {
+		return err
+	}
+	vhidden, err := parseArch(*vendorArch)
+	if err != nil {
+		return err
+	}
+	samples, comments, hash, err := loadData(*data)
+	if err != nil {
+		return err
+	}
+	dev, err := deviceOf(comments)
+	if err != nil {
+		return err
+	}
+	train, valid, test := tune.ConfigMatrices(samples)
+	fmt.Fprintf(os.Stderr, "%d samples from %s (%s): %d train, %d validation, %d test rows (folds by input)\n",
+		len(samples), *data, dev.Name, train.N, valid.N, test.N)
+	opts := tune.TrainOptions{Epochs: *epochs, Patience: *patience, Batch: *batch, LR: *lr, Seed: *seed, MaxTime: *maxTime, Log: os.Stderr}
+	var net *predictor.MLP
+	var rep tune.TrainReport
+	if *table != "" {
+		// The Table 2 run trains the chosen architecture too: keep it.
+		if net, rep, err = writeTable2(*table, train, valid, test, opts, len(samples), hash, dev, hidden); err != nil {
+			return err
+		}
+	}
+	if net == nil {
+		opts.Hidden = hidden
+		fmt.Fprintf(os.Stderr, "configuration model %v\n", hidden)
+		net, rep = tune.Train(train, valid, opts)
+	}
+	testMSE := tune.MSE(net, test)
+	fmt.Fprintf(os.Stderr, "configuration model: test MSE %.4f (validation %.4f, epoch %d of %d, %s)\n",
+		testMSE, rep.ValidMSE, rep.BestEpoch, rep.Epochs, rep.Elapsed.Round(time.Second))
+	vtrain, vvalid, vtest := tune.VendorMatrices(samples)
+	opts.Hidden = vhidden
+	opts.Patience = max(opts.Patience, 30)
+	opts.Epochs = max(opts.Epochs, 400)
+	opts.Log = nil
+	vnet, vrep := tune.Train(vtrain, vvalid, opts)
+	vtestMSE := tune.MSE(vnet, vtest)
+	fmt.Fprintf(os.Stderr, "vendor model %v on %d inputs: test MSE %.4f (validation %.4f, epoch %d)\n",
+		vhidden, vtrain.N, vtestMSE, vrep.ValidMSE, vrep.BestEpoch)
+	if *out == "" {
+		return nil
+	}
+	w := &predictor.Weights{
+		Header: predictor.Header{
+			Device: dev, Dataset: hash, Samples: len(samples), Trained: time.Now().UTC().Format(time.RFC3339), Commit: buildCommit,
+			Comment: fmt.Sprintf("isaac-tune train -arch %s -vendor-arch %s -epochs %d -patience %d -batch %d -lr %g -seed %d; folds 0-7 train, 8 early stopping, 9 test (by input)",
+				*arch, *vendorArch, *epochs, *patience, *batch, *lr, *seed),
+		},
+		Models: []predictor.Model{
+			{ModelHeader: predictor.ModelHeader{Name: "config", Target: "ln TFLOP/s of the configuration's kernel", Schema: predictor.ConfigSchema, TestMSE: testMSE}, Net: net},
+			{ModelHeader: predictor.ModelHeader{Name: "vendor", Target: "ln TFLOP/s of cuBLAS", Schema: predictor.InputSchema, TestMSE: vtestMSE}, Net: vnet},
+		},
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	if err := predictor.Encode(f, w); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeTable2 trains the seven Table 2 architectures on the same split and
+// writes their test MSE (in ln-TFLOP/s², the paper's "MSE on log
+// performance") as a Markdown table.
+// The network of the architecture chosen (when it is one of them) is returned.
+func writeTable2(path string, train, valid, test tune.Matrix, o tune.TrainOptions, samples int, hash string, dev predictor.DeviceID, chosen []int) (*predictor.MLP, tune.TrainReport, error) {
+	var keep *predictor.MLP
+	var keepRep tune.TrainReport
+	var b strings.Builder
+	fmt.Fprintf(&b, "| Hidden layer sizes | #weights | test MSE | validation MSE | train MSE | epochs (best) | training time |\n|---|--:|--:|--:|--:|--:|--:|\n")
+	for _, h := range table2 {
+		o.Hidden = h
+		fmt.Fprintf(os.Stderr, "Table 2: %v\n", h)
+		logw := o.Log
+		o.Log = io.Discard
+		net, rep := tune.Train(train, valid, o)
+		o.Log = logw
+		t := tune.MSE(net, test)
+		if archString(h) == archString(chosen) {
+			keep, keepRep = net, rep
+		}
+		fmt.Fprintf(os.Stderr, "  test MSE %.4f, validation %.4f, train %.4f, epoch %d of %d, %s\n", t, rep.ValidMSE, rep.TrainMSE, rep.BestEpoch, rep.Epochs, rep.Elapsed.Round(time.Second))
+		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %.4f | %d (%d) | %s |\n", archString(h), net.Params(), t, rep.ValidMSE, rep.TrainMSE, rep.Epochs, rep.BestEpoch, rep.Elapsed.Round(time.Second))
+	}
+	fmt.Fprintf(&b, "\n%d samples (%s, data set sha256 %s…), split by input: folds 0–7 train (%d rows), 8 early stopping (%d), 9 test (%d).\n",
+		samples, dev.Name, hash[:12], train.N, valid.N, test.N)
+	return keep, keepRep, os.WriteFile(path, []byte(b.String()), 0o644)
+}

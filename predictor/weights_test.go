@@ -1,0 +1,118 @@
+package predictor
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func randomMLP(sizes []int, seed uint64) *MLP {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	m := NewMLP(sizes)
+	for l := range m.W {
+		for i := range m.W[l] {
+			m.W[l][i] = rng.NormFloat64() / 4
+		}
+		for i := range m.B[l] {
+			m.B[l][i] = rng.NormFloat64() / 10
+		}
+	}
+	for i := range m.Mean {
+		m.Mean[i], m.Std[i] = rng.NormFloat64(), 0.5+rng.Float64()
+	}
+	m.YMean, m.YStd = 1.5, 2.5
+	return m
+}
+
+// Weights survive Encode/Decode bit for bit, so predictions from decoded
+// weights equal the trainer's exactly.
+func TestWeightsRoundTrip(t *testing.T) {
+	cfg := randomMLP([]int{ConfigFeatures, 16, 8, 1}, 1)
+	ven := randomMLP([]int{InputFeatures, 4, 1}, 2)
+	w := &Weights{
+		Header: Header{Device: DeviceID{Name: "NVIDIA H100 80GB HBM3", Key: "h100", ComputeCap: "9.0", SMs: 132}, Dataset: "abc", Samples: 7},
+		Models: []Model{
+			{ModelHeader: ModelHeader{Name: "config", Schema: ConfigSchema, TestMSE: 0.05}, Net: cfg},
+			{ModelHeader: ModelHeader{Name: "vendor", Schema: InputSchema}, Net: ven},
+		},
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, w); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Format != FormatVersion || got.Device != w.Device || got.Dataset != "abc" || len(got.Models) != 2 {
+		t.Fatalf("header %+v", got.Header)
+	}
+	m, ok := got.Model("config")
+	if !ok || m.Schema != ConfigSchema || m.TestMSE != 0.05 {
+		t.Fatalf("config model %+v", m)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 37
+	x := make([]float64, n*ConfigFeatures)
+	for i := range x {
+		x[i] = rng.NormFloat64() * 3
+	}
+	want, have := cfg.Predict(x, n), m.Net.Predict(x, n)
+	for i := range want {
+		if want[i] != have[i] {
+			t.Fatalf("row %d: decoded weights predict %v, the original %v", i, have[i], want[i])
+		}
+	}
+}
+
+func TestWeightsRejectsBadInput(t *testing.T) {
+	w := &Weights{Models: []Model{{ModelHeader: ModelHeader{Name: "config"}, Net: randomMLP([]int{3, 2, 1}, 5)}}}
+	var buf bytes.Buffer
+	if err := Encode(&buf, w); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	for name, in := range map[string][]byte{
+		"empty":     nil,
+		"not zstd":  []byte("hello"),
+		"truncated": good[:len(good)/2],
+	} {
+		if _, err := Decode(in); err == nil {
+			t.Errorf("%s: decoded", name)
+		}
+	}
+	// Another format version is refused with a message that says so.
+	var v2 bytes.Buffer
+	if err := encodeRaw(&v2, func(raw []byte) []byte { raw[len(magic)] = 2; return raw }, w); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode(v2.Bytes()); err == nil || !strings.Contains(err.Error(), "format 2") {
+		t.Errorf("version 2: %v", err)
+	}
+}
+
+func TestFeatures(t *testing.T) {
+	in := Input{Type: "hgemm", TransA: true, M: 4096, N: 16, K: 60000, AlignA: 8, AlignB: 8, AlignC: 8}
+	x := make([]float64, ConfigFeatures)
+	c := parse(t, "ms=4,ns=1,ml=128,nl=16,u=32,ks=1,kl=1,kg=8,kc=2,va=8,vb=8,st=3,math=mma_f16acc")
+	PutConfig(x, in, c)
+	if x[0] != 12 || x[1] != 4 || x[6] != 1 || x[7] != 0 {
+		t.Errorf("input features %v", x[:8])
+	}
+	if x[8+3] != 1 || x[8+0] != 0 {
+		t.Errorf("type one-hot %v", x[8:15])
+	}
+	d := x[InputFeatures:]
+	if d[2] != 7 || d[7] != 3 || d[8] != 1 {
+		t.Errorf("config features %v", d[:12])
+	}
+	tail := d[12+len(Maths):]
+	// 32 row tiles × 1 column tile × 8 × 2 = 512 blocks; tiles fully used; 60000/16 per split.
+	if tail[0] != 9 || tail[1] != 0 || tail[2] != 0 {
+		t.Errorf("derived features %v", tail)
+	}
+	if len(strings.Split(ConfigSchema, ",")) != ConfigFeatures {
+		t.Errorf("schema names %d features, vector has %d", len(strings.Split(ConfigSchema, ",")), ConfigFeatures)
+	}
+}

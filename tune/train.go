@@ -1,0 +1,306 @@
+package tune
+
+import (
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/isaacgo/isaac/predictor"
+)
+
+// Matrix is n rows of features (row-major) and their targets.
+type Matrix struct {
+	X    []float64
+	Y    []float64
+	N, F int
+}
+
+func (m *Matrix) add(x []float64, y float64) {
+	m.X = append(m.X, x...)
+	m.Y = append(m.Y, y)
+	m.N++
+}
+
+// SampleInput is the model's view of a sample's input.
+func SampleInput(s Sample) predictor.Input {
+	return predictor.Input{Type: s.Type, TransA: s.TransA == 'T', TransB: s.TransB == 'T', M: s.M, N: s.N, K: s.K,
+		AlignA: s.AlignA, AlignB: s.AlignB, AlignC: s.AlignC}
+}
+
+// LogTFLOPs is the model's target: the natural log of the rate 2mnk/time in
+// TFLOP/s.
+func LogTFLOPs(m, n, k int, us float64) float64 {
+	return math.Log(2 * float64(m) * float64(n) * float64(k) / us / 1e6)
+}
+
+// Fold assigns an input to one of 10 folds by a hash of the input alone, so
+// that all configurations of one input land in the same fold: a held-out
+// fold is made of inputs the model never saw.
+func Fold(in predictor.Input) int {
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%s|%v|%v|%d|%d|%d|%d|%d|%d", in.Type, in.TransA, in.TransB, in.M, in.N, in.K, in.AlignA, in.AlignB, in.AlignC)
+	return int(h.Sum32() % 10)
+}
+
+// ConfigMatrices are the configuration model's training (folds 0–7),
+// validation (fold 8: early stopping) and test (fold 9: reported MSE) sets.
+func ConfigMatrices(samples []Sample) (train, valid, test Matrix) {
+	f := predictor.ConfigFeatures
+	train.F, valid.F, test.F = f, f, f
+	x := make([]float64, f)
+	for _, s := range samples {
+		in := SampleInput(s)
+		predictor.PutConfig(x, in, s.Config)
+		y := LogTFLOPs(s.M, s.N, s.K, s.US)
+		switch Fold(in) {
+		case 8:
+			valid.add(x, y)
+		case 9:
+			test.add(x, y)
+		default:
+			train.add(x, y)
+		}
+	}
+	return
+}
+
+// VendorMatrices are the vendor model's sets: one row per distinct input
+// (the vendor was timed once per input). Inputs whose cuBLAS time is over
+// 10 ms are left out: no sampled input does that much work (2mnk ≤ 6e11 at
+// hundreds of TFLOP/s), so such a time is a first call's module loading,
+// which the first data sets' method did not exclude.
+func VendorMatrices(samples []Sample) (train, valid, test Matrix) {
+	f := predictor.InputFeatures
+	train.F, valid.F, test.F = f, f, f
+	seen := map[predictor.Input]bool{}
+	x := make([]float64, f)
+	for _, s := range samples {
+		in := SampleInput(s)
+		if seen[in] || s.VendorUS > 10_000 {
+			continue
+		}
+		seen[in] = true
+		predictor.PutInput(x, in)
+		y := LogTFLOPs(s.M, s.N, s.K, s.VendorUS)
+		switch Fold(in) {
+		case 8:
+			valid.add(x, y)
+		case 9:
+			test.add(x, y)
+		default:
+			train.add(x, y)
+		}
+	}
+	return
+}
+
+// TrainOptions are the training's hyper-parameters.
+type TrainOptions struct {
+	Hidden   []int
+	Epochs   int     // at most
+	Patience int     // epochs without a better validation MSE before stopping
+	Batch    int     // minibatch rows
+	LR       float64 // Adam step size
+	Seed     uint64
+	MaxTime  time.Duration // stop after this long (0: no limit)
+	Log      io.Writer     // one line per epoch (nil: quiet)
+}
+
+// TrainReport is how a training went.
+type TrainReport struct {
+	Epochs    int
+	BestEpoch int
+	TrainMSE  float64 // at the best epoch, in the target's units
+	ValidMSE  float64
+	Elapsed   time.Duration
+}
+
+// Train fits an MLP (ReLU hidden layers of o.Hidden widths, MSE loss,
+// Adam) on train, standardizing features and target with train's
+// statistics, and keeps the weights of the epoch with the lowest MSE on
+// valid (early stopping).
+func Train(train, valid Matrix, o TrainOptions) (*predictor.MLP, TrainReport) {
+	start := time.Now()
+	sizes := append(append([]int{train.F}, o.Hidden...), 1)
+	net := predictor.NewMLP(sizes)
+	standardize(net, train)
+	rng := rand.New(rand.NewPCG(o.Seed, 11))
+	for l := range net.W { // He initialization
+		s := math.Sqrt(2 / float64(sizes[l]))
+		for i := range net.W[l] {
+			net.W[l][i] = s * rng.NormFloat64()
+		}
+	}
+	xt := make([]float64, len(train.X))
+	net.Normalize(xt, train.X)
+	yt := make([]float64, train.N)
+	for i, y := range train.Y {
+		yt[i] = (y - net.YMean) / net.YStd
+	}
+	adam := newAdam(net, o.LR)
+	best := cloneMLP(net)
+	rep := TrainReport{ValidMSE: math.Inf(1)}
+	perm := make([]int, train.N)
+	for i := range perm {
+		perm[i] = i
+	}
+	bx := make([]float64, o.Batch*train.F)
+	by := make([]float64, o.Batch)
+	for epoch := 1; epoch <= o.Epochs; epoch++ {
+		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		for at := 0; at < train.N; at += o.Batch {
+			n := min(o.Batch, train.N-at)
+			for r := 0; r < n; r++ {
+				p := perm[at+r]
+				copy(bx[r*train.F:(r+1)*train.F], xt[p*train.F:(p+1)*train.F])
+				by[r] = yt[p]
+			}
+			step(net, adam, bx[:n*train.F], by[:n], n)
+		}
+		tr, va := MSE(net, train), MSE(net, valid)
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "  epoch %3d  train %.4f  valid %.4f  %s\n", epoch, tr, va, time.Since(start).Round(time.Second))
+		}
+		rep.Epochs = epoch
+		if va < rep.ValidMSE {
+			rep.ValidMSE, rep.TrainMSE, rep.BestEpoch = va, tr, epoch
+			best = cloneMLP(net)
+		} else if epoch-rep.BestEpoch >= o.Patience {
+			break
+		}
+		if o.MaxTime > 0 && time.Since(start) > o.MaxTime {
+			break
+		}
+	}
+	rep.Elapsed = time.Since(start)
+	return best, rep
+}
+
+// MSE is the network's mean squared error on m, in the target's units.
+func MSE(net *predictor.MLP, m Matrix) float64 {
+	if m.N == 0 {
+		return math.NaN()
+	}
+	const chunk = 4096
+	var sum float64
+	for at := 0; at < m.N; at += chunk {
+		n := min(chunk, m.N-at)
+		pred := net.Predict(m.X[at*m.F:(at+n)*m.F], n)
+		for i, p := range pred {
+			d := p - m.Y[at+i]
+			sum += d * d
+		}
+	}
+	return sum / float64(m.N)
+}
+
+func standardize(net *predictor.MLP, m Matrix) {
+	f := m.F
+	for j := 0; j < f; j++ {
+		var s, s2 float64
+		for i := 0; i < m.N; i++ {
+			v := m.X[i*f+j]
+			s += v
+			s2 += v * v
+		}
+		mean := s / float64(m.N)
+		sd := math.Sqrt(math.Max(s2/float64(m.N)-mean*mean, 0))
+		if sd < 1e-9 {
+			sd = 1
+		}
+		net.Mean[j], net.Std[j] = mean, sd
+	}
+	var s, s2 float64
+	for _, y := range m.Y {
+		s += y
+		s2 += y * y
+	}
+	net.YMean = s / float64(m.N)
+	net.YStd = math.Sqrt(math.Max(s2/float64(m.N)-net.YMean*net.YMean, 1e-12))
+}
+
+func cloneMLP(m *predictor.MLP) *predictor.MLP {
+	c := predictor.NewMLP(m.Sizes)
+	for l := range m.W {
+		copy(c.W[l], m.W[l])
+		copy(c.B[l], m.B[l])
+	}
+	copy(c.Mean, m.Mean)
+	copy(c.Std, m.Std)
+	c.YMean, c.YStd = m.YMean, m.YStd
+	return c
+}
+
+// adam holds Adam's moment estimates for every parameter array.
+type adam struct {
+	lr, b1, b2, eps float64
+	t               int
+	m, v            [][]float64
+}
+
+func newAdam(net *predictor.MLP, lr float64) *adam {
+	a := &adam{lr: lr, b1: 0.9, b2: 0.999, eps: 1e-8}
+	for l := range net.W {
+		a.m = append(a.m, make([]float64, len(net.W[l])), make([]float64, len(net.B[l])))
+		a.v = append(a.v, make([]float64, len(net.W[l])), make([]float64, len(net.B[l])))
+	}
+	return a
+}
+
+func (a *adam) update(i int, p, g []float64) {
+	m, v := a.m[i], a.v[i]
+	c1 := 1 - math.Pow(a.b1, float64(a.t))
+	c2 := 1 - math.Pow(a.b2, float64(a.t))
+	for j := range p {
+		m[j] = a.b1*m[j] + (1-a.b1)*g[j]
+		v[j] = a.b2*v[j] + (1-a.b2)*g[j]*g[j]
+		p[j] -= a.lr * (m[j] / c1) / (math.Sqrt(v[j]/c2) + a.eps)
+	}
+}
+
+// step is one minibatch of backpropagation and one Adam update.
+func step(net *predictor.MLP, a *adam, x, y []float64, n int) {
+	acts := net.Forward(x, n)
+	out := acts[len(acts)-1]
+	d := make([]float64, n)
+	for i := range d {
+		d[i] = 2 * (out[i] - y[i]) / float64(n)
+	}
+	a.t++
+	for l := len(net.W) - 1; l >= 0; l-- {
+		rows, cols := net.Sizes[l], net.Sizes[l+1]
+		gw := make([]float64, rows*cols)
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1,
+			blas64.General{Rows: n, Cols: rows, Stride: rows, Data: acts[l]},
+			blas64.General{Rows: n, Cols: cols, Stride: cols, Data: d},
+			0, blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: gw})
+		gb := make([]float64, cols)
+		for i := 0; i < n; i++ {
+			for j := 0; j < cols; j++ {
+				gb[j] += d[i*cols+j]
+			}
+		}
+		var prev []float64
+		if l > 0 {
+			prev = make([]float64, n*rows)
+			blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+				blas64.General{Rows: n, Cols: cols, Stride: cols, Data: d},
+				blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: net.W[l]},
+				0, blas64.General{Rows: n, Cols: rows, Stride: rows, Data: prev})
+			for i, v := range acts[l] {
+				if v <= 0 {
+					prev[i] = 0
+				}
+			}
+		}
+		a.update(2*l, net.W[l], gw)
+		a.update(2*l+1, net.B[l], gb)
+		d = prev
+	}
+}
