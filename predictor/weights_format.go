@@ -51,6 +51,30 @@ type ModelHeader struct {
 	YMean   float64 `json:"y_mean"`
 	YStd    float64 `json:"y_std"`
 	TestMSE float64 `json:"test_mse"` // MSE on held-out inputs, in the target's units
+	// Check are raw feature rows and the trainer's own predictions for
+	// them, made before export: decoded weights must reproduce them
+	// exactly.
+	Check []Check `json:"check,omitempty"`
+}
+
+// Check is one feature row and the prediction the trainer made for it.
+type Check struct {
+	X []float64 `json:"x"`
+	Y float64   `json:"y"`
+}
+
+// Verify recomputes the model's check predictions and reports the first
+// that differs from the trainer's.
+func (m *Model) Verify() error {
+	for i, c := range m.Check {
+		if len(c.X) != m.Net.Sizes[0] {
+			return fmt.Errorf("predictor: model %q check %d has %d features, the net %d", m.Name, i, len(c.X), m.Net.Sizes[0])
+		}
+		if y := m.Net.Predict(c.X, 1)[0]; y != c.Y {
+			return fmt.Errorf("predictor: model %q check %d: predicts %v, the trainer predicted %v", m.Name, i, y, c.Y)
+		}
+	}
+	return nil
 }
 
 // Model is one named MLP and its description.

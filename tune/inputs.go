@@ -77,7 +77,12 @@ func maxAlign(t request.DataType) int { return min(8, 16/t.Size()) }
 func (d Distribution) Batch(rng *rand.Rand, shapes int) Batch {
 	t := gemmcheck.Types[rng.IntN(len(gemmcheck.Types))]
 	ops := []request.Op{request.OpN, request.OpT}
-	b := Batch{Type: t, TransA: ops[rng.IntN(2)], TransB: ops[rng.IntN(2)]}
+	return d.BatchOf(rng, t, ops[rng.IntN(2)], ops[rng.IntN(2)], shapes)
+}
+
+// BatchOf draws a batch of a given type and layout.
+func (d Distribution) BatchOf(rng *rand.Rand, t gemmcheck.Type, ta, tb request.Op, shapes int) Batch {
+	b := Batch{Type: t, TransA: ta, TransB: tb}
 	b.Align = maxAlign(t.AB)
 	if rng.Float64() < 0.3 {
 		b.Align = 1 << rng.IntN(4) // 1, 2, 4 or 8, at most the widest

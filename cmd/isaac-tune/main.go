@@ -33,6 +33,8 @@ func main() {
 		err = sampleCmd(args)
 	case "train":
 		err = trainCmd(args)
+	case "eval":
+		err = evalCmd(args)
 	case "acceptance":
 		err = acceptanceCmd(args)
 	default:

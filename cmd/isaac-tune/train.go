@@ -163,6 +163,16 @@ func trainCmd(args []string) error {
 	if *out == "" {
 		return nil
 	}
+	// A few held-out rows with the predictions made here, for the check
+	// that decoded weights predict exactly the same.
+	checks := func(net *predictor.MLP, m tune.Matrix) []predictor.Check {
+		var c []predictor.Check
+		for i := 0; i < min(8, m.N); i++ {
+			x := append([]float64(nil), m.X[i*m.F:(i+1)*m.F]...)
+			c = append(c, predictor.Check{X: x, Y: net.Predict(x, 1)[0]})
+		}
+		return c
+	}
 	w := &predictor.Weights{
 		Header: predictor.Header{
 			Device: dev, Dataset: hash, Samples: len(samples), Trained: time.Now().UTC().Format(time.RFC3339), Commit: buildCommit,
@@ -170,8 +180,8 @@ func trainCmd(args []string) error {
 				*arch, *vendorArch, *epochs, *patience, *batch, *lr, *seed),
 		},
 		Models: []predictor.Model{
-			{ModelHeader: predictor.ModelHeader{Name: "config", Target: "ln TFLOP/s of the configuration's kernel", Schema: predictor.ConfigSchema, TestMSE: testMSE}, Net: net},
-			{ModelHeader: predictor.ModelHeader{Name: "vendor", Target: "ln TFLOP/s of cuBLAS", Schema: predictor.InputSchema, TestMSE: vtestMSE}, Net: vnet},
+			{ModelHeader: predictor.ModelHeader{Name: "config", Target: "ln TFLOP/s of the configuration's kernel", Schema: predictor.ConfigSchema, TestMSE: testMSE, Check: checks(net, test)}, Net: net},
+			{ModelHeader: predictor.ModelHeader{Name: "vendor", Target: "ln TFLOP/s of cuBLAS", Schema: predictor.InputSchema, TestMSE: vtestMSE, Check: checks(vnet, vtest)}, Net: vnet},
 		},
 	}
 	f, err := os.Create(*out)

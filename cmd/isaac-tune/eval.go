@@ -1,0 +1,274 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/isaacgo/isaac/engine"
+	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/predictor"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/tune"
+	"github.com/isaacgo/isaac/weights"
+)
+
+// evalRow is one held-out input: the best of the timed pool and what each
+// chooser picked.
+type evalRow struct {
+	in               predictor.Input
+	vendorUS, bestUS float64
+	best             ptx.GemmConfig
+	pool             int
+	choice           [3]ptx.GemmConfig // model, heuristic, max occupancy
+	us               [3]float64
+}
+
+var choosers = [3]string{"model", "heuristic", "max-occupancy"}
+
+func evalCmd(args []string) error {
+	fs := flag.NewFlagSet("eval", flag.ExitOnError)
+	wpath := fs.String("weights", "", "weights file (default: the embedded weights of the device)")
+	data := fs.String("data", "weights/data/h100-gemm-*.csv.zst", "training data sets: their inputs are never evaluated")
+	per := fs.Int("per", 2, "inputs per type and layout")
+	pool := fs.Int("pool", 300, "legal configurations timed per input (the ground truth's sample)")
+	modelPool := fs.Int("model-pool", 3000, "legal configurations the model ranks per input (the timed pool among them)")
+	outDir := fs.String("out", "", "folder for eval.csv and eval.md")
+	seed := fs.Uint64("seed", 9001, "random seed (different from the sampler's)")
+	fs.Parse(args)
+	if *outDir == "" {
+		return fmt.Errorf("eval: -out is required")
+	}
+	runtime.LockOSThread()
+	samples, _, hash, err := loadData(*data)
+	if err != nil {
+		return err
+	}
+	trained := map[predictor.Input]bool{}
+	for _, s := range samples {
+		in := tune.SampleInput(s)
+		in.AlignA, in.AlignB, in.AlignC = 0, 0, 0
+		trained[in] = true
+	}
+	s, err := newSampleRun(sampleOptions{seed: *seed, warmup: 1000, warmupDraws: 3_000_000, repeats: 3})
+	if err != nil {
+		return err
+	}
+	var w *predictor.Weights
+	if *wpath != "" {
+		w, err = weights.Load(*wpath)
+	} else {
+		w, err = weights.For(s.env.DeviceKey)
+	}
+	if err != nil {
+		return err
+	}
+	model, ok := w.Model("config")
+	if !ok || model.Schema != predictor.ConfigSchema {
+		return fmt.Errorf("eval: the weights have no configuration model of this build's feature schema")
+	}
+	rng := rand.New(rand.NewPCG(*seed, 5))
+	ops := []request.Op{request.OpN, request.OpT}
+	var rows []evalRow
+	start := time.Now()
+	total := len(gemmcheck.Types) * 4 * *per
+	bar := newProgress(os.Stderr, total, 0, "inputs", false)
+	for _, t := range gemmcheck.Types {
+		for _, ta := range ops {
+			for _, tb := range ops {
+				for i := 0; i < *per; i++ {
+					var b tune.Batch
+					for {
+						b = s.dist.BatchOf(rng, t, ta, tb, 1)
+						sh := b.Shapes[0]
+						key := predictor.Input{Type: t.Name, TransA: ta.Transposed(), TransB: tb.Transposed(), M: sh[0], N: sh[1], K: sh[2]}
+						if !trained[key] {
+							break
+						}
+					}
+					r, err := s.evalInput(b, model, *pool, *modelPool, rng)
+					if err != nil {
+						return err
+					}
+					rows = append(rows, r)
+					bar.update(len(rows), fmt.Sprintf("%s %s%s %v", t.Name, opString(ta), opString(tb), b.Shapes[0]), false)
+				}
+			}
+		}
+	}
+	bar.update(len(rows), "done", true)
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		return err
+	}
+	return writeEval(*outDir, rows, s, w, hash, time.Since(start))
+}
+
+func opString(o request.Op) string { return string(opByte(o)) }
+
+// evalInput times a pool of legal configurations on one input and the
+// three choosers' picks.
+func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelPool int, rng *rand.Rand) (evalRow, error) {
+	pair := s.arenas[b.Type.AB]
+	c := b.Case(0)
+	g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.timer.Stream))
+	cls, err := engine.Class(g)
+	if err != nil {
+		return evalRow{}, err
+	}
+	m, n, k := b.Shapes[0][0], b.Shapes[0][1], b.Shapes[0][2]
+	in := predictor.Input{Type: b.Type.Name, TransA: b.TransA.Transposed(), TransB: b.TransB.Transposed(), M: m, N: n, K: k,
+		AlignA: cls.AlignA, AlignB: cls.AlignB, AlignC: cls.AlignC}
+	sm := s.samplerFor(cls)
+	seen := map[ptx.GemmConfig]bool{}
+	var ranked []ptx.GemmConfig
+	for tries := 0; len(ranked) < modelPool && tries < 4*modelPool; tries++ {
+		cfg, ok := sm.Draw(rng, func(c ptx.GemmConfig) bool { return ptx.Suits(c, m, n, k) }, 20000)
+		if !ok {
+			break
+		}
+		if !seen[cfg] {
+			seen[cfg] = true
+			ranked = append(ranked, cfg)
+		}
+	}
+	if len(ranked) == 0 {
+		return evalRow{}, fmt.Errorf("no legal configuration suits %v", b.Shapes[0])
+	}
+	scores := model.Scores(in, ranked)
+	r := evalRow{in: in}
+	bestScore := math.Inf(-1)
+	for i, sc := range scores {
+		if sc > bestScore {
+			bestScore, r.choice[0] = sc, ranked[i]
+		}
+	}
+	r.choice[1] = ptx.DefaultConfig(cls, m, n, k, s.lim)
+	timed := ranked[:min(pool, len(ranked))]
+	occ := -1
+	for _, cfg := range timed {
+		if o := ptx.Occupancy(cfg, cls, s.lim); o > occ {
+			occ, r.choice[2] = o, cfg
+		}
+	}
+	all := append(append([]ptx.GemmConfig{}, timed...), r.choice[:]...)
+	loaded := s.compile(g, all)
+	r.vendorUS, err = s.median(func() error { return s.vendor.Gemm(g) }, 5)
+	if err != nil {
+		return r, err
+	}
+	times := map[ptx.GemmConfig]float64{}
+	r.bestUS = math.Inf(1)
+	for _, cfg := range loaded {
+		if _, done := times[cfg]; done {
+			continue
+		}
+		cc := cfg
+		us, err := s.median(func() error { return engine.Gemm(g, &cc) }, 3)
+		if err != nil {
+			continue // a launch the resources refuse: not a candidate
+		}
+		times[cfg] = us
+		if us < r.bestUS {
+			r.bestUS, r.best = us, cfg
+		}
+	}
+	r.pool = len(times)
+	for i, cfg := range r.choice {
+		us, ok := times[cfg]
+		if !ok {
+			us = math.Inf(1) // the chooser picked a kernel that does not load or run
+		}
+		r.us[i] = us
+	}
+	return r, nil
+}
+
+func quantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[int(math.Min(float64(len(s)-1), math.Floor(q*float64(len(s)))))]
+}
+
+func writeEval(dir string, rows []evalRow, s *sampleRun, w *predictor.Weights, hash string, took time.Duration) error {
+	var csv strings.Builder
+	csv.WriteString("type,ta,tb,m,n,k,align_a,align_b,align_c,pool,vendor_us,best_us,best_config")
+	for _, c := range choosers {
+		fmt.Fprintf(&csv, ",%s_us,%s_s,%s_config", c, c, c)
+	}
+	csv.WriteString("\n")
+	subopt := map[string][]float64{}
+	perType := map[string][]float64{}
+	for _, r := range rows {
+		b := func(x bool) string {
+			if x {
+				return "T"
+			}
+			return "N"
+		}
+		fmt.Fprintf(&csv, "%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%.3f,%.3f,\"%s\"", r.in.Type, b(r.in.TransA), b(r.in.TransB), r.in.M, r.in.N, r.in.K,
+			r.in.AlignA, r.in.AlignB, r.in.AlignC, r.pool, r.vendorUS, r.bestUS, r.best)
+		for i, c := range choosers {
+			sv := (r.us[i] - r.bestUS) / r.bestUS
+			subopt[c] = append(subopt[c], sv)
+			if i == 0 {
+				perType[r.in.Type] = append(perType[r.in.Type], sv)
+			}
+			fmt.Fprintf(&csv, ",%.3f,%.4f,\"%s\"", r.us[i], sv, r.choice[i])
+		}
+		csv.WriteString("\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "eval.csv"), []byte(csv.String()), 0o644); err != nil {
+		return err
+	}
+	var md strings.Builder
+	e := s.env
+	commit := buildCommit
+	if commit == "" {
+		commit = "unknown"
+	}
+	fmt.Fprintf(&md, "Suboptimality S = (t_chosen − t_best) / t_best on %d held-out inputs (none in the training data; every type, four layouts), "+
+		"t_best the fastest of up to %d timed legal configurations per input plus the three choices; %s, %s, cuBLAS %s, %s, commit `%s`, %s.\n\n",
+		len(rows), maxPool(rows), e.Device, e.Driver, e.CUBLAS, time.Now().UTC().Format(time.RFC3339), commit, took.Round(time.Second))
+	fmt.Fprintf(&md, "| chooser | median S | p90 S | mean S | S = 0 (picked the best) |\n|---|--:|--:|--:|--:|\n")
+	for _, c := range choosers {
+		v := subopt[c]
+		zero, mean := 0, 0.0
+		for _, x := range v {
+			if x <= 0 {
+				zero++
+			}
+			mean += math.Min(x, 100) / float64(len(v))
+		}
+		fmt.Fprintf(&md, "| %s | %.1f%% | %.1f%% | %.1f%% | %d of %d |\n", c, 100*quantile(v, 0.5), 100*quantile(v, 0.9), 100*mean, zero, len(v))
+	}
+	fmt.Fprintf(&md, "\nThe model's S per type:\n\n| type | inputs | median S | p90 S |\n|---|--:|--:|--:|\n")
+	var types []string
+	for t := range perType {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		fmt.Fprintf(&md, "| %s | %d | %.1f%% | %.1f%% |\n", t, len(perType[t]), 100*quantile(perType[t], 0.5), 100*quantile(perType[t], 0.9))
+	}
+	fmt.Fprintf(&md, "\nWeights: %s (trained %s, data set sha256 %s…, %d samples); evaluation data set hash %s…\n", w.Device.Name, w.Trained, w.Dataset[:min(12, len(w.Dataset))], w.Samples, hash[:12])
+	return os.WriteFile(filepath.Join(dir, "eval.md"), []byte(md.String()), 0o644)
+}
+
+func maxPool(rows []evalRow) int {
+	m := 0
+	for _, r := range rows {
+		m = max(m, r.pool)
+	}
+	return m
+}

@@ -1,0 +1,67 @@
+// Package weights ships the trained performance models, one file per GPU
+// (zstd-compressed, predictor's versioned format), embedded in the library
+// and decoded on first use only: a process that never asks for a model
+// never pays for it. The measurements they were trained on are in data/
+// (not embedded).
+package weights
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/isaacgo/isaac/predictor"
+)
+
+//go:embed *.isw.zst
+var files embed.FS
+
+// ErrNoWeights says no weights are shipped for a device.
+var ErrNoWeights = errors.New("weights: none shipped for this device")
+
+type entry struct {
+	once sync.Once
+	w    *predictor.Weights
+	err  error
+}
+
+var decoded sync.Map // device key → *entry
+
+// For returns the shipped weights of a device key ("h100"), decoding them
+// on the first call.
+func For(key string) (*predictor.Weights, error) {
+	v, _ := decoded.LoadOrStore(key, &entry{})
+	e := v.(*entry)
+	e.once.Do(func() {
+		raw, err := files.ReadFile(key + ".isw.zst")
+		if err != nil {
+			e.err = fmt.Errorf("%w (%s)", ErrNoWeights, key)
+			return
+		}
+		e.w, e.err = predictor.Decode(raw)
+	})
+	return e.w, e.err
+}
+
+// Load reads a weights file a user trained with isaac-tune.
+func Load(path string) (*predictor.Weights, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return predictor.Decode(raw)
+}
+
+// Shipped lists the device keys with embedded weights.
+func Shipped() []string {
+	ents, _ := files.ReadDir(".")
+	var keys []string
+	for _, e := range ents {
+		if n := e.Name(); len(n) > len(".isw.zst") {
+			keys = append(keys, n[:len(n)-len(".isw.zst")])
+		}
+	}
+	return keys
+}

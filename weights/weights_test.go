@@ -1,0 +1,72 @@
+package weights
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/isaacgo/isaac/predictor"
+)
+
+func TestMain(m *testing.M) {
+	// Nothing is decoded before the first request: importing the package
+	// costs a process nothing.
+	n := 0
+	decoded.Range(func(any, any) bool { n++; return true })
+	if n != 0 {
+		panic("weights decoded at package initialization")
+	}
+	os.Exit(m.Run())
+}
+
+// The shipped H100 weights decode, carry both models with this build's
+// feature schemas, and reproduce the trainer's own predictions exactly.
+func TestShippedH100(t *testing.T) {
+	w, err := For("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Device.Key != "h100" || w.Device.SMs != 132 || w.Samples < 150000 || len(w.Dataset) != 64 {
+		t.Errorf("header %+v", w.Header)
+	}
+	for name, schema := range map[string]string{"config": predictor.ConfigSchema, "vendor": predictor.InputSchema} {
+		m, ok := w.Model(name)
+		if !ok {
+			t.Fatalf("no %s model", name)
+		}
+		if m.Schema != schema {
+			t.Errorf("%s model schema %q, this build's %q", name, m.Schema, schema)
+		}
+		if len(m.Check) == 0 {
+			t.Errorf("%s model has no training-time predictions to check", name)
+		}
+		if err := m.Verify(); err != nil {
+			t.Error(err)
+		}
+		if !(m.TestMSE > 0 && m.TestMSE < 1) {
+			t.Errorf("%s model test MSE %g", name, m.TestMSE)
+		}
+	}
+	again, _ := For("h100")
+	if again != w {
+		t.Error("weights decoded twice")
+	}
+	if keys := Shipped(); len(keys) == 0 || keys[0] != "h100" {
+		t.Errorf("shipped %v", keys)
+	}
+}
+
+func TestNoWeights(t *testing.T) {
+	if _, err := For("geforce-gtx-480"); !errors.Is(err, ErrNoWeights) {
+		t.Errorf("unknown device: %v", err)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.isw.zst")); err == nil {
+		t.Error("missing file loaded")
+	}
+	bad := filepath.Join(t.TempDir(), "bad.isw.zst")
+	os.WriteFile(bad, []byte("not weights"), 0o644)
+	if _, err := Load(bad); err == nil {
+		t.Error("garbage loaded")
+	}
+}
