@@ -151,7 +151,7 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	for round := 0; round < s.Rounds && len(screened) > 0; round++ {
 		sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
 		var next []ptx.GemmConfig
-		for _, c := range neighbors(screened[0].cfg, ptx.SpaceFor(cls)) {
+		for _, c := range ptx.Neighbors(screened[0].cfg, ptx.SpaceFor(cls)) {
 			if !seen[c] && ptx.Legal(c, cls, lim) == nil && ptx.Suits(c, in.M, in.N, in.K) {
 				seen[c] = true
 				next = append(next, c)
@@ -230,47 +230,6 @@ func (s *Sweeper) screen(b *Bench, g *request.Gemm, in Input, cands []ptx.GemmCo
 		out = append(out, scored{c, Median(ts)})
 	}
 	return out, nil
-}
-
-// neighbors are the configurations one step away from c in the space: one
-// parameter moved to the next smaller or larger value of its list.
-func neighbors(c ptx.GemmConfig, sp ptx.Space) []ptx.GemmConfig {
-	var out []ptx.GemmConfig
-	step := func(field *int, values []int) {
-		orig := *field
-		for i, v := range values {
-			if v != orig {
-				continue
-			}
-			for _, j := range []int{i - 1, i + 1} {
-				if j >= 0 && j < len(values) {
-					*field = values[j]
-					out = append(out, c)
-				}
-			}
-		}
-		*field = orig
-	}
-	step(&c.MS, sp.MS)
-	step(&c.NS, sp.NS)
-	step(&c.ML, sp.ML)
-	step(&c.NL, sp.NL)
-	step(&c.U, sp.U)
-	step(&c.KS, sp.KS)
-	step(&c.KL, sp.KL)
-	step(&c.KG, sp.KG)
-	step(&c.KC, sp.KC)
-	step(&c.VecA, sp.VecA)
-	step(&c.VecB, sp.VecB)
-	step(&c.Stages, sp.Stages)
-	orig := c.Math
-	for _, m := range sp.Math {
-		if m != orig {
-			c.Math = m
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // sweepAll sweeps every input with a progress line.

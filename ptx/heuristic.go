@@ -179,3 +179,16 @@ func blockCandidates(in InputClass, ml, nl int, math Math) []GemmConfig {
 	}
 	return out
 }
+
+// HeuristicCandidates are the legal configurations DefaultConfig considers
+// for an input, in its order of preference (the first is DefaultConfig's
+// choice): a searcher starts from them as well as from random samples.
+func HeuristicCandidates(in InputClass, m, n, k int, dev DeviceLimits) []GemmConfig {
+	var out []GemmConfig
+	for _, c := range candidates(in, m, n, k, dev) {
+		if Legal(c, in, dev) == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}

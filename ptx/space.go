@@ -76,3 +76,44 @@ func (s Space) RandomLegal(rng *rand.Rand, in InputClass, dev DeviceLimits, trie
 	}
 	return GemmConfig{}, false
 }
+
+// Neighbors are the configurations one step away from c in the space: one
+// parameter moved to the next smaller or larger value of its list.
+func Neighbors(c GemmConfig, sp Space) []GemmConfig {
+	var out []GemmConfig
+	step := func(field *int, values []int) {
+		orig := *field
+		for i, v := range values {
+			if v != orig {
+				continue
+			}
+			for _, j := range []int{i - 1, i + 1} {
+				if j >= 0 && j < len(values) {
+					*field = values[j]
+					out = append(out, c)
+				}
+			}
+		}
+		*field = orig
+	}
+	step(&c.MS, sp.MS)
+	step(&c.NS, sp.NS)
+	step(&c.ML, sp.ML)
+	step(&c.NL, sp.NL)
+	step(&c.U, sp.U)
+	step(&c.KS, sp.KS)
+	step(&c.KL, sp.KL)
+	step(&c.KG, sp.KG)
+	step(&c.KC, sp.KC)
+	step(&c.VecA, sp.VecA)
+	step(&c.VecB, sp.VecB)
+	step(&c.Stages, sp.Stages)
+	orig := c.Math
+	for _, m := range sp.Math {
+		if m != orig {
+			c.Math = m
+			out = append(out, c)
+		}
+	}
+	return out
+}
