@@ -12,12 +12,12 @@ func (m *Model) Scores(in Input, cfgs []ptx.GemmConfig) []float64 {
 	for i, c := range cfgs {
 		PutConfig(x[i*ConfigFeatures:(i+1)*ConfigFeatures], in, c)
 	}
-	return m.Net.Predict(x, len(cfgs))
+	return m.Nets.Predict(x, len(cfgs))
 }
 
 // InputScore is the vendor model's prediction (ln TFLOP/s) for an input.
 func (m *Model) InputScore(in Input) float64 {
 	x := make([]float64, InputFeatures)
 	PutInput(x, in)
-	return m.Net.Predict(x, 1)[0]
+	return m.Nets.Predict(x, 1)[0]
 }

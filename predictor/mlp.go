@@ -116,3 +116,36 @@ func (m *MLP) check() error {
 	}
 	return nil
 }
+
+// Ensemble is a set of MLPs trained alike (different seeds) whose
+// predictions are averaged: averaging lowers the variance that a search
+// over configurations would otherwise exploit.
+type Ensemble []*MLP
+
+// Predict averages the members' predictions for n rows of raw features.
+func (e Ensemble) Predict(raw []float64, n int) []float64 {
+	var sum []float64
+	for _, m := range e {
+		y := m.Predict(raw, n)
+		if sum == nil {
+			sum = y
+			continue
+		}
+		for i := range sum {
+			sum[i] += y[i]
+		}
+	}
+	for i := range sum {
+		sum[i] /= float64(len(e))
+	}
+	return sum
+}
+
+// Params is the number of weights and biases of all members.
+func (e Ensemble) Params() int {
+	n := 0
+	for _, m := range e {
+		n += m.Params()
+	}
+	return n
+}

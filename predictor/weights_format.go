@@ -44,10 +44,11 @@ type DeviceID struct {
 
 // ModelHeader describes one MLP of the file.
 type ModelHeader struct {
-	Name    string  `json:"name"`   // "config" (kernel performance) or "vendor" (cuBLAS time)
-	Target  string  `json:"target"` // what it predicts
-	Schema  string  `json:"schema"` // feature schema (InputSchema or ConfigSchema)
-	Sizes   []int   `json:"sizes"`
+	Name    string  `json:"name"`    // "config" (kernel performance) or "vendor" (cuBLAS time)
+	Target  string  `json:"target"`  // what it predicts
+	Schema  string  `json:"schema"`  // feature schema (InputSchema or ConfigSchema)
+	Sizes   []int   `json:"sizes"`   // of every member
+	Members int     `json:"members"` // networks averaged (an ensemble); 0 means 1
 	YMean   float64 `json:"y_mean"`
 	YStd    float64 `json:"y_std"`
 	TestMSE float64 `json:"test_mse"` // MSE on held-out inputs, in the target's units
@@ -67,10 +68,10 @@ type Check struct {
 // that differs from the trainer's.
 func (m *Model) Verify() error {
 	for i, c := range m.Check {
-		if len(c.X) != m.Net.Sizes[0] {
-			return fmt.Errorf("predictor: model %q check %d has %d features, the net %d", m.Name, i, len(c.X), m.Net.Sizes[0])
+		if len(c.X) != m.Nets[0].Sizes[0] {
+			return fmt.Errorf("predictor: model %q check %d has %d features, the net %d", m.Name, i, len(c.X), m.Nets[0].Sizes[0])
 		}
-		if y := m.Net.Predict(c.X, 1)[0]; y != c.Y {
+		if y := m.Nets.Predict(c.X, 1)[0]; y != c.Y {
 			return fmt.Errorf("predictor: model %q check %d: predicts %v, the trainer predicted %v", m.Name, i, y, c.Y)
 		}
 	}
@@ -80,7 +81,7 @@ func (m *Model) Verify() error {
 // Model is one named MLP and its description.
 type Model struct {
 	ModelHeader
-	Net *MLP
+	Nets Ensemble
 }
 
 // Weights is a decoded weights file.
@@ -113,9 +114,18 @@ func Encode(out io.Writer, w *Weights) error {
 	h.Format = FormatVersion
 	h.Models = nil
 	for _, m := range w.Models {
+		if len(m.Nets) == 0 {
+			return fmt.Errorf("predictor: model %q has no network", m.Name)
+		}
 		mh := m.ModelHeader
-		mh.Sizes = m.Net.Sizes
-		mh.YMean, mh.YStd = m.Net.YMean, m.Net.YStd
+		first := m.Nets[0]
+		mh.Sizes, mh.Members = first.Sizes, len(m.Nets)
+		mh.YMean, mh.YStd = first.YMean, first.YStd
+		for _, n := range m.Nets[1:] {
+			if fmt.Sprint(n.Sizes) != fmt.Sprint(first.Sizes) || n.YMean != first.YMean || n.YStd != first.YStd {
+				return fmt.Errorf("predictor: model %q: members differ in shape or target scaling", m.Name)
+			}
+		}
 		h.Models = append(h.Models, mh)
 	}
 	js, err := json.Marshal(h)
@@ -129,10 +139,12 @@ func Encode(out io.Writer, w *Weights) error {
 	raw.Write(js)
 	var b [8]byte
 	for _, m := range w.Models {
-		for _, arr := range m.Net.arrays() {
-			for _, v := range arr {
-				binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-				raw.Write(b[:])
+		for _, net := range m.Nets {
+			for _, arr := range net.arrays() {
+				for _, v := range arr {
+					binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+					raw.Write(b[:])
+				}
 			}
 		}
 	}
@@ -185,21 +197,28 @@ func Decode(in []byte) (*Weights, error) {
 				return nil, fmt.Errorf("predictor: model %q has sizes %v", mh.Name, mh.Sizes)
 			}
 		}
-		net := NewMLP(mh.Sizes)
-		net.YMean, net.YStd = mh.YMean, mh.YStd
-		for _, arr := range net.arrays() {
-			if len(p) < 8*len(arr) {
-				return nil, fmt.Errorf("predictor: model %q: truncated parameters", mh.Name)
-			}
-			for i := range arr {
-				arr[i] = math.Float64frombits(binary.LittleEndian.Uint64(p[8*i:]))
-			}
-			p = p[8*len(arr):]
+		if mh.Members < 0 || mh.Members > 64 {
+			return nil, fmt.Errorf("predictor: model %q has %d members", mh.Name, mh.Members)
 		}
-		if err := net.check(); err != nil {
-			return nil, fmt.Errorf("model %q: %w", mh.Name, err)
+		var nets Ensemble
+		for i := 0; i < max(1, mh.Members); i++ {
+			net := NewMLP(mh.Sizes)
+			net.YMean, net.YStd = mh.YMean, mh.YStd
+			for _, arr := range net.arrays() {
+				if len(p) < 8*len(arr) {
+					return nil, fmt.Errorf("predictor: model %q: truncated parameters", mh.Name)
+				}
+				for i := range arr {
+					arr[i] = math.Float64frombits(binary.LittleEndian.Uint64(p[8*i:]))
+				}
+				p = p[8*len(arr):]
+			}
+			if err := net.check(); err != nil {
+				return nil, fmt.Errorf("model %q: %w", mh.Name, err)
+			}
+			nets = append(nets, net)
 		}
-		w.Models = append(w.Models, Model{ModelHeader: mh, Net: net})
+		w.Models = append(w.Models, Model{ModelHeader: mh, Nets: nets})
 	}
 	if len(p) != 0 {
 		return nil, fmt.Errorf("predictor: %d bytes after the last model", len(p))

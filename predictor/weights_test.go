@@ -29,12 +29,14 @@ func randomMLP(sizes []int, seed uint64) *MLP {
 // weights equal the trainer's exactly.
 func TestWeightsRoundTrip(t *testing.T) {
 	cfg := randomMLP([]int{ConfigFeatures, 16, 8, 1}, 1)
+	cfg2 := randomMLP([]int{ConfigFeatures, 16, 8, 1}, 9)
+	cfg2.Mean, cfg2.Std, cfg2.YMean, cfg2.YStd = cfg.Mean, cfg.Std, cfg.YMean, cfg.YStd
 	ven := randomMLP([]int{InputFeatures, 4, 1}, 2)
 	w := &Weights{
 		Header: Header{Device: DeviceID{Name: "NVIDIA H100 80GB HBM3", Key: "h100", ComputeCap: "9.0", SMs: 132}, Dataset: "abc", Samples: 7},
 		Models: []Model{
-			{ModelHeader: ModelHeader{Name: "config", Schema: ConfigSchema, TestMSE: 0.05}, Net: cfg},
-			{ModelHeader: ModelHeader{Name: "vendor", Schema: InputSchema}, Net: ven},
+			{ModelHeader: ModelHeader{Name: "config", Schema: ConfigSchema, TestMSE: 0.05}, Nets: Ensemble{cfg, cfg2}},
+			{ModelHeader: ModelHeader{Name: "vendor", Schema: InputSchema}, Nets: Ensemble{ven}},
 		},
 	}
 	var buf bytes.Buffer
@@ -58,7 +60,10 @@ func TestWeightsRoundTrip(t *testing.T) {
 	for i := range x {
 		x[i] = rng.NormFloat64() * 3
 	}
-	want, have := cfg.Predict(x, n), m.Net.Predict(x, n)
+	if m.Members != 2 || len(m.Nets) != 2 {
+		t.Fatalf("%d members decoded, %d networks", m.Members, len(m.Nets))
+	}
+	want, have := Ensemble{cfg, cfg2}.Predict(x, n), m.Nets.Predict(x, n)
 	for i := range want {
 		if want[i] != have[i] {
 			t.Fatalf("row %d: decoded weights predict %v, the original %v", i, have[i], want[i])
@@ -67,7 +72,7 @@ func TestWeightsRoundTrip(t *testing.T) {
 }
 
 func TestWeightsRejectsBadInput(t *testing.T) {
-	w := &Weights{Models: []Model{{ModelHeader: ModelHeader{Name: "config"}, Net: randomMLP([]int{3, 2, 1}, 5)}}}
+	w := &Weights{Models: []Model{{ModelHeader: ModelHeader{Name: "config"}, Nets: Ensemble{randomMLP([]int{3, 2, 1}, 5)}}}}
 	var buf bytes.Buffer
 	if err := Encode(&buf, w); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
@@ -182,8 +184,13 @@ func Train(train, valid Matrix, o TrainOptions) (*predictor.MLP, TrainReport) {
 	return best, rep
 }
 
+// Predictor is an MLP or an ensemble of them.
+type Predictor interface {
+	Predict(raw []float64, n int) []float64
+}
+
 // MSE is the network's mean squared error on m, in the target's units.
-func MSE(net *predictor.MLP, m Matrix) float64 {
+func MSE(net Predictor, m Matrix) float64 {
 	if m.N == 0 {
 		return math.NaN()
 	}
@@ -303,4 +310,30 @@ func step(net *predictor.MLP, a *adam, x, y []float64, n int) {
 		a.update(2*l+1, net.B[l], gb)
 		d = prev
 	}
+}
+
+// TrainEnsemble trains members networks as Train does, with seeds o.Seed,
+// o.Seed+1, …, concurrently (each member's result does not depend on the
+// others), and returns them with their reports.
+func TrainEnsemble(train, valid Matrix, o TrainOptions, members int) (predictor.Ensemble, []TrainReport) {
+	nets := make(predictor.Ensemble, members)
+	reps := make([]TrainReport, members)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	for i := 0; i < members; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			oi := o
+			oi.Seed = o.Seed + uint64(i)
+			if i > 0 {
+				oi.Log = nil
+			}
+			nets[i], reps[i] = Train(train, valid, oi)
+		}()
+	}
+	wg.Wait()
+	return nets, reps
 }

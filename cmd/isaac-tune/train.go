@@ -114,6 +114,7 @@ func trainCmd(args []string) error {
 	maxTime := fs.Duration("max-time", 0, "stop each training after this long (0: none)")
 	out := fs.String("out", "", "weights file to write (.isw.zst)")
 	seed := fs.Uint64("seed", 1, "random seed")
+	members := fs.Int("ensemble", 5, "networks of the exported configuration model, averaged (seeds seed, seed+1, …)")
 	fs.Parse(args)
 	hidden, err := parseArch(*arch)
 	if err != nil {
@@ -135,22 +136,33 @@ func trainCmd(args []string) error {
 	fmt.Fprintf(os.Stderr, "%d samples from %s (%s): %d train, %d validation, %d test rows (folds by input)\n",
 		len(samples), *data, dev.Name, train.N, valid.N, test.N)
 	opts := tune.TrainOptions{Epochs: *epochs, Patience: *patience, Batch: *batch, LR: *lr, Seed: *seed, MaxTime: *maxTime, Log: os.Stderr}
-	var net *predictor.MLP
-	var rep tune.TrainReport
+	var first *predictor.MLP
 	if *table != "" {
-		// The Table 2 run trains the chosen architecture too: keep it.
-		if net, rep, err = writeTable2(*table, train, valid, test, opts, len(samples), hash, dev, hidden); err != nil {
+		// The Table 2 run trains the chosen architecture with the first
+		// seed too: it is the ensemble's first member.
+		if first, _, err = writeTable2(*table, train, valid, test, opts, len(samples), hash, dev, hidden); err != nil {
 			return err
 		}
 	}
-	if net == nil {
-		opts.Hidden = hidden
-		fmt.Fprintf(os.Stderr, "configuration model %v\n", hidden)
-		net, rep = tune.Train(train, valid, opts)
+	opts.Hidden = hidden
+	fmt.Fprintf(os.Stderr, "configuration model %v, %d members\n", hidden, *members)
+	start := time.Now()
+	var net predictor.Ensemble
+	var reps []tune.TrainReport
+	if first != nil {
+		o := opts
+		o.Seed++
+		rest, r := tune.TrainEnsemble(train, valid, o, *members-1)
+		net, reps = append(predictor.Ensemble{first}, rest...), r
+	} else {
+		net, reps = tune.TrainEnsemble(train, valid, opts, *members)
+	}
+	for i, n := range net {
+		fmt.Fprintf(os.Stderr, "  member %d: test MSE %.4f\n", i, tune.MSE(n, test))
 	}
 	testMSE := tune.MSE(net, test)
-	fmt.Fprintf(os.Stderr, "configuration model: test MSE %.4f (validation %.4f, epoch %d of %d, %s)\n",
-		testMSE, rep.ValidMSE, rep.BestEpoch, rep.Epochs, rep.Elapsed.Round(time.Second))
+	fmt.Fprintf(os.Stderr, "configuration model: ensemble of %d, test MSE %.4f (%s; member reports %+v)\n",
+		len(net), testMSE, time.Since(start).Round(time.Second), reps)
 	vtrain, vvalid, vtest := tune.VendorMatrices(samples)
 	opts.Hidden = vhidden
 	opts.Patience = max(opts.Patience, 30)
@@ -165,7 +177,7 @@ func trainCmd(args []string) error {
 	}
 	// A few held-out rows with the predictions made here, for the check
 	// that decoded weights predict exactly the same.
-	checks := func(net *predictor.MLP, m tune.Matrix) []predictor.Check {
+	checks := func(net tune.Predictor, m tune.Matrix) []predictor.Check {
 		var c []predictor.Check
 		for i := 0; i < min(8, m.N); i++ {
 			x := append([]float64(nil), m.X[i*m.F:(i+1)*m.F]...)
@@ -176,12 +188,12 @@ func trainCmd(args []string) error {
 	w := &predictor.Weights{
 		Header: predictor.Header{
 			Device: dev, Dataset: hash, Samples: len(samples), Trained: time.Now().UTC().Format(time.RFC3339), Commit: buildCommit,
-			Comment: fmt.Sprintf("isaac-tune train -arch %s -vendor-arch %s -epochs %d -patience %d -batch %d -lr %g -seed %d; folds 0-7 train, 8 early stopping, 9 test (by input)",
-				*arch, *vendorArch, *epochs, *patience, *batch, *lr, *seed),
+			Comment: fmt.Sprintf("isaac-tune train -arch %s -ensemble %d -vendor-arch %s -epochs %d -patience %d -batch %d -lr %g -seed %d; folds 0-7 train, 8 early stopping, 9 test (by input)",
+				*arch, *members, *vendorArch, *epochs, *patience, *batch, *lr, *seed),
 		},
 		Models: []predictor.Model{
-			{ModelHeader: predictor.ModelHeader{Name: "config", Target: "ln TFLOP/s of the configuration's kernel", Schema: predictor.ConfigSchema, TestMSE: testMSE, Check: checks(net, test)}, Net: net},
-			{ModelHeader: predictor.ModelHeader{Name: "vendor", Target: "ln TFLOP/s of cuBLAS", Schema: predictor.InputSchema, TestMSE: vtestMSE, Check: checks(vnet, vtest)}, Net: vnet},
+			{ModelHeader: predictor.ModelHeader{Name: "config", Target: "ln TFLOP/s of the configuration's kernel", Schema: predictor.ConfigSchema, TestMSE: testMSE, Check: checks(net, test)}, Nets: net},
+			{ModelHeader: predictor.ModelHeader{Name: "vendor", Target: "ln TFLOP/s of cuBLAS", Schema: predictor.InputSchema, TestMSE: vtestMSE, Check: checks(vnet, vtest)}, Nets: predictor.Ensemble{vnet}},
 		},
 	}
 	f, err := os.Create(*out)
