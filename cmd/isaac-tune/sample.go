@@ -15,10 +15,12 @@ import (
 	"github.com/isaacgo/isaac/engine"
 	"github.com/isaacgo/isaac/internal/cublas"
 	"github.com/isaacgo/isaac/internal/devbench"
+	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/shim/cuda"
 	"github.com/isaacgo/isaac/tune"
+	"github.com/isaacgo/isaac/weights"
 )
 
 // sampleOptions are sample's flags.
@@ -30,6 +32,7 @@ type sampleOptions struct {
 	shapes, configs     int
 	repeats             int
 	warmup, warmupDraws int
+	guided              int // per input, this many of the shipped model's best-predicted configurations too
 }
 
 func sampleCmd(args []string) error {
@@ -44,6 +47,8 @@ func sampleCmd(args []string) error {
 	fs.IntVar(&o.repeats, "repeats", 3, "timed repeats per measurement (median), after one timed warm-up")
 	fs.IntVar(&o.warmup, "warmup", 1000, "legal uniform draws that estimate each class's categorical distribution")
 	fs.IntVar(&o.warmupDraws, "warmup-draws", 3_000_000, "uniform draws at most in a warm-up")
+	fs.IntVar(&o.guided, "guided", 0, "per input, also measure this many of the embedded model's best-predicted configurations "+
+		"(model-guided sampling: data where the model's ranking matters)")
 	fs.Parse(args)
 	if o.out == "" {
 		return errors.New("sample: -out is required")
@@ -70,7 +75,8 @@ type sampleRun struct {
 	dist     tune.Distribution
 	samplers map[ptx.InputClass]*tune.Sampler
 	rng      *rand.Rand
-	have     int // samples in the file when the run started
+	have     int              // samples in the file when the run started
+	guide    *predictor.Model // the embedded configuration model, with -guided
 }
 
 func newSampleRun(o sampleOptions) (*sampleRun, error) {
@@ -131,6 +137,17 @@ func newSampleRun(o sampleOptions) (*sampleRun, error) {
 	if s.c, err = cuda.Alloc(arena); err != nil {
 		return nil, err
 	}
+	if o.guided > 0 {
+		w, err := weights.For(s.env.DeviceKey)
+		if err != nil {
+			return nil, fmt.Errorf("-guided: %w", err)
+		}
+		m, ok := w.Model("config")
+		if !ok || m.Schema != predictor.ConfigSchema {
+			return nil, fmt.Errorf("-guided: the embedded weights have no configuration model of this build's schema")
+		}
+		s.guide = m
+	}
 	return s, nil
 }
 
@@ -153,6 +170,7 @@ func (s *sampleRun) provenance() []string {
 		fmt.Sprintf("sampler: categorical per parameter, Dirichlet prior alpha=%d, estimated from %d legal uniform draws per input class; "+
 			"%d configurations drawn per input (legal and suiting it: ptx.Suits), each also timed on the batch's other inputs it suits; %d inputs per batch",
 			tune.Alpha, s.opt.warmup, s.opt.configs, s.opt.shapes),
+		fmt.Sprintf("guided: %d of the embedded model's best-predicted configurations per input too (0: none)", s.opt.guided),
 		fmt.Sprintf("inputs: m, n, k log-uniform in 1..%d (%.0f%% of k up to %d), %.0f%% near the Table 4 suites (each dimension x exp(U(-0.35,0.35)), exact suite shapes excluded), "+
 			"%.0f%% of dimensions >= 16 rounded down to a multiple of 8; all seven served types, four layouts, leading dimensions fully aligned in 70%% of batches; "+
 			"2mnk at most 8e10 (fp32/fp64), 3e11 (tf32), 6e11 (16-bit); operands at most %d bytes",
@@ -278,6 +296,14 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 				drawn[cls] = append(drawn[cls], cfg)
 			}
 		}
+		if s.guide != nil {
+			for _, cfg := range s.guidedConfigs(b, i, cls, sm) {
+				if !seen[cls][cfg] {
+					seen[cls][cfg] = true
+					drawn[cls] = append(drawn[cls], cfg)
+				}
+			}
+		}
 	}
 	// Compile every class's configurations in parallel (the JIT is the cost).
 	loaded := map[ptx.InputClass][]ptx.GemmConfig{}
@@ -321,6 +347,35 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 		}
 	}
 	return rows, skipped, nil
+}
+
+// guidedConfigs are the model's best-predicted configurations for input i
+// of the batch: it ranks 500 categorical draws and the heuristic's
+// candidates and searches their neighbourhoods (predictor.Search).
+func (s *sampleRun) guidedConfigs(b tune.Batch, i int, cls ptx.InputClass, sm *tune.Sampler) []ptx.GemmConfig {
+	m, n, k := b.Shapes[i][0], b.Shapes[i][1], b.Shapes[i][2]
+	suits := func(c ptx.GemmConfig) bool { return ptx.Suits(c, m, n, k) }
+	var seeds []ptx.GemmConfig
+	for j := 0; j < 500; j++ {
+		if c, ok := sm.Draw(s.rng, suits, 20000); ok {
+			seeds = append(seeds, c)
+		}
+	}
+	for _, c := range ptx.HeuristicCandidates(cls, m, n, k, s.lim) {
+		if suits(c) {
+			seeds = append(seeds, c)
+		}
+	}
+	in := predictor.Input{Type: b.Type.Name, TransA: b.TransA.Transposed(), TransB: b.TransB.Transposed(), M: m, N: n, K: k,
+		AlignA: cls.AlignA, AlignB: cls.AlignB, AlignC: cls.AlignC}
+	var out []ptx.GemmConfig
+	for _, r := range s.guide.Search(in, cls, s.lim, seeds, 3, 8) {
+		if len(out) == s.opt.guided {
+			break
+		}
+		out = append(out, r.Config)
+	}
+	return out
 }
 
 func opByte(o request.Op) byte {
