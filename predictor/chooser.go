@@ -1,0 +1,102 @@
+package predictor
+
+import (
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/isaacgo/isaac/ptx"
+)
+
+// Chooser picks kernel configurations for inputs with a configuration
+// model and compares the predicted rate with a vendor model's, so that a
+// call is served only where a win is predicted. Choices are cached per
+// input; it is safe for concurrent use.
+type Chooser struct {
+	Config *Model           // predicts ln TFLOP/s of (input, configuration)
+	Vendor *Model           // predicts ln TFLOP/s of the vendor on an input (nil: never serve)
+	Dev    ptx.DeviceLimits // the device the model is for
+	TopK   int              // configurations kept per input, best first
+	Margin float64          // serve when exp(ours − vendor) ≥ Margin
+	Pool   int              // legal configurations drawn per input class (the search's seeds)
+	pools  sync.Map         // ptx.InputClass → []ptx.GemmConfig
+	cache  sync.Map         // choiceKey → *Choice
+	mu     sync.Mutex       // serializes pool construction per chooser
+}
+
+// Choice is the chooser's answer for one input.
+type Choice struct {
+	Top          []Ranked // best-predicted configurations, best first (at most TopK)
+	OursTFLOPs   float64  // predicted rate of Top[0]
+	VendorTFLOPs float64  // predicted rate of the vendor (NaN without a vendor model)
+	Serve        bool     // a predicted win by the margin
+}
+
+type choiceKey struct {
+	in  Input
+	cls ptx.InputClass
+}
+
+// pool is the class's seed configurations: Pool legal configurations drawn
+// uniformly with a generator seeded by the class, so that every process
+// searches from the same seeds.
+func (c *Chooser) pool(cls ptx.InputClass) []ptx.GemmConfig {
+	if p, ok := c.pools.Load(cls); ok {
+		return p.([]ptx.GemmConfig)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.pools.Load(cls); ok {
+		return p.([]ptx.GemmConfig)
+	}
+	h := fnv.New64a()
+	h.Write([]byte(cls.String()))
+	rng := rand.New(rand.NewPCG(h.Sum64(), 0x15AAC))
+	space := ptx.SpaceFor(cls)
+	seen := map[ptx.GemmConfig]bool{}
+	var p []ptx.GemmConfig
+	for draws := 0; len(p) < c.Pool && draws < 100*c.Pool; draws++ {
+		cfg := space.Random(rng)
+		if !seen[cfg] && ptx.Legal(cfg, cls, c.Dev) == nil {
+			seen[cfg] = true
+			p = append(p, cfg)
+		}
+	}
+	c.pools.Store(cls, p)
+	return p
+}
+
+// Choose ranks configurations for an input of a class (cached): the
+// class's seed pool and the heuristic's candidates that suit the input,
+// then a model-guided neighbourhood search (Search).
+func (c *Chooser) Choose(in Input, cls ptx.InputClass) *Choice {
+	key := choiceKey{in, cls}
+	if v, ok := c.cache.Load(key); ok {
+		return v.(*Choice)
+	}
+	var seeds []ptx.GemmConfig
+	for _, cfg := range c.pool(cls) {
+		if ptx.Suits(cfg, in.M, in.N, in.K) {
+			seeds = append(seeds, cfg)
+		}
+	}
+	for _, cfg := range ptx.HeuristicCandidates(cls, in.M, in.N, in.K, c.Dev) {
+		if ptx.Suits(cfg, in.M, in.N, in.K) {
+			seeds = append(seeds, cfg)
+		}
+	}
+	ch := &Choice{VendorTFLOPs: math.NaN()}
+	ranked := c.Config.Search(in, cls, c.Dev, seeds, 3, 8)
+	ch.Top = ranked[:min(max(c.TopK, 1), len(ranked))]
+	if len(ch.Top) > 0 {
+		ch.OursTFLOPs = math.Exp(ch.Top[0].Score)
+		if c.Vendor != nil {
+			v := c.Vendor.InputScore(in)
+			ch.VendorTFLOPs = math.Exp(v)
+			ch.Serve = ch.Top[0].Score-v >= math.Log(max(c.Margin, 1e-9))
+		}
+	}
+	v, _ := c.cache.LoadOrStore(key, ch)
+	return v.(*Choice)
+}
