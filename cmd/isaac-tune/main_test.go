@@ -1,0 +1,56 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestProgressLine(t *testing.T) {
+	p := &progress{total: 1000, unit: "samples"}
+	l := p.line(250, 10*time.Second, "batch 3")
+	for _, want := range []string{"25%", "250 samples", "25.0 samples/s", "ETA 30s", "batch 3", "[=======  "} {
+		if !strings.Contains(l, want) {
+			t.Errorf("%q lacks %q", l, want)
+		}
+	}
+	// A time budget that runs out first sets the ETA.
+	p = &progress{limit: time.Minute, unit: "samples"}
+	if l := p.line(10, 45*time.Second, ""); !strings.Contains(l, "75%") || !strings.Contains(l, "ETA 15s") {
+		t.Errorf("time-limited: %q", l)
+	}
+}
+
+func TestDeviceOf(t *testing.T) {
+	c := []string{
+		"run: isaac-tune sample, …",
+		"device: NVIDIA H100 80GB HBM3 (compute 9.0, 132 SMs, SM clock 1980 MHz, memory clock 2619 MHz, 5120-bit bus, L2 52428800 bytes)",
+		"device_key: h100",
+	}
+	d, err := deviceOf(c)
+	if err != nil || d.Name != "NVIDIA H100 80GB HBM3" || d.Key != "h100" || d.SMs != 132 || d.ComputeCap != "9.0" {
+		t.Fatalf("%+v %v", d, err)
+	}
+	mixed := append(c, "device: NVIDIA A100-SXM4-40GB (compute 8.0, 108 SMs, …)")
+	if _, err := deviceOf(mixed); err == nil {
+		t.Error("data sets of two devices accepted")
+	}
+	if _, err := deviceOf(nil); err == nil {
+		t.Error("no provenance accepted")
+	}
+}
+
+func TestParseArch(t *testing.T) {
+	a, err := parseArch("64, 128,64")
+	if err != nil || len(a) != 3 || a[1] != 128 || archString(a) != "64, 128, 64" {
+		t.Errorf("%v %v", a, err)
+	}
+	for _, bad := range []string{"", "64,,3", "0", "x"} {
+		if _, err := parseArch(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if len(table2) != 7 {
+		t.Errorf("Table 2 has %d architectures", len(table2))
+	}
+}
