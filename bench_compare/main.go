@@ -45,6 +45,7 @@ func main() {
 	replot := flag.String("replot", "", "regenerate Markdown, SVG and the terminal table from a results CSV (no GPU)")
 	readme := flag.String("readme", "", "with -replot: update this README's bench_compare section")
 	targets := flag.Bool("targets", false, "with -replot: also write <csv>-targets.md, the GEMM issue's targets met or missed")
+	model := flag.Bool("model", false, "also run the shipped model's choice per input (column \"model\")")
 	flag.Parse()
 	if *replot != "" {
 		if err := replotCSV(*replot, *readme, *targets); err != nil {
@@ -53,14 +54,14 @@ func main() {
 		}
 		return
 	}
-	if err := run(*suites, *shapes, *dtypes, *repeats, *warmup, *config, *out, *limit, *sweep, *seed, *overhead, *lib, *cudaHome); err != nil {
+	if err := run(*suites, *shapes, *dtypes, *repeats, *warmup, *config, *out, *limit, *sweep, *seed, *overhead, *lib, *cudaHome, *model); err != nil {
 		fmt.Fprintln(os.Stderr, "bench_compare:", err)
 		os.Exit(1)
 	}
 }
 
 func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out string, limit, sweep int, seedPaths string,
-	overhead bool, lib, cudaHome string) error {
+	overhead bool, lib, cudaHome string, model bool) error {
 	var dts []DType
 	for _, name := range strings.Split(dtypeList, ",") {
 		d, err := DTypeByName(strings.TrimSpace(name))
@@ -90,6 +91,13 @@ func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out 
 		return err
 	}
 	b.Env.Commit = gitCommit()
+	if model {
+		e, err := modelEngine(b.Env.DeviceKey)
+		if err != nil {
+			return err
+		}
+		engines = append(engines, e)
+	}
 	fmt.Fprintf(os.Stderr, "%s (%d SMs, %d MHz), %s, cuBLAS %s, cuDNN %s\n", b.Env.Device, b.Env.SMs,
 		b.Env.SMClockMHz, b.Env.Driver, b.Env.CUBLAS, b.Env.CUDNN)
 	for _, suite := range strings.Split(suites, ",") {

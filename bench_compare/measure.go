@@ -18,6 +18,9 @@ import (
 type Engine struct {
 	Name   string
 	Config *ptx.GemmConfig
+	// Choose, when set, picks the configuration per input (the model's
+	// choice); it replaces Config.
+	Choose func(g *request.Gemm) (ptx.GemmConfig, error)
 }
 
 // Bench measures inputs on device 0, in its primary context, on one stream.
@@ -132,6 +135,16 @@ func (b *Bench) Measure(in Input, engines []Engine) (Row, error) {
 // the agreement check, then interleaved timed repeats.
 func (b *Bench) measureSetup(in Input, s *inputSetup, engines []Engine) (Row, error) {
 	g := s.g
+	engines = append([]Engine(nil), engines...)
+	for i, e := range engines {
+		if e.Choose != nil {
+			c, err := e.Choose(g)
+			if err != nil {
+				return Row{}, err
+			}
+			engines[i].Config = &c
+		}
+	}
 	runs := []func() error{func() error { return b.vendor.Gemm(g) }}
 	for _, e := range engines {
 		runs = append(runs, func() error { return engine.Gemm(g, e.Config) })
