@@ -21,11 +21,14 @@ type Sample struct {
 	Type                   string // a gemmcheck.Types name: sgemm, dgemm, hgemm, …
 	TransA, TransB         byte   // 'N' or 'T'
 	M, N, K                int
-	AlignA, AlignB, AlignC int // the input class's alignments, in elements
-	Config                 ptx.GemmConfig
-	US                     float64 // median microseconds of ISAAC's kernel (split-K reduction included)
-	VendorUS               float64 // median microseconds of cuBLAS on the same buffers
+	AlignA, AlignB, AlignC int            // the input class's alignments, in elements
+	Config                 ptx.GemmConfig // zero in a vendor-only row
+	US                     float64        // median microseconds of ISAAC's kernel (split-K reduction included); 0 in a vendor-only row
+	VendorUS               float64        // median microseconds of cuBLAS on the same buffers
 }
+
+// VendorOnly reports a row that times only the vendor (empty config).
+func (s Sample) VendorOnly() bool { return s.Config == (ptx.GemmConfig{}) }
 
 // Columns are the data set's CSV header.
 var Columns = []string{"type", "ta", "tb", "m", "n", "k", "align_a", "align_b", "align_c", "config", "us", "vendor_us"}
@@ -33,8 +36,12 @@ var Columns = []string{"type", "ta", "tb", "m", "n", "k", "align_a", "align_b", 
 func (s Sample) record() []string {
 	i := strconv.Itoa
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	cfg := ""
+	if !s.VendorOnly() {
+		cfg = s.Config.String()
+	}
 	return []string{s.Type, string(s.TransA), string(s.TransB), i(s.M), i(s.N), i(s.K),
-		i(s.AlignA), i(s.AlignB), i(s.AlignC), s.Config.String(), f(s.US), f(s.VendorUS)}
+		i(s.AlignA), i(s.AlignB), i(s.AlignC), cfg, f(s.US), f(s.VendorUS)}
 }
 
 func parseRecord(r []string) (Sample, error) {
@@ -53,8 +60,10 @@ func parseRecord(r []string) (Sample, error) {
 		return Sample{}, fmt.Errorf("bad transposition %q %q", r[1], r[2])
 	}
 	s.Type, s.TransA, s.TransB = r[0], r[1][0], r[2][0]
-	if s.Config, err = ptx.ParseConfig(r[9]); err != nil {
-		return Sample{}, err
+	if r[9] != "" {
+		if s.Config, err = ptx.ParseConfig(r[9]); err != nil {
+			return Sample{}, err
+		}
 	}
 	if s.US, err = strconv.ParseFloat(r[10], 64); err != nil {
 		return Sample{}, err

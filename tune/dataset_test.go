@@ -17,6 +17,7 @@ func TestDatasetAppendAndRead(t *testing.T) {
 	a := Sample{Type: "hgemm", TransA: 'N', TransB: 'T', M: 100, N: 7, K: 4099, AlignA: 4, AlignB: 8, AlignC: 1, Config: cfg, US: 12.5, VendorUS: 9.25}
 	b := a
 	b.Type, b.M, b.US = "gemmex_bf16_f32", 3, 1234.5
+	v := Sample{Type: "dgemm", TransA: 'T', TransB: 'N', M: 5, N: 6, K: 7, AlignA: 1, AlignB: 2, AlignC: 1, VendorUS: 4.5}
 	w, err := Append(path, []string{"device: test", "run: 1"})
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +34,7 @@ func TestDatasetAppendAndRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write([]Sample{b}); err != nil {
+	if err := w.Write([]Sample{b, v}); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -41,11 +42,14 @@ func TestDatasetAppendAndRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Sample{a, b, a, b}; !reflect.DeepEqual(got, want) {
+	if want := []Sample{a, b, a, b, v}; !reflect.DeepEqual(got, want) {
 		t.Errorf("read %+v\nwant %+v", got, want)
 	}
 	if want := []string{"device: test", "run: 1", "run: 2"}; !reflect.DeepEqual(comments, want) {
 		t.Errorf("comments %q, want %q", comments, want)
+	}
+	if !got[4].VendorOnly() || got[0].VendorOnly() {
+		t.Error("vendor-only rows not told apart")
 	}
 	if s, _, err := ReadFile(filepath.Join(t.TempDir(), "missing")); err != nil || len(s) != 0 {
 		t.Errorf("missing file: %v %v", s, err)

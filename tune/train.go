@@ -57,6 +57,9 @@ func ConfigMatrices(samples []Sample) (train, valid, test Matrix) {
 	train.F, valid.F, test.F = f, f, f
 	x := make([]float64, f)
 	for _, s := range samples {
+		if s.VendorOnly() {
+			continue
+		}
 		in := SampleInput(s)
 		predictor.PutConfig(x, in, s.Config)
 		y := LogTFLOPs(s.M, s.N, s.K, s.US)

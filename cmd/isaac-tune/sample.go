@@ -32,7 +32,8 @@ type sampleOptions struct {
 	shapes, configs     int
 	repeats             int
 	warmup, warmupDraws int
-	guided              int // per input, this many of the shipped model's best-predicted configurations too
+	guided              int  // per input, this many of the shipped model's best-predicted configurations too
+	vendorOnly          bool // time cuBLAS alone (data for the vendor model)
 }
 
 func sampleCmd(args []string) error {
@@ -47,6 +48,7 @@ func sampleCmd(args []string) error {
 	fs.IntVar(&o.repeats, "repeats", 3, "timed repeats per measurement (median), after one timed warm-up")
 	fs.IntVar(&o.warmup, "warmup", 1000, "legal uniform draws that estimate each class's categorical distribution")
 	fs.IntVar(&o.warmupDraws, "warmup-draws", 3_000_000, "uniform draws at most in a warm-up")
+	fs.BoolVar(&o.vendorOnly, "vendor-only", false, "time only cuBLAS on each input (rows with an empty config: data for the vendor model)")
 	fs.IntVar(&o.guided, "guided", 0, "per input, also measure this many of the embedded model's best-predicted configurations "+
 		"(model-guided sampling: data where the model's ranking matters)")
 	fs.Parse(args)
@@ -170,7 +172,7 @@ func (s *sampleRun) provenance() []string {
 		fmt.Sprintf("sampler: categorical per parameter, Dirichlet prior alpha=%d, estimated from %d legal uniform draws per input class; "+
 			"%d configurations drawn per input (legal and suiting it: ptx.Suits), each also timed on the batch's other inputs it suits; %d inputs per batch",
 			tune.Alpha, s.opt.warmup, s.opt.configs, s.opt.shapes),
-		fmt.Sprintf("guided: %d of the embedded model's best-predicted configurations per input too (0: none)", s.opt.guided),
+		fmt.Sprintf("guided: %d of the embedded model's best-predicted configurations per input too (0: none); vendor-only: %v", s.opt.guided, s.opt.vendorOnly),
 		fmt.Sprintf("inputs: m, n, k log-uniform in 1..%d (%.0f%% of k up to %d), %.0f%% near the Table 4 suites (each dimension x exp(U(-0.35,0.35)), exact suite shapes excluded), "+
 			"%.0f%% of dimensions >= 16 rounded down to a multiple of 8; all seven served types, four layouts, leading dimensions fully aligned in 70%% of batches; "+
 			"2mnk at most 8e10 (fp32/fp64), 3e11 (tf32), 6e11 (16-bit); operands at most %d bytes",
@@ -206,7 +208,11 @@ func (s *sampleRun) run() error {
 	start := time.Now()
 	for batch := 1; time.Since(start) < s.opt.duration && (target <= 0 || done < target); batch++ {
 		b := s.dist.Batch(s.rng, s.opt.shapes)
-		rows, skip, err := s.batch(b)
+		batchFn := s.batch
+		if s.opt.vendorOnly {
+			batchFn = s.vendorBatch
+		}
+		rows, skip, err := batchFn(b)
 		if werr := w.Write(rows); werr != nil {
 			return werr
 		}
@@ -347,6 +353,28 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 		}
 	}
 	return rows, skipped, nil
+}
+
+// vendorBatch times cuBLAS alone on each input of the batch.
+func (s *sampleRun) vendorBatch(b tune.Batch) ([]tune.Sample, int, error) {
+	pair := s.arenas[b.Type.AB]
+	var rows []tune.Sample
+	for i := range b.Shapes {
+		c := b.Case(i)
+		g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.timer.Stream))
+		cls, err := engine.Class(g)
+		if err != nil {
+			return rows, 0, err
+		}
+		us, err := s.median(func() error { return s.vendor.Gemm(g) }, 5)
+		if err != nil {
+			return rows, 0, fmt.Errorf("cuBLAS on %v: %w", b.Shapes[i], err)
+		}
+		rows = append(rows, tune.Sample{Type: b.Type.Name, TransA: opByte(b.TransA), TransB: opByte(b.TransB),
+			M: b.Shapes[i][0], N: b.Shapes[i][1], K: b.Shapes[i][2],
+			AlignA: cls.AlignA, AlignB: cls.AlignB, AlignC: cls.AlignC, VendorUS: us})
+	}
+	return rows, 0, nil
 }
 
 // guidedConfigs are the model's best-predicted configurations for input i
