@@ -27,7 +27,7 @@ type Header struct {
 	Format  int           `json:"format"`
 	Device  DeviceID      `json:"device"`
 	Models  []ModelHeader `json:"models"`
-	Dataset string        `json:"dataset"`           // sha256 of the training data files, in order
+	Dataset string        `json:"dataset"`           // sha256 of the training data files, in order ("+" that of the vendor-only files, when used)
 	Samples int           `json:"samples"`           // training data rows
 	Trained string        `json:"trained"`           // RFC 3339 date
 	Commit  string        `json:"commit,omitempty"`  // source commit of the trainer

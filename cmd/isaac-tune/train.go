@@ -104,6 +104,7 @@ func deviceOf(comments []string) (predictor.DeviceID, error) {
 func trainCmd(args []string) error {
 	fs := flag.NewFlagSet("train", flag.ExitOnError)
 	data := fs.String("data", "weights/data/h100-gemm-*.csv.zst", "data sets (glob)")
+	vendorData := fs.String("vendor-data", "weights/data/h100-vendor-*.csv.zst", "vendor-only data sets (glob; none is fine): the vendor model trains on these and -data's cuBLAS times")
 	arch := fs.String("arch", "64,128,192,256,192,128,64", "hidden layer widths of the exported configuration model")
 	vendorArch := fs.String("vendor-arch", "64,128,64", "hidden layer widths of the vendor model")
 	table := fs.String("table2", "", "also train the paper's seven Table 2 architectures and write their MSE table (Markdown) here")
@@ -163,10 +164,29 @@ func trainCmd(args []string) error {
 	testMSE := tune.MSE(net, test)
 	fmt.Fprintf(os.Stderr, "configuration model: ensemble of %d, test MSE %.4f (%s; member reports %+v)\n",
 		len(net), testMSE, time.Since(start).Round(time.Second), reps)
-	vtrain, vvalid, vtest := tune.VendorMatrices(samples)
+	vsamples := samples
+	if files, _ := filepath.Glob(*vendorData); len(files) > 0 {
+		vs, vcomments, vhash, err := loadData(*vendorData)
+		if err != nil {
+			return err
+		}
+		vdev, err := deviceOf(vcomments)
+		if err != nil {
+			return err
+		}
+		if vdev.Name != dev.Name {
+			return fmt.Errorf("vendor data from %s, configuration data from %s", vdev.Name, dev.Name)
+		}
+		vsamples = append(append([]tune.Sample{}, samples...), vs...)
+		hash += "+" + vhash
+		fmt.Fprintf(os.Stderr, "vendor model: %d more vendor-only rows from %s\n", len(vs), *vendorData)
+	}
+	vtrain, vvalid, vtest := tune.VendorMatrices(vsamples)
 	opts.Hidden = vhidden
-	opts.Patience = max(opts.Patience, 30)
-	opts.Epochs = max(opts.Epochs, 400)
+	if vtrain.N < 20000 { // few inputs: many cheap epochs
+		opts.Patience = max(opts.Patience, 30)
+		opts.Epochs = max(opts.Epochs, 400)
+	}
 	opts.Log = nil
 	vnet, vrep := tune.Train(vtrain, vvalid, opts)
 	vtestMSE := tune.MSE(vnet, vtest)
