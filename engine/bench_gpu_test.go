@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/cublas"
+	"github.com/isaacgo/isaac/internal/devbench"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/shim/cuda"
@@ -90,5 +91,49 @@ func BenchmarkGPUGemm(b *testing.B) {
 			b.ReportMetric(mv/mo, "speedup")
 			b.ReportMetric(flops/mo/1e6, "ours_TFLOPs")
 		})
+	}
+}
+
+// BenchmarkGPUCounterMemset is the GPU time a one-pass split-K launch pays
+// for zeroing its arrival counters (cuMemsetD32Async of 64 words before the
+// kernel), against an empty timed region on the same stream: the price of
+// keeping the counters in the per-call workspace.
+func BenchmarkGPUCounterMemset(b *testing.B) {
+	if err := cuda.Load(); err != nil {
+		b.Skipf("no GPU: %v", err)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	d, _ := cuda.GetDevice(0)
+	if _, err := d.RetainPrimaryContext(); err != nil {
+		b.Fatal(err)
+	}
+	tm, err := devbench.NewTimer(64 << 20)
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf, err := cuda.Alloc(256)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer buf.Free()
+	median := func(run func() error) float64 {
+		var ts []float64
+		for i := 0; i < 200; i++ {
+			us, err := tm.Time(run)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ts = append(ts, us)
+		}
+		sort.Float64s(ts)
+		return ts[len(ts)/2]
+	}
+	for i := 0; i < b.N; i++ {
+		empty := median(func() error { return nil })
+		memset := median(func() error { return buf.MemsetD32Async(0, 64, tm.Stream) })
+		b.ReportMetric(empty, "µs-empty")
+		b.ReportMetric(memset, "µs-memset")
+		b.ReportMetric(memset-empty, "µs-added")
 	}
 }

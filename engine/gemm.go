@@ -108,6 +108,11 @@ func Gemm(g *request.Gemm, cfg *ptx.GemmConfig) error {
 			return err
 		}
 		defer ws.FreeAsync(stream)
+		if off, count := lk.kernel.Counters(m, n); count > 0 {
+			if err := (ws + cuda.DevicePtr(off)).MemsetD32Async(0, count, stream); err != nil {
+				return err
+			}
+		}
 	}
 	p := paramPool.Get().(*cuda.Params)
 	defer paramPool.Put(p)

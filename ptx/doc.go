@@ -34,7 +34,11 @@
 // not read, when alpha is zero A and B do not contribute (so NaN or Inf in
 // them does not leak), and K == 0 gives C = beta*C. Address arithmetic is
 // 64-bit. Results are deterministic: split-K (KG) writes per-split partial
-// tiles in the compute precision to the workspace and the reduction kernel
-// sums them in a fixed order; block-level splits (KL) reduce through shared
-// memory in a fixed order. No atomics are used.
+// tiles in the compute precision to the workspace, and they are summed in a
+// fixed order, either by the reduction kernel or, when the tile's partials
+// are small (Kernel.Counters reports counters), in the GEMM kernel itself by
+// the last block of the tile to arrive, found with one atomic addition on a
+// per-tile counter that the runtime zeroes before the launch; block-level
+// splits (KL) reduce through shared memory in a fixed order. No atomic ever
+// adds data, so the order of arrival never changes a result.
 package ptx

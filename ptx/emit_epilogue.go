@@ -271,12 +271,12 @@ func (c *gemmCtx) epilogue(elems []accElem) {
 	}
 	if g.kc > 1 {
 		c.clusterStore(elems, vals, storeTarget{ops: ops, base: base, ld: ld, es: es, maxVec: maxVec, vecOK: vecOK})
-		b.ins("ret")
+		c.finish()
 		return
 	}
 	if g.stageCols > 0 {
 		c.stagedStore(elems, vals, storeTarget{ops: ops, base: base, ld: ld, es: es, maxVec: maxVec, vecOK: vecOK})
-		b.ins("ret")
+		c.finish()
 		return
 	}
 	colAddr := map[[2]string]string{}
@@ -347,7 +347,7 @@ func (c *gemmCtx) epilogue(elems []accElem) {
 		b.label(lDone)
 		i += n
 	}
-	b.ins("ret")
+	c.finish()
 }
 
 // vectorRun is how many of elems, from the first, one vector access can
@@ -368,4 +368,13 @@ func vectorRun(elems []accElem, maxVec int) int {
 		n--
 	}
 	return n
+}
+
+// finish ends the kernel after the epilogue's stores: a one-pass split-K
+// kernel goes on to its fixup (see splitFixup).
+func (c *gemmCtx) finish() {
+	if serialSplit(c.g) {
+		c.splitFixup()
+	}
+	c.b.ins("ret")
 }

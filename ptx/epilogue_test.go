@@ -103,7 +103,8 @@ func TestEpilogueStaged(t *testing.T) {
 }
 
 // A cluster split launches KG·KC blocks along z in clusters of KC, needs no
-// workspace of its own, and its epilogue adds the KC partial tiles through
+// workspace of its own (with KG > 1: the KG slices and one arrival counter
+// per tile for the one-pass fixup), and its epilogue adds the KC partial tiles through
 // distributed shared memory between two cluster barriers.
 func TestEpilogueCluster(t *testing.T) {
 	in := InputClass{AType: F16, BType: F16, CType: F16, Compute: F16, TransA: N, TransB: N, AlignA: 8, AlignB: 8, AlignC: 8}
@@ -112,7 +113,7 @@ func TestEpilogueCluster(t *testing.T) {
 		ws  int
 	}{
 		{"ms=4,ns=1,ml=128,nl=16,u=32,ks=1,kl=1,kg=1,kc=8,va=8,vb=8,st=3,math=mma_f16acc", 0},
-		{"ms=4,ns=1,ml=128,nl=16,u=32,ks=1,kl=1,kg=3,kc=4,va=8,vb=8,st=3,math=mma_f16acc", 3 * 2560 * 16 * 4},
+		{"ms=4,ns=1,ml=128,nl=16,u=32,ks=1,kl=1,kg=3,kc=4,va=8,vb=8,st=3,math=mma_f16acc", 3*2560*16*4 + 20*4},
 	} {
 		cfg, err := ParseConfig(c.cfg)
 		if err != nil {
@@ -136,6 +137,48 @@ func TestEpilogueCluster(t *testing.T) {
 		}
 		if _, err := GenerateGemm(cfg, in, "sm_80"); err == nil {
 			t.Errorf("%s: generated for sm_80", c.cfg)
+		}
+	}
+}
+
+// A grid split whose KG partial tiles fit serialSplitBytes finishes in the
+// GEMM kernel (one arrival counter per tile, no reduction kernel); larger
+// ones, and KL groups that are not whole warps, keep the reduction kernel.
+func TestSerialSplit(t *testing.T) {
+	f32 := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, TransA: N, TransB: N, AlignA: 4, AlignB: 4, AlignC: 4}
+	for _, c := range []struct {
+		cfg    string
+		serial bool
+	}{
+		{"ms=4,ns=4,ml=64,nl=32,u=16,ks=1,kl=1,kg=6,va=4,vb=4,st=3,math=ffma", true},   // 48 KiB
+		{"ms=4,ns=4,ml=32,nl=32,u=16,ks=1,kl=1,kg=64,va=4,vb=4,st=3,math=ffma", true},  // 256 KiB
+		{"ms=4,ns=4,ml=32,nl=32,u=16,ks=1,kl=1,kg=65,va=4,vb=4,st=3,math=ffma", false}, // 260 KiB
+		{"ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=8,va=4,vb=4,st=3,math=ffma", false}, // 512 KiB
+		{"ms=2,ns=2,ml=32,nl=32,u=8,ks=1,kl=2,kg=8,va=1,vb=1,st=1,math=ffma", true},    // groups of 256 threads
+		{"ms=4,ns=2,ml=8,nl=16,u=64,ks=2,kl=8,kg=2,va=2,vb=2,st=4,math=ffma", false},   // groups of 16 threads
+		{"ms=4,ns=4,ml=64,nl=32,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma", false},  // no split
+	} {
+		cfg, err := ParseConfig(c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := GenerateGemm(cfg, f32, "sm_90")
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, n := k.Counters(1000, 100)
+		atoms := strings.Count(k.PTX, "atom.")
+		if c.serial {
+			tiles := ceilDiv(1000, cfg.ML) * ceilDiv(100, cfg.NL)
+			if k.Reduce != nil || n != tiles || atoms != 1 || off != cfg.KG*1000*100*4 ||
+				k.WorkspaceBytes(1000, 100, 5000) != off+4*tiles {
+				t.Errorf("%s: reduce %v, %d counters at %d (want %d), %d atomics, workspace %d",
+					c.cfg, k.Reduce != nil, n, off, tiles, atoms, k.WorkspaceBytes(1000, 100, 5000))
+			}
+			continue
+		}
+		if (cfg.KG > 1) != (k.Reduce != nil) || n != 0 || atoms != 0 {
+			t.Errorf("%s: reduce %v, %d counters, %d atomics", c.cfg, k.Reduce != nil, n, atoms)
 		}
 	}
 }

@@ -23,11 +23,12 @@ type Kernel struct {
 	Params      []Param // in ABI order (see the package documentation)
 	Reduce      *Kernel // split-K reduction to launch after this one, or nil
 
-	tileM, tileN int // GEMM: block tile; reduce: 0
-	splits       int // KG
-	wsElem       int // workspace element size (bytes)
-	vec          int // reduce: vector width of its loads (elements)
-	cluster      int // blocks per cluster along z (1: none)
+	tileM, tileN int  // GEMM: block tile; reduce: 0
+	splits       int  // KG
+	wsElem       int  // workspace element size (bytes)
+	vec          int  // reduce: vector width of its loads (elements)
+	cluster      int  // blocks per cluster along z (1: none)
+	serial       bool // KG > 1 finished in this kernel (one pass, no Reduce)
 }
 
 // Grid is the launch grid for an m×n×k problem (m, n ≥ 1; the runtime does
@@ -52,12 +53,28 @@ func (k *Kernel) Cluster() int {
 }
 
 // WorkspaceBytes is the size of the device workspace the kernels need (0 when
-// KG == 1). The GEMM kernel and its Reduce kernel share one workspace.
+// KG == 1). The GEMM kernel and its Reduce kernel share one workspace; a
+// one-pass split-K kernel's workspace ends with its arrival counters (see
+// Counters).
 func (k *Kernel) WorkspaceBytes(m, n, kk int) int {
 	if k.splits <= 1 {
 		return 0
 	}
+	if off, count := k.Counters(m, n); count > 0 {
+		return off + 4*count
+	}
 	return k.splits * m * n * k.wsElem
+}
+
+// Counters is where a one-pass split-K kernel keeps its per-tile arrival
+// counters: count 32-bit words at byte offset off in the workspace, which
+// the runtime must set to zero, in stream order, before each launch. count
+// is 0 for kernels that need none (KG == 1 or a Reduce kernel).
+func (k *Kernel) Counters(m, n int) (off, count int) {
+	if !k.serial || k.tileM == 0 {
+		return 0, 0
+	}
+	return counterOffset(m, n, k.splits, k.wsElem), ceilDiv(m, k.tileM) * ceilDiv(n, k.tileN)
 }
 
 // SplitLimit reports whether an m×n output can use the kernel: always when
@@ -126,8 +143,9 @@ func GenerateGemm(cfg GemmConfig, in InputClass, arch string) (*Kernel, error) {
 		Params:      abiParams(in.Compute),
 		tileM:       cfg.ML, tileN: cfg.NL,
 		splits: cfg.KG, wsElem: g.epiType.Size(), cluster: g.kc,
+		serial: serialSplit(g),
 	}
-	if cfg.KG > 1 {
+	if cfg.KG > 1 && !k.serial {
 		rname := name + "_reduce"
 		k.Reduce = &Kernel{
 			Name:   rname,
