@@ -166,6 +166,9 @@ func (c *gemmCtx) splitFixup() {
 			b.ins("mov.u32 %s, %d", cnt, loops)
 			lZ := b.newLabel("fix_z")
 			b.label(lZ)
+			// Unrolled, ptxas would hoist every slice's load and run out
+			// of registers.
+			b.ins(".pragma \"nounroll\"")
 			group(4)
 			b.ins("sub.u32 %s, %s, 1", cnt, cnt)
 			more := b.reg(kPred)

@@ -54,6 +54,12 @@ func runPTXAS(t *testing.T, jobs []ptxasJob, maxSpillHeuristic int) {
 						}
 						f := rep.Functions[0]
 						r.log += fmt.Sprintf(" %s[%s regs=%d spill=%d/%d stack=%d]", arch, map[bool]string{true: "reduce", false: "gemm"}[kk != k], f.Registers, f.SpillStores, f.SpillLoads, f.StackFrame)
+						// The register file must hold a whole block (registers
+						// are allocated per thread in units of 8, per warp).
+						if regs, warps := (f.Registers+7)/8*8, (kk.Block[0]+31)/32; regs*32*warps > 65536 {
+							r.err = fmt.Errorf("%s on %s: %d registers × %d threads exceed the register file", kk.Name, arch, f.Registers, kk.Block[0])
+							break
+						}
 						if j.heuristic && f.SpillStores+f.SpillLoads > maxSpillHeuristic {
 							r.err = fmt.Errorf("%s on %s spills %d+%d bytes", kk.Name, arch, f.SpillStores, f.SpillLoads)
 						}
