@@ -6,6 +6,10 @@ package ptx
 // separate reduction kernel spread over the whole GPU.
 const serialSplitBytes = 256 << 10
 
+// fixupInFlight is how many vector loads of partials each thread of the
+// fixup keeps in flight (16 bytes each, 64 registers).
+const fixupInFlight = 16
+
 // serialSplit reports whether a grid split (KG > 1) finishes in the GEMM
 // kernel itself: every block writes its partial tile to the workspace and the
 // last of the tile's blocks to arrive sums all the tile's partials and writes
@@ -108,60 +112,81 @@ func (c *gemmCtx) splitFixup() {
 		zero = "0d0000000000000000"
 	}
 	ces := g.in.CType.Size()
+	// The fixup runs after the rest of the grid has finished, on a few SMs:
+	// it is bound by the latency of its loads, so each thread keeps up to
+	// fixupInFlight vector loads in flight: P vectors per iteration with all
+	// their slices when KG is small, else groups of fixupInFlight slices.
+	perThread := ceilDiv(total, live)
+	P := 1
+	for 2*P*cfg.KG <= fixupInFlight && 2*P <= perThread {
+		P *= 2
+	}
 
-	idx := b.reg(kB32)
-	b.ins("mov.b32 %s, %s", idx, c.tid)
-	lVec, lVecEnd := b.newLabel("fix_vec"), b.newLabel("fix_vec_end")
-	b.label(lVec)
-	end := b.reg(kPred)
-	b.ins("setp.ge.u32 %s, %s, %d", end, idx, total)
-	b.insP(end, "bra %s", lVecEnd)
-	r := b.reg(kB32)
-	b.ins("and.b32 %s, %s, %d", r, idx, vpc-1)
-	b.ins("shl.b32 %s, %s, %d", r, r, log2(v))
-	col := b.reg(kB32)
-	b.ins("shr.u32 %s, %s, %d", col, idx, log2(vpc))
-	gr := b.add32(c.m0, r)
-	gc := b.add32(c.n0, col)
-	lNext := b.newLabel("fix_next")
-	out := b.reg(kPred)
-	b.ins("setp.ge.s32 %s, %s, %s", out, gc, c.N)
-	b.insP(out, "bra %s", lNext)
-	b.ins("setp.ge.s32 %s, %s, %s", out, gr, c.M)
-	b.insP(out, "bra %s", lNext)
-	wa := b.elemAddr64(c.ws, gr, gc, c.M, es)
-	ca := b.elemAddr64(c.C, gr, gc, c.ldc, ces)
-
-	// sumSlices adds the w elements at wa of slices 0..KG-1 in ascending
-	// order, up to four independent loads in flight, guarded by ok ("" =
-	// always; scalar loads only).
-	sumSlices := func(w int, ok string) []string {
-		sum := b.regs(kind, w)
-		a := b.reg(kB64)
-		b.ins("mov.b64 %s, %s", a, wa)
-		load := func(dst []string) {
-			if ok != "" {
-				b.ins("mov.%s %s, %s", s, dst[0], zero)
+	// position is vector i's place: row gr and column gc of C, whether any
+	// of it is inside C (in) and whether all of it is and vectors are
+	// allowed (full), its workspace (slice 0) and C addresses.
+	type position struct{ gr, gc, in, full, wa, ca string }
+	place := func(i string) position {
+		var q position
+		r := b.reg(kB32)
+		b.ins("and.b32 %s, %s, %d", r, i, vpc-1)
+		b.ins("shl.b32 %s, %s, %d", r, r, log2(v))
+		col := b.reg(kB32)
+		b.ins("shr.u32 %s, %s, %d", col, i, log2(vpc))
+		q.gr, q.gc = b.add32(c.m0, r), b.add32(c.n0, col)
+		q.in, q.full = b.reg(kPred), b.reg(kPred)
+		b.ins("setp.lt.u32 %s, %s, %d", q.in, i, total)
+		p := b.reg(kPred)
+		b.ins("setp.lt.s32 %s, %s, %s", p, q.gc, c.N)
+		b.ins("and.pred %s, %s, %s", q.in, q.in, p)
+		b.ins("setp.lt.s32 %s, %s, %s", p, q.gr, c.M)
+		b.ins("and.pred %s, %s, %s", q.in, q.in, p)
+		b.ins("setp.lt.s32 %s, %s, %s", q.full, b.addImm32(q.gr, v-1), c.M)
+		b.ins("and.pred %s, %s, %s", q.full, q.full, q.in)
+		b.ins("and.pred %s, %s, %s", q.full, q.full, vecOK)
+		q.wa = b.elemAddr64(c.ws, q.gr, q.gc, c.M, es)
+		q.ca = b.elemAddr64(c.C, q.gr, q.gc, c.ldc, ces)
+		return q
+	}
+	// load reads w elements at a (guarded by ok, "" = always, zero when
+	// not loaded) and moves a on by one slice.
+	load := func(dst []string, a, ok string) {
+		if ok != "" {
+			for _, d := range dst {
+				b.ins("mov.%s %s, %s", s, d, zero)
 			}
-			b.insP(ok, "ld.global.cg%s.%s %s, [%s]", vsuffix(w), s, vec(dst), a)
-			b.ins("add.u64 %s, %s, %s", a, a, slice)
 		}
-		// group loads n slices, then adds them in order.
+		b.insP(ok, "ld.global.cg%s.%s %s, [%s]", vsuffix(len(dst)), s, vec(dst), a)
+		b.ins("add.u64 %s, %s, %s", a, a, slice)
+	}
+	addInto := func(sum []string, got [][]string) {
+		for _, g := range got {
+			for i := range sum {
+				b.ins("add.rn.%s %s, %s, %s", s, sum[i], sum[i], g[i])
+			}
+		}
+	}
+	cursor := func(at string) string {
+		a := b.reg(kB64)
+		b.ins("mov.b64 %s, %s", a, at)
+		return a
+	}
+	// sumSlices adds the w elements at wa of slices 0..KG-1 in ascending
+	// order, groups of up to fixupInFlight loads in flight.
+	sumSlices := func(wa string, w int, ok string) []string {
+		a := cursor(wa)
+		sum := b.regs(kind, w)
+		load(sum, a, ok)
 		group := func(n int) {
 			got := make([][]string, n)
 			for u := range got {
 				got[u] = b.regs(kind, w)
-				load(got[u])
+				load(got[u], a, ok)
 			}
-			for u := range got {
-				for i := range sum {
-					b.ins("add.rn.%s %s, %s, %s", s, sum[i], sum[i], got[u][i])
-				}
-			}
+			addInto(sum, got)
 		}
-		load(sum)
 		rest := cfg.KG - 1
-		if loops := rest / 4; loops > 1 {
+		if loops := rest / fixupInFlight; loops > 1 {
 			cnt := b.reg(kB32)
 			b.ins("mov.u32 %s, %d", cnt, loops)
 			lZ := b.newLabel("fix_z")
@@ -169,49 +194,100 @@ func (c *gemmCtx) splitFixup() {
 			// Unrolled, ptxas would hoist every slice's load and run out
 			// of registers.
 			b.ins(".pragma \"nounroll\"")
-			group(4)
+			group(fixupInFlight)
 			b.ins("sub.u32 %s, %s, 1", cnt, cnt)
 			more := b.reg(kPred)
 			b.ins("setp.ne.u32 %s, %s, 0", more, cnt)
 			b.insP(more, "bra %s", lZ)
-			rest %= 4
+			rest %= fixupInFlight
 		}
 		for rest > 0 {
-			n := min(4, rest)
+			n := min(fixupInFlight, rest)
 			group(n)
 			rest -= n
 		}
 		return sum
 	}
-	if v > 1 {
-		full := b.reg(kPred)
-		b.ins("setp.lt.s32 %s, %s, %s", full, b.addImm32(gr, v-1), c.M)
-		b.ins("and.pred %s, %s, %s", full, full, vecOK)
-		lScalar := b.newLabel("fix_scalar")
-		b.insP("!"+full, "bra %s", lScalar)
-		sum := sumSlices(v, "")
+	storeVec := func(q position, sum []string) {
 		if g.in.AlignC >= v && v*ces <= 16 {
-			ops.storeCVec(b, sum, ca, 0)
+			ops.storeCVec(b, sum, q.ca, 0)
+			return
+		}
+		for e := range sum {
+			ops.storeC(b, sum[e], q.ca, e*ces, "")
+		}
+	}
+
+	idx := b.reg(kB32)
+	b.ins("mov.b32 %s, %s", idx, c.tid)
+	lVec, lVecEnd := b.newLabel("fix_vec"), b.newLabel("fix_vec_end")
+	lSlow, lNext := b.newLabel("fix_slow"), b.newLabel("fix_next")
+	b.label(lVec)
+	end := b.reg(kPred)
+	b.ins("setp.ge.u32 %s, %s, %d", end, idx, total)
+	b.insP(end, "bra %s", lVecEnd)
+	qs := make([]position, P)
+	all := b.reg(kPred)
+	for j := range qs {
+		i := idx
+		if j > 0 {
+			i = b.reg(kB32)
+			b.ins("add.u32 %s, %s, %d", i, idx, j*live)
+		}
+		qs[j] = place(i)
+		if j == 0 {
+			b.ins("mov.pred %s, %s", all, qs[j].full)
 		} else {
-			for e := range sum {
-				ops.storeC(b, sum[e], ca, e*ces, "")
+			b.ins("and.pred %s, %s, %s", all, all, qs[j].full)
+		}
+	}
+	b.insP("!"+all, "bra %s", lSlow)
+	// Fast path: P whole vectors.
+	if P == 1 {
+		storeVec(qs[0], sumSlices(qs[0].wa, v, ""))
+	} else {
+		as := make([]string, P)
+		got := make([][][]string, P)
+		for j := range qs {
+			as[j] = cursor(qs[j].wa)
+			got[j] = make([][]string, cfg.KG)
+		}
+		for z := 0; z < cfg.KG; z++ {
+			for j := range qs {
+				got[j][z] = b.regs(kind, v)
+				load(got[j][z], as[j], "")
 			}
 		}
-		b.ins("bra %s", lNext)
-		b.label(lScalar)
-	}
-	// Element by element: rows gr..gr+v-1 that are inside C.
-	for e := 0; e < v; e++ {
-		p := b.reg(kPred)
-		b.ins("setp.lt.s32 %s, %s, %s", p, b.addImm32(gr, e), c.M)
-		if e > 0 {
-			b.ins("add.u64 %s, %s, %d", wa, wa, es)
+		for j, q := range qs {
+			addInto(got[j][0], got[j][1:])
+			storeVec(q, got[j][0])
 		}
-		sum := sumSlices(1, p)
-		ops.storeC(b, sum[0], ca, e*ces, p)
+	}
+	b.ins("bra %s", lNext)
+	// Slow path: each vector on its own, whole or element by element.
+	b.label(lSlow)
+	for _, q := range qs {
+		lSkip, lElems := b.newLabel("fix_skip"), b.newLabel("fix_elems")
+		b.insP("!"+q.in, "bra %s", lSkip)
+		b.insP("!"+q.full, "bra %s", lElems)
+		storeVec(q, sumSlices(q.wa, v, ""))
+		b.ins("bra %s", lSkip)
+		b.label(lElems)
+		for e := 0; e < v; e++ {
+			p := b.reg(kPred)
+			b.ins("setp.lt.s32 %s, %s, %s", p, b.addImm32(q.gr, e), c.M)
+			wa := q.wa
+			if e > 0 {
+				wa = b.reg(kB64)
+				b.ins("add.u64 %s, %s, %d", wa, q.wa, e*es)
+			}
+			sum := sumSlices(wa, 1, p)
+			ops.storeC(b, sum[0], q.ca, e*ces, p)
+		}
+		b.label(lSkip)
 	}
 	b.label(lNext)
-	b.ins("add.u32 %s, %s, %d", idx, idx, live)
+	b.ins("add.u32 %s, %s, %d", idx, idx, P*live)
 	b.ins("bra %s", lVec)
 	b.label(lVecEnd)
 }
