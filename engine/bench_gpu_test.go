@@ -94,11 +94,11 @@ func BenchmarkGPUGemm(b *testing.B) {
 	}
 }
 
-// BenchmarkGPUCounterMemset is the GPU time a one-pass split-K launch pays
-// for zeroing its arrival counters (cuMemsetD32Async of 64 words before the
-// kernel), against an empty timed region on the same stream: the price of
-// keeping the counters in the per-call workspace.
-func BenchmarkGPUCounterMemset(b *testing.B) {
+// BenchmarkGPUCallOverhead is the GPU time between two events of the
+// stream operations a split-K call makes besides its kernel, each alone and
+// all together: the workspace's stream-ordered allocation and free from the
+// engine's pool, and the counters' memset; against an empty timed region.
+func BenchmarkGPUCallOverhead(b *testing.B) {
 	if err := cuda.Load(); err != nil {
 		b.Skipf("no GPU: %v", err)
 	}
@@ -106,6 +106,10 @@ func BenchmarkGPUCounterMemset(b *testing.B) {
 	defer runtime.UnlockOSThread()
 	d, _ := cuda.GetDevice(0)
 	if _, err := d.RetainPrimaryContext(); err != nil {
+		b.Fatal(err)
+	}
+	info, err := infoFor(d)
+	if err != nil {
 		b.Fatal(err)
 	}
 	tm, err := devbench.NewTimer(64 << 20)
@@ -129,11 +133,26 @@ func BenchmarkGPUCounterMemset(b *testing.B) {
 		sort.Float64s(ts)
 		return ts[len(ts)/2]
 	}
+	const wsBytes = 4 << 20
+	alloc := func(memset bool) func() error {
+		return func() error {
+			ws, err := info.allocWorkspace(wsBytes, tm.Stream)
+			if err != nil {
+				return err
+			}
+			if memset {
+				if err := ws.MemsetD32Async(0, 64, tm.Stream); err != nil {
+					return err
+				}
+			}
+			return ws.FreeAsync(tm.Stream)
+		}
+	}
 	for i := 0; i < b.N; i++ {
 		empty := median(func() error { return nil })
-		memset := median(func() error { return buf.MemsetD32Async(0, 64, tm.Stream) })
 		b.ReportMetric(empty, "µs-empty")
-		b.ReportMetric(memset, "µs-memset")
-		b.ReportMetric(memset-empty, "µs-added")
+		b.ReportMetric(median(func() error { return buf.MemsetD32Async(0, 64, tm.Stream) })-empty, "µs-memset")
+		b.ReportMetric(median(alloc(false))-empty, "µs-allocfree")
+		b.ReportMetric(median(alloc(true))-empty, "µs-alloc+memset+free")
 	}
 }

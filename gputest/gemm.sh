@@ -40,7 +40,7 @@ grep -E '^--- ' "$out/engine_tests.txt" | tee -a "$summary"
 
 say "== 4. speed sample: the heuristic's kernels vs cuBLAS (CUDA events, median of 20)"
 "$dev/engine.test" -test.run XXX -test.bench GPUGemm -test.benchtime 20x >"$out/bench.txt" 2>&1 || fail=1
-"$dev/engine.test" -test.run XXX -test.bench GPUCounterMemset -test.benchtime 1x >>"$out/bench.txt" 2>&1 || fail=1
+"$dev/engine.test" -test.run XXX -test.bench GPUCallOverhead -test.benchtime 1x >>"$out/bench.txt" 2>&1 || fail=1
 grep Benchmark "$out/bench.txt" | tee -a "$summary"
 
 say "== done: $([ $fail = 0 ] && echo all checks passed || echo FAILURES)"
