@@ -32,10 +32,13 @@ func serialSplit(g geometry) bool {
 func counterOffset(m, n, kg, es int) int { return (kg*m*n*es + 15) / 16 * 16 }
 
 // splitFixup is the end of a one-pass split-K kernel, emitted after the
-// block has stored its partial tile to its workspace slice. Every live thread
-// fences its stores at GPU scope; after a barrier thread 0 adds one to the
-// tile's arrival counter (zeroed by the runtime before the launch), and the
-// block whose addition completes the count, gridDim.z, is the last: it sums
+// block has stored its partial tile to its workspace slice. After a barrier
+// (which orders the block's stores before thread 0's next operation) thread
+// 0 adds one to the tile's arrival counter with an acquire-release atomic at
+// GPU scope (zeroed by the runtime before the launch): release publishes the
+// block's partial, acquire makes the earlier blocks' partials visible, and a
+// second barrier extends that to the block's other threads. The block whose
+// addition completes the count, gridDim.z, is the last: it sums
 // the tile's KG slices in ascending order (loads that bypass L1), and writes
 // alpha·sum + beta·C like the reduction kernel. The order of the additions
 // depends only on KG, so results are bit-identical run to run and equal to
@@ -54,7 +57,6 @@ func (c *gemmCtx) splitFixup() {
 		bar = func() { b.ins("bar.sync 1, %d", live) }
 	}
 	b.comment("one-pass split-K: the last block of the tile to arrive sums the %d partials", cfg.KG)
-	b.ins("membar.gl")
 	bar()
 	// Counter address: ws + counterOffset + 4·(ctaid.x + ctaid.y·nctaid.x).
 	slice := b.reg(kB64) // bytes of one slice: M·N·es
@@ -87,7 +89,6 @@ func (c *gemmCtx) splitFixup() {
 	b.insP(first, "st.shared.u32 [%s], %s", c.smem, last)
 	bar()
 	b.ins("ld.shared.u32 %s, [%s]", last, c.smem)
-	b.ins("fence.acq_rel.gpu")
 	notLast := b.reg(kPred)
 	b.ins("setp.eq.u32 %s, %s, 0", notLast, last)
 	b.insP(notLast, "ret")
