@@ -45,7 +45,7 @@ func main() {
 	replot := flag.String("replot", "", "regenerate Markdown, SVG and the terminal table from a results CSV (no GPU)")
 	readme := flag.String("readme", "", "with -replot: update this README's bench_compare section")
 	targets := flag.Bool("targets", false, "with -replot: also write <csv>-targets.md, the GEMM issue's targets met or missed")
-	model := flag.Bool("model", false, "also run the shipped model's choice per input (column \"model\")")
+	model := flag.Bool("model", false, "also run the shipped model's choice per input (column \"model\") and the shim's default dispatch (column \"dispatch\": the model's choice where it predicts a win, cuBLAS elsewhere)")
 	flag.Parse()
 	if *replot != "" {
 		if err := replotCSV(*replot, *readme, *targets); err != nil {
@@ -96,7 +96,7 @@ func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out 
 		if err != nil {
 			return err
 		}
-		engines = append(engines, e)
+		engines = append(engines, e, dispatchEngine(b.vendor.Gemm))
 	}
 	fmt.Fprintf(os.Stderr, "%s (%d SMs, %d MHz), %s, cuBLAS %s, cuDNN %s\n", b.Env.Device, b.Env.SMs,
 		b.Env.SMClockMHz, b.Env.Driver, b.Env.CUBLAS, b.Env.CUDNN)

@@ -21,6 +21,10 @@ type Engine struct {
 	// Choose, when set, picks the configuration per input (the model's
 	// choice); it replaces Config.
 	Choose func(g *request.Gemm) (ptx.GemmConfig, error)
+	// Run, when set, is the whole call instead of engine.Gemm (the shim's
+	// dispatch: ours or the vendor's), and Describe says what it ran.
+	Run      func(g *request.Gemm) error
+	Describe func(g *request.Gemm) string
 }
 
 // Bench measures inputs on device 0, in its primary context, on one stream.
@@ -147,6 +151,10 @@ func (b *Bench) measureSetup(in Input, s *inputSetup, engines []Engine) (Row, er
 	}
 	runs := []func() error{func() error { return b.vendor.Gemm(g) }}
 	for _, e := range engines {
+		if e.Run != nil {
+			runs = append(runs, func() error { return e.Run(g) })
+			continue
+		}
 		runs = append(runs, func() error { return engine.Gemm(g, e.Config) })
 	}
 	for i := 0; i < b.Warmup; i++ {
@@ -191,6 +199,9 @@ func (b *Bench) measureSetup(in Input, s *inputSetup, engines []Engine) (Row, er
 }
 
 func engineConfig(g *request.Gemm, e Engine) (string, error) {
+	if e.Describe != nil {
+		return e.Describe(g), nil
+	}
 	if e.Config != nil {
 		return e.Config.String(), nil
 	}

@@ -44,3 +44,24 @@ func modelEngine(deviceKey string) (Engine, error) {
 		return c.Top[0].Config, nil
 	}}, nil
 }
+
+// dispatchEngine is the "dispatch" column: each call exactly as the shim
+// makes it under the default policy (engine.Serve with engine.Auto: the
+// model's best configuration where it predicts a win by the margin, the
+// vendor otherwise), so its times include the losers routed to cuBLAS.
+func dispatchEngine(vendor func(g *request.Gemm) error) Engine {
+	return Engine{Name: "dispatch",
+		Run: func(g *request.Gemm) error {
+			if engine.Serve(g, engine.Auto) == request.Served {
+				return nil
+			}
+			return vendor(g)
+		},
+		Describe: func(g *request.Gemm) string {
+			cfg, r := engine.Decide(g, engine.Auto)
+			if r != request.Served {
+				return "cuBLAS (" + r.String() + ")"
+			}
+			return cfg.String()
+		}}
+}

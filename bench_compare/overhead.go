@@ -95,6 +95,7 @@ var overheadModes = []struct {
 	env  []string
 }{
 	{"forwarded", []string{"ISAAC_POLICY=never"}},
+	{"auto", nil},
 	{"served", []string{"ISAAC_POLICY=always"}},
 	{"disabled", []string{"ISAAC_DISABLE=1"}},
 }
@@ -125,9 +126,21 @@ func MeasureOverhead(bin string, progress io.Writer) ([]OverheadRow, []FirstCall
 	}
 	defer os.RemoveAll(cache)
 	var first []FirstCallRow
-	for _, kind := range []string{"cold", "warm-disk"} {
+	// Heuristic (always) and model (auto: its choice, then the kernel),
+	// each with a cold disk cache and then with the one the cold runs left.
+	for _, kind := range []string{"cold", "warm-disk", "auto-cold", "auto-warm-disk"} {
+		policy := "ISAAC_POLICY=always"
+		if kind == "auto-cold" {
+			policy = "ISAAC_POLICY=auto"
+			os.RemoveAll(cache)
+			if err := os.MkdirAll(cache, 0o755); err != nil {
+				return nil, nil, err
+			}
+		} else if kind == "auto-warm-disk" {
+			policy = "ISAAC_POLICY=auto"
+		}
 		for _, s := range [][3]int{{1024, 1024, 1024}, {333, 77, 4099}, {2560, 16, 2560}} {
-			env := []string{"ISAAC_POLICY=always", "ISAAC_CACHE_DIR=" + cache}
+			env := []string{policy, "ISAAC_CACHE_DIR=" + cache}
 			out, err := runHarness(bin, env, "first", strconv.Itoa(s[0]), strconv.Itoa(s[1]), strconv.Itoa(s[2]))
 			if err != nil {
 				return nil, nil, err

@@ -5,25 +5,31 @@ import (
 	"github.com/isaacgo/isaac/request"
 )
 
-// DecideGemm answers request.Served when ISAAC would serve g (given its
-// arguments alone), or why the vendor must take it. Which calls of a served
-// class run ISAAC's kernels is the policy's decision (ISAAC_POLICY): until
-// the performance model predicts wins, only ISAAC_POLICY=always (or a
-// forced ISAAC_CONFIG) serves; the default sends every call to the vendor.
-// The caller then completes g with the handle's state and calls ServeGemm.
+// DecideGemm answers request.Served when ISAAC may serve g (given its
+// arguments alone), or why the vendor must take it: a class ISAAC does not
+// serve, or ISAAC_POLICY=never. The caller then completes g with the
+// handle's state and calls ServeGemm, which makes the final decision.
 func DecideGemm(g *request.Gemm) request.Reason {
 	if r := ClassifyGemm(g); r != request.Served {
 		return r
 	}
-	if policy() != PolicyAlways {
+	if policy() == PolicyNever {
 		return request.FwdPolicy
 	}
 	return request.Served
 }
 
-// ServeGemm runs g, complete with its handle's state, with the engine's
-// configuration; any failure is a forward reason.
-func ServeGemm(g *request.Gemm) request.Reason { return engine.Serve(g) }
+// ServeGemm runs g, complete with its handle's state, when the policy
+// decides so: under auto (the default) only where the device's performance
+// model predicts a win over the vendor, under always (or a forced
+// ISAAC_CONFIG) every time. Any other outcome is a forward reason.
+func ServeGemm(g *request.Gemm) request.Reason {
+	mode := engine.Auto
+	if policy() == PolicyAlways {
+		mode = engine.Always
+	}
+	return engine.Serve(g, mode)
+}
 
 // ClassifyGemm returns request.Served for a GEMM that ISAAC's kernels could
 // compute, or the reason the vendor must take it.

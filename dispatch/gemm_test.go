@@ -42,8 +42,10 @@ func TestClassifyGemm(t *testing.T) {
 		}
 	}
 	g := base
-	if got := DecideGemm(&g); got != request.FwdPolicy {
-		t.Errorf("DecideGemm under the default policy = %v, want policy", got)
+	// Under the default policy (auto) a served class goes on to ServeGemm,
+	// which asks the device's model.
+	if got := DecideGemm(&g); got != request.Served {
+		t.Errorf("DecideGemm under the default policy = %v, want served", got)
 	}
 	if got := ServeGemm(&g); got == request.Served || got == request.FwdInvalid {
 		t.Errorf("ServeGemm with no CUDA context = %v, want a forward reason", got)

@@ -11,8 +11,10 @@ type Policy int
 // Policies.
 const (
 	// PolicyAuto (the default) serves a call when the performance model
-	// predicts a win over the vendor. A device without model weights gets
-	// the vendor for every call (reason "policy"): ISAAC is never slower.
+	// predicts a win over the vendor (reason "predicted" otherwise). A
+	// device without model weights gets the vendor for every call (reason
+	// "no_weights"; "weights" when ISAAC_WEIGHTS or the shipped file fails
+	// to load).
 	PolicyAuto Policy = iota
 	// PolicyAlways serves every call of a served class (tests, tuning).
 	PolicyAlways

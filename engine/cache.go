@@ -18,12 +18,13 @@ type kernelKey struct {
 
 // loadedKernel is a kernel (and its split-K reduction) loaded in one context.
 type loadedKernel struct {
-	once   sync.Once
-	err    error
-	cfg    ptx.GemmConfig
-	kernel *ptx.Kernel
-	fn     cuda.Function
-	reduce cuda.Function
+	once    sync.Once
+	err     error
+	cfg     ptx.GemmConfig
+	compute ptx.DataType // the class's compute type: the scalars' width
+	kernel  *ptx.Kernel
+	fn      cuda.Function
+	reduce  cuda.Function
 }
 
 var kernels sync.Map // kernelKey → *loadedKernel
@@ -61,7 +62,7 @@ func kernelFor(ctx uint64, cfg ptx.GemmConfig, in ptx.InputClass, dev *deviceInf
 		v, _ = kernels.LoadOrStore(key, &loadedKernel{})
 	}
 	lk := v.(*loadedKernel)
-	lk.once.Do(func() { lk.cfg = cfg; lk.err = lk.load(cfg, in, dev) })
+	lk.once.Do(func() { lk.cfg, lk.compute = cfg, in.Compute; lk.err = lk.load(cfg, in, dev) })
 	return lk, lk.err
 }
 

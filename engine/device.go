@@ -14,6 +14,7 @@ type deviceInfo struct {
 	pools  bool // stream-ordered allocation (cuMemAllocAsync) is supported
 
 	workspace workspacePool
+	model     deviceModel
 }
 
 var devices sync.Map // cuda.Device → *deviceInfo

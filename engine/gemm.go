@@ -17,10 +17,8 @@ var (
 	ErrUnsupported = errors.New("engine: input not served by the kernel family")
 )
 
-// Serve runs g with the chosen configuration and reports the outcome as a
-// forward reason (request.Served when our kernel ran).
-func Serve(g *request.Gemm) request.Reason {
-	err := Gemm(g, nil)
+// reasonOf turns an error of the engine into a forward reason.
+func reasonOf(err error) request.Reason {
 	switch {
 	case err == nil:
 		return request.Served
@@ -28,6 +26,10 @@ func Serve(g *request.Gemm) request.Reason {
 		return request.FwdNoDriver
 	case errors.Is(err, ErrUnsupported):
 		return request.FwdUnsupported
+	case errors.Is(err, ErrNoWeights):
+		return request.FwdNoWeights
+	case errors.Is(err, ErrWeights):
+		return request.FwdWeights
 	}
 	return request.FwdError
 }
@@ -80,7 +82,8 @@ func prepare(g *request.Gemm) (uint64, *deviceInfo, ptx.InputClass, error) {
 }
 
 // Gemm launches g on its stream in the calling thread's current context,
-// with configuration cfg, or the chosen one when cfg is nil. It does not
+// with configuration cfg, or the chosen one when cfg is nil (ISAAC_CONFIG or
+// the generator's heuristic; Serve is the model's path). It does not
 // synchronize. g must have passed dispatch's classification (valid, not
 // empty, 32-bit sizes).
 func Gemm(g *request.Gemm, cfg *ptx.GemmConfig) error {
@@ -88,11 +91,18 @@ func Gemm(g *request.Gemm, cfg *ptx.GemmConfig) error {
 	if err != nil {
 		return err
 	}
-	m, n, k := int(g.M), int(g.N), int(g.K)
-	lk, err := kernelForCall(ctxID, in, m, n, k, cfg, info)
+	lk, err := kernelForCall(ctxID, in, int(g.M), int(g.N), int(g.K), cfg, info)
 	if err != nil {
 		return err
 	}
+	return launchGemm(g, lk, info)
+}
+
+// launchGemm launches a loaded kernel for g: the split-K workspace (and its
+// counters, zeroed) in stream order, the kernel, and its reduction kernel
+// when it has one.
+func launchGemm(g *request.Gemm, lk *loadedKernel, info *deviceInfo) error {
+	m, n, k := int(g.M), int(g.N), int(g.K)
 	grid := lk.kernel.Grid(m, n, k)
 	if !lk.kernel.SplitLimit(m, n) {
 		return fmt.Errorf("%w: %d×%d output too large for a split-K reduction", ErrUnsupported, m, n)
@@ -104,6 +114,7 @@ func Gemm(g *request.Gemm, cfg *ptx.GemmConfig) error {
 	var ws cuda.DevicePtr
 	if bytes := lk.kernel.WorkspaceBytes(m, n, k); bytes > 0 {
 		// Stream-ordered: legal during graph capture, freed in stream order.
+		var err error
 		if ws, err = info.allocWorkspace(bytes, stream); err != nil {
 			return err
 		}
@@ -117,7 +128,7 @@ func Gemm(g *request.Gemm, cfg *ptx.GemmConfig) error {
 	p := paramPool.Get().(*cuda.Params)
 	defer paramPool.Put(p)
 	p.Reset()
-	packParams(p, g, in.Compute, ws)
+	packParams(p, g, lk.compute, ws)
 	if err := launch(lk.fn, lk.kernel, grid, stream, p); err != nil {
 		return err
 	}

@@ -7,8 +7,9 @@
 #   2. the shim's entry points compiled against the real cuBLAS/cuDNN headers
 #   3. the CUDA driver binding's GPU tests (build/device/cuda.test)
 #   4. PyTorch torch.mm and CuPy a @ b under LD_PRELOAD: bit-identical when
-#      forwarded (ISAAC_DISABLE=1, default policy), within tolerance of the
-#      vendor when served (ISAAC_POLICY=always)
+#      forwarded (ISAAC_DISABLE=1, ISAAC_POLICY=never), within tolerance of
+#      the vendor when served (the default policy with the embedded weights,
+#      and ISAAC_POLICY=always)
 #   5. an nvcc-built C program linked -lisaac -lcublas vs -lcublas: identical
 #   6. host overhead per call, 10,000 small SGEMMs, shim vs cuBLAS in one process
 set -uo pipefail
@@ -62,25 +63,28 @@ say "== 3. CUDA driver binding on the GPU"
 "$dev/cuda.test" -test.v -test.run 'GPU' >"$out/cuda_test.txt" 2>&1 || fail=1
 grep -E '^(--- |ok|FAIL|PASS)|device 0|smem|SMs|JIT error' "$out/cuda_test.txt" | tee -a "$summary"
 
-say "== 4. PyTorch and CuPy: plain; ISAAC_DISABLE=1; default policy; ISAAC_POLICY=always (served)"
+say "== 4. PyTorch and CuPy: plain; ISAAC_DISABLE=1; ISAAC_POLICY=never; default policy (auto, embedded weights); ISAAC_POLICY=always"
 python3 gputest/frameworks.py "$work/plain.json" >"$work/frameworks_plain.txt" 2>&1 || fail=1
 ISAAC_DISABLE=1 ISAAC_LOG=1 LD_PRELOAD=$lib python3 gputest/frameworks.py "$work/disabled.json" >"$out/frameworks_forwarded.txt" 2>&1 || fail=1
-ISAAC_LOG=1 LD_PRELOAD=$lib python3 gputest/frameworks.py "$work/default.json" >>"$out/frameworks_forwarded.txt" 2>&1 || fail=1
+ISAAC_POLICY=never ISAAC_LOG=1 LD_PRELOAD=$lib python3 gputest/frameworks.py "$work/never.json" >>"$out/frameworks_forwarded.txt" 2>&1 || fail=1
+ISAAC_LOG=1 LD_PRELOAD=$lib python3 gputest/frameworks.py "$work/default.json" >"$out/frameworks_default.txt" 2>&1 || fail=1
 ISAAC_POLICY=always ISAAC_LOG=1 LD_PRELOAD=$lib python3 gputest/frameworks.py "$work/served.json" >"$out/frameworks_served.txt" 2>&1 || fail=1
-python3 gputest/compare_frameworks.py "$work/plain.json" "$work/served.json" "$work/disabled.json" "$work/default.json" | tee -a "$summary" || fail=1
-grep -h '^isaac:' "$out/frameworks_forwarded.txt" "$out/frameworks_served.txt" | tee -a "$summary"
+python3 gputest/compare_frameworks.py "$work/plain.json" served="$work/default.json" served="$work/served.json" \
+	identical="$work/disabled.json" identical="$work/never.json" | tee -a "$summary" || fail=1
+grep -h '^isaac:' "$out/frameworks_forwarded.txt" "$out/frameworks_default.txt" "$out/frameworks_served.txt" | tee -a "$summary"
 
 say "== 5. nvcc program linked -lisaac -lcublas"
 nvcc -O2 -o "$work/gemm_isaac" gputest/gemm_link.cu -L"$dev" -lisaac -lcublas -Xlinker -rpath="$dev" >"$work/nvcc.txt" 2>&1 &&
 	nvcc -O2 -o "$work/gemm_plain" gputest/gemm_link.cu -lcublas >>"$work/nvcc.txt" 2>&1 || { cat "$work/nvcc.txt" | tee -a "$summary"; fail=1; }
 ldd "$work/gemm_isaac" | grep -E 'isaac|cublas' | tee -a "$summary"
-ISAAC_LOG=1 "$work/gemm_isaac" >"$out/link_isaac.txt" 2>&1
+ISAAC_POLICY=never ISAAC_LOG=1 "$work/gemm_isaac" >"$out/link_isaac.txt" 2>&1
 "$work/gemm_plain" >"$work/link_plain.txt" 2>&1
 if diff <(grep -v '^isaac:' "$out/link_isaac.txt") "$work/link_plain.txt" >/dev/null; then
-	say "linked program, default policy: $(grep -vc '^isaac:' "$out/link_isaac.txt") results identical to plain cuBLAS"
+	say "linked program, ISAAC_POLICY=never: $(grep -vc '^isaac:' "$out/link_isaac.txt") results identical to plain cuBLAS"
 else
 	say "linked program: DIFFERENT"; diff "$out/link_isaac.txt" "$work/link_plain.txt" | tee -a "$summary"; fail=1
 fi
+ISAAC_LOG=1 "$work/gemm_isaac" >>"$out/link_isaac.txt" 2>&1 || fail=1
 ISAAC_POLICY=always ISAAC_LOG=1 "$work/gemm_isaac" >>"$out/link_isaac.txt" 2>&1 || fail=1
 grep '^isaac:' "$out/link_isaac.txt" | tee -a "$summary"
 
@@ -96,10 +100,11 @@ else
 fi
 grep '^isaac:' "$out/conv_isaac.txt" | tee -a "$summary"
 
-say "== 6. host time per call vs cuBLAS, side by side: shim forwarding after Go decides (default policy), served by our kernel (always), ISAAC_DISABLE=1"
+say "== 6. host time per call vs cuBLAS, side by side: shim forwarding after Go decides (never), the default policy (auto), served by our kernel (always), ISAAC_DISABLE=1"
 nvcc -O2 -o "$work/overhead" bench_compare/harness/host_overhead.c -L"$dev" -lisaac -lcublas -Xlinker -rpath="$dev" -ldl || fail=1
 for round in 1 2 3; do
-	echo "go-forwards  $("$work/overhead" calls 16)"
+	echo "go-forwards  $(ISAAC_POLICY=never "$work/overhead" calls 16)"
+	echo "auto         $("$work/overhead" calls 16)"
 	echo "served       $(ISAAC_POLICY=always "$work/overhead" calls 16)"
 	echo "disabled     $(ISAAC_DISABLE=1 "$work/overhead" calls 16)"
 done >"$out/overhead.txt" 2>&1

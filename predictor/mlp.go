@@ -2,6 +2,8 @@ package predictor
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -123,22 +125,59 @@ func (m *MLP) check() error {
 type Ensemble []*MLP
 
 // Predict averages the members' predictions for n rows of raw features.
+// Large batches are split into row blocks, and every (member, block) runs on
+// its own goroutine: a chooser's first call on a new shape scores about a
+// thousand configurations, and the caller waits for it. The result does not
+// depend on the split (each row's arithmetic is the same).
 func (e Ensemble) Predict(raw []float64, n int) []float64 {
-	var sum []float64
-	for _, m := range e {
-		y := m.Predict(raw, n)
-		if sum == nil {
-			sum = y
-			continue
+	if len(e) == 0 || n == 0 {
+		return make([]float64, n)
+	}
+	feats := len(raw) / n
+	blocks := 1
+	if workers := runtime.GOMAXPROCS(0); workers > 1 && n >= 2*predictBlockRows {
+		blocks = min(ceilDivInt(n, predictBlockRows), max(1, 2*workers/len(e)))
+	}
+	rows := ceilDivInt(n, blocks)
+	parts := make([][]float64, len(e)*blocks) // member-major
+	var wg sync.WaitGroup
+	for mi, m := range e {
+		for b := 0; b < blocks; b++ {
+			lo, hi := b*rows, min(n, (b+1)*rows)
+			if lo >= hi {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				parts[mi*blocks+b] = m.Predict(raw[lo*feats:hi*feats], hi-lo)
+			}()
 		}
-		for i := range sum {
-			sum[i] += y[i]
+	}
+	wg.Wait()
+	sum := make([]float64, n)
+	for mi := range e {
+		for b := 0; b < blocks; b++ {
+			addInto(sum[b*rows:min(n, (b+1)*rows)], parts[mi*blocks+b])
 		}
 	}
 	for i := range sum {
 		sum[i] /= float64(len(e))
 	}
 	return sum
+}
+
+// predictBlockRows is the smallest row block Ensemble.Predict hands to a
+// goroutine.
+const predictBlockRows = 64
+
+func ceilDivInt(a, b int) int { return (a + b - 1) / b }
+
+// addInto adds y to dst element-wise.
+func addInto(dst, y []float64) {
+	for i := range y {
+		dst[i] += y[i]
+	}
 }
 
 // Params is the number of weights and biases of all members.

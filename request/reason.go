@@ -20,12 +20,17 @@ const (
 	FwdNoDriver
 	FwdPolicy
 	FwdError
+	FwdNoWeights // auto policy, no model for the device
+	FwdWeights   // the model's weights failed to load
+	FwdPredicted // the model predicts the vendor is faster
+	FwdSearching // ISAAC_SEARCH=async: the choice is still being made
 	reasonCount
 )
 
 var reasonNames = [...]string{
 	"served", "disabled", "fork", "no_go", "handle", "invalid", "empty",
 	"unsupported", "too_large", "no_kernel", "no_driver", "policy", "error",
+	"no_weights", "weights", "predicted", "searching",
 }
 
 func (r Reason) String() string {

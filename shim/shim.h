@@ -45,6 +45,10 @@ enum isaac_reason {
 	ISAAC_FWD_NO_DRIVER,    /* CUDA driver or context unavailable */
 	ISAAC_FWD_POLICY,       /* the dispatch policy chose the vendor */
 	ISAAC_FWD_ERROR,        /* a JIT, launch or runtime error on our side */
+	ISAAC_FWD_NO_WEIGHTS,   /* ISAAC_POLICY=auto and no model for this device */
+	ISAAC_FWD_WEIGHTS,      /* the model's weights failed to load (ISAAC_WEIGHTS or shipped) */
+	ISAAC_FWD_PREDICTED,    /* the model predicts the vendor is faster on this input */
+	ISAAC_FWD_SEARCHING,    /* ISAAC_SEARCH=async: the choice for this input is being made */
 	ISAAC_REASON_COUNT
 };
 

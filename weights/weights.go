@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/isaacgo/isaac/predictor"
@@ -64,4 +65,23 @@ func Shipped() []string {
 		}
 	}
 	return keys
+}
+
+// DeviceKey is the key of a device's weights, from its name: "h100",
+// "h200", … for the GPUs we know, else the name in lower case with every
+// character other than a letter or digit replaced by '-'.
+func DeviceKey(name string) string {
+	n := strings.ToLower(name)
+	for _, k := range []string{"h100", "h200", "h800", "a100", "a800", "l40s", "l4", "b200", "gh200"} {
+		if strings.Contains(n, k) {
+			return k
+		}
+	}
+	n = strings.TrimPrefix(n, "nvidia ")
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, n)
 }

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/isaacgo/isaac/internal/cudnn"
 	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/weights"
 )
 
 // Env is the provenance of a run, written next to every result file.
@@ -79,21 +79,8 @@ func DeviceEnv(dev cuda.Device) (Env, error) {
 var driverVersionRE = regexp.MustCompile(`\b\d{3}\.\d+(\.\d+)?\b`)
 
 // DeviceKey names a results folder after the device: "h100", "h200", …
-func DeviceKey(name string) string {
-	n := strings.ToLower(name)
-	for _, k := range []string{"h100", "h200", "h800", "a100", "a800", "l40s", "l4", "b200", "gh200"} {
-		if strings.Contains(n, k) {
-			return k
-		}
-	}
-	n = strings.TrimPrefix(n, "nvidia ")
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			return r
-		}
-		return '-'
-	}, n)
-}
+// (the key of the device's shipped weights).
+func DeviceKey(name string) string { return weights.DeviceKey(name) }
 
 // flopsPerClockPerSM are the per-SM dense rates of the math units by
 // compute capability (NVIDIA's architecture whitepapers: A100 and H100).

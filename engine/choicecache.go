@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/isaacgo/isaac/predictor"
+	"github.com/isaacgo/isaac/ptx"
+)
+
+// The model's choices are kept per model and input class in
+// <cache dir>/choices-v1/<model id>/<class>.txt, one line per shape:
+//
+//	M N K serve ours_tflops vendor_tflops config score [config score …]
+//
+// (serve is 0 or 1; the configurations best first). A process loads a
+// class's file the first time it meets the class and appends every new
+// choice, so a new process starts with the choices of the ones before it.
+// Lines that do not parse are skipped: the cache is an optimization.
+
+type shape struct{ m, n, k int }
+
+type classChoices struct {
+	once   sync.Once
+	path   string
+	mu     sync.Mutex
+	chosen map[shape]*predictor.Choice
+}
+
+type classKey struct {
+	id  string
+	cls ptx.InputClass
+}
+
+var choiceStores sync.Map // classKey → *classChoices
+
+// ChoiceStats counts where the model's choices came from.
+type ChoiceStats struct{ Searched, FromDisk int }
+
+var (
+	choiceStatsMu sync.Mutex
+	choiceStats   ChoiceStats
+)
+
+// ChoiceCacheStats returns the choice counters.
+func ChoiceCacheStats() ChoiceStats {
+	choiceStatsMu.Lock()
+	defer choiceStatsMu.Unlock()
+	return choiceStats
+}
+
+// choiceFor returns the model's choice for an input of class cls: from
+// memory, from the disk cache, or from a search (then stored in both).
+func choiceFor(ch *predictor.Chooser, id string, in predictor.Input, cls ptx.InputClass) *predictor.Choice {
+	v, _ := choiceStores.LoadOrStore(classKey{id, cls}, &classChoices{})
+	st := v.(*classChoices)
+	st.once.Do(func() { st.load(id, cls) })
+	key := shape{in.M, in.N, in.K}
+	st.mu.Lock()
+	c, ok := st.chosen[key]
+	st.mu.Unlock()
+	if ok {
+		return c
+	}
+	c = ch.Choose(in, cls)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if old, ok := st.chosen[key]; ok {
+		return old // another thread chose first
+	}
+	st.chosen[key] = c
+	choiceStatsMu.Lock()
+	choiceStats.Searched++
+	choiceStatsMu.Unlock()
+	st.append(key, c)
+	return c
+}
+
+func (st *classChoices) load(id string, cls ptx.InputClass) {
+	st.chosen = map[shape]*predictor.Choice{}
+	dir := cacheDir()
+	if dir == "" {
+		return
+	}
+	st.path = filepath.Join(dir, "choices-v1", id, cls.String()+".txt")
+	f, err := os.Open(st.path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 4096), 1<<20)
+	n := 0
+	for sc.Scan() {
+		if s, c, ok := parseChoice(sc.Text()); ok {
+			st.chosen[s] = c
+			n++
+		}
+	}
+	choiceStatsMu.Lock()
+	choiceStats.FromDisk += n
+	choiceStatsMu.Unlock()
+}
+
+// append writes one choice to the class's file (one write of one line with
+// O_APPEND, so processes sharing the cache do not interleave lines).
+func (st *classChoices) append(s shape, c *predictor.Choice) {
+	if st.path == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(st.path), 0o755); err != nil {
+		return
+	}
+	f, err := os.OpenFile(st.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.WriteString(formatChoice(s, c))
+}
+
+func formatChoice(s shape, c *predictor.Choice) string {
+	var b strings.Builder
+	serve := 0
+	if c.Serve {
+		serve = 1
+	}
+	fmt.Fprintf(&b, "%d %d %d %d %s %s", s.m, s.n, s.k, serve,
+		strconv.FormatFloat(c.OursTFLOPs, 'g', -1, 64), strconv.FormatFloat(c.VendorTFLOPs, 'g', -1, 64))
+	for _, r := range c.Top {
+		fmt.Fprintf(&b, " %s %s", r.Config, strconv.FormatFloat(r.Score, 'g', -1, 64))
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+func parseChoice(line string) (shape, *predictor.Choice, bool) {
+	f := strings.Fields(line)
+	if len(f) < 6 || (len(f)-6)%2 != 0 {
+		return shape{}, nil, false
+	}
+	var ints [4]int
+	for i := range ints {
+		v, err := strconv.Atoi(f[i])
+		if err != nil || v < 0 {
+			return shape{}, nil, false
+		}
+		ints[i] = v
+	}
+	ours, err1 := strconv.ParseFloat(f[4], 64)
+	vendor, err2 := strconv.ParseFloat(f[5], 64)
+	if err1 != nil || err2 != nil || ints[3] > 1 {
+		return shape{}, nil, false
+	}
+	c := &predictor.Choice{OursTFLOPs: ours, VendorTFLOPs: vendor, Serve: ints[3] == 1}
+	for i := 6; i < len(f); i += 2 {
+		cfg, err := ptx.ParseConfig(f[i])
+		score, err2 := strconv.ParseFloat(f[i+1], 64)
+		if err != nil || err2 != nil || math.IsNaN(score) {
+			return shape{}, nil, false
+		}
+		c.Top = append(c.Top, predictor.Ranked{Config: cfg, Score: score})
+	}
+	return shape{ints[0], ints[1], ints[2]}, c, true
+}

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/isaacgo/isaac/predictor"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/weights"
+)
+
+// Mode says how Serve decides what computes a call.
+type Mode int
+
+// Modes (ISAAC_POLICY's auto and always; never is decided before the
+// engine is asked).
+const (
+	// Auto serves a call only when the device's performance model predicts
+	// that its best configuration beats the vendor by serveMargin; without a
+	// model for the device every call goes to the vendor.
+	Auto Mode = iota
+	// Always serves every call of a served class: ISAAC_CONFIG, else the
+	// model's best configuration, else the generator's heuristic.
+	Always
+)
+
+// Chooser settings used at run time.
+const (
+	// serveMargin is the predicted speed-up over the vendor a call needs
+	// to be served under Auto: the models' test errors (ln-rate MSE 0.05
+	// for ours, 0.07 for the vendor's) make a smaller predicted win a
+	// coin toss.
+	serveMargin = 1.1
+	// choiceTopK configurations are kept per input, best first; when the
+	// best fails to compile the next is used.
+	choiceTopK = 5
+	// seedPool is the number of legal configurations per input class the
+	// model search starts from.
+	seedPool = 1024
+)
+
+// Why a device has no model: no weights for it, or weights that did not
+// load (both are forward reasons under Auto).
+var (
+	ErrNoWeights = errors.New("engine: no performance model for this device")
+	ErrWeights   = errors.New("engine: the performance model's weights failed to load")
+)
+
+// deviceModel is a device's performance model, loaded on first use.
+type deviceModel struct {
+	once sync.Once
+	ch   *predictor.Chooser
+	id   string // names the weights: the disk cache of choices is per id
+	err  error
+}
+
+// chooser returns the device's model: the weights in ISAAC_WEIGHTS (a file
+// isaac-tune wrote) or else those shipped for the device's key.
+func (info *deviceInfo) chooser() (*predictor.Chooser, string, error) {
+	m := &info.model
+	m.once.Do(func() { m.ch, m.id, m.err = loadModel(info) })
+	return m.ch, m.id, m.err
+}
+
+func loadModel(info *deviceInfo) (*predictor.Chooser, string, error) {
+	name, err := info.dev.Name()
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %v", ErrNoWeights, err)
+	}
+	key := weights.DeviceKey(name)
+	var w *predictor.Weights
+	var id string
+	if path := os.Getenv("ISAAC_WEIGHTS"); path != "" {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, "", fmt.Errorf("%w: ISAAC_WEIGHTS: %v", ErrWeights, err)
+		}
+		if w, err = predictor.Decode(raw); err != nil {
+			return nil, "", fmt.Errorf("%w: ISAAC_WEIGHTS=%s: %v", ErrWeights, path, err)
+		}
+		if w.Device.Key != key {
+			return nil, "", fmt.Errorf("%w: ISAAC_WEIGHTS=%s was measured on %q, this is %q (%s)",
+				ErrWeights, path, w.Device.Key, key, name)
+		}
+		sum := sha256.Sum256(raw)
+		id = key + "-" + hex.EncodeToString(sum[:8])
+	} else {
+		if w, err = weights.For(key); err != nil {
+			if errors.Is(err, weights.ErrNoWeights) {
+				return nil, "", fmt.Errorf("%w: %s (%s)", ErrNoWeights, key, name)
+			}
+			return nil, "", fmt.Errorf("%w: %v", ErrWeights, err)
+		}
+		sum := sha256.Sum256([]byte(w.Dataset + w.Trained + w.Commit))
+		id = key + "-" + hex.EncodeToString(sum[:8])
+	}
+	ch, err := newChooser(w, info.limits)
+	return ch, id, err
+}
+
+// newChooser is the run-time chooser of a device's weights.
+func newChooser(w *predictor.Weights, lim ptx.DeviceLimits) (*predictor.Chooser, error) {
+	cfg, ok := w.Model("config")
+	if !ok || cfg.Schema != predictor.ConfigSchema {
+		return nil, fmt.Errorf("%w: no configuration model of schema %s", ErrWeights, predictor.ConfigSchema)
+	}
+	vendor, ok := w.Model("vendor")
+	if !ok || vendor.Schema != predictor.InputSchema {
+		vendor = nil // Always can still use the model; Auto never serves
+	}
+	return &predictor.Chooser{Config: cfg, Vendor: vendor, Dev: lim,
+		TopK: choiceTopK, Margin: serveMargin, Pool: seedPool}, nil
+}

@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"os"
+	"runtime"
+	"sync"
+
+	"github.com/isaacgo/isaac/predictor"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/shim/cuda"
+)
+
+// Serve computes g with ISAAC's kernel when mode decides so and reports
+// the outcome: request.Served, or why the vendor must take the call (no
+// model for the device, a predicted loss, a search still running, an
+// error). Decisions are cached per context, input class, shape and mode,
+// so a repeated call costs two map lookups before its launch.
+func Serve(g *request.Gemm, mode Mode) request.Reason {
+	ctx, info, in, err := prepare(g)
+	if err != nil {
+		return reasonOf(err)
+	}
+	d := decide(ctx, in, g, info, mode)
+	if d.reason != request.Served {
+		return d.reason
+	}
+	return reasonOf(launchGemm(g, d.lk, info))
+}
+
+// Decide is what Serve(g, mode) does for g in the current context (making
+// the decision now if it is not made yet, whatever ISAAC_SEARCH says): the
+// configuration it runs, or the reason it forwards.
+func Decide(g *request.Gemm, mode Mode) (ptx.GemmConfig, request.Reason) {
+	ctx, info, in, err := prepare(g)
+	if err != nil {
+		return ptx.GemmConfig{}, reasonOf(err)
+	}
+	key := decisionKey{ctx, in, int(g.M), int(g.N), int(g.K), mode}
+	v, ok := decisions.Load(key)
+	if !ok {
+		v, _ = decisions.LoadOrStore(key, makeDecision(key, g, info))
+	}
+	d := v.(*decision)
+	if d.reason != request.Served {
+		return ptx.GemmConfig{}, d.reason
+	}
+	return d.lk.cfg, request.Served
+}
+
+// decision is what Serve does with a (context, class, shape, mode).
+type decision struct {
+	lk     *loadedKernel  // the kernel to launch when reason is Served
+	reason request.Reason // Served, or the forward reason
+}
+
+type decisionKey struct {
+	ctx     uint64
+	in      ptx.InputClass
+	m, n, k int
+	mode    Mode
+}
+
+var (
+	decisions sync.Map // decisionKey → *decision
+	searches  sync.Map // decisionKey → struct{}: async searches under way
+)
+
+// asyncSearch is ISAAC_SEARCH=async: a call whose decision is not made yet
+// goes to the vendor while a background goroutine makes it.
+var asyncSearch = sync.OnceValue(func() bool { return os.Getenv("ISAAC_SEARCH") == "async" })
+
+func decide(ctx uint64, in ptx.InputClass, g *request.Gemm, info *deviceInfo, mode Mode) *decision {
+	key := decisionKey{ctx, in, int(g.M), int(g.N), int(g.K), mode}
+	if v, ok := decisions.Load(key); ok {
+		return v.(*decision)
+	}
+	if !asyncSearch() {
+		d := makeDecision(key, g, info)
+		v, _ := decisions.LoadOrStore(key, d)
+		return v.(*decision)
+	}
+	if _, running := searches.LoadOrStore(key, struct{}{}); !running {
+		cctx, err := cuda.CurrentContext()
+		gc := *g // the request's fields; its buffers are not touched
+		go func() {
+			defer searches.Delete(key)
+			// Compiling needs the caller's context current on this thread.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			if err == nil {
+				err = cctx.SetCurrent()
+			}
+			d := &decision{reason: request.FwdNoDriver}
+			if err == nil {
+				d = makeDecision(key, &gc, info)
+			}
+			decisions.Store(key, d)
+		}()
+	}
+	return &decision{reason: request.FwdSearching}
+}
+
+// makeDecision chooses for one key: ISAAC_CONFIG when set; else the
+// device's model (best configuration first, the next when one fails to
+// compile), served under Auto only when it predicts a win; without a model,
+// the heuristic under Always and the vendor under Auto.
+func makeDecision(key decisionKey, g *request.Gemm, info *deviceInfo) *decision {
+	if forced, err := forcedConfig(); err != nil || forced != nil {
+		return heuristicDecision(key, info)
+	}
+	ch, id, err := info.chooser()
+	if err != nil {
+		logOnce(err)
+		if key.mode == Always {
+			return heuristicDecision(key, info)
+		}
+		return &decision{reason: reasonOf(err)}
+	}
+	input, ok := predictor.InputOf(g, key.in)
+	if !ok {
+		return &decision{reason: request.FwdUnsupported}
+	}
+	c := choiceFor(ch, id, input, key.in)
+	if key.mode == Auto && !c.Serve {
+		return &decision{reason: request.FwdPredicted}
+	}
+	for _, r := range c.Top {
+		if ptx.Legal(r.Config, key.in, info.limits) != nil {
+			continue // a disk cache written for other limits
+		}
+		if lk, err := kernelFor(key.ctx, r.Config, key.in, info); err == nil {
+			return &decision{lk: lk, reason: request.Served}
+		}
+	}
+	if key.mode == Always {
+		return heuristicDecision(key, info)
+	}
+	return &decision{reason: request.FwdNoKernel}
+}
+
+// heuristicDecision serves with the generator's heuristic (or ISAAC_CONFIG).
+func heuristicDecision(key decisionKey, info *deviceInfo) *decision {
+	lk, err := kernelForCall(key.ctx, key.in, key.m, key.n, key.k, nil, info)
+	if err != nil {
+		return &decision{reason: reasonOf(err)}
+	}
+	return &decision{lk: lk, reason: request.Served}
+}
+
+var logged sync.Map // error text → struct{}
+
+// logOnce reports a model that cannot be used, once per process, on
+// standard error when ISAAC_LOG is set (the forward counters count the
+// calls it sends to the vendor).
+func logOnce(err error) {
+	if v := os.Getenv("ISAAC_LOG"); v == "" || v == "0" {
+		return
+	}
+	if _, seen := logged.LoadOrStore(err.Error(), struct{}{}); !seen {
+		os.Stderr.WriteString("isaac: " + err.Error() + "\n")
+	}
+}
