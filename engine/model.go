@@ -39,8 +39,11 @@ const (
 	// best fails to compile the next is used.
 	choiceTopK = 5
 	// seedPool is the number of legal configurations per input class the
-	// model search starts from.
-	seedPool = 1024
+	// model search starts from; of each batch the search scores (the seeds
+	// that suit the input, each round's neighbours) the ensemble's first
+	// member keeps seedScreen for the whole ensemble.
+	seedPool   = 1024
+	seedScreen = 64
 )
 
 // Why a device has no model: no weights for it, or weights that did not
@@ -113,5 +116,5 @@ func newChooser(w *predictor.Weights, lim ptx.DeviceLimits) (*predictor.Chooser,
 		vendor = nil // Always can still use the model; Auto never serves
 	}
 	return &predictor.Chooser{Config: cfg, Vendor: vendor, Dev: lim,
-		TopK: choiceTopK, Margin: serveMargin, Pool: seedPool}, nil
+		TopK: choiceTopK, Margin: serveMargin, Pool: seedPool, Screen: seedScreen}, nil
 }

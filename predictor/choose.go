@@ -1,6 +1,10 @@
 package predictor
 
-import "github.com/isaacgo/isaac/ptx"
+import (
+	"sort"
+
+	"github.com/isaacgo/isaac/ptx"
+)
 
 // Scores are the configuration model's predictions (ln TFLOP/s, higher is
 // faster) for every configuration on one input, evaluated as one batch.
@@ -20,4 +24,31 @@ func (m *Model) InputScore(in Input) float64 {
 	x := make([]float64, InputFeatures)
 	PutInput(x, in)
 	return m.Nets.Predict(x, 1)[0]
+}
+
+// Screen keeps the keep configurations that the ensemble's first member
+// predicts fastest on an input, in their original order: a cheap first pass
+// before the whole ensemble scores the survivors. With keep ≥ len(cfgs) or
+// a single-member model it returns cfgs.
+func (m *Model) Screen(in Input, cfgs []ptx.GemmConfig, keep int) []ptx.GemmConfig {
+	if keep >= len(cfgs) || len(m.Nets) < 2 {
+		return cfgs
+	}
+	x := make([]float64, len(cfgs)*ConfigFeatures)
+	for i, c := range cfgs {
+		PutConfig(x[i*ConfigFeatures:(i+1)*ConfigFeatures], in, c)
+	}
+	s := m.Nets[:1].Predict(x, len(cfgs))
+	idx := make([]int, len(cfgs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return s[idx[a]] > s[idx[b]] })
+	idx = idx[:keep]
+	sort.Ints(idx)
+	out := make([]ptx.GemmConfig, keep)
+	for i, j := range idx {
+		out[i] = cfgs[j]
+	}
+	return out
 }

@@ -20,6 +20,7 @@ type Chooser struct {
 	TopK   int              // configurations kept per input, best first
 	Margin float64          // serve when exp(ours − vendor) ≥ Margin
 	Pool   int              // legal configurations drawn per input class (the search's seeds)
+	Screen int              // per batch of the search, configurations the ensemble scores, kept by its first member's prediction (0: all)
 	pools  sync.Map         // ptx.InputClass → []ptx.GemmConfig
 	cache  sync.Map         // choiceKey → *Choice
 	mu     sync.Mutex       // serializes pool construction per chooser
@@ -87,7 +88,7 @@ func (c *Chooser) Choose(in Input, cls ptx.InputClass) *Choice {
 		}
 	}
 	ch := &Choice{VendorTFLOPs: math.NaN()}
-	ranked := c.Config.Search(in, cls, c.Dev, seeds, 3, 8)
+	ranked := c.Config.SearchScreened(in, cls, c.Dev, seeds, 3, 8, c.Screen)
 	ch.Top = ranked[:min(max(c.TopK, 1), len(ranked))]
 	if len(ch.Top) > 0 {
 		ch.OursTFLOPs = math.Exp(ch.Top[0].Score)

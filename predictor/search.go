@@ -19,6 +19,15 @@ type Ranked struct {
 // that suits the input, and stops when a round finds nothing predicted
 // better. It returns every configuration it scored, best first.
 func (m *Model) Search(in Input, cls ptx.InputClass, dev ptx.DeviceLimits, seeds []ptx.GemmConfig, rounds, beam int) []Ranked {
+	return m.SearchScreened(in, cls, dev, seeds, rounds, beam, 0)
+}
+
+// SearchScreened is Search where every batch of more than screen new
+// configurations (seeds, each round's neighbours) is first screened by the
+// ensemble's first member (Model.Screen) and only screen of them are scored
+// by the whole ensemble (screen 0: no screening). It is the run-time
+// search: about five times less arithmetic for a five-member ensemble.
+func (m *Model) SearchScreened(in Input, cls ptx.InputClass, dev ptx.DeviceLimits, seeds []ptx.GemmConfig, rounds, beam, screen int) []Ranked {
 	seen := map[ptx.GemmConfig]bool{}
 	var all []Ranked
 	score := func(cfgs []ptx.GemmConfig) {
@@ -28,6 +37,9 @@ func (m *Model) Search(in Input, cls ptx.InputClass, dev ptx.DeviceLimits, seeds
 				seen[c] = true
 				fresh = append(fresh, c)
 			}
+		}
+		if screen > 0 {
+			fresh = m.Screen(in, fresh, screen)
 		}
 		for i, s := range m.Scores(in, fresh) {
 			all = append(all, Ranked{fresh[i], s})
