@@ -112,7 +112,7 @@ func newChooser(w *predictor.Weights, lim ptx.DeviceLimits) (*predictor.Chooser,
 		return nil, fmt.Errorf("%w: no configuration model of schema %s", ErrWeights, predictor.ConfigSchema)
 	}
 	vendor, ok := w.Model("vendor")
-	if !ok || vendor.Schema != predictor.InputSchema {
+	if !ok || vendor.Schema != predictor.VendorSchema && vendor.Schema != predictor.InputSchema {
 		vendor = nil // Always can still use the model; Auto never serves
 	}
 	return &predictor.Chooser{Config: cfg, Vendor: vendor, Dev: lim,

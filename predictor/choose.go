@@ -19,8 +19,15 @@ func (m *Model) Scores(in Input, cfgs []ptx.GemmConfig) []float64 {
 	return m.Nets.Predict(x, len(cfgs))
 }
 
-// InputScore is the vendor model's prediction (ln TFLOP/s) for an input.
+// InputScore is the vendor model's prediction (ln TFLOP/s) for an input,
+// with the features of the model's schema (VendorSchema, or the older
+// InputSchema).
 func (m *Model) InputScore(in Input) float64 {
+	if m.Schema == VendorSchema {
+		x := make([]float64, VendorFeatures)
+		PutVendorInput(x, in)
+		return m.Nets.Predict(x, 1)[0]
+	}
 	x := make([]float64, InputFeatures)
 	PutInput(x, in)
 	return m.Nets.Predict(x, 1)[0]

@@ -40,8 +40,22 @@ var configFeatureNames = func() []string {
 	return append(n, "log2_blocks", "log2_m_tile_use", "log2_n_tile_use", "log2_k_per_split", "log2_threads")
 }()
 
+// vendorFeatureNames are the vendor model's features: the input's, then
+// how many times 2 divides m, n and k (capped at vendorPow2Cap): cuBLAS is
+// several times faster on shapes that are multiples of large powers of two
+// than on their odd neighbours (on the H100, BF16 2048³ at 640 TFLOP/s,
+// 2439×1518×1821 at 106), which the logarithms alone cannot express.
+var vendorFeatureNames = append(append([]string{}, inputFeatureNames...), "pow2_m", "pow2_n", "pow2_k")
+
+// vendorPow2Cap caps the power-of-two features (1024 divides every size
+// that a tile of cuBLAS's divides).
+const vendorPow2Cap = 10
+
 // InputFeatures is the width of the input feature vector.
 var InputFeatures = len(inputFeatureNames)
+
+// VendorFeatures is the width of the vendor model's feature vector.
+var VendorFeatures = len(vendorFeatureNames)
 
 // ConfigFeatures is the width of the (input, configuration) feature vector.
 var ConfigFeatures = len(inputFeatureNames) + len(configFeatureNames)
@@ -50,6 +64,7 @@ var ConfigFeatures = len(inputFeatureNames) + len(configFeatureNames)
 // record them and a loader refuses weights with another schema.
 var (
 	InputSchema  = "gemm-input-v1:" + strings.Join(inputFeatureNames, ",")
+	VendorSchema = "gemm-vendor-v2:" + strings.Join(vendorFeatureNames, ",")
 	ConfigSchema = "gemm-config-v1:" + strings.Join(append(append([]string{}, inputFeatureNames...), configFeatureNames...), ",")
 )
 
@@ -70,6 +85,25 @@ func PutInput(dst []float64, in Input) {
 	for i, t := range Types {
 		dst[8+i] = b2f(in.Type == t)
 	}
+}
+
+// PutVendorInput writes the vendor model's features into
+// dst[:VendorFeatures].
+func PutVendorInput(dst []float64, in Input) {
+	PutInput(dst, in)
+	for i, v := range []int{in.M, in.N, in.K} {
+		dst[InputFeatures+i] = float64(pow2(v))
+	}
+}
+
+// pow2 is how many times 2 divides v, at most vendorPow2Cap (0 for v ≤ 0).
+func pow2(v int) int {
+	n := 0
+	for v > 0 && v%2 == 0 && n < vendorPow2Cap {
+		v /= 2
+		n++
+	}
+	return n
 }
 
 // PutConfig writes the pair's features into dst[:ConfigFeatures].

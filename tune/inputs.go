@@ -31,6 +31,7 @@ type Distribution struct {
 	DeepShare        float64 // share of k drawn up to MaxDeepK
 	SuiteShare       float64 // share of shapes near a suite's
 	RoundShare       float64 // share of dimensions rounded to a multiple of 8
+	Pow2Share        float64 // share of dimensions then rounded to a multiple of 2^j, j uniform in 5…10
 	MaxFlops         func(gemmcheck.Type) float64
 	MaxBytes         int
 }
@@ -113,6 +114,12 @@ func (d Distribution) shape(rng *rand.Rand, t gemmcheck.Type) ([3]int, bool) {
 			if s[i] >= 16 && rng.Float64() < d.RoundShare {
 				s[i] = s[i] / 8 * 8
 			}
+		}
+	}
+	for i := range s {
+		if rng.Float64() < d.Pow2Share {
+			p := 1 << (5 + rng.IntN(6))
+			s[i] = max(p, (s[i]+p/2)/p*p)
 		}
 	}
 	m, n, k := s[0], s[1], s[2]

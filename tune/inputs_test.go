@@ -58,3 +58,24 @@ func TestLeadingDim(t *testing.T) {
 		}
 	}
 }
+
+// With Pow2Share 1 every dimension is a multiple of a power of two from 32
+// to 1024 (and still never a suite's exact shape).
+func TestDistributionPow2(t *testing.T) {
+	d := DefaultDistribution()
+	d.Pow2Share = 1
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 200; i++ {
+		b := d.Batch(rng, 8)
+		for _, s := range b.Shapes {
+			for _, v := range s {
+				if v < 32 || v%32 != 0 {
+					t.Fatalf("shape %v: %d is not a multiple of 32", s, v)
+				}
+			}
+			if IsSuiteShape(s[0], s[1], s[2]) {
+				t.Fatalf("suite shape %v drawn", s)
+			}
+		}
+	}
+}

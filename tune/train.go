@@ -81,7 +81,7 @@ func ConfigMatrices(samples []Sample) (train, valid, test Matrix) {
 // hundreds of TFLOP/s), so such a time is a first call's module loading,
 // which the first data sets' method did not exclude.
 func VendorMatrices(samples []Sample) (train, valid, test Matrix) {
-	f := predictor.InputFeatures
+	f := predictor.VendorFeatures
 	train.F, valid.F, test.F = f, f, f
 	seen := map[predictor.Input]bool{}
 	x := make([]float64, f)
@@ -91,7 +91,7 @@ func VendorMatrices(samples []Sample) (train, valid, test Matrix) {
 			continue
 		}
 		seen[in] = true
-		predictor.PutInput(x, in)
+		predictor.PutVendorInput(x, in)
 		y := LogTFLOPs(s.M, s.N, s.K, s.VendorUS)
 		switch Fold(in) {
 		case 8:

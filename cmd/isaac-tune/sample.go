@@ -32,8 +32,9 @@ type sampleOptions struct {
 	shapes, configs     int
 	repeats             int
 	warmup, warmupDraws int
-	guided              int  // per input, this many of the shipped model's best-predicted configurations too
-	vendorOnly          bool // time cuBLAS alone (data for the vendor model)
+	guided              int     // per input, this many of the shipped model's best-predicted configurations too
+	vendorOnly          bool    // time cuBLAS alone (data for the vendor model)
+	pow2                float64 // share of dimensions rounded to a multiple of a power of two 32…1024
 }
 
 func sampleCmd(args []string) error {
@@ -49,6 +50,7 @@ func sampleCmd(args []string) error {
 	fs.IntVar(&o.warmup, "warmup", 1000, "legal uniform draws that estimate each class's categorical distribution")
 	fs.IntVar(&o.warmupDraws, "warmup-draws", 3_000_000, "uniform draws at most in a warm-up")
 	fs.BoolVar(&o.vendorOnly, "vendor-only", false, "time only cuBLAS on each input (rows with an empty config: data for the vendor model)")
+	fs.Float64Var(&o.pow2, "pow2", 0, "share of dimensions rounded to a multiple of 2^j, j uniform in 5..10 (cuBLAS is much faster on such shapes)")
 	fs.IntVar(&o.guided, "guided", 0, "per input, also measure this many of the embedded model's best-predicted configurations "+
 		"(model-guided sampling: data where the model's ranking matters)")
 	fs.Parse(args)
@@ -93,6 +95,7 @@ func newSampleRun(o sampleOptions) (*sampleRun, error) {
 		return nil, err
 	}
 	s := &sampleRun{opt: o, dist: tune.DefaultDistribution(), samplers: map[ptx.InputClass]*tune.Sampler{}}
+	s.dist.Pow2Share = o.pow2
 	if s.ctx, err = dev.RetainPrimaryContext(); err != nil {
 		return nil, err
 	}
@@ -174,9 +177,10 @@ func (s *sampleRun) provenance() []string {
 			tune.Alpha, s.opt.warmup, s.opt.configs, s.opt.shapes),
 		fmt.Sprintf("guided: %d of the embedded model's best-predicted configurations per input too (0: none); vendor-only: %v", s.opt.guided, s.opt.vendorOnly),
 		fmt.Sprintf("inputs: m, n, k log-uniform in 1..%d (%.0f%% of k up to %d), %.0f%% near the Table 4 suites (each dimension x exp(U(-0.35,0.35)), exact suite shapes excluded), "+
-			"%.0f%% of dimensions >= 16 rounded down to a multiple of 8; all seven served types, four layouts, leading dimensions fully aligned in 70%% of batches; "+
+			"%.0f%% of dimensions >= 16 rounded down to a multiple of 8, then %.0f%% of all to the nearest multiple of 2^j (j uniform in 5..10); "+
+			"all seven served types, four layouts, leading dimensions fully aligned in 70%% of batches; "+
 			"2mnk at most 8e10 (fp32/fp64), 3e11 (tf32), 6e11 (16-bit); operands at most %d bytes",
-			s.dist.MaxDim, 100*s.dist.DeepShare, s.dist.MaxDeepK, 100*s.dist.SuiteShare, 100*s.dist.RoundShare, s.dist.MaxBytes),
+			s.dist.MaxDim, 100*s.dist.DeepShare, s.dist.MaxDeepK, 100*s.dist.SuiteShare, 100*s.dist.RoundShare, 100*s.dist.Pow2Share, s.dist.MaxBytes),
 	}
 }
 

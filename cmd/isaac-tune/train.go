@@ -213,7 +213,7 @@ func trainCmd(args []string) error {
 		},
 		Models: []predictor.Model{
 			{ModelHeader: predictor.ModelHeader{Name: "config", Target: "ln TFLOP/s of the configuration's kernel", Schema: predictor.ConfigSchema, TestMSE: testMSE, Check: checks(net, test)}, Nets: net},
-			{ModelHeader: predictor.ModelHeader{Name: "vendor", Target: "ln TFLOP/s of cuBLAS", Schema: predictor.InputSchema, TestMSE: vtestMSE, Check: checks(vnet, vtest)}, Nets: predictor.Ensemble{vnet}},
+			{ModelHeader: predictor.ModelHeader{Name: "vendor", Target: "ln TFLOP/s of cuBLAS", Schema: predictor.VendorSchema, TestMSE: vtestMSE, Check: checks(vnet, vtest)}, Nets: predictor.Ensemble{vnet}},
 		},
 	}
 	f, err := os.Create(*out)
