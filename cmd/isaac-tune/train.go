@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/tune"
+	"github.com/isaacgo/isaac/weights"
 )
 
 // table2 are the paper's Table 2 architectures (hidden layer widths).
@@ -116,6 +118,7 @@ func trainCmd(args []string) error {
 	out := fs.String("out", "", "weights file to write (.isw.zst)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	members := fs.Int("ensemble", 5, "networks of the exported configuration model, averaged (seeds seed, seed+1, …)")
+	configFrom := fs.String("config-from", "", "take the configuration model from this weights file (trained on the same -data) and train only the vendor model")
 	fs.Parse(args)
 	hidden, err := parseArch(*arch)
 	if err != nil {
@@ -146,24 +149,46 @@ func trainCmd(args []string) error {
 		}
 	}
 	opts.Hidden = hidden
-	fmt.Fprintf(os.Stderr, "configuration model %v, %d members\n", hidden, *members)
-	start := time.Now()
 	var net predictor.Ensemble
-	var reps []tune.TrainReport
-	if first != nil {
-		o := opts
-		o.Seed++
-		rest, r := tune.TrainEnsemble(train, valid, o, *members-1)
-		net, reps = append(predictor.Ensemble{first}, rest...), r
+	var testMSE float64
+	var configChecks []predictor.Check
+	comment := fmt.Sprintf("isaac-tune train -arch %s -ensemble %d -vendor-arch %s -epochs %d -patience %d -batch %d -lr %g -seed %d; folds 0-7 train, 8 early stopping, 9 test (by input)",
+		*arch, *members, *vendorArch, *epochs, *patience, *batch, *lr, *seed)
+	if *configFrom != "" {
+		old, err := weights.Load(*configFrom)
+		if err != nil {
+			return err
+		}
+		m, ok := old.Model("config")
+		if !ok || m.Schema != predictor.ConfigSchema || old.Dataset == "" || !strings.HasPrefix(old.Dataset, hash) {
+			return fmt.Errorf("-config-from %s: no configuration model of this schema trained on %s", *configFrom, *data)
+		}
+		net, testMSE, configChecks = m.Nets, m.TestMSE, m.Check
+		if got := tune.MSE(net, test); math.Abs(got-testMSE) > 1e-9 {
+			return fmt.Errorf("-config-from %s: test MSE %.6f on this data, the file says %.6f", *configFrom, got, testMSE)
+		}
+		comment = fmt.Sprintf("configuration model from %s (%s); vendor model: isaac-tune train -config-from -vendor-arch %s -epochs %d -patience %d -batch %d -lr %g -seed %d",
+			*configFrom, old.Comment, *vendorArch, *epochs, *patience, *batch, *lr, *seed)
+		fmt.Fprintf(os.Stderr, "configuration model from %s: ensemble of %d, test MSE %.4f (recomputed)\n", *configFrom, len(net), testMSE)
 	} else {
-		net, reps = tune.TrainEnsemble(train, valid, opts, *members)
+		fmt.Fprintf(os.Stderr, "configuration model %v, %d members\n", hidden, *members)
+		start := time.Now()
+		var reps []tune.TrainReport
+		if first != nil {
+			o := opts
+			o.Seed++
+			rest, r := tune.TrainEnsemble(train, valid, o, *members-1)
+			net, reps = append(predictor.Ensemble{first}, rest...), r
+		} else {
+			net, reps = tune.TrainEnsemble(train, valid, opts, *members)
+		}
+		for i, n := range net {
+			fmt.Fprintf(os.Stderr, "  member %d: test MSE %.4f\n", i, tune.MSE(n, test))
+		}
+		testMSE = tune.MSE(net, test)
+		fmt.Fprintf(os.Stderr, "configuration model: ensemble of %d, test MSE %.4f (%s; member reports %+v)\n",
+			len(net), testMSE, time.Since(start).Round(time.Second), reps)
 	}
-	for i, n := range net {
-		fmt.Fprintf(os.Stderr, "  member %d: test MSE %.4f\n", i, tune.MSE(n, test))
-	}
-	testMSE := tune.MSE(net, test)
-	fmt.Fprintf(os.Stderr, "configuration model: ensemble of %d, test MSE %.4f (%s; member reports %+v)\n",
-		len(net), testMSE, time.Since(start).Round(time.Second), reps)
 	vsamples := samples
 	if files, _ := filepath.Glob(*vendorData); len(files) > 0 {
 		vs, vcomments, vhash, err := loadData(*vendorData)
@@ -205,14 +230,16 @@ func trainCmd(args []string) error {
 		}
 		return c
 	}
+	if configChecks == nil {
+		configChecks = checks(net, test)
+	}
 	w := &predictor.Weights{
 		Header: predictor.Header{
 			Device: dev, Dataset: hash, Samples: len(samples), Trained: time.Now().UTC().Format(time.RFC3339), Commit: buildCommit,
-			Comment: fmt.Sprintf("isaac-tune train -arch %s -ensemble %d -vendor-arch %s -epochs %d -patience %d -batch %d -lr %g -seed %d; folds 0-7 train, 8 early stopping, 9 test (by input)",
-				*arch, *members, *vendorArch, *epochs, *patience, *batch, *lr, *seed),
+			Comment: comment,
 		},
 		Models: []predictor.Model{
-			{ModelHeader: predictor.ModelHeader{Name: "config", Target: "ln TFLOP/s of the configuration's kernel", Schema: predictor.ConfigSchema, TestMSE: testMSE, Check: checks(net, test)}, Nets: net},
+			{ModelHeader: predictor.ModelHeader{Name: "config", Target: "ln TFLOP/s of the configuration's kernel", Schema: predictor.ConfigSchema, TestMSE: testMSE, Check: configChecks}, Nets: net},
 			{ModelHeader: predictor.ModelHeader{Name: "vendor", Target: "ln TFLOP/s of cuBLAS", Schema: predictor.VendorSchema, TestMSE: vtestMSE, Check: checks(vnet, vtest)}, Nets: predictor.Ensemble{vnet}},
 		},
 	}
