@@ -30,7 +30,7 @@ func TestShippedH100(t *testing.T) {
 	if w.Device.Key != "h100" || w.Device.SMs != 132 || w.Samples < 150000 || len(w.Dataset) < 64 {
 		t.Errorf("header %+v", w.Header)
 	}
-	for name, schema := range map[string]string{"config": predictor.ConfigSchema, "vendor": predictor.InputSchema} {
+	for name, schema := range map[string]string{"config": predictor.ConfigSchema, "vendor": predictor.VendorSchema} {
 		m, ok := w.Model(name)
 		if !ok {
 			t.Fatalf("no %s model", name)
