@@ -89,6 +89,11 @@ func (st *classChoices) load(id string, cls ptx.InputClass) {
 		return
 	}
 	st.path = filepath.Join(dir, "choices-v1", id, cls.String()+".txt")
+	readChoices(st)
+}
+
+// readChoices adds the choices of st's file to st.chosen.
+func readChoices(st *classChoices) {
 	f, err := os.Open(st.path)
 	if err != nil {
 		return

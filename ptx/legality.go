@@ -16,19 +16,19 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	}
 	m := cfg.Math
 	if m < FFMA || m > lastMath {
-		return fmt.Errorf("ptx: unknown math %d", int(m))
+		return illegal("ptx: unknown math %d", int(m))
 	}
 	if !m.compatible(in.AType, in.Compute, in.AllowTF32) {
-		return fmt.Errorf("ptx: math %s incompatible with A=%s compute=%s (tf32 allowed: %v)", m, in.AType, in.Compute, in.AllowTF32)
+		return illegal("ptx: math %s incompatible with A=%s compute=%s (tf32 allowed: %v)", m, in.AType, in.Compute, in.AllowTF32)
 	}
 	if m.IsMMA() && dev.SMMajor < 8 {
-		return fmt.Errorf("ptx: math %s needs sm_80 or newer", m)
+		return illegal("ptx: math %s needs sm_80 or newer", m)
 	}
 	if m.sm90Only() && dev.SMMajor < 9 {
-		return fmt.Errorf("ptx: math %s needs sm_90 or newer", m)
+		return illegal("ptx: math %s needs sm_90 or newer", m)
 	}
 	if cfg.Stages >= 2 && dev.SMMajor < 8 {
-		return fmt.Errorf("ptx: cp.async stages need sm_80 or newer")
+		return illegal("ptx: cp.async stages need sm_80 or newer")
 	}
 	for _, p := range []struct {
 		name      string
@@ -39,52 +39,52 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		{"va", cfg.VecA, 1, 8}, {"vb", cfg.VecB, 1, 8},
 	} {
 		if !inPow2Range(p.v, p.lo, p.hi) {
-			return fmt.Errorf("ptx: %s=%d must be a power of two in [%d,%d]", p.name, p.v, p.lo, p.hi)
+			return illegal("ptx: %s=%d must be a power of two in [%d,%d]", p.name, p.v, p.lo, p.hi)
 		}
 	}
 	if cfg.KG < 1 || cfg.KG > 512 {
 		// Any count: a grid of tiles·KG blocks can then match the SMs.
-		return fmt.Errorf("ptx: kg=%d must be in [1,512]", cfg.KG)
+		return illegal("ptx: kg=%d must be in [1,512]", cfg.KG)
 	}
 	switch cfg.KC {
 	case 0, 1:
 	case 2, 4, 8:
 		if dev.SMMajor < 9 {
-			return fmt.Errorf("ptx: kc=%d (thread-block clusters) needs sm_90 or newer", cfg.KC)
+			return illegal("ptx: kc=%d (thread-block clusters) needs sm_90 or newer", cfg.KC)
 		}
 		if cfg.KL > 1 {
-			return fmt.Errorf("ptx: kc=%d with kl=%d: the cluster reduction needs every thread of the block", cfg.KC, cfg.KL)
+			return illegal("ptx: kc=%d with kl=%d: the cluster reduction needs every thread of the block", cfg.KC, cfg.KL)
 		}
 	default:
-		return fmt.Errorf("ptx: kc=%d must be 1, 2, 4 or 8", cfg.KC)
+		return illegal("ptx: kc=%d must be 1, 2, 4 or 8", cfg.KC)
 	}
 	if cfg.Stages < 1 || cfg.Stages > 8 {
-		return fmt.Errorf("ptx: st=%d must be in [1,8]", cfg.Stages)
+		return illegal("ptx: st=%d must be in [1,8]", cfg.Stages)
 	}
 	g := newGeometry(cfg, in)
 	if m.IsMMA() {
 		if cfg.ML%g.wm != 0 || cfg.NL%g.wn != 0 {
-			return fmt.Errorf("ptx: block tile %dx%d not a multiple of the warp tile %dx%d", cfg.ML, cfg.NL, g.wm, g.wn)
+			return illegal("ptx: block tile %dx%d not a multiple of the warp tile %dx%d", cfg.ML, cfg.NL, g.wm, g.wn)
 		}
 		if cfg.U%cfg.KL != 0 || g.uk%(g.mmaK*cfg.KS) != 0 {
-			return fmt.Errorf("ptx: u/kl=%d/%d must be a multiple of mma k (%d) times ks (%d)", cfg.U, cfg.KL, g.mmaK, cfg.KS)
+			return illegal("ptx: u/kl=%d/%d must be a multiple of mma k (%d) times ks (%d)", cfg.U, cfg.KL, g.mmaK, cfg.KS)
 		}
 	} else {
 		if cfg.ML%cfg.MS != 0 || cfg.NL%cfg.NS != 0 {
-			return fmt.Errorf("ptx: block tile %dx%d not a multiple of the thread tile %dx%d", cfg.ML, cfg.NL, cfg.MS, cfg.NS)
+			return illegal("ptx: block tile %dx%d not a multiple of the thread tile %dx%d", cfg.ML, cfg.NL, cfg.MS, cfg.NS)
 		}
 		if cfg.U%cfg.KL != 0 || g.uk%cfg.KS != 0 {
-			return fmt.Errorf("ptx: u=%d must be a multiple of kl*ks=%d", cfg.U, cfg.KL*cfg.KS)
+			return illegal("ptx: u=%d must be a multiple of kl*ks=%d", cfg.U, cfg.KL*cfg.KS)
 		}
 		if g.uk%g.simtVK() != 0 {
-			return fmt.Errorf("ptx: u/kl=%d must be a multiple of the inner k step %d", g.uk, g.simtVK())
+			return illegal("ptx: u/kl=%d must be a multiple of the inner k step %d", g.uk, g.simtVK())
 		}
 	}
 	if g.threads < 32 || g.threads%32 != 0 {
-		return fmt.Errorf("ptx: %d threads per block is not a positive multiple of 32", g.threads)
+		return illegal("ptx: %d threads per block is not a positive multiple of 32", g.threads)
 	}
 	if g.threads > dev.MaxThreadsPerBlock || g.threads > 1024 {
-		return fmt.Errorf("ptx: %d threads per block exceeds %d", g.threads, dev.MaxThreadsPerBlock)
+		return illegal("ptx: %d threads per block exceeds %d", g.threads, dev.MaxThreadsPerBlock)
 	}
 	if err := vecLegal("a", cfg.VecA, in.AlignA, g.a, g.es, cfg.Stages); err != nil {
 		return err
@@ -93,30 +93,42 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		return err
 	}
 	if g.sharedBytes > dev.MaxSharedPerBlockOptin || g.sharedBytes > dev.MaxSharedPerSM {
-		return fmt.Errorf("ptx: %d bytes of shared memory exceed the device limit %d", g.sharedBytes, min(dev.MaxSharedPerBlockOptin, dev.MaxSharedPerSM))
+		return illegal("ptx: %d bytes of shared memory exceed the device limit %d", g.sharedBytes, min(dev.MaxSharedPerBlockOptin, dev.MaxSharedPerSM))
 	}
 	regs := g.regEstimate()
 	if regs > dev.MaxRegistersPerThread || regs > 255 {
-		return fmt.Errorf("ptx: estimated %d registers per thread exceed %d", regs, min(dev.MaxRegistersPerThread, 255))
+		return illegal("ptx: estimated %d registers per thread exceed %d", regs, min(dev.MaxRegistersPerThread, 255))
 	}
 	if regs*g.threads > dev.RegistersPerBlock || regs*g.threads > dev.RegistersPerSM {
-		return fmt.Errorf("ptx: estimated %d registers per block exceed the register file (%d)", regs*g.threads, dev.RegistersPerBlock)
+		return illegal("ptx: estimated %d registers per block exceed the register file (%d)", regs*g.threads, dev.RegistersPerBlock)
 	}
 	return nil
 }
 
 func vecLegal(name string, vec, align int, o operandGeom, es, stages int) error {
 	if vec > align {
-		return fmt.Errorf("ptx: v%s=%d exceeds the alignment %d of %s", name, vec, align, name)
+		return illegal("ptx: v%s=%d exceeds the alignment %d of %s", name, vec, align, name)
 	}
 	if vec*es > 16 {
-		return fmt.Errorf("ptx: v%s=%d is %d bytes, more than a 16-byte vector", name, vec, vec*es)
+		return illegal("ptx: v%s=%d is %d bytes, more than a 16-byte vector", name, vec, vec*es)
 	}
 	if o.lc%vec != 0 {
-		return fmt.Errorf("ptx: v%s=%d does not divide the contiguous tile extent %d", name, vec, o.lc)
+		return illegal("ptx: v%s=%d does not divide the contiguous tile extent %d", name, vec, o.lc)
 	}
 	if stages >= 2 && vec*es < 4 {
-		return fmt.Errorf("ptx: cp.async needs at least 4-byte copies but v%s=%d is %d bytes", name, vec, vec*es)
+		return illegal("ptx: cp.async needs at least 4-byte copies but v%s=%d is %d bytes", name, vec, vec*es)
 	}
 	return nil
 }
+
+// legalityError is why Legal rejects a configuration, formatted only when
+// asked: a search draws many configurations that Legal rejects, and
+// formatting every reason cost more than the checks themselves.
+type legalityError struct {
+	format string
+	args   []any
+}
+
+func (e *legalityError) Error() string { return fmt.Sprintf(e.format, e.args...) }
+
+func illegal(format string, args ...any) error { return &legalityError{format, args} }

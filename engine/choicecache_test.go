@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/isaacgo/isaac/predictor"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+)
+
+// A choice survives its disk line exactly (NaN vendor rates included), and
+// lines that do not parse are skipped.
+func TestChoiceLineRoundTrip(t *testing.T) {
+	cfg, err := ptx.ParseConfig("ms=4,ns=1,ml=128,nl=16,u=32,ks=1,kl=1,kg=8,va=8,vb=8,st=3,math=mma_f16acc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg2 := cfg
+	cfg2.KG = 3
+	for _, c := range []*predictor.Choice{
+		{Top: []predictor.Ranked{{Config: cfg, Score: 2.75}, {Config: cfg2, Score: 2.5}}, OursTFLOPs: 15.6, VendorTFLOPs: 11.25, Serve: true},
+		{Top: []predictor.Ranked{{Config: cfg, Score: -0.125}}, OursTFLOPs: 0.88, VendorTFLOPs: math.NaN()},
+		{OursTFLOPs: 0, VendorTFLOPs: 1},
+	} {
+		line := formatChoice(shape{2560, 16, 2560}, c)
+		s, got, ok := parseChoice(line[:len(line)-1])
+		if !ok || s != (shape{2560, 16, 2560}) || got.Serve != c.Serve || got.OursTFLOPs != c.OursTFLOPs ||
+			fmt.Sprint(got.VendorTFLOPs) != fmt.Sprint(c.VendorTFLOPs) || len(got.Top) != len(c.Top) {
+			t.Fatalf("%q: got %v %+v %v", line, s, got, ok)
+		}
+		for i := range c.Top {
+			if got.Top[i] != c.Top[i] {
+				t.Errorf("%q: top %d = %+v, want %+v", line, i, got.Top[i], c.Top[i])
+			}
+		}
+	}
+	for _, bad := range []string{"", "1 2 3", "1 2 3 2 1 1", "1 2 3 1 1 1 ms=1", "1 2 3 1 1 1 nonsense 2", "-1 2 3 1 1 1", "1 2 3 1 x 1"} {
+		if _, _, ok := parseChoice(bad); ok {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+// A class's file is appended to line by line and read back by a new store.
+func TestChoiceStoreFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "choices-v1", "h100-x", "class.txt")
+	cfg, _ := ptx.ParseConfig("ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma")
+	st := &classChoices{path: path, chosen: map[shape]*predictor.Choice{}}
+	st.append(shape{1, 2, 3}, &predictor.Choice{Top: []predictor.Ranked{{Config: cfg, Score: 1}}, Serve: true, OursTFLOPs: 1, VendorTFLOPs: 0.5})
+	st.append(shape{4, 5, 6}, &predictor.Choice{Top: []predictor.Ranked{{Config: cfg, Score: 0}}, OursTFLOPs: 1, VendorTFLOPs: 2})
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("garbage line\n")
+	f.Close()
+	again := &classChoices{}
+	again.chosen = map[shape]*predictor.Choice{}
+	again.path = path
+	readChoices(again)
+	if len(again.chosen) != 2 || !again.chosen[shape{1, 2, 3}].Serve || again.chosen[shape{4, 5, 6}].Serve {
+		t.Errorf("read back %v", again.chosen)
+	}
+}
+
+// The engine's errors map to the forward reasons ISAAC_LOG counts.
+func TestReasonOf(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want request.Reason
+	}{
+		{nil, request.Served},
+		{fmt.Errorf("%w: h200", ErrNoWeights), request.FwdNoWeights},
+		{fmt.Errorf("%w: bad file", ErrWeights), request.FwdWeights},
+		{fmt.Errorf("%w: grid", ErrUnsupported), request.FwdUnsupported},
+		{ErrNoContext, request.FwdNoDriver},
+		{errors.New("launch failed"), request.FwdError},
+	} {
+		if got := reasonOf(c.err); got != c.want {
+			t.Errorf("reasonOf(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}
