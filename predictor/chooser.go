@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 
 	"github.com/isaacgo/isaac/ptx"
@@ -57,15 +58,50 @@ func (c *Chooser) pool(cls ptx.InputClass) []ptx.GemmConfig {
 	space := ptx.SpaceFor(cls)
 	seen := map[ptx.GemmConfig]bool{}
 	var p []ptx.GemmConfig
-	for draws := 0; len(p) < c.Pool && draws < 100*c.Pool; draws++ {
-		cfg := space.Random(rng)
-		if !seen[cfg] && ptx.Legal(cfg, cls, c.Dev) == nil {
-			seen[cfg] = true
-			p = append(p, cfg)
+	// Draws are made in order from the class's generator and checked in
+	// batches on every processor (Legal is the cost), then taken in draw
+	// order: the pool is the one a serial loop would build.
+	const batch = 512
+	cand := make([]ptx.GemmConfig, batch)
+	legal := make([]bool, batch)
+	for draws := 0; len(p) < c.Pool && draws < 100*c.Pool; {
+		for i := range cand {
+			cand[i] = space.Random(rng)
+		}
+		parallelRange(batch, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				legal[i] = ptx.Legal(cand[i], cls, c.Dev) == nil
+			}
+		})
+		for i := 0; i < batch && len(p) < c.Pool && draws < 100*c.Pool; i, draws = i+1, draws+1 {
+			if legal[i] && !seen[cand[i]] {
+				seen[cand[i]] = true
+				p = append(p, cand[i])
+			}
 		}
 	}
 	c.pools.Store(cls, p)
 	return p
+}
+
+// parallelRange runs f over [0, n) split into one contiguous range per
+// processor.
+func parallelRange(n int, f func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	per := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += per {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			f(lo, hi)
+		}(lo, min(n, lo+per))
+	}
+	wg.Wait()
 }
 
 // Choose ranks configurations for an input of a class (cached): the

@@ -1,0 +1,43 @@
+package predictor
+
+import (
+	"hash/fnv"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/isaacgo/isaac/ptx"
+)
+
+// The seed pool checked in parallel is the pool of the serial loop: the
+// class's first Pool distinct legal draws, whatever the number of
+// processors.
+func TestPoolMatchesSerial(t *testing.T) {
+	for _, cls := range []ptx.InputClass{
+		{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.T, AlignA: 8, AlignB: 8, AlignC: 8},
+		{AType: ptx.F64, BType: ptx.F64, CType: ptx.F64, Compute: ptx.F64, TransA: ptx.T, TransB: ptx.N, AlignA: 1, AlignB: 2, AlignC: 1},
+	} {
+		h := fnv.New64a()
+		h.Write([]byte(cls.String()))
+		rng := rand.New(rand.NewPCG(h.Sum64(), 0x15AAC))
+		space := ptx.SpaceFor(cls)
+		seen := map[ptx.GemmConfig]bool{}
+		var want []ptx.GemmConfig
+		for draws := 0; len(want) < 300 && draws < 100*300; draws++ {
+			cfg := space.Random(rng)
+			if !seen[cfg] && ptx.Legal(cfg, cls, ptx.H100()) == nil {
+				seen[cfg] = true
+				want = append(want, cfg)
+			}
+		}
+		for _, procs := range []int{1, 4} {
+			prev := runtime.GOMAXPROCS(procs)
+			got := (&Chooser{Dev: ptx.H100(), Pool: 300}).pool(cls)
+			runtime.GOMAXPROCS(prev)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, %d processors: pool of %d differs from the serial loop's %d", cls, procs, len(got), len(want))
+			}
+		}
+	}
+}
