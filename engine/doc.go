@@ -1,9 +1,20 @@
 // Package engine runs ISAAC's generated GEMM kernels: it maps a request to
-// the generator's input class, chooses a configuration (ISAAC_CONFIG, or the
-// generator's documented heuristic until the model chooses), compiles the
-// kernel once per CUDA context (keeping compiled images on disk under
-// ISAAC_CACHE_DIR, default ~/.cache/isaac, so a new process does not
-// recompile) and launches it on the request's stream, in the caller's
-// current context. It is safe for concurrent use from many threads and
-// contexts.
+// the generator's input class, decides what computes it and launches it on
+// the request's stream, in the caller's current context.
+//
+// Serve is the shim's path. Under Auto (ISAAC_POLICY=auto, the default) the
+// device's performance model (ISAAC_WEIGHTS, else the weights shipped for
+// the GPU) chooses a configuration for the exact input and predicts the
+// vendor's rate; the call is served only where it predicts a win by a
+// margin, and every other outcome is a forward reason. Under Always every
+// call is served (ISAAC_CONFIG, the model's choice, or the generator's
+// heuristic). Decisions are cached per context, class, shape and mode; the
+// model's choices are also kept on disk per model and class, and compiled
+// kernel images per PTX text, architecture and driver, both under
+// ISAAC_CACHE_DIR (default ~/.cache/isaac), so a new process starts with
+// them. With ISAAC_SEARCH=async a call whose decision is not made yet goes
+// to the vendor while a goroutine makes it.
+//
+// Gemm runs a given configuration (tuners, benchmarks, tests). The package
+// is safe for concurrent use from many threads and contexts.
 package engine
