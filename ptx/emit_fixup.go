@@ -42,7 +42,11 @@ func counterOffset(m, n, kg, es int) int { return (kg*m*n*es + 15) / 16 * 16 }
 // the tile's KG slices in ascending order (loads that bypass L1), and writes
 // alpha·sum + beta·C like the reduction kernel. The order of the additions
 // depends only on KG, so results are bit-identical run to run and equal to
-// the two-pass path's whenever that sums in the same order.
+// the two-pass path's whenever that sums in the same order. With a cluster
+// split (KC > 1) the cluster arrives once, through rank 0 after the cluster
+// barrier that ends its epilogue; rank 0's answer reaches the other blocks
+// through distributed shared memory, and the last cluster's KC blocks share
+// the fixup, KC times faster than one block.
 func (c *gemmCtx) splitFixup() {
 	b, g := c.b, c.g
 	cfg := g.cfg
@@ -56,8 +60,18 @@ func (c *gemmCtx) splitFixup() {
 		live = g.tg
 		bar = func() { b.ins("bar.sync 1, %d", live) }
 	}
-	b.comment("one-pass split-K: the last block of the tile to arrive sums the %d partials", cfg.KG)
-	bar()
+	kc := g.kc
+	if kc > 1 {
+		// A cluster split: the cluster's blocks wrote one slice together
+		// (clusterStore ends with a cluster barrier, whose release and
+		// acquire order their stores before rank 0's), so the cluster
+		// arrives once, through rank 0, and the last cluster's blocks
+		// share the fixup.
+		b.comment("one-pass split-K: the last cluster of the tile to arrive sums the %d partials, its %d blocks in parallel", cfg.KG, kc)
+	} else {
+		b.comment("one-pass split-K: the last block of the tile to arrive sums the %d partials", cfg.KG)
+		bar()
+	}
 	// Counter address: ws + counterOffset + 4·(ctaid.x + ctaid.y·nctaid.x).
 	slice := b.reg(kB64) // bytes of one slice: M·N·es
 	b.ins("mul.wide.s32 %s, %s, %s", slice, c.M, c.N)
@@ -77,8 +91,19 @@ func (c *gemmCtx) splitFixup() {
 	b.ins("add.u64 %s, %s, %s", ctr, ctr, off)
 	first := b.reg(kPred)
 	b.ins("setp.eq.u32 %s, %s, 0", first, c.tid)
+	rank := ""
+	if kc > 1 {
+		rank = b.reg(kB32)
+		b.ins("mov.u32 %s, %%cluster_ctarank", rank)
+		r0 := b.reg(kPred)
+		b.ins("setp.eq.u32 %s, %s, 0", r0, rank)
+		b.ins("and.pred %s, %s, %s", first, first, r0)
+	}
 	old, target := b.reg(kB32), b.reg(kB32)
 	b.ins("mov.u32 %s, %%nctaid.z", target)
+	if kc > 1 {
+		b.ins("shr.u32 %s, %s, %d", target, target, log2(kc)) // arrivals: KG clusters
+	}
 	b.ins("sub.u32 %s, %s, 1", target, target)
 	b.insP(first, "atom.acq_rel.gpu.global.add.u32 %s, [%s], 1", old, ctr)
 	last := b.reg(kB32)
@@ -87,8 +112,20 @@ func (c *gemmCtx) splitFixup() {
 	b.ins("and.pred %s, %s, %s", isLast, isLast, first)
 	b.ins("selp.u32 %s, 1, 0, %s", last, isLast)
 	b.insP(first, "st.shared.u32 [%s], %s", c.smem, last)
-	bar()
-	b.ins("ld.shared.u32 %s, [%s]", last, c.smem)
+	if kc > 1 {
+		// Every block reads rank 0's answer; the second barrier keeps rank
+		// 0's shared memory alive until all have.
+		b.ins("barrier.cluster.arrive")
+		b.ins("barrier.cluster.wait")
+		r := b.reg(kB32)
+		b.ins("mapa.shared::cluster.u32 %s, %s, 0", r, c.smem)
+		b.ins("ld.shared::cluster.u32 %s, [%s]", last, r)
+		b.ins("barrier.cluster.arrive")
+		b.ins("barrier.cluster.wait")
+	} else {
+		bar()
+		b.ins("ld.shared.u32 %s, [%s]", last, c.smem)
+	}
 	notLast := b.reg(kPred)
 	b.ins("setp.eq.u32 %s, %s, 0", notLast, last)
 	b.insP(notLast, "ret")
@@ -117,7 +154,7 @@ func (c *gemmCtx) splitFixup() {
 	// it is bound by the latency of its loads, so each thread keeps up to
 	// fixupInFlight vector loads in flight: P vectors per iteration with all
 	// their slices when KG is small, else groups of fixupInFlight slices.
-	perThread := ceilDiv(total, live)
+	perThread := ceilDiv(total, live*kc)
 	P := 1
 	for 2*P*cfg.KG <= fixupInFlight && 2*P <= perThread {
 		P *= 2
@@ -219,8 +256,13 @@ func (c *gemmCtx) splitFixup() {
 		}
 	}
 
+	// Block rank r of the cluster (0 without one) takes the iterations
+	// r, r+KC, …: vectors [(i·KC + r)·P·T, …+P·T) of iteration i.
 	idx := b.reg(kB32)
 	b.ins("mov.b32 %s, %s", idx, c.tid)
+	if kc > 1 {
+		b.ins("mad.lo.u32 %s, %s, %d, %s", idx, rank, P*live, idx)
+	}
 	lVec, lVecEnd := b.newLabel("fix_vec"), b.newLabel("fix_vec_end")
 	lSlow, lNext := b.newLabel("fix_slow"), b.newLabel("fix_next")
 	b.label(lVec)
@@ -288,7 +330,7 @@ func (c *gemmCtx) splitFixup() {
 		b.label(lSkip)
 	}
 	b.label(lNext)
-	b.ins("add.u32 %s, %s, %d", idx, idx, P*live)
+	b.ins("add.u32 %s, %s, %d", idx, idx, P*live*kc)
 	b.ins("bra %s", lVec)
 	b.label(lVecEnd)
 }

@@ -129,11 +129,21 @@ func TestEpilogueCluster(t *testing.T) {
 		if w := k.WorkspaceBytes(2560, 16, 2560); w != c.ws {
 			t.Errorf("%s: workspace %d, want %d", c.cfg, w, c.ws)
 		}
-		if n := strings.Count(k.PTX, "barrier.cluster.wait"); n != 2 {
-			t.Errorf("%s: %d cluster barriers", c.cfg, n)
+		// Two cluster barriers around the epilogue; with KG > 1 two more
+		// around reading rank 0's arrival answer, one atomic (rank 0's) and
+		// one more mapa.
+		wantBar, wantMapa, wantAtom := 2, cfg.KC, 0
+		if cfg.KG > 1 {
+			wantBar, wantMapa, wantAtom = 4, cfg.KC+1, 1
 		}
-		if n := strings.Count(k.PTX, "mapa.shared::cluster"); n != cfg.KC {
-			t.Errorf("%s: %d mapa, want one per block of the cluster", c.cfg, n)
+		if n := strings.Count(k.PTX, "barrier.cluster.wait"); n != wantBar {
+			t.Errorf("%s: %d cluster barriers, want %d", c.cfg, n, wantBar)
+		}
+		if n := strings.Count(k.PTX, "mapa.shared::cluster"); n != wantMapa {
+			t.Errorf("%s: %d mapa, want %d", c.cfg, n, wantMapa)
+		}
+		if n := strings.Count(k.PTX, "atom."); n != wantAtom {
+			t.Errorf("%s: %d atomics, want %d", c.cfg, n, wantAtom)
 		}
 		if _, err := GenerateGemm(cfg, in, "sm_80"); err == nil {
 			t.Errorf("%s: generated for sm_80", c.cfg)
