@@ -22,15 +22,19 @@ import (
 // (serve is 0 or 1; the configurations best first). A process loads a
 // class's file the first time it meets the class and appends every new
 // choice, so a new process starts with the choices of the ones before it.
-// Lines that do not parse are skipped: the cache is an optimization.
+// Lines that do not parse are skipped: the cache is an optimization. Next to
+// it, <class>.pool holds the class's seed pool (one configuration per line,
+// in draw order), which the model draws on the class's first input: a new
+// process installs it instead of drawing it again.
 
 type shape struct{ m, n, k int }
 
 type classChoices struct {
-	once   sync.Once
-	path   string
-	mu     sync.Mutex
-	chosen map[shape]*predictor.Choice
+	once     sync.Once
+	poolOnce sync.Once // the seed pool is installed or written at most once
+	path     string
+	mu       sync.Mutex
+	chosen   map[shape]*predictor.Choice
 }
 
 type classKey struct {
@@ -68,6 +72,7 @@ func choiceFor(ch *predictor.Chooser, id string, in predictor.Input, cls ptx.Inp
 	if ok {
 		return c
 	}
+	st.poolOnce.Do(func() { st.seedPool(ch, cls) })
 	c = ch.Choose(in, cls)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -80,6 +85,49 @@ func choiceFor(ch *predictor.Chooser, id string, in predictor.Input, cls ptx.Inp
 	choiceStatsMu.Unlock()
 	st.append(key, c)
 	return c
+}
+
+// seedPool installs the class's seed pool from disk in ch, or draws it and
+// writes it there (write, then rename: a reader never sees half a file).
+// Configurations that do not parse or are not legal for ch's device void
+// the file.
+func (st *classChoices) seedPool(ch *predictor.Chooser, cls ptx.InputClass) {
+	if st.path == "" {
+		return
+	}
+	path := strings.TrimSuffix(st.path, ".txt") + ".pool"
+	if b, err := os.ReadFile(path); err == nil {
+		var p []ptx.GemmConfig
+		ok := true
+		for _, line := range strings.Fields(string(b)) {
+			cfg, err := ptx.ParseConfig(line)
+			if err != nil || ptx.Legal(cfg, cls, ch.Dev) != nil {
+				ok = false
+				break
+			}
+			p = append(p, cfg)
+		}
+		if ok && len(p) > 0 {
+			ch.SetSeedPool(cls, p)
+			return
+		}
+	}
+	var b strings.Builder
+	for _, cfg := range ch.SeedPool(cls) {
+		b.WriteString(cfg.String())
+		b.WriteByte('\n')
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".pool-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.WriteString(b.String())
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), path) != nil {
+		os.Remove(tmp.Name())
+	}
 }
 
 func (st *classChoices) load(id string, cls ptx.InputClass) {

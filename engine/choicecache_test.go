@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/isaacgo/isaac/predictor"
@@ -84,5 +86,35 @@ func TestReasonOf(t *testing.T) {
 		if got := reasonOf(c.err); got != c.want {
 			t.Errorf("reasonOf(%v) = %v, want %v", c.err, got, c.want)
 		}
+	}
+}
+
+// A class's seed pool is written on first use and installed from disk by a
+// new chooser (the same configurations, in order); a file with an illegal
+// configuration is replaced by a fresh draw.
+func TestChoiceStoreSeedPool(t *testing.T) {
+	cls := ptx.InputClass{AType: ptx.F32, BType: ptx.F32, CType: ptx.F32, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.T, AlignA: 4, AlignB: 4, AlignC: 4}
+	path := filepath.Join(t.TempDir(), "class.txt")
+	first := &predictor.Chooser{Dev: ptx.H100(), Pool: 64}
+	(&classChoices{path: path}).seedPool(first, cls)
+	want := first.SeedPool(cls)
+	raw, err := os.ReadFile(filepath.Join(filepath.Dir(path), "class.pool"))
+	if err != nil || len(want) != 64 || strings.Count(string(raw), "\n") != 64 {
+		t.Fatalf("pool file: %v, %d configurations, %d lines", err, len(want), strings.Count(string(raw), "\n"))
+	}
+	// A chooser whose own draw would differ (Pool 8) takes the file's 64.
+	second := &predictor.Chooser{Dev: ptx.H100(), Pool: 8}
+	(&classChoices{path: path}).seedPool(second, cls)
+	if got := second.SeedPool(cls); !slices.Equal(got, want) {
+		t.Errorf("installed pool has %d configurations, want the file's %d", len(got), len(want))
+	}
+	bad := "ms=8,ns=8,ml=8,nl=8,u=4,ks=1,kl=1,kg=1,va=1,vb=1,st=1,math=ffma\n" // threads < tile: illegal
+	if err := os.WriteFile(filepath.Join(filepath.Dir(path), "class.pool"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	third := &predictor.Chooser{Dev: ptx.H100(), Pool: 64}
+	(&classChoices{path: path}).seedPool(third, cls)
+	if got := third.SeedPool(cls); !slices.Equal(got, want) {
+		t.Errorf("after a bad file: %d configurations, want a fresh draw of %d", len(got), len(want))
 	}
 }

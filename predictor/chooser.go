@@ -40,9 +40,19 @@ type choiceKey struct {
 	cls ptx.InputClass
 }
 
-// pool is the class's seed configurations: Pool legal configurations drawn
-// uniformly with a generator seeded by the class, so that every process
-// searches from the same seeds.
+// SeedPool is the class's seed configurations (drawing them on first use):
+// Pool legal configurations drawn uniformly with a generator seeded by the
+// class, so that every process searches from the same seeds.
+func (c *Chooser) SeedPool(cls ptx.InputClass) []ptx.GemmConfig { return c.pool(cls) }
+
+// SetSeedPool installs a class's seed pool that an earlier process drew
+// (SeedPool's result, kept by the caller): drawing it again costs the first
+// input of the class about ten milliseconds. It does nothing when the class
+// already has one.
+func (c *Chooser) SetSeedPool(cls ptx.InputClass, p []ptx.GemmConfig) {
+	c.pools.LoadOrStore(cls, p)
+}
+
 func (c *Chooser) pool(cls ptx.InputClass) []ptx.GemmConfig {
 	if p, ok := c.pools.Load(cls); ok {
 		return p.([]ptx.GemmConfig)
