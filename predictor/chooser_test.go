@@ -68,3 +68,71 @@ func TestChooserH100(t *testing.T) {
 		t.Errorf("4096³ FP16: chose %v", ch.Top[0].Config)
 	}
 }
+
+// Screening keeps the configurations the first member ranks highest, in
+// their original order; the screened search scores fewer configurations,
+// best first, with the whole ensemble's scores, and on this input its best
+// is predicted within 5 % of the unscreened search's.
+func TestSearchScreened(t *testing.T) {
+	c := h100Chooser(t)
+	cls := ptx.InputClass{AType: ptx.F32, BType: ptx.F32, CType: ptx.F32, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.N, AlignA: 4, AlignB: 4, AlignC: 4}
+	in := predictor.Input{Type: "sgemm", M: 2560, N: 32, K: 2560, AlignA: 4, AlignB: 4, AlignC: 4}
+	var seeds []ptx.GemmConfig
+	for _, cfg := range c.SeedPool(cls) {
+		if ptx.Suits(cfg, in.M, in.N, in.K) {
+			seeds = append(seeds, cfg)
+		}
+	}
+	kept := c.Config.Screen(in, seeds, 16)
+	if len(kept) != 16 {
+		t.Fatalf("screen kept %d", len(kept))
+	}
+	first := predictor.Ensemble{c.Config.Nets[0]}
+	score := func(cfgs []ptx.GemmConfig) []float64 {
+		x := make([]float64, len(cfgs)*predictor.ConfigFeatures)
+		for i, cfg := range cfgs {
+			predictor.PutConfig(x[i*predictor.ConfigFeatures:], in, cfg)
+		}
+		return first.Predict(x, len(cfgs))
+	}
+	all, top := score(seeds), score(kept)
+	minKept := top[0]
+	for _, v := range top {
+		minKept = min(minKept, v)
+	}
+	pos := map[ptx.GemmConfig]int{}
+	for i, cfg := range seeds {
+		pos[cfg] = i
+	}
+	better := 0
+	for _, v := range all {
+		if v > minKept {
+			better++
+		}
+	}
+	if better > 16 {
+		t.Errorf("%d seeds rank above the lowest kept one", better)
+	}
+	for i := 1; i < len(kept); i++ {
+		if pos[kept[i]] < pos[kept[i-1]] {
+			t.Errorf("screening reordered the configurations")
+		}
+	}
+	full := c.Config.Search(in, cls, c.Dev, seeds, 3, 8)
+	screened := c.Config.SearchScreened(in, cls, c.Dev, seeds, 3, 8, 64)
+	if len(screened) == 0 || len(screened) >= len(full) {
+		t.Fatalf("screened search scored %d, full %d", len(screened), len(full))
+	}
+	for i := 1; i < len(screened); i++ {
+		if screened[i].Score > screened[i-1].Score {
+			t.Fatalf("screened results out of order")
+		}
+	}
+	if s := c.Config.Scores(in, []ptx.GemmConfig{screened[0].Config})[0]; s != screened[0].Score {
+		t.Errorf("screened best scored %.4f, the ensemble says %.4f", screened[0].Score, s)
+	}
+	if screened[0].Score < full[0].Score-0.05 {
+		t.Errorf("screened best %.4f, unscreened %.4f", screened[0].Score, full[0].Score)
+	}
+	t.Logf("full search scored %d (best %.3f), screened %d (best %.3f)", len(full), full[0].Score, len(screened), screened[0].Score)
+}
