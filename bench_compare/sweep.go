@@ -62,8 +62,10 @@ func (s *Sweeper) pool(in ptx.InputClass, lim ptx.DeviceLimits, rng *rand.Rand) 
 	return p
 }
 
-// candidates are the heuristic's configuration and up to Candidates from
-// the class's pool that suit the shape.
+// candidates are the heuristic's configuration, up to Candidates from the
+// class's pool that suit the shape and, where the device and the class
+// allow wgmma, the warpgroup grid (warpgroupGrid) with as many random
+// warpgroup configurations as it has entries.
 func (s *Sweeper) candidates(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k int, rng *rand.Rand) []ptx.GemmConfig {
 	out := []ptx.GemmConfig{ptx.DefaultConfig(in, m, n, k, lim)}
 	for _, c := range s.pool(in, lim, rng) {
@@ -72,6 +74,52 @@ func (s *Sweeper) candidates(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k in
 		}
 		if c != out[0] && ptx.Suits(c, m, n, k) {
 			out = append(out, c)
+		}
+	}
+	wsp := ptx.WarpgroupSpace(in)
+	if len(wsp.Math) == 0 {
+		return out
+	}
+	grid := warpgroupGrid(in, lim, m, n, k)
+	out = append(out, grid...)
+	for range len(grid) {
+		c, ok := wsp.RandomLegal(rng, in, lim, 2000)
+		if ok && ptx.Suits(c, m, n, k) && !containsConfig(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// warpgroupGrid is a grid of whole-K wgmma configurations for a shape:
+// block tiles of 64 to 256 by 16 to 256 from one to four warpgroups, every
+// wgmma math of the class, k-slices of 32 with 5 stages and of 64 with 4,
+// those that are legal and suit the shape. The random draws and the local
+// search add grid and cluster splits.
+func warpgroupGrid(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k int) []ptx.GemmConfig {
+	v := 16 / in.AType.Size()
+	var out []ptx.GemmConfig
+	for _, math := range ptx.WarpgroupSpace(in).Math {
+		for _, ml := range []int{64, 128, 256} {
+			for _, nl := range []int{16, 32, 64, 128, 256} {
+				for _, ms := range []int{1, 2} {
+					for _, ns := range []int{2, 4, 8, 16, 32} {
+						for _, us := range [][2]int{{32, 5}, {64, 4}} {
+							c := ptx.GemmConfig{MS: ms, NS: ns, ML: ml, NL: nl, U: us[0], KS: 1, KL: 1, KG: 1,
+								VecA: v, VecB: v, Stages: us[1], Math: math}
+							// at most 4 warpgroups, each at least 64×64
+							// unless the block is one warpgroup
+							wgs := (ml / (64 * ms)) * (nl / (8 * ns))
+							if wgs > 4 || wgs > 1 && 8*ns < 64 {
+								continue
+							}
+							if ptx.Legal(c, in, lim) == nil && ptx.Suits(c, m, n, k) {
+								out = append(out, c)
+							}
+						}
+					}
+				}
+			}
 		}
 	}
 	return out
@@ -151,7 +199,11 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	for round := 0; round < s.Rounds && len(screened) > 0; round++ {
 		sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
 		var next []ptx.GemmConfig
-		for _, c := range ptx.Neighbors(screened[0].cfg, ptx.SpaceFor(cls)) {
+		space := ptx.SpaceFor(cls)
+		if screened[0].cfg.Math.IsWGMMA() {
+			space = ptx.WarpgroupSpace(cls)
+		}
+		for _, c := range ptx.Neighbors(screened[0].cfg, space) {
 			if !seen[c] && ptx.Legal(c, cls, lim) == nil && ptx.Suits(c, in.M, in.N, in.K) {
 				seen[c] = true
 				next = append(next, c)

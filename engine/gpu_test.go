@@ -70,11 +70,14 @@ type outcome struct {
 // leading dimensions, pointers offset by one element, alpha/beta including
 // beta = 0 with NaN in C, device pointer mode; from 4 threads on 2 streams.
 // ISAAC_GPU_CASES cases per type use the engine's choice, and
-// ISAAC_GPU_CONFIGS cases per type each use a random legal configuration.
+// ISAAC_GPU_CONFIGS cases per type each use a random legal configuration,
+// and for the 16-bit types ISAAC_GPU_WGMMA cases whose operands are
+// 16-byte aligned a random legal wgmma configuration (on sm_90).
 func TestGPUDifferential(t *testing.T) {
 	ctx := gpuContext(t)
 	perType := envInt("ISAAC_GPU_CASES", 150)
 	configs := envInt("ISAAC_GPU_CONFIGS", 200)
+	warpgroups := envInt("ISAAC_GPU_WGMMA", 60)
 	maxWork := envInt("ISAAC_GPU_MAXWORK", 40_000_000)
 	rng := rand.New(rand.NewPCG(uint64(envInt("ISAAC_GPU_SEED", 1)), 2))
 	dev, err := func() (*deviceInfo, error) {
@@ -110,6 +113,28 @@ func TestGPUDifferential(t *testing.T) {
 				t.Fatalf("%s: no legal random configuration for %v", ty.Name, in)
 			}
 			jobs = append(jobs, job{c: c, cfg: &cfg})
+		}
+		// wgmma kernels (sm_90a) on the cases whose operands allow them
+		sm90 := dev.limits.SMMajor == 9 && dev.limits.SMMinor == 0
+		for i, tries := 0, 0; sm90 && i < warpgroups && tries < 100*warpgroups; tries++ {
+			c := gemmcheck.RandomCase(rng, ty, maxWork/4)
+			in, err := classOfCase(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ptx.WarpgroupMathsFor(in)) == 0 {
+				break // no wgmma math for the type
+			}
+			sp := ptx.WarpgroupSpace(in)
+			if len(sp.Math) == 0 {
+				continue // operands not 16-byte aligned
+			}
+			cfg, ok := sp.RandomLegal(rng, in, dev.limits, 20000)
+			if !ok {
+				t.Fatalf("%s: no legal wgmma configuration for %v", ty.Name, in)
+			}
+			jobs = append(jobs, job{c: c, cfg: &cfg})
+			i++
 		}
 	}
 	rng.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })

@@ -5,6 +5,8 @@ package ptx
 // For SIMT math (FFMA, DFMA, HFMA) MS×NS is the tile of C each thread
 // computes. For mma math MS×NS counts mma instructions per warp: a warp
 // computes (MS·mmaM)×(NS·mmaN) of C (mmaM×mmaN = 16×8 or 8×8 for f64).
+// For wgmma math a warpgroup computes (MS·64)×(NS·8) of C with MS
+// wgmma.m64n(8·NS)k16 instructions per k-step.
 // ML×NL is the tile of C of one thread block, U the depth of the k-slice
 // staged in shared memory per main-loop iteration. KS splits each thread's
 // reduction into independent accumulator sets, KL splits a block's k-slice
@@ -42,7 +44,7 @@ func (c GemmConfig) threads() int {
 		if wm == 0 || wn == 0 {
 			return 0
 		}
-		return 32 * (c.ML / wm) * (c.NL / wn) * c.KL
+		return c.Math.unitThreads() * (c.ML / wm) * (c.NL / wn) * c.KL
 	}
 	if c.MS == 0 || c.NS == 0 {
 		return 0

@@ -42,19 +42,29 @@ func emitGemm(g geometry, name, arch string) string {
 	la := c.newLoader(true)
 	lb := c.newLoader(false)
 	var comp compute
-	if g.cfg.Math.IsMMA() {
+	switch {
+	case g.cfg.Math.IsWGMMA():
+		comp = &wgmmaCompute{c: c}
+	case g.cfg.Math.IsMMA():
 		comp = &mmaCompute{c: c}
-	} else {
+	default:
 		comp = &simtCompute{c: c}
 	}
 	comp.setup()
 	comp.zero()
-	if g.cfg.Stages >= 2 {
+	switch {
+	case g.cfg.Math.IsWGMMA():
+		c.loopWarpgroup(la, lb, comp.(*wgmmaCompute))
+	case g.cfg.Stages >= 2:
 		c.loopAsync(la, lb, comp)
-	} else {
+	default:
 		c.loopRegs(la, lb, comp)
 	}
 	c.epilogue(comp.elements())
+	if g.cfg.Math.IsWGMMA() {
+		// wgmma is PTX ISA 8.0 and needs the architecture-specific target.
+		arch = "sm_90a"
+	}
 	return header(arch) + ".extern .shared .align 16 .b8 " + smemSymbol + "[];\n\n" +
 		entry(name, abiParams(g.in.Compute), b)
 }
@@ -215,6 +225,25 @@ func (c *gemmCtx) loopAsync(la, lb *loader, comp compute) {
 	b.label(loop)
 	b.ins("cp.async.wait_group %d", S-2)
 	b.ins("bar.sync 0")
+	c.issueTile(la, lb, wr, issued, full)
+	comp.tile(rd)
+	c.rotate(rd)
+	b.ins("sub.s32 %s, %s, 1", cnt, cnt)
+	pl := b.reg(kPred)
+	b.ins("setp.gt.s32 %s, %s, 0", pl, cnt)
+	b.insP(pl, "bra.uni %s", loop)
+	b.label(done)
+	b.ins("cp.async.wait_group 0")
+	b.ins("bar.sync 0")
+}
+
+// issueTile issues the cp.async copies of the next tile into the stage at
+// wr and commits them as one group, then moves the loaders and wr on.
+// issued counts the tiles issued so far and full the tiles wholly inside K:
+// while the tile is one of those, threads none of whose vectors is cut by
+// the M/N edge take the short path (issueAsyncFull).
+func (c *gemmCtx) issueTile(la, lb *loader, wr, issued, full string) {
+	b := c.b
 	fast, join := b.newLabel("issue_full"), b.newLabel("issued")
 	pf := b.reg(kPred)
 	b.ins("setp.lt.s32 %s, %s, %s", pf, issued, full)
@@ -236,15 +265,6 @@ func (c *gemmCtx) loopAsync(la, lb *loader, comp compute) {
 	la.advance()
 	lb.advance()
 	c.rotate(wr)
-	comp.tile(rd)
-	c.rotate(rd)
-	b.ins("sub.s32 %s, %s, 1", cnt, cnt)
-	pl := b.reg(kPred)
-	b.ins("setp.gt.s32 %s, %s, 0", pl, cnt)
-	b.insP(pl, "bra.uni %s", loop)
-	b.label(done)
-	b.ins("cp.async.wait_group 0")
-	b.ins("bar.sync 0")
 }
 
 // loopRegs is the single-stage loop: the next tile is prefetched into

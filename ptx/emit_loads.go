@@ -53,13 +53,7 @@ func (c *gemmCtx) newLoader(isA bool) *loader {
 			pv = b.reg(kPred)
 			b.ins("setp.lt.s32 %s, %s, %d", pv, v, o.total)
 		}
-		cv := b.reg(kB32)
-		b.ins("and.b32 %s, %s, %d", cv, v, o.w-1)
-		if o.vec > 1 {
-			b.ins("shl.b32 %s, %s, %d", cv, cv, log2(o.vec))
-		}
-		ov := b.reg(kB32)
-		b.ins("shr.u32 %s, %s, %d", ov, v, log2(o.w))
+		cv, ov := l.vectorAt(v)
 		mnIdx, kIdx := cv, ov
 		if o.kContig {
 			mnIdx, kIdx = ov, cv
@@ -85,14 +79,19 @@ func (c *gemmCtx) newLoader(isA bool) *loader {
 			b.ins("max.s32 %s, %s, 0", mnc, mnRem)
 			b.ins("min.s32 %s, %s, %d", mnc, mnc, o.vec)
 		}
-		// shared address: smem + operand offset + (element offset)*es
+		// shared address: smem + operand offset + (element offset)*es, or
+		// 16 bytes per vector in the core-matrix layout
 		so := b.reg(kB32)
-		if o.kContig {
+		switch {
+		case o.core:
+			b.ins("mad.lo.s32 %s, %s, 16, %s", so, v, c.smem)
+		case o.kContig:
 			b.ins("mad.lo.s32 %s, %s, %d, %s", so, mnIdx, o.stride, kIdx)
-		} else {
+			b.ins("mad.lo.s32 %s, %s, %d, %s", so, so, es, c.smem)
+		default:
 			b.ins("mad.lo.s32 %s, %s, %d, %s", so, kIdx, o.stride, mnIdx)
+			b.ins("mad.lo.s32 %s, %s, %d, %s", so, so, es, c.smem)
 		}
-		b.ins("mad.lo.s32 %s, %s, %d, %s", so, so, es, c.smem)
 		if o.offset != 0 {
 			b.ins("add.s32 %s, %s, %d", so, so, o.offset)
 		}
@@ -127,6 +126,31 @@ func (c *gemmCtx) newLoader(isA bool) *loader {
 		}
 	}
 	return l
+}
+
+// vectorAt splits vector index v of the tile into its element index along
+// the contiguous dimension and its line: line-major (v%w, v/w), or for the
+// core-matrix layout (newCoreMatrixGeom) 8 lines of one 16-byte column
+// first: column ⌊v/8⌋%w, line 8·⌊v/(8w)⌋ + v%8.
+func (l *loader) vectorAt(v string) (cv, ov string) {
+	b, o := l.c.b, l.o
+	cv, ov = b.reg(kB32), b.reg(kB32)
+	if o.core {
+		q := b.reg(kB32)
+		b.ins("shr.u32 %s, %s, 3", q, v)
+		b.ins("and.b32 %s, %s, %d", cv, q, o.w-1)
+		b.ins("shr.u32 %s, %s, %d", ov, q, log2(o.w))
+		r8 := b.reg(kB32)
+		b.ins("and.b32 %s, %s, 7", r8, v)
+		b.ins("mad.lo.s32 %s, %s, 8, %s", ov, ov, r8)
+	} else {
+		b.ins("and.b32 %s, %s, %d", cv, v, o.w-1)
+		b.ins("shr.u32 %s, %s, %d", ov, v, log2(o.w))
+	}
+	if o.vec > 1 {
+		b.ins("shl.b32 %s, %s, %d", cv, cv, log2(o.vec))
+	}
+	return cv, ov
 }
 
 // dataWords is the number of registers holding one vector (b32 words, or a

@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -39,6 +40,10 @@ func runPTXAS(t *testing.T, jobs []ptxasJob, maxSpillHeuristic int) {
 						continue
 					}
 					k, err := GenerateGemm(j.cfg, j.in, arch)
+					target := arch
+					if j.cfg.Math.IsWGMMA() {
+						target = "sm_90a"
+					}
 					if err != nil {
 						r.err = err
 						break
@@ -47,9 +52,16 @@ func runPTXAS(t *testing.T, jobs []ptxasJob, maxSpillHeuristic int) {
 						if kk == nil {
 							continue
 						}
-						rep, err := ptxas.Compile(kk.PTX, arch)
+						rep, err := ptxas.Compile(kk.PTX, target)
 						if err != nil {
 							r.err = fmt.Errorf("%s: %w", kk.Name, err)
+							break
+						}
+						// ptxas serializes wgmma (waits after each one) when
+						// the accumulators are touched while a group is in
+						// flight: correct, but it defeats the pipeline.
+						if strings.Contains(rep.Log, "Performance Loss") || strings.Contains(rep.Log, "serializ") {
+							r.err = fmt.Errorf("%s: ptxas warns about wgmma:\n%s", kk.Name, rep.Log)
 							break
 						}
 						f := rep.Functions[0]
@@ -164,4 +176,61 @@ func TestDeterministic(t *testing.T) {
 			t.Fatalf("%s %s: PTX differs between runs", c, in)
 		}
 	}
+}
+
+// ptxasWGMMA reports whether the ptxas found assembles sm_90a (wgmma) PTX:
+// CUDA 12 and newer (scripts/fetch-ptxas.sh fetches 12.4).
+func ptxasWGMMA(t *testing.T) bool {
+	t.Helper()
+	if _, err := ptxas.Find(); err != nil {
+		t.Skip("ptxas not found: run scripts/fetch-ptxas.sh build/tools")
+	}
+	_, err := ptxas.Compile(header("sm_90a")+".visible .entry k()\n{\n\twgmma.fence.sync.aligned;\n\tret;\n}\n", "sm_90a")
+	return err == nil
+}
+
+// TestPTXASWarpgroup assembles wgmma kernels of every 16-bit class with
+// 16-byte alignment, both operand layouts (K-major and MN-major), every
+// wgmma math, one and two instructions per warpgroup along m, grid and
+// cluster splits, and a random sample of WarpgroupSpace; ptxas must neither
+// fail, spill, nor serialize the wgmma instructions.
+func TestPTXASWarpgroup(t *testing.T) {
+	if !ptxasWGMMA(t) {
+		t.Skip("this ptxas predates sm_90a: run scripts/fetch-ptxas.sh build/tools")
+	}
+	fixed := []GemmConfig{
+		{MS: 1, NS: 32, ML: 128, NL: 256, U: 64, KS: 1, KL: 1, KG: 1, VecA: 8, VecB: 8, Stages: 4},
+		{MS: 2, NS: 16, ML: 256, NL: 128, U: 64, KS: 1, KL: 1, KG: 1, VecA: 8, VecB: 8, Stages: 4},
+		{MS: 1, NS: 16, ML: 128, NL: 128, U: 32, KS: 1, KL: 1, KG: 1, VecA: 8, VecB: 8, Stages: 5},
+		{MS: 1, NS: 2, ML: 64, NL: 16, U: 64, KS: 1, KL: 1, KG: 8, VecA: 8, VecB: 8, Stages: 3},
+		{MS: 1, NS: 8, ML: 64, NL: 64, U: 32, KS: 1, KL: 1, KG: 1, KC: 2, VecA: 8, VecB: 8, Stages: 4},
+	}
+	var jobs []ptxasJob
+	rng := newRand(90)
+	for _, in := range allClasses() {
+		if in.AType.Size() != 2 || in.AlignA != 8 {
+			continue
+		}
+		sp := WarpgroupSpace(in)
+		for _, m := range sp.Math {
+			for i, c := range fixed {
+				c.Math = m
+				if err := Legal(c, in, H100()); err != nil {
+					t.Fatalf("%s %s: %v", c, in, err)
+				}
+				if i == 0 || rng.IntN(4) == 0 {
+					jobs = append(jobs, ptxasJob{cfg: c, in: in, heuristic: true})
+				}
+			}
+			sp.Math = []Math{m}
+			sp.U = []int{16, 32} // moderate unrolling keeps ptxas fast
+			if c, ok := sp.RandomLegal(rng, in, H100(), 3000); ok {
+				jobs = append(jobs, ptxasJob{cfg: c, in: in, heuristic: true})
+			}
+		}
+	}
+	if testing.Short() {
+		jobs = jobs[:8]
+	}
+	runPTXAS(t, jobs, 0)
 }

@@ -40,6 +40,9 @@ type operandGeom struct {
 	mn      int  // tile extent along m (A) or n (B)
 	vec     int  // global vector width (elements)
 	stride  int  // shared row stride in elements
+	core    bool // wgmma core-matrix layout (see newCoreMatrixGeom)
+	lbo     int  // core: bytes between core matrices adjacent along k
+	sbo     int  // core: bytes between core matrices adjacent along m/n
 	lc, lo  int  // tile extents along the contiguous / other dimension
 	w       int  // vectors per contiguous line (lc/vec)
 	total   int  // vectors per tile
@@ -69,8 +72,13 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 	if g.es > 0 {
 		pad = 16 / g.es
 	}
-	g.a = newOperandGeom(in.TransA == T, cfg.ML, cfg.U, cfg.VecA, pad, g.es, g.threads)
-	g.b = newOperandGeom(in.TransB == N, cfg.NL, cfg.U, cfg.VecB, pad, g.es, g.threads)
+	if cfg.Math.IsWGMMA() {
+		g.a = newCoreMatrixGeom(in.TransA == T, cfg.ML, cfg.U, cfg.VecA, g.es, g.threads)
+		g.b = newCoreMatrixGeom(in.TransB == N, cfg.NL, cfg.U, cfg.VecB, g.es, g.threads)
+	} else {
+		g.a = newOperandGeom(in.TransA == T, cfg.ML, cfg.U, cfg.VecA, pad, g.es, g.threads)
+		g.b = newOperandGeom(in.TransB == N, cfg.NL, cfg.U, cfg.VecB, pad, g.es, g.threads)
+	}
 	g.b.offset = g.a.bytes
 	g.stageBytes = g.a.bytes + g.b.bytes
 	g.tileSmem = max(cfg.Stages, 1) * g.stageBytes
@@ -79,7 +87,7 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 		g.epiType = F64
 	}
 	if cfg.Math.IsMMA() {
-		g.elems = cfg.MS * cfg.NS * g.mmaM * g.mmaN / 32
+		g.elems = cfg.MS * cfg.NS * g.mmaM * g.mmaN / cfg.Math.unitThreads()
 	} else {
 		g.elems = cfg.MS * cfg.NS
 	}
@@ -128,6 +136,40 @@ func newOperandGeom(kContig bool, mn, u, vec, pad, es, threads int) operandGeom 
 	return o
 }
 
+// newCoreMatrixGeom is the staging of a wgmma operand: the tile is stored
+// as 8×16-byte core matrices (PTX ISA, "Shared Memory Matrix Layout",
+// no-swizzle mode), each 128 contiguous bytes: 8 lines of the other
+// dimension, 16 bytes of the contiguous one. Vector v of the tile (16 bytes)
+// goes to byte 16·v: line 8·⌊v/(8w)⌋ + v%8, vector ⌊v/8⌋%w along the
+// contiguous dimension (w vectors per line). So core matrices adjacent along
+// the contiguous dimension are 128 bytes apart and groups of 8 lines
+// 128·w bytes apart; the 8 threads of each quarter warp fill one core
+// matrix (no shared-memory bank conflicts) and read 8 half sectors whose
+// other halves the next quarter warp reads (whole sectors per warp).
+// A k-contiguous tile is wgmma's K-major layout (LBO = 128 along k, SBO =
+// 128·w along m/n), an m/n-contiguous one its MN-major layout (SBO = 128
+// along m/n, LBO = 128·w along k).
+func newCoreMatrixGeom(kContig bool, mn, u, vec, es, threads int) operandGeom {
+	o := newOperandGeom(kContig, mn, u, vec, 0, es, threads)
+	o.core = true
+	if kContig {
+		o.lbo, o.sbo = 128, 128*o.w
+	} else {
+		o.lbo, o.sbo = 128*o.w, 128
+	}
+	return o
+}
+
+// coreOff is the byte offset within a core-matrix tile of the core matrix
+// holding (mn, k): a core matrix spans 8 lines and 16/es elements along the
+// contiguous dimension.
+func (o operandGeom) coreOff(mnIdx, kIdx, es int) int {
+	if o.kContig {
+		return mnIdx/8*o.sbo + kIdx*es/16*o.lbo
+	}
+	return mnIdx*es/16*o.sbo + kIdx/8*o.lbo
+}
+
 // smemOff is the element offset within the tile of (mn index, k index).
 func (o operandGeom) smemOff(mnIdx, kIdx int) int {
 	if o.kContig {
@@ -146,8 +188,8 @@ func (g geometry) regEstimate() int {
 	acc, frag := 0, 0
 	if c.Math.IsMMA() {
 		// accumulators: per mma, mmaM*mmaN/32 values; f16acc packs two per word
-		per := g.mmaM * g.mmaN / 32
-		if c.Math == MMA_F16_F16ACC {
+		per := g.mmaM * g.mmaN / c.Math.unitThreads()
+		if c.Math == MMA_F16_F16ACC || c.Math == WGMMA_F16_F16ACC {
 			acc = c.KS * c.MS * c.NS * per / 2
 		} else {
 			acc = c.KS * c.MS * c.NS * per * w
@@ -160,6 +202,9 @@ func (g geometry) regEstimate() int {
 		frag = c.MS*max(aw, 1) + c.NS*max(bw, 1)
 		if c.Math == MMA_F64 {
 			frag = (c.MS + c.NS) * 2
+		}
+		if c.Math.IsWGMMA() {
+			frag = 8 // A and B come from shared memory: descriptors only
 		}
 	} else {
 		acc = c.KS * c.MS * c.NS * w

@@ -160,7 +160,11 @@ func GenerateGemm(cfg GemmConfig, in InputClass, arch string) (*Kernel, error) {
 
 // header is the PTX module preamble.
 func header(arch string) string {
-	return ".version 7.8\n.target " + arch + "\n.address_size 64\n\n"
+	version := "7.8"
+	if arch == "sm_90a" {
+		version = "8.0"
+	}
+	return ".version " + version + "\n.target " + arch + "\n.address_size 64\n\n"
 }
 
 // entry wraps a body into a .visible .entry with the ABI parameters.

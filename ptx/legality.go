@@ -15,7 +15,7 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		return err
 	}
 	m := cfg.Math
-	if m < FFMA || m > lastMath {
+	if m < FFMA || m > lastWGMMA {
 		return illegal("ptx: unknown math %d", int(m))
 	}
 	if !m.compatible(in.AType, in.Compute, in.AllowTF32) {
@@ -27,14 +27,21 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	if m.sm90Only() && dev.SMMajor < 9 {
 		return illegal("ptx: math %s needs sm_90 or newer", m)
 	}
+	if m.IsWGMMA() && (dev.SMMajor != 9 || dev.SMMinor != 0) {
+		return illegal("ptx: math %s needs sm_90a (compute capability 9.0 exactly)", m)
+	}
 	if cfg.Stages >= 2 && dev.SMMajor < 8 {
 		return illegal("ptx: cp.async stages need sm_80 or newer")
+	}
+	nsMax := 8
+	if m.IsWGMMA() {
+		nsMax = 32 // wgmma n = 8·NS up to 256
 	}
 	for _, p := range []struct {
 		name      string
 		v, lo, hi int
 	}{
-		{"ms", cfg.MS, 1, 8}, {"ns", cfg.NS, 1, 8}, {"ml", cfg.ML, 8, 256}, {"nl", cfg.NL, 8, 256},
+		{"ms", cfg.MS, 1, 8}, {"ns", cfg.NS, 1, nsMax}, {"ml", cfg.ML, 8, 256}, {"nl", cfg.NL, 8, 256},
 		{"u", cfg.U, 4, 64}, {"ks", cfg.KS, 1, 8}, {"kl", cfg.KL, 1, 8},
 		{"va", cfg.VecA, 1, 8}, {"vb", cfg.VecB, 1, 8},
 	} {
@@ -60,6 +67,11 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	}
 	if cfg.Stages < 1 || cfg.Stages > 8 {
 		return illegal("ptx: st=%d must be in [1,8]", cfg.Stages)
+	}
+	if m.IsWGMMA() {
+		if err := warpgroupLegal(cfg, in); err != nil {
+			return err
+		}
 	}
 	g := newGeometry(cfg, in)
 	if m.IsMMA() {
@@ -101,6 +113,28 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	}
 	if regs*g.threads > dev.RegistersPerBlock || regs*g.threads > dev.RegistersPerSM {
 		return illegal("ptx: estimated %d registers per block exceed the register file (%d)", regs*g.threads, dev.RegistersPerBlock)
+	}
+	return nil
+}
+
+// warpgroupLegal holds the rules only the wgmma kernels have: whole
+// 16-byte rows of core matrices (16-byte vectors, so 16-byte aligned
+// operands), k-steps of 16, at least one stage under the tensor cores and
+// one in flight besides the one being consumed, at most two instructions
+// (128 rows) per warpgroup, and no k-splits inside the block.
+func warpgroupLegal(cfg GemmConfig, in InputClass) error {
+	es := in.AType.Size()
+	switch {
+	case cfg.VecA*es != 16 || cfg.VecB*es != 16:
+		return illegal("ptx: wgmma needs 16-byte vectors (va=%d vb=%d)", cfg.VecA, cfg.VecB)
+	case cfg.U%16 != 0:
+		return illegal("ptx: wgmma needs u a multiple of 16 (u=%d)", cfg.U)
+	case cfg.Stages < 3:
+		return illegal("ptx: wgmma needs at least 3 stages (st=%d)", cfg.Stages)
+	case cfg.MS > 2:
+		return illegal("ptx: wgmma takes at most 2 instructions along m per warpgroup (ms=%d)", cfg.MS)
+	case cfg.KS != 1 || cfg.KL != 1:
+		return illegal("ptx: wgmma kernels have no ks/kl split (ks=%d kl=%d)", cfg.KS, cfg.KL)
 	}
 	return nil
 }

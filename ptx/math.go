@@ -17,13 +17,25 @@ const (
 	MMA_F64_K8                 // mma.sync m16n8k8 f64 (sm_90)
 	MMA_F64_K16                // mma.sync m16n8k16 f64 (sm_90)
 
-	lastMath = MMA_F64_K16
+	// Warpgroup mma (sm_90a): a warpgroup of 4 warps computes 64×8·NS of C
+	// per wgmma.mma_async.m64nNk16, A and B read from shared memory through
+	// matrix descriptors.
+	WGMMA_F16        // wgmma f16 inputs, f32 accumulation
+	WGMMA_F16_F16ACC // wgmma f16 inputs, f16 accumulation
+	WGMMA_BF16       // wgmma bf16 inputs, f32 accumulation
+
+	// lastMath ends the mma.sync and SIMT maths, the ones the tuning space
+	// (SpaceFor) and the predictor's features cover; the wgmma maths have
+	// their own space (WarpgroupSpace).
+	lastMath  = MMA_F64_K16
+	lastWGMMA = WGMMA_BF16
 )
 
 var mathNames = [...]string{
 	FFMA: "ffma", DFMA: "dfma", HFMA: "hfma", MMA_F16: "mma_f16",
 	MMA_F16_F16ACC: "mma_f16acc", MMA_BF16: "mma_bf16", MMA_TF32: "mma_tf32", MMA_F64: "mma_f64",
 	MMA_F64_K8: "mma_f64k8", MMA_F64_K16: "mma_f64k16",
+	WGMMA_F16: "wgmma_f16", WGMMA_F16_F16ACC: "wgmma_f16acc", WGMMA_BF16: "wgmma_bf16",
 }
 
 func (m Math) String() string {
@@ -43,11 +55,23 @@ func ParseMath(s string) (Math, error) {
 	return 0, fmt.Errorf("ptx: unknown math %q", s)
 }
 
-// IsMMA reports whether m uses tensor-core mma.sync.
-func (m Math) IsMMA() bool { return m >= MMA_F16 && m <= lastMath }
+// IsMMA reports whether m uses the tensor cores (mma.sync or wgmma).
+func (m Math) IsMMA() bool { return m >= MMA_F16 && m <= lastWGMMA }
+
+// IsWGMMA reports whether m is a warpgroup mma (wgmma.mma_async, sm_90a).
+func (m Math) IsWGMMA() bool { return m >= WGMMA_F16 && m <= lastWGMMA }
 
 // sm90Only reports whether m exists only on sm_90 and newer.
-func (m Math) sm90Only() bool { return m == MMA_F64_K8 || m == MMA_F64_K16 }
+func (m Math) sm90Only() bool { return m == MMA_F64_K8 || m == MMA_F64_K16 || m.IsWGMMA() }
+
+// unitThreads is the number of threads of one mma unit: a warp for
+// mma.sync, a warpgroup for wgmma.
+func (m Math) unitThreads() int {
+	if m.IsWGMMA() {
+		return 128
+	}
+	return 32
+}
 
 // mmaShape is the M, N, K of one mma.sync instruction (1,1,1 for SIMT).
 func (m Math) mmaShape() (int, int, int) {
@@ -62,6 +86,9 @@ func (m Math) mmaShape() (int, int, int) {
 		return 16, 8, 8
 	case MMA_F64_K16:
 		return 16, 8, 16
+	case WGMMA_F16, WGMMA_F16_F16ACC, WGMMA_BF16:
+		// per warpgroup instruction along M; N is 8·NS, a multiple of 8
+		return 64, 8, 16
 	}
 	return 1, 1, 1
 }
@@ -71,9 +98,9 @@ func (m Math) inputType() DataType {
 	switch m {
 	case DFMA, MMA_F64, MMA_F64_K8, MMA_F64_K16:
 		return F64
-	case HFMA, MMA_F16, MMA_F16_F16ACC:
+	case HFMA, MMA_F16, MMA_F16_F16ACC, WGMMA_F16, WGMMA_F16_F16ACC:
 		return F16
-	case MMA_BF16:
+	case MMA_BF16, WGMMA_BF16:
 		return BF16
 	}
 	return F32
@@ -84,7 +111,7 @@ func (m Math) computeType() DataType {
 	switch m {
 	case DFMA, MMA_F64, MMA_F64_K8, MMA_F64_K16:
 		return F64
-	case HFMA, MMA_F16_F16ACC:
+	case HFMA, MMA_F16_F16ACC, WGMMA_F16_F16ACC:
 		return F16
 	}
 	return F32
@@ -104,7 +131,19 @@ func (m Math) compatible(t, c DataType, allowTF32 bool) bool {
 	return m.inputType() == t
 }
 
-// MathsFor lists the math instructions valid for an input class.
+// WarpgroupMathsFor lists the wgmma maths valid for an input class.
+func WarpgroupMathsFor(in InputClass) []Math {
+	var out []Math
+	for m := WGMMA_F16; m <= lastWGMMA; m++ {
+		if m.compatible(in.AType, in.Compute, in.AllowTF32) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// MathsFor lists the mma.sync and SIMT math instructions valid for an input
+// class (WarpgroupMathsFor lists the wgmma ones).
 func MathsFor(in InputClass) []Math {
 	var out []Math
 	for m := FFMA; m <= lastMath; m++ {

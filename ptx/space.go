@@ -117,3 +117,25 @@ func Neighbors(c GemmConfig, sp Space) []GemmConfig {
 	}
 	return out
 }
+
+// WarpgroupSpace is the space of the wgmma kernels (sm_90a) for an input
+// class: 16-byte vectors, k-steps of 16, warpgroup tiles of 64 or 128 rows
+// by 8 to 256 columns, 3 to 6 stages. Its Math list is empty when no wgmma
+// math serves the class or its alignment rules out 16-byte vectors. It is
+// apart from SpaceFor because the predictor's features and weights know
+// only SpaceFor's maths.
+func WarpgroupSpace(in InputClass) Space {
+	sp := SpaceFor(in)
+	v := 16 / max(1, in.AType.Size())
+	sp.MS, sp.NS = []int{1, 2}, []int{1, 2, 4, 8, 16, 32}
+	sp.ML = []int{64, 128, 256}
+	sp.U = []int{16, 32, 64}
+	sp.KS, sp.KL = []int{1}, []int{1}
+	sp.VecA, sp.VecB = []int{v}, []int{v}
+	sp.Stages = []int{3, 4, 5, 6}
+	sp.Math = nil
+	if in.AlignA >= v && in.AlignB >= v {
+		sp.Math = WarpgroupMathsFor(in)
+	}
+	return sp
+}

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # fetch-ptxas.sh DEST_DIR
 #
-# Fetches NVIDIA's ptxas (CUDA 11.8, targets up to sm_90) from Debian 12
-# "bookworm" non-free (package nvidia-cuda-toolkit, which ships /usr/bin/ptxas)
-# and installs only that binary as DEST_DIR/ptxas. It is used by the ptx/
+# Fetches NVIDIA's ptxas (CUDA 12.4: PTX ISA 8.4, targets up to sm_90a, so
+# wgmma kernels assemble too) from Debian 13 "trixie" non-free (package
+# nvidia-cuda-toolkit, which ships /usr/bin/ptxas) and installs only that
+# binary as DEST_DIR/ptxas. It is used by the ptx/
 # tests to check generated PTX; nothing at run time needs it.
 #
 # The system's apt configuration is not touched: apt runs with a private
 # sources list, lists directory, cache and an empty dpkg status, all under a
 # temporary directory that is removed on exit. The .deb is ~84 MB (ptxas
-# itself ~19 MB, statically linked except for libc/libm/libpthread).
-# Idempotent: exits at once if DEST_DIR/ptxas already runs.
+# itself ~30 MB, statically linked except for libc/libm/libpthread; it runs on
+# Debian 12). Idempotent: exits at once if DEST_DIR/ptxas is already release
+# 12.4 or newer (an older one is replaced).
 set -euo pipefail
 
 if [ $# -ne 1 ]; then
@@ -18,8 +20,12 @@ if [ $# -ne 1 ]; then
 	exit 2
 fi
 dest=$1
-if [ -x "$dest/ptxas" ] && "$dest/ptxas" --version >/dev/null 2>&1; then
-	exit 0
+release() { "$1" --version 2>/dev/null | sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1 \2/p'; }
+if [ -x "$dest/ptxas" ]; then
+	read -r major minor <<<"$(release "$dest/ptxas") 0 0"
+	if [ "${major:-0}" -gt 12 ] || { [ "${major:-0}" -eq 12 ] && [ "${minor:-0}" -ge 4 ]; }; then
+		exit 0
+	fi
 fi
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
@@ -31,9 +37,9 @@ chmod 755 "$tmp" "$tmp/dl"
 
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 if [ -r "$keyring" ]; then
-	echo "deb [signed-by=$keyring] http://deb.debian.org/debian bookworm non-free" >"$tmp/sources.list"
+	echo "deb [signed-by=$keyring] http://deb.debian.org/debian trixie non-free" >"$tmp/sources.list"
 else
-	echo "deb http://deb.debian.org/debian bookworm non-free" >"$tmp/sources.list"
+	echo "deb http://deb.debian.org/debian trixie non-free" >"$tmp/sources.list"
 fi
 
 apt_opts=(

@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/shim/cuda"
+)
+
+// warpgroupConfigs are wgmma kernels of every shape family: the large
+// 128×256 and 256×128 tiles (one and two instructions per warpgroup along
+// m), a 128×128 tile with 5 stages, a skinny 64×16 tile with a one-pass
+// grid split, a cluster split and a two-pass grid split. The math is set
+// per type.
+var warpgroupConfigs = []string{
+	"ms=1,ns=32,ml=128,nl=256,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4",
+	"ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4",
+	"ms=1,ns=16,ml=128,nl=128,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=5",
+	"ms=1,ns=2,ml=64,nl=16,u=64,ks=1,kl=1,kg=8,va=8,vb=8,st=3",
+	"ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=4",
+	"ms=1,ns=8,ml=128,nl=64,u=16,ks=1,kl=1,kg=24,va=8,vb=8,st=3",
+}
+
+// warpgroupShapes cut every tile at the m, n and k edges (k not a multiple
+// of U, odd m and n), plus one deep k; leading dimensions are padded to
+// multiples of 8 elements so that every operand is 16-byte aligned.
+var warpgroupShapes = [][3]int{{520, 264, 1000}, {77, 19, 600}, {1000, 72, 4104}, {256, 256, 64}}
+
+// pad8 is the padding that makes a leading dimension of at least min
+// elements a multiple of 8.
+func pad8(min int) int { return (8 - min%8) % 8 }
+
+// TestGPUWarpgroup runs every wgmma configuration on every 16-bit type,
+// operand layout (both K-major and MN-major descriptors) and shape above,
+// against the exact reference within the vendor's error bound, with beta
+// ≠ 0 on half of them; the split configurations run twice and must be
+// bit-identical.
+func TestGPUWarpgroup(t *testing.T) {
+	ctx := gpuContext(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ctx.SetCurrent()
+	d, err := cuda.CurrentDevice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := infoFor(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dev.limits.SMMajor != 9 || dev.limits.SMMinor != 0 {
+		t.Skipf("wgmma needs compute capability 9.0, this GPU is %d.%d", dev.limits.SMMajor, dev.limits.SMMinor)
+	}
+	ran := 0
+	for _, ty := range gemmcheck.Types {
+		if ty.AB != request.R16F && ty.AB != request.R16BF {
+			continue
+		}
+		for _, ops := range [][2]request.Op{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
+			for si, s := range warpgroupShapes {
+				c := gemmcheck.Case{Type: ty, TransA: ops[0], TransB: ops[1], M: s[0], N: s[1], K: s[2],
+					Alpha: 1, Beta: float64(si % 2), Seed: uint64(100 + si)}
+				lda, ldb := c.M, c.K
+				if ops[0].Transposed() {
+					lda = c.K
+				}
+				if ops[1].Transposed() {
+					ldb = c.N
+				}
+				c.PadA, c.PadB, c.PadC = pad8(lda), pad8(ldb), pad8(c.M)
+				in, err := classOfCase(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				maths := ptx.WarpgroupSpace(in).Math
+				if len(maths) == 0 {
+					t.Fatalf("%s: no wgmma math for %s", c, in)
+				}
+				data := gemmcheck.NewData(c)
+				b, err := gemmcheck.Upload(c, data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range maths {
+					for _, cs := range warpgroupConfigs {
+						cfg, err := ptx.ParseConfig(cs + ",math=" + m.String())
+						if err != nil {
+							t.Fatal(err)
+						}
+						if err := ptx.Legal(cfg, in, dev.limits); err != nil {
+							t.Fatalf("%s %s: %v", cfg, in, err)
+						}
+						runs := 1
+						if cfg.KG > 1 || cfg.KC > 1 {
+							runs = 2
+						}
+						var first []float64
+						for r := 0; r < runs; r++ {
+							if err := b.ResetC(); err != nil {
+								t.Fatal(err)
+							}
+							if err := Gemm(b.Request(0), &cfg); err != nil {
+								t.Fatalf("%s %s: %v", cfg, c, err)
+							}
+							got, err := b.ReadC(0)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if res := data.Check(c, got); res.Bad > 0 {
+								t.Errorf("%s %s: %d wrong, first %s (err/bound %.3g)", cfg, c, res.Bad, res.FirstBad, res.MaxRelBound)
+								break
+							}
+							if first == nil {
+								first = got
+							} else if !equalBits(first, got) {
+								t.Errorf("%s %s: second run differs", cfg, c)
+							}
+						}
+						ran++
+					}
+				}
+				b.Free()
+			}
+		}
+	}
+	t.Logf("%d wgmma runs (types × layouts × shapes × maths × configurations)", ran)
+}
+
+// equalBits compares two results element by element, NaN equal to NaN.
+func equalBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && !(a[i] != a[i] && b[i] != b[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,238 @@
+package ptx
+
+import "fmt"
+
+// wgmmaCompute is the warpgroup-mma math (sm_90a): warpgroup (gm, gn) of the
+// block computes a (MS·64)×(NS·8) tile of C at (gm·MS·64, gn·NS·8) with MS
+// wgmma.mma_async.m64n(8·NS)k16 per k-step of 16, both operands read by
+// the tensor cores straight from the core-matrix tiles in shared memory
+// (newCoreMatrixGeom) through 64-bit matrix descriptors: no fragment loads
+// and no ldmatrix. A descriptor holds (PTX ISA, "Matrix Descriptor Format")
+// the start address, LBO and SBO, each (x & 0x3FFFF) >> 4, in bits 0–13,
+// 16–29 and 32–45, and no swizzle (bits 62–63 zero); the start address is
+// advanced by adding (bytes >> 4) to the whole descriptor, which cannot
+// carry out of bits 0–13 because shared memory ends below 256 KiB.
+//
+// The accumulators of warp w (of 4) of the warpgroup hold rows 16·w +
+// lane/4 (+8) and, per 8 columns i, columns 8·i + 2·(lane%4) (+1): per
+// instruction and warp the m16n8 accumulator layout of mma.sync, repeated
+// NS times along n.
+type wgmmaCompute struct {
+	c                *gemmCtx
+	descA, descB     string // descriptors of the warpgroup's operands in stage 0
+	transA, transB   int    // 1: the operand is MN-major (m/n-contiguous)
+	one              string // true predicate: scale-d (accumulate into D)
+	rowBase, colBase string
+	acc              [][]string // [mi][reg]
+}
+
+// accRegs is the number of accumulator registers of one instruction per
+// thread: n/2 f32 values, or n/4 f16x2 pairs.
+func (s *wgmmaCompute) accRegs() int {
+	n := s.c.g.wn
+	if s.c.g.cfg.Math == WGMMA_F16_F16ACC {
+		return n / 4
+	}
+	return n / 2
+}
+
+func (s *wgmmaCompute) instr() string {
+	g := s.c.g
+	var types string
+	switch g.cfg.Math {
+	case WGMMA_F16:
+		types = "f32.f16.f16"
+	case WGMMA_F16_F16ACC:
+		types = "f16.f16.f16"
+	case WGMMA_BF16:
+		types = "f32.bf16.bf16"
+	default:
+		panic(fmt.Sprintf("ptx: %s is not a wgmma math", g.cfg.Math))
+	}
+	return fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%dk16.%s", g.wn, types)
+}
+
+// descriptor returns a register with the descriptor of the core-matrix
+// tile of o starting at shared address base + off (bytes).
+func (s *wgmmaCompute) descriptor(o operandGeom, base string, off string) string {
+	b := s.c.b
+	a := b.add32(base, off)
+	d := b.reg(kB64)
+	b.ins("cvt.u64.u32 %s, %s", d, a)
+	b.ins("shr.u64 %s, %s, 4", d, d)
+	hi := uint64(o.lbo>>4)<<16 | uint64(o.sbo>>4)<<32
+	b.ins("or.b64 %s, %s, 0x%016x", d, d, hi)
+	return d
+}
+
+func (s *wgmmaCompute) setup() {
+	c := s.c
+	b, g := c.b, c.g
+	warp := b.reg(kB32)
+	b.ins("shr.u32 %s, %s, 5", warp, c.t)
+	wq := b.reg(kB32)
+	b.ins("and.b32 %s, %s, 3", wq, warp)
+	wgi := b.reg(kB32)
+	b.ins("shr.u32 %s, %s, 7", wgi, c.t)
+	gm := b.reg(kB32)
+	b.ins("and.b32 %s, %s, %d", gm, wgi, g.tm-1)
+	gn := b.reg(kB32)
+	b.ins("shr.u32 %s, %s, %d", gn, wgi, log2(g.tm))
+	lane := b.reg(kB32)
+	b.ins("and.b32 %s, %s, 31", lane, c.t)
+	gid := b.reg(kB32)
+	b.ins("shr.u32 %s, %s, 2", gid, lane)
+	tig := b.reg(kB32)
+	b.ins("and.b32 %s, %s, 3", tig, lane)
+	mW := b.mulImm(gm, g.wm)
+	nW := b.mulImm(gn, g.wn)
+	s.rowBase = b.add32(c.m0, b.add32(b.add32(mW, b.mulImm(wq, 16)), gid))
+	s.colBase = b.add32(b.add32(c.n0, nW), b.mulImm(tig, 2))
+
+	// Warpgroup origins in the tiles: m/n offsets are multiples of 64 and
+	// 8, whole core matrices along m/n for both layouts.
+	offA := b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %d", offA, gm, g.a.coreOff(g.wm, 0, g.es))
+	b.ins("add.s32 %s, %s, %d", offA, offA, g.a.offset)
+	offB := b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %d", offB, gn, g.b.coreOff(g.wn, 0, g.es))
+	b.ins("add.s32 %s, %s, %d", offB, offB, g.b.offset)
+	s.descA = s.descriptor(g.a, c.smem, offA)
+	s.descB = s.descriptor(g.b, c.smem, offB)
+	if !g.a.kContig {
+		s.transA = 1
+	}
+	if !g.b.kContig {
+		s.transB = 1
+	}
+	s.one = b.reg(kPred)
+	b.ins("setp.eq.u32 %s, %s, %s", s.one, c.t, c.t)
+}
+
+func (s *wgmmaCompute) zero() {
+	b, cfg := s.c.b, s.c.g.cfg
+	s.acc = make([][]string, cfg.MS)
+	for mi := range s.acc {
+		if cfg.Math == WGMMA_F16_F16ACC {
+			s.acc[mi] = b.regs(kB32, s.accRegs())
+			for _, r := range s.acc[mi] {
+				b.ins("mov.b32 %s, 0", r)
+			}
+			continue
+		}
+		s.acc[mi] = b.regs(kF32, s.accRegs())
+		for _, r := range s.acc[mi] {
+			b.ins("mov.f32 %s, 0f00000000", r)
+		}
+	}
+}
+
+// tile issues the wgmma instructions of the k-slice in the stage at byte
+// offset stageOff as one wgmma-group and returns at once: the group runs
+// while the caller goes on (see loopWarpgroup, which waits for it).
+func (s *wgmmaCompute) tile(stageOff string) {
+	c := s.c
+	b, g := c.b, c.g
+	so := b.reg(kB32)
+	b.ins("shr.u32 %s, %s, 4", so, stageOff)
+	so64 := b.reg(kB64)
+	b.ins("cvt.u64.u32 %s, %s", so64, so)
+	dA, dB := b.reg(kB64), b.reg(kB64)
+	b.ins("add.s64 %s, %s, %s", dA, s.descA, so64)
+	b.ins("add.s64 %s, %s, %s", dB, s.descB, so64)
+	instr := s.instr()
+	b.ins("wgmma.fence.sync.aligned")
+	for ks := 0; ks < g.cfg.U; ks += g.mmaK {
+		db := b.reg(kB64)
+		b.ins("add.s64 %s, %s, %d", db, dB, g.b.coreOff(0, ks, g.es)>>4)
+		for mi := 0; mi < g.cfg.MS; mi++ {
+			da := b.reg(kB64)
+			b.ins("add.s64 %s, %s, %d", da, dA, g.a.coreOff(mi*g.mmaM, ks, g.es)>>4)
+			d := braces(s.acc[mi])
+			b.ins("%s %s, %s, %s, %s, 1, 1, %d, %d", instr, d, da, db, s.one, s.transA, s.transB)
+		}
+	}
+	b.ins("wgmma.commit_group.sync.aligned")
+}
+
+func (s *wgmmaCompute) elements() []accElem {
+	b, g := s.c.b, s.c.g
+	cfg := g.cfg
+	var out []accElem
+	lay := layoutM16N8K16.c
+	for ni := 0; ni < cfg.NS; ni++ {
+		for mi := 0; mi < cfg.MS; mi++ {
+			var vals []string
+			kind := kF32
+			if cfg.Math == WGMMA_F16_F16ACC {
+				kind = kB16
+				for _, r := range s.acc[mi][2*ni : 2*ni+2] {
+					lo, hi := b.reg(kB16), b.reg(kB16)
+					b.ins("mov.b32 {%s, %s}, %s", lo, hi, r)
+					vals = append(vals, lo, hi)
+				}
+			} else {
+				vals = s.acc[mi][4*ni : 4*ni+4]
+			}
+			for e, rc := range lay {
+				out = append(out, accElem{
+					vals: []string{vals[e]}, kind: kind, rowBase: s.rowBase, colBase: s.colBase,
+					row: mi*g.mmaM + rc[0], col: ni*g.mmaN + rc[1],
+				})
+			}
+		}
+	}
+	return out
+}
+
+// loopWarpgroup is the cp.async main loop of the wgmma kernels. Tile t is in
+// stage t%S. Iteration t waits for its copies and makes them visible to the
+// tensor cores (each thread fences its own copies into the async proxy,
+// then the block barrier); it issues the copies of tile t+S-2 and the wgmma
+// group of tile t, then waits until only that group is pending, which runs
+// on while iteration t+1 waits for its data. The copies of iteration t
+// refill stage (t+S-2)%S = (t-2)%S: every warpgroup waited for its group
+// t-2 in iteration t-1, before the barrier of iteration t. S-2 tiles are
+// in flight, so S ≥ 3.
+func (c *gemmCtx) loopWarpgroup(la, lb *loader, comp *wgmmaCompute) {
+	b, g := c.b, c.g
+	S := g.cfg.Stages
+	wr, rd := b.reg(kB32), b.reg(kB32)
+	b.ins("mov.b32 %s, 0", wr)
+	b.ins("mov.b32 %s, 0", rd)
+	b.comment("pipeline prologue: %d stages in flight, one stage under wgmma", S-2)
+	for s := 0; s < S-2; s++ {
+		la.issueAsync(wr)
+		lb.issueAsync(wr)
+		b.ins("cp.async.commit_group")
+		la.advance()
+		lb.advance()
+		c.rotate(wr)
+	}
+	loop, done := b.newLabel("loop"), b.newLabel("done")
+	pz := b.reg(kPred)
+	b.ins("setp.le.s32 %s, %s, 0", pz, c.nTiles)
+	b.insP(pz, "bra.uni %s", done)
+	cnt := b.reg(kB32)
+	b.ins("mov.b32 %s, %s", cnt, c.nTiles)
+	issued, full := b.reg(kB32), b.reg(kB32)
+	b.ins("mov.b32 %s, %d", issued, S-2)
+	b.ins("sub.s32 %s, %s, %s", full, c.kEnd, c.kBeg)
+	b.ins("shr.s32 %s, %s, %d", full, full, log2(g.cfg.U))
+	b.label(loop)
+	b.ins("cp.async.wait_group %d", S-3)
+	b.ins("fence.proxy.async.shared::cta")
+	b.ins("bar.sync 0")
+	c.issueTile(la, lb, wr, issued, full)
+	comp.tile(rd)
+	b.ins("wgmma.wait_group.sync.aligned 1")
+	c.rotate(rd)
+	b.ins("sub.s32 %s, %s, 1", cnt, cnt)
+	pl := b.reg(kPred)
+	b.ins("setp.gt.s32 %s, %s, 0", pl, cnt)
+	b.insP(pl, "bra.uni %s", loop)
+	b.label(done)
+	b.ins("wgmma.wait_group.sync.aligned 0")
+	b.ins("cp.async.wait_group 0")
+	b.ins("bar.sync 0")
+}
