@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -54,6 +55,14 @@ func TestGPUWarpgroup(t *testing.T) {
 	if dev.limits.SMMajor != 9 || dev.limits.SMMinor != 0 {
 		t.Skipf("wgmma needs compute capability 9.0, this GPU is %d.%d", dev.limits.SMMajor, dev.limits.SMMinor)
 	}
+	for ci, cs := range warpgroupConfigs {
+		t.Run(fmt.Sprintf("c%d", ci), func(t *testing.T) { runWarpgroupConfig(t, dev, cs) })
+	}
+}
+
+// runWarpgroupConfig is one configuration of TestGPUWarpgroup on every
+// 16-bit type, layout and shape.
+func runWarpgroupConfig(t *testing.T, dev *deviceInfo, cs string) {
 	ran := 0
 	for _, ty := range gemmcheck.Types {
 		if ty.AB != request.R16F && ty.AB != request.R16BF {
@@ -85,7 +94,7 @@ func TestGPUWarpgroup(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, m := range maths {
-					for _, cs := range warpgroupConfigs {
+					{
 						cfg, err := ptx.ParseConfig(cs + ",math=" + m.String())
 						if err != nil {
 							t.Fatal(err)
@@ -126,7 +135,7 @@ func TestGPUWarpgroup(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d wgmma runs (types × layouts × shapes × maths × configurations)", ran)
+	t.Logf("%s: %d runs (types × layouts × shapes × maths)", cs, ran)
 }
 
 // equalBits compares two results element by element, NaN equal to NaN.
@@ -140,4 +149,115 @@ func equalBits(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestGPUWarpgroupLayout pins down where each element of A and B lands in
+// the smallest wgmma kernel (one warpgroup, one k-step): with B the
+// identity, C = A, and with A the identity, C = B, for every operand
+// layout. The values are small integers, exact in f16, so a wrong element
+// names the element of A or B that took its place.
+func TestGPUWarpgroupLayout(t *testing.T) {
+	ctx := gpuContext(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ctx.SetCurrent()
+	d, err := cuda.CurrentDevice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := infoFor(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dev.limits.SMMajor != 9 || dev.limits.SMMinor != 0 {
+		t.Skipf("wgmma needs compute capability 9.0, this GPU is %d.%d", dev.limits.SMMajor, dev.limits.SMMinor)
+	}
+	cfg, err := ptx.ParseConfig("ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_f16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const m, n, k = 64, 8, 16
+	for _, ops := range [][2]request.Op{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
+		for _, probeA := range []bool{true, false} {
+			c := gemmcheck.Case{Type: gemmcheck.Types[4], TransA: ops[0], TransB: ops[1], M: m, N: n, K: k, Alpha: 1}
+			a := func(i, l int) float64 { // A(i, l)
+				if probeA {
+					return float64(16*i + l)
+				}
+				return b2f(i == l)
+			}
+			b := func(l, j int) float64 { // B(l, j)
+				if probeA {
+					return b2f(l == j)
+				}
+				return float64(8*l + j)
+			}
+			data := &gemmcheck.Data{A: make([]float64, c.ElemsA()), B: make([]float64, c.ElemsB()), C0: make([]float64, c.ElemsC())}
+			for i := 0; i < m; i++ {
+				for l := 0; l < k; l++ {
+					if ops[0].Transposed() {
+						data.A[l+i*c.LDA()] = a(i, l)
+					} else {
+						data.A[i+l*c.LDA()] = a(i, l)
+					}
+				}
+			}
+			for l := 0; l < k; l++ {
+				for j := 0; j < n; j++ {
+					if ops[1].Transposed() {
+						data.B[j+l*c.LDB()] = b(l, j)
+					} else {
+						data.B[l+j*c.LDB()] = b(l, j)
+					}
+				}
+			}
+			in, err := classOfCase(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf, err := gemmcheck.Upload(c, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Gemm(buf.Request(0), &cfg); err != nil {
+				t.Fatalf("%s %s: %v", cfg, in, err)
+			}
+			got, err := buf.ReadC(0)
+			buf.Free()
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := 0
+			for j := 0; j < n; j++ {
+				for i := 0; i < m; i++ {
+					want := 0.0
+					if probeA {
+						want = a(i, j)
+					} else if i < k {
+						want = b(i, j)
+					}
+					v := got[i+j*m]
+					if v == want {
+						continue
+					}
+					bad++
+					if bad <= 12 {
+						src := fmt.Sprintf("B(%d,%d)", int(v)/8, int(v)%8)
+						if probeA {
+							src = fmt.Sprintf("A(%d,%d)", int(v)/16, int(v)%16)
+						}
+						t.Errorf("%s probe %s: C(%d,%d) = %g, want %g (%s)", in, map[bool]string{true: "A", false: "B"}[probeA], i, j, v, want, src)
+					}
+				}
+			}
+			t.Logf("%s probe A=%v: %d of %d elements wrong", in, probeA, bad, m*n)
+		}
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
