@@ -56,7 +56,12 @@ func TestGPUWarpgroup(t *testing.T) {
 		t.Skipf("wgmma needs compute capability 9.0, this GPU is %d.%d", dev.limits.SMMajor, dev.limits.SMMinor)
 	}
 	for ci, cs := range warpgroupConfigs {
-		t.Run(fmt.Sprintf("c%d", ci), func(t *testing.T) { runWarpgroupConfig(t, dev, cs) })
+		t.Run(fmt.Sprintf("c%d", ci), func(t *testing.T) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			ctx.SetCurrent()
+			runWarpgroupConfig(t, dev, cs)
+		})
 	}
 }
 
@@ -152,10 +157,12 @@ func equalBits(a, b []float64) bool {
 }
 
 // TestGPUWarpgroupLayout pins down where each element of A and B lands in
-// the smallest wgmma kernel (one warpgroup, one k-step): with B the
-// identity, C = A, and with A the identity, C = B, for every operand
-// layout. The values are small integers, exact in f16, so a wrong element
-// names the element of A or B that took its place.
+// the smallest wgmma kernels (one warpgroup, k-steps of 16, with and
+// without cluster and grid splits): with B a shifted identity, C is a
+// window of A's columns, and with A a shifted identity, C is a window of
+// B's rows, for every operand layout. The values are small integers, exact
+// in f16, so a wrong element names the element of A or B that took its
+// place.
 func TestGPUWarpgroupLayout(t *testing.T) {
 	ctx := gpuContext(t)
 	runtime.LockOSThread()
@@ -172,23 +179,47 @@ func TestGPUWarpgroupLayout(t *testing.T) {
 	if dev.limits.SMMajor != 9 || dev.limits.SMMinor != 0 {
 		t.Skipf("wgmma needs compute capability 9.0, this GPU is %d.%d", dev.limits.SMMajor, dev.limits.SMMinor)
 	}
-	cfg, err := ptx.ParseConfig("ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_f16")
+	for _, p := range []struct {
+		cfg     string
+		k, span int
+	}{
+		{"ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3", 16, 16},
+		{"ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3", 32, 32},
+		{"ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=3", 32, 32},
+		{"ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=2,va=8,vb=8,st=3", 32, 32},
+	} {
+		for shift := 0; shift < p.k; shift += 16 {
+			t.Run(fmt.Sprintf("%s,k=%d,shift=%d", p.cfg, p.k, shift), func(t *testing.T) {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				ctx.SetCurrent()
+				probeWarpgroupLayout(t, p.cfg+",math=wgmma_f16", p.k, shift)
+			})
+		}
+	}
+}
+
+// probeWarpgroupLayout runs one configuration of TestGPUWarpgroupLayout for
+// every operand layout: with B(l, j) = [l == j+shift], C(i, j) = A(i,
+// j+shift); with A(i, l) = [i+shift == l], C(i, j) = B(i+shift, j).
+func probeWarpgroupLayout(t *testing.T, cs string, k, shift int) {
+	cfg, err := ptx.ParseConfig(cs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const m, n, k = 64, 8, 16
+	const m, n = 64, 8
 	for _, ops := range [][2]request.Op{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
 		for _, probeA := range []bool{true, false} {
 			c := gemmcheck.Case{Type: gemmcheck.Types[4], TransA: ops[0], TransB: ops[1], M: m, N: n, K: k, Alpha: 1}
 			a := func(i, l int) float64 { // A(i, l)
 				if probeA {
-					return float64(16*i + l)
+					return float64(k*i + l)
 				}
-				return b2f(i == l)
+				return b2f(i+shift == l)
 			}
 			b := func(l, j int) float64 { // B(l, j)
 				if probeA {
-					return b2f(l == j)
+					return b2f(l == j+shift)
 				}
 				return float64(8*l + j)
 			}
@@ -232,9 +263,9 @@ func TestGPUWarpgroupLayout(t *testing.T) {
 				for i := 0; i < m; i++ {
 					want := 0.0
 					if probeA {
-						want = a(i, j)
-					} else if i < k {
-						want = b(i, j)
+						want = a(i, j+shift)
+					} else if i+shift < k {
+						want = b(i+shift, j)
 					}
 					v := got[i+j*m]
 					if v == want {
@@ -244,7 +275,7 @@ func TestGPUWarpgroupLayout(t *testing.T) {
 					if bad <= 12 {
 						src := fmt.Sprintf("B(%d,%d)", int(v)/8, int(v)%8)
 						if probeA {
-							src = fmt.Sprintf("A(%d,%d)", int(v)/16, int(v)%16)
+							src = fmt.Sprintf("A(%d,%d)", int(v)/k, int(v)%k)
 						}
 						t.Errorf("%s probe %s: C(%d,%d) = %g, want %g (%s)", in, map[bool]string{true: "A", false: "B"}[probeA], i, j, v, want, src)
 					}
