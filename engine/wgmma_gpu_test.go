@@ -2,7 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/gemmcheck"
@@ -158,7 +160,8 @@ func equalBits(a, b []float64) bool {
 
 // TestGPUWarpgroupLayout pins down where each element of A and B lands in
 // the smallest wgmma kernels (one warpgroup, k-steps of 16, with and
-// without cluster and grid splits): with B a shifted identity, C is a
+// without cluster and grid splits, swizzled and unswizzled operand tiles):
+// with B a shifted identity, C is a
 // window of A's columns, and with A a shifted identity, C is a window of
 // B's rows, for every operand layout. The values are small integers, exact
 // in f16, so a wrong element names the element of A or B that took its
@@ -179,21 +182,37 @@ func TestGPUWarpgroupLayout(t *testing.T) {
 	if dev.limits.SMMajor != 9 || dev.limits.SMMinor != 0 {
 		t.Skipf("wgmma needs compute capability 9.0, this GPU is %d.%d", dev.limits.SMMajor, dev.limits.SMMinor)
 	}
-	for _, p := range []struct {
-		cfg     string
-		k, span int
+	probes := []struct {
+		cfg string
+		k   int
 	}{
-		{"ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3", 16, 16},
-		{"ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3", 32, 32},
-		{"ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=3", 32, 32},
-		{"ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=2,va=8,vb=8,st=3", 32, 32},
-	} {
+		{"ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_f16", 16},
+		{"ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_f16", 32},
+		{"ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=3,math=wgmma_f16", 32},
+		{"ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=2,va=8,vb=8,st=3,math=wgmma_f16", 32},
+		// 128-byte swizzled k-contiguous tiles (u·2 = 128 bytes) and a
+		// swizzled n-contiguous B (n = 64 per instruction)
+		{"ms=1,ns=1,ml=64,nl=8,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_f16", 32},
+		{"ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_f16", 32},
+		{"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=4,math=wgmma_f16", 32},
+	}
+	if env := os.Getenv("ISAAC_PROBE_CONFIGS"); env != "" {
+		// "cfg;cfg;…", k = 32: other configurations to probe the same way
+		probes = probes[:0]
+		for _, c := range strings.Split(env, ";") {
+			probes = append(probes, struct {
+				cfg string
+				k   int
+			}{c, 32})
+		}
+	}
+	for pi, p := range probes {
 		for shift := 0; shift < p.k; shift += 16 {
-			t.Run(fmt.Sprintf("%s,k=%d,shift=%d", p.cfg, p.k, shift), func(t *testing.T) {
+			t.Run(fmt.Sprintf("p%d,k=%d,shift=%d", pi, p.k, shift), func(t *testing.T) {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
 				ctx.SetCurrent()
-				probeWarpgroupLayout(t, p.cfg+",math=wgmma_f16", p.k, shift)
+				probeWarpgroupLayout(t, p.cfg, p.k, shift)
 			})
 		}
 	}
@@ -281,7 +300,7 @@ func probeWarpgroupLayout(t *testing.T, cs string, k, shift int) {
 					}
 				}
 			}
-			t.Logf("%s probe A=%v: %d of %d elements wrong", in, probeA, bad, m*n)
+			t.Logf("%s %s probe A=%v: %d of %d elements wrong", cs, in, probeA, bad, m*n)
 		}
 	}
 }

@@ -1,5 +1,7 @@
 package ptx
 
+import "fmt"
+
 // gemmCtx holds the registers every part of the GEMM kernel shares.
 type gemmCtx struct {
 	g geometry
@@ -65,7 +67,11 @@ func emitGemm(g geometry, name, arch string) string {
 		// wgmma is PTX ISA 8.0 and needs the architecture-specific target.
 		arch = "sm_90a"
 	}
-	return header(arch) + ".extern .shared .align 16 .b8 " + smemSymbol + "[];\n\n" +
+	align := 16
+	if g.cfg.Math.IsWGMMA() {
+		align = 1024 // 128-byte swizzle atoms (newCoreMatrixGeom)
+	}
+	return header(arch) + fmt.Sprintf(".extern .shared .align %d .b8 %s[];\n\n", align, smemSymbol) +
 		entry(name, abiParams(g.in.Compute), b)
 }
 

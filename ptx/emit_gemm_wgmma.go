@@ -9,9 +9,10 @@ import "fmt"
 // (newCoreMatrixGeom) through 64-bit matrix descriptors: no fragment loads
 // and no ldmatrix. A descriptor holds (PTX ISA, "Matrix Descriptor Format")
 // the start address, LBO and SBO, each (x & 0x3FFFF) >> 4, in bits 0–13,
-// 16–29 and 32–45, and no swizzle (bits 62–63 zero); the start address is
-// advanced by adding (bytes >> 4) to the whole descriptor, which cannot
-// carry out of bits 0–13 because shared memory ends below 256 KiB.
+// 16–29 and 32–45, and the swizzle mode in bits 62–63 (0 none, 1 128-byte).
+// The start address is advanced by adding (bytes >> 4) to the whole
+// descriptor, which cannot carry out of bits 0–13 because a block's shared
+// memory ends below 256 KiB.
 //
 // The accumulators of warp w (of 4) of the warpgroup hold rows 16·w +
 // lane/4 (+8) and, per 8 columns i, columns 8·i + 2·(lane%4) (+1): per
@@ -57,10 +58,16 @@ func (s *wgmmaCompute) instr() string {
 func (s *wgmmaCompute) descriptor(o operandGeom, base string, off string) string {
 	b := s.c.b
 	a := b.add32(base, off)
+	// In a cluster launch the shared::cta address of a block carries its
+	// rank above bit 18: the descriptor takes only the low 18 bits.
+	b.ins("and.b32 %s, %s, 0x3FFFF", a, a)
 	d := b.reg(kB64)
 	b.ins("cvt.u64.u32 %s, %s", d, a)
 	b.ins("shr.u64 %s, %s, 4", d, d)
 	hi := uint64(o.lbo>>4)<<16 | uint64(o.sbo>>4)<<32
+	if o.swizzle {
+		hi |= 1 << 62 // 128-byte swizzle
+	}
 	b.ins("or.b64 %s, %s, 0x%016x", d, d, hi)
 	return d
 }

@@ -83,6 +83,8 @@ func (c *gemmCtx) newLoader(isA bool) *loader {
 		// 16 bytes per vector in the core-matrix layout
 		so := b.reg(kB32)
 		switch {
+		case o.swizzle:
+			b.ins("add.s32 %s, %s, %s", so, l.swizzledOffset(cv, ov), c.smem)
 		case o.core:
 			b.ins("mad.lo.s32 %s, %s, 16, %s", so, v, c.smem)
 		case o.kContig:
@@ -130,12 +132,12 @@ func (c *gemmCtx) newLoader(isA bool) *loader {
 
 // vectorAt splits vector index v of the tile into its element index along
 // the contiguous dimension and its line: line-major (v%w, v/w), or for the
-// core-matrix layout (newCoreMatrixGeom) 8 lines of one 16-byte column
-// first: column ⌊v/8⌋%w, line 8·⌊v/(8w)⌋ + v%8.
+// unswizzled core-matrix layout (newCoreMatrixGeom) 8 lines of one 16-byte
+// column first: column ⌊v/8⌋%w, line 8·⌊v/(8w)⌋ + v%8.
 func (l *loader) vectorAt(v string) (cv, ov string) {
 	b, o := l.c.b, l.o
 	cv, ov = b.reg(kB32), b.reg(kB32)
-	if o.core {
+	if o.core && !o.swizzle {
 		q := b.reg(kB32)
 		b.ins("shr.u32 %s, %s, 3", q, v)
 		b.ins("and.b32 %s, %s, %d", cv, q, o.w-1)
@@ -151,6 +153,31 @@ func (l *loader) vectorAt(v string) (cv, ov string) {
 		b.ins("shl.b32 %s, %s, %d", cv, cv, log2(o.vec))
 	}
 	return cv, ov
+}
+
+// swizzledOffset is the byte offset in a 128-byte swizzled tile (see
+// newCoreMatrixGeom) of the 16-byte vector at element cv of line ov:
+// atom (⌊ov/8⌋·atoms + ⌊c/8⌋)·1024 + (ov%8)·128 + ((c%8) ^ (ov%8))·16 with c =
+// cv/vec the vector's index along the line.
+func (l *loader) swizzledOffset(cv, ov string) string {
+	b, o := l.c.b, l.o
+	c := b.reg(kB32)
+	b.ins("shr.u32 %s, %s, %d", c, cv, log2(o.vec))
+	l8 := b.reg(kB32)
+	b.ins("and.b32 %s, %s, 7", l8, ov)
+	atom := b.reg(kB32)
+	b.ins("shr.u32 %s, %s, 3", atom, ov)
+	hi := b.reg(kB32)
+	b.ins("shr.u32 %s, %s, 3", hi, c)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", atom, atom, o.atoms, hi)
+	x := b.reg(kB32)
+	b.ins("and.b32 %s, %s, 7", x, c)
+	b.ins("xor.b32 %s, %s, %s", x, x, l8)
+	off := b.reg(kB32)
+	b.ins("shl.b32 %s, %s, 10", off, atom)
+	b.ins("mad.lo.s32 %s, %s, 128, %s", off, l8, off)
+	b.ins("mad.lo.s32 %s, %s, 16, %s", off, x, off)
+	return off
 }
 
 // dataWords is the number of registers holding one vector (b32 words, or a

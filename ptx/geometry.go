@@ -41,8 +41,10 @@ type operandGeom struct {
 	vec     int  // global vector width (elements)
 	stride  int  // shared row stride in elements
 	core    bool // wgmma core-matrix layout (see newCoreMatrixGeom)
-	lbo     int  // core: bytes between core matrices adjacent along k
-	sbo     int  // core: bytes between core matrices adjacent along m/n
+	swizzle bool // core: the 128-byte swizzled layout
+	atoms   int  // swizzle: 128-byte atoms along the contiguous dimension
+	lbo     int  // core: the descriptor's leading byte offset
+	sbo     int  // core: the descriptor's stride byte offset
 	lc, lo  int  // tile extents along the contiguous / other dimension
 	w       int  // vectors per contiguous line (lc/vec)
 	total   int  // vectors per tile
@@ -73,8 +75,10 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 		pad = 16 / g.es
 	}
 	if cfg.Math.IsWGMMA() {
-		g.a = newCoreMatrixGeom(in.TransA == T, cfg.ML, cfg.U, cfg.VecA, g.es, g.threads)
-		g.b = newCoreMatrixGeom(in.TransB == N, cfg.NL, cfg.U, cfg.VecB, g.es, g.threads)
+		// A warpgroup's instruction spans 64 rows of A (a whole 128-byte
+		// swizzle atom of an m-contiguous A) and 8·NS columns of B.
+		g.a = newCoreMatrixGeom(in.TransA == T, cfg.ML, cfg.U, cfg.VecA, g.es, g.threads, 64)
+		g.b = newCoreMatrixGeom(in.TransB == N, cfg.NL, cfg.U, cfg.VecB, g.es, g.threads, 8*cfg.NS)
 	} else {
 		g.a = newOperandGeom(in.TransA == T, cfg.ML, cfg.U, cfg.VecA, pad, g.es, g.threads)
 		g.b = newOperandGeom(in.TransB == N, cfg.NL, cfg.U, cfg.VecB, pad, g.es, g.threads)
@@ -136,35 +140,61 @@ func newOperandGeom(kContig bool, mn, u, vec, pad, es, threads int) operandGeom 
 	return o
 }
 
-// newCoreMatrixGeom is the staging of a wgmma operand: the tile is stored
-// as 8×16-byte core matrices (PTX ISA, "Shared Memory Matrix Layout",
-// no-swizzle mode), each 128 contiguous bytes: 8 lines of the other
-// dimension, 16 bytes of the contiguous one. Vector v of the tile (16 bytes)
-// goes to byte 16·v: line 8·⌊v/(8w)⌋ + v%8, vector ⌊v/8⌋%w along the
-// contiguous dimension (w vectors per line). So core matrices adjacent along
-// the contiguous dimension are 128 bytes apart and groups of 8 lines
-// 128·w bytes apart; the 8 threads of each quarter warp fill one core
-// matrix (no shared-memory bank conflicts) and read 8 half sectors whose
-// other halves the next quarter warp reads (whole sectors per warp).
-// A k-contiguous tile is wgmma's K-major layout (LBO = 128 along k, SBO =
-// 128·w along m/n), an m/n-contiguous one its MN-major layout (SBO = 128
-// along m/n, LBO = 128·w along k).
-func newCoreMatrixGeom(kContig bool, mn, u, vec, es, threads int) operandGeom {
+// newCoreMatrixGeom is the staging of a wgmma operand in one of the
+// canonical layouts of PTX ISA "Shared Memory Matrix Layout" (16-byte
+// vectors; inst is the operand's extent along m/n in one warpgroup
+// instruction).
+//
+// The 128-byte swizzled layout, wherever the contiguous dimension of the
+// tile is a whole number of 128-byte rows (k: exactly one, u·es = 128; m/n:
+// any, with instructions starting on a 64-element boundary): 8 lines of 128
+// bytes form a 1024-byte atom, atoms run along the contiguous dimension,
+// then along the lines, and 16-byte chunk c of line l sits at chunk c ^ (l
+// % 8) of its row. Vectors are taken line by line, so each quarter warp
+// copies one whole 128-byte row: one L2 line read, eight different bank
+// groups written. K-major: SBO = 1024 between 8-row groups along m/n, the
+// k-steps move the start address within the row. MN-major: LBO = 1024
+// between atoms along m/n, SBO = 1024·atoms between 8-line groups along k.
+//
+// Otherwise no swizzle, 8×16-byte core matrices of 128 contiguous bytes:
+// vector v goes to byte 16·v, line 8·⌊v/(8w)⌋ + v%8, vector ⌊v/8⌋%w along the
+// contiguous dimension (w vectors per line), so the 8 threads of a quarter
+// warp fill one core matrix (no bank conflicts) and a warp reads 8 lines of
+// 64 bytes. K-major: LBO = 128 along k, SBO = 128·w along m/n; MN-major:
+// SBO = 128 along m/n, LBO = 128·w along k.
+//
+// Tiles are rounded up to 1024 bytes so that every stage keeps the atoms
+// aligned.
+func newCoreMatrixGeom(kContig bool, mn, u, vec, es, threads, inst int) operandGeom {
 	o := newOperandGeom(kContig, mn, u, vec, 0, es, threads)
 	o.core = true
-	if kContig {
+	o.bytes = (o.bytes + 1023) / 1024 * 1024
+	row := o.lc * es
+	switch {
+	case kContig && row == 128:
+		o.swizzle, o.atoms = true, 1
+		o.lbo, o.sbo = 16, 1024
+	case !kContig && row%128 == 0 && inst*es%128 == 0:
+		o.swizzle, o.atoms = true, row/128
+		o.lbo, o.sbo = 1024, 1024*o.atoms
+	case kContig:
 		o.lbo, o.sbo = 128, 128*o.w
-	} else {
+	default:
 		o.lbo, o.sbo = 128*o.w, 128
 	}
 	return o
 }
 
-// coreOff is the byte offset within a core-matrix tile of the core matrix
-// holding (mn, k): a core matrix spans 8 lines and 16/es elements along the
-// contiguous dimension.
+// coreOff is the byte offset within a core-matrix tile of the start of an
+// instruction's operand at (mn, k): mn a multiple of 8 (of 64 elements for a
+// swizzled m/n-contiguous tile), k a multiple of 16.
 func (o operandGeom) coreOff(mnIdx, kIdx, es int) int {
-	if o.kContig {
+	switch {
+	case o.swizzle && o.kContig:
+		return mnIdx/8*o.sbo + kIdx*es
+	case o.swizzle:
+		return mnIdx*es/128*o.lbo + kIdx/8*o.sbo
+	case o.kContig:
 		return mnIdx/8*o.sbo + kIdx*es/16*o.lbo
 	}
 	return mnIdx*es/16*o.sbo + kIdx/8*o.lbo
