@@ -2,8 +2,10 @@
 # gputest/wgmma.sh: the wgmma (sm_90a) kernels on the GPU machine (build here
 # with ./build.sh, carry build/device). Results go to $OUT.
 #
-#   1. TestGPUWarpgroup: every wgmma math, operand layout and configuration
-#      family against the exact reference
+#   1. TestGPUWarpgroupLayout (where every element of A and B lands, swizzled
+#      and unswizzled tiles, cluster and grid splits) and TestGPUWarpgroup:
+#      every wgmma math, operand layout and configuration family against the
+#      exact reference
 #   2. the differential test's random wgmma cases only (ISAAC_GPU_WGMMA per
 #      16-bit type), and a compute-sanitizer memcheck sample of them
 #   3. a speed sample: fixed wgmma configurations against cuBLAS on
@@ -22,8 +24,8 @@ summary=$out/wgmma_summary.txt
 say() { echo "$*" | tee -a "$summary"; }
 
 say "== 1. TestGPUWarpgroup ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader))"
-"$dev/engine.test" -test.run '^TestGPUWarpgroup$' -test.v >"$out/wgmma_test.txt" 2>&1 || fail=1
-grep -E '^\s+wgmma_gpu_test|--- |FAIL|wgmma runs' "$out/wgmma_test.txt" | cut -c1-300 | head -40 | tee -a "$summary"
+"$dev/engine.test" -test.run '^TestGPUWarpgroup(Layout)?$' -test.v >"$out/wgmma_test.txt" 2>&1 || fail=1
+grep -E -- '--- |FAIL|[1-9][0-9]* of 512 elements wrong|runs \(' "$out/wgmma_test.txt" | cut -c1-300 | head -60 | tee -a "$summary"
 
 say "== 2. differential test, wgmma cases only; memcheck sample"
 types=hgemm,gemmex_f16_f32,gemmex_bf16_f32
