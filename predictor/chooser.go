@@ -64,33 +64,48 @@ func (c *Chooser) pool(cls ptx.InputClass) []ptx.GemmConfig {
 	}
 	h := fnv.New64a()
 	h.Write([]byte(cls.String()))
-	rng := rand.New(rand.NewPCG(h.Sum64(), 0x15AAC))
-	space := ptx.SpaceFor(cls)
+	p := drawLegal(ptx.SpaceFor(cls), cls, c.Dev, c.Pool, rand.New(rand.NewPCG(h.Sum64(), poolStream)))
+	if wsp := ptx.WarpgroupSpace(cls); len(wsp.Math) > 0 && c.Dev.SMMajor == 9 && c.Dev.SMMinor == 0 {
+		// wgmma kernels (sm_90a) where the class allows them: a quarter
+		// more seeds from their own space, with their own generator.
+		p = append(p, drawLegal(wsp, cls, c.Dev, c.Pool/4, rand.New(rand.NewPCG(h.Sum64(), warpgroupPoolStream)))...)
+	}
+	c.pools.Store(cls, p)
+	return p
+}
+
+// The seed pool's generator streams (seeded by the class's hash).
+const (
+	poolStream          = 0x15AAC
+	warpgroupPoolStream = 0x15AAD
+)
+
+// drawLegal draws n distinct legal configurations of a space (at most 100·n
+// draws) from rng. Draws are made in order and checked in batches on every
+// processor (Legal is the cost), then taken in draw order: the result is the
+// one a serial loop would build.
+func drawLegal(space ptx.Space, cls ptx.InputClass, dev ptx.DeviceLimits, n int, rng *rand.Rand) []ptx.GemmConfig {
 	seen := map[ptx.GemmConfig]bool{}
 	var p []ptx.GemmConfig
-	// Draws are made in order from the class's generator and checked in
-	// batches on every processor (Legal is the cost), then taken in draw
-	// order: the pool is the one a serial loop would build.
 	const batch = 512
 	cand := make([]ptx.GemmConfig, batch)
 	legal := make([]bool, batch)
-	for draws := 0; len(p) < c.Pool && draws < 100*c.Pool; {
+	for draws := 0; len(p) < n && draws < 100*n; {
 		for i := range cand {
 			cand[i] = space.Random(rng)
 		}
 		parallelRange(batch, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				legal[i] = ptx.Legal(cand[i], cls, c.Dev) == nil
+				legal[i] = ptx.Legal(cand[i], cls, dev) == nil
 			}
 		})
-		for i := 0; i < batch && len(p) < c.Pool && draws < 100*c.Pool; i, draws = i+1, draws+1 {
+		for i := 0; i < batch && len(p) < n && draws < 100*n; i, draws = i+1, draws+1 {
 			if legal[i] && !seen[cand[i]] {
 				seen[cand[i]] = true
 				p = append(p, cand[i])
 			}
 		}
 	}
-	c.pools.Store(cls, p)
 	return p
 }
 

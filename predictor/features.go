@@ -19,7 +19,8 @@ type Input struct {
 var Types = []string{"sgemm", "sgemm_tf32", "dgemm", "hgemm", "gemmex_f16_f32", "gemmex_bf16_f32", "gemmex_f32_fasttf32"}
 
 // Maths are the kernel maths in feature order.
-var Maths = []ptx.Math{ptx.FFMA, ptx.DFMA, ptx.HFMA, ptx.MMA_F16, ptx.MMA_F16_F16ACC, ptx.MMA_BF16, ptx.MMA_TF32, ptx.MMA_F64, ptx.MMA_F64_K8, ptx.MMA_F64_K16}
+var Maths = []ptx.Math{ptx.FFMA, ptx.DFMA, ptx.HFMA, ptx.MMA_F16, ptx.MMA_F16_F16ACC, ptx.MMA_BF16, ptx.MMA_TF32, ptx.MMA_F64, ptx.MMA_F64_K8, ptx.MMA_F64_K16,
+	ptx.WGMMA_F16, ptx.WGMMA_F16_F16ACC, ptx.WGMMA_BF16}
 
 // inputFeatureNames are the features of the input alone (the vendor model's).
 var inputFeatureNames = func() []string {
@@ -65,7 +66,7 @@ var ConfigFeatures = len(inputFeatureNames) + len(configFeatureNames)
 var (
 	InputSchema  = "gemm-input-v1:" + strings.Join(inputFeatureNames, ",")
 	VendorSchema = "gemm-vendor-v2:" + strings.Join(vendorFeatureNames, ",")
-	ConfigSchema = "gemm-config-v1:" + strings.Join(append(append([]string{}, inputFeatureNames...), configFeatureNames...), ",")
+	ConfigSchema = "gemm-config-v2:" + strings.Join(append(append([]string{}, inputFeatureNames...), configFeatureNames...), ",")
 )
 
 func lg(x int) float64 { return math.Log2(float64(max(x, 1))) }

@@ -10,9 +10,9 @@ import (
 	"github.com/isaacgo/isaac/ptx"
 )
 
-// The seed pool checked in parallel is the pool of the serial loop: the
-// class's first Pool distinct legal draws, whatever the number of
-// processors.
+// The seed pool checked in parallel is the pool of the serial loops: the
+// class's first Pool distinct legal draws, then (wgmma classes) the first
+// Pool/4 of the warpgroup space, whatever the number of processors.
 func TestPoolMatchesSerial(t *testing.T) {
 	for _, cls := range []ptx.InputClass{
 		{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.T, AlignA: 8, AlignB: 8, AlignC: 8},
@@ -20,16 +20,22 @@ func TestPoolMatchesSerial(t *testing.T) {
 	} {
 		h := fnv.New64a()
 		h.Write([]byte(cls.String()))
-		rng := rand.New(rand.NewPCG(h.Sum64(), 0x15AAC))
-		space := ptx.SpaceFor(cls)
-		seen := map[ptx.GemmConfig]bool{}
-		var want []ptx.GemmConfig
-		for draws := 0; len(want) < 300 && draws < 100*300; draws++ {
-			cfg := space.Random(rng)
-			if !seen[cfg] && ptx.Legal(cfg, cls, ptx.H100()) == nil {
-				seen[cfg] = true
-				want = append(want, cfg)
+		serial := func(space ptx.Space, n int, stream uint64) []ptx.GemmConfig {
+			rng := rand.New(rand.NewPCG(h.Sum64(), stream))
+			seen := map[ptx.GemmConfig]bool{}
+			var out []ptx.GemmConfig
+			for draws := 0; len(out) < n && draws < 100*n; draws++ {
+				cfg := space.Random(rng)
+				if !seen[cfg] && ptx.Legal(cfg, cls, ptx.H100()) == nil {
+					seen[cfg] = true
+					out = append(out, cfg)
+				}
 			}
+			return out
+		}
+		want := serial(ptx.SpaceFor(cls), 300, poolStream)
+		if ws := ptx.WarpgroupSpace(cls); len(ws.Math) > 0 {
+			want = append(want, serial(ws, 75, warpgroupPoolStream)...)
 		}
 		for _, procs := range []int{1, 4} {
 			prev := runtime.GOMAXPROCS(procs)

@@ -47,12 +47,16 @@ func (m *Model) SearchScreened(in Input, cls ptx.InputClass, dev ptx.DeviceLimit
 		sort.SliceStable(all, func(i, j int) bool { return all[i].Score > all[j].Score })
 	}
 	score(seeds)
-	space := ptx.SpaceFor(cls)
+	space, wspace := ptx.SpaceFor(cls), ptx.WarpgroupSpace(cls)
 	for r := 0; r < rounds && len(all) > 0; r++ {
 		best := all[0].Score
 		var next []ptx.GemmConfig
 		for _, top := range all[:min(beam, len(all))] {
-			for _, c := range ptx.Neighbors(top.Config, space) {
+			sp := space
+			if top.Config.Math.IsWGMMA() {
+				sp = wspace // a wgmma configuration moves in its own space
+			}
+			for _, c := range ptx.Neighbors(top.Config, sp) {
 				if !seen[c] && ptx.Legal(c, cls, dev) == nil && ptx.Suits(c, in.M, in.N, in.K) {
 					next = append(next, c)
 				}

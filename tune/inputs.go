@@ -34,6 +34,11 @@ type Distribution struct {
 	Pow2Share        float64 // share of dimensions then rounded to a multiple of 2^j, j uniform in 5…10
 	MaxFlops         func(gemmcheck.Type) float64
 	MaxBytes         int
+	// Types, when set, are the only types drawn (default: every served
+	// type); MisalignedShare is the share of batches whose leading
+	// dimensions get a random alignment below the widest.
+	Types           []gemmcheck.Type
+	MisalignedShare float64
 }
 
 // DefaultDistribution is the distribution with bounds that keep
@@ -50,7 +55,8 @@ func DefaultDistribution() Distribution {
 			}
 			return 8e10
 		},
-		MaxBytes: 512 << 20,
+		MaxBytes:        512 << 20,
+		MisalignedShare: 0.3,
 	}
 }
 
@@ -76,7 +82,11 @@ func maxAlign(t request.DataType) int { return min(8, 16/t.Size()) }
 
 // Batch draws a batch of up to shapes inputs of one class.
 func (d Distribution) Batch(rng *rand.Rand, shapes int) Batch {
-	t := gemmcheck.Types[rng.IntN(len(gemmcheck.Types))]
+	types := gemmcheck.Types
+	if len(d.Types) > 0 {
+		types = d.Types
+	}
+	t := types[rng.IntN(len(types))]
 	ops := []request.Op{request.OpN, request.OpT}
 	return d.BatchOf(rng, t, ops[rng.IntN(2)], ops[rng.IntN(2)], shapes)
 }
@@ -85,7 +95,7 @@ func (d Distribution) Batch(rng *rand.Rand, shapes int) Batch {
 func (d Distribution) BatchOf(rng *rand.Rand, t gemmcheck.Type, ta, tb request.Op, shapes int) Batch {
 	b := Batch{Type: t, TransA: ta, TransB: tb}
 	b.Align = maxAlign(t.AB)
-	if rng.Float64() < 0.3 {
+	if rng.Float64() < d.MisalignedShare {
 		b.Align = 1 << rng.IntN(4) // 1, 2, 4 or 8, at most the widest
 		b.Align = min(b.Align, maxAlign(t.AB))
 	}

@@ -106,7 +106,20 @@ const Alpha = 100
 // NewSampler builds the sampler of an input class and runs its warm-up:
 // uniform draws until warmup of them are legal or maxDraws were made.
 func NewSampler(in ptx.InputClass, dev ptx.DeviceLimits, warmup, maxDraws int, rng *rand.Rand) *Sampler {
-	sp := ptx.SpaceFor(in)
+	return newSampler(ptx.SpaceFor(in), in, dev, warmup, maxDraws, rng)
+}
+
+// NewWarpgroupSampler is NewSampler over the class's wgmma space
+// (ptx.WarpgroupSpace), or nil when no wgmma kernel serves the class.
+func NewWarpgroupSampler(in ptx.InputClass, dev ptx.DeviceLimits, warmup, maxDraws int, rng *rand.Rand) *Sampler {
+	sp := ptx.WarpgroupSpace(in)
+	if len(sp.Math) == 0 || dev.SMMajor != 9 || dev.SMMinor != 0 {
+		return nil
+	}
+	return newSampler(sp, in, dev, warmup, maxDraws, rng)
+}
+
+func newSampler(sp ptx.Space, in ptx.InputClass, dev ptx.DeviceLimits, warmup, maxDraws int, rng *rand.Rand) *Sampler {
 	s := &Sampler{in: in, dev: dev, space: sp, params: params(&sp)}
 	s.counts = make([][]float64, len(s.params))
 	s.totals = make([]float64, len(s.params))

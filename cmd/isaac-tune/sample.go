@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/isaacgo/isaac/engine"
 	"github.com/isaacgo/isaac/internal/cublas"
 	"github.com/isaacgo/isaac/internal/devbench"
+	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
@@ -35,6 +37,9 @@ type sampleOptions struct {
 	guided              int     // per input, this many of the shipped model's best-predicted configurations too
 	vendorOnly          bool    // time cuBLAS alone (data for the vendor model)
 	pow2                float64 // share of dimensions rounded to a multiple of a power of two 32…1024
+	warpgroup           int     // per input, this many wgmma configurations too (classes that allow them)
+	types               string  // comma-separated served types to draw (empty: all)
+	misaligned          float64 // share of batches with a random alignment below the widest
 }
 
 func sampleCmd(args []string) error {
@@ -53,6 +58,9 @@ func sampleCmd(args []string) error {
 	fs.Float64Var(&o.pow2, "pow2", 0, "share of dimensions rounded to a multiple of 2^j, j uniform in 5..10 (cuBLAS is much faster on such shapes)")
 	fs.IntVar(&o.guided, "guided", 0, "per input, also measure this many of the embedded model's best-predicted configurations "+
 		"(model-guided sampling: data where the model's ranking matters)")
+	fs.IntVar(&o.warpgroup, "warpgroup", 0, "per input, also this many configurations from the class's wgmma space (sm_90a; 16-bit classes with 16-byte alignment)")
+	fs.StringVar(&o.types, "types", "", "served types to draw, comma-separated (default: all)")
+	fs.Float64Var(&o.misaligned, "misaligned", 0.3, "share of batches whose leading dimensions get a random alignment below the widest")
 	fs.Parse(args)
 	if o.out == "" {
 		return errors.New("sample: -out is required")
@@ -78,6 +86,7 @@ type sampleRun struct {
 	c        cuda.DevicePtr
 	dist     tune.Distribution
 	samplers map[ptx.InputClass]*tune.Sampler
+	wgmma    map[ptx.InputClass]*tune.Sampler // nil entries: no wgmma for the class
 	rng      *rand.Rand
 	have     int              // samples in the file when the run started
 	guide    *predictor.Model // the embedded configuration model, with -guided
@@ -94,8 +103,19 @@ func newSampleRun(o sampleOptions) (*sampleRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sampleRun{opt: o, dist: tune.DefaultDistribution(), samplers: map[ptx.InputClass]*tune.Sampler{}}
+	s := &sampleRun{opt: o, dist: tune.DefaultDistribution(), samplers: map[ptx.InputClass]*tune.Sampler{},
+		wgmma: map[ptx.InputClass]*tune.Sampler{}}
 	s.dist.Pow2Share = o.pow2
+	s.dist.MisalignedShare = o.misaligned
+	if o.types != "" {
+		for _, name := range strings.Split(o.types, ",") {
+			i := slices.IndexFunc(gemmcheck.Types, func(t gemmcheck.Type) bool { return t.Name == name })
+			if i < 0 {
+				return nil, fmt.Errorf("sample: unknown type %q", name)
+			}
+			s.dist.Types = append(s.dist.Types, gemmcheck.Types[i])
+		}
+	}
 	if s.ctx, err = dev.RetainPrimaryContext(); err != nil {
 		return nil, err
 	}
@@ -176,9 +196,11 @@ func (s *sampleRun) provenance() []string {
 			"%d configurations drawn per input (legal and suiting it: ptx.Suits), each also timed on the batch's other inputs it suits; %d inputs per batch",
 			tune.Alpha, s.opt.warmup, s.opt.configs, s.opt.shapes),
 		fmt.Sprintf("guided: %d of the embedded model's best-predicted configurations per input too (0: none); vendor-only: %v", s.opt.guided, s.opt.vendorOnly),
+		fmt.Sprintf("warpgroup: %d configurations per input from the class's wgmma space too, where it has one (0: none); types: %s; misaligned batches: %.0f%%",
+			s.opt.warpgroup, typesOr(s.opt.types), 100*s.dist.MisalignedShare),
 		fmt.Sprintf("inputs: m, n, k log-uniform in 1..%d (%.0f%% of k up to %d), %.0f%% near the Table 4 suites (each dimension x exp(U(-0.35,0.35)), exact suite shapes excluded), "+
 			"%.0f%% of dimensions >= 16 rounded down to a multiple of 8, then %.0f%% of all to the nearest multiple of 2^j (j uniform in 5..10); "+
-			"all seven served types, four layouts, leading dimensions fully aligned in 70%% of batches; "+
+			"the served types (see types:), four layouts, leading dimensions fully aligned except in the misaligned share; "+
 			"2mnk at most 8e10 (fp32/fp64), 3e11 (tf32), 6e11 (16-bit); operands at most %d bytes",
 			s.dist.MaxDim, 100*s.dist.DeepShare, s.dist.MaxDeepK, 100*s.dist.SuiteShare, 100*s.dist.RoundShare, 100*s.dist.Pow2Share, s.dist.MaxBytes),
 	}
@@ -189,6 +211,24 @@ func (s *sampleRun) samplerFor(in ptx.InputClass) *tune.Sampler {
 	if !ok {
 		sm = tune.NewSampler(in, s.lim, s.opt.warmup, s.opt.warmupDraws, s.rng)
 		s.samplers[in] = sm
+	}
+	return sm
+}
+
+func typesOr(t string) string {
+	if t == "" {
+		return "all seven served types"
+	}
+	return t
+}
+
+// warpgroupSamplerFor is the class's wgmma sampler (nil when no wgmma
+// kernel serves it).
+func (s *sampleRun) warpgroupSamplerFor(in ptx.InputClass) *tune.Sampler {
+	sm, ok := s.wgmma[in]
+	if !ok {
+		sm = tune.NewWarpgroupSampler(in, s.lim, s.opt.warmup, s.opt.warmupDraws, s.rng)
+		s.wgmma[in] = sm
 	}
 	return sm
 }
@@ -304,6 +344,18 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 			if !seen[cls][cfg] {
 				seen[cls][cfg] = true
 				drawn[cls] = append(drawn[cls], cfg)
+			}
+		}
+		if ws := s.warpgroupSamplerFor(cls); ws != nil && s.opt.warpgroup > 0 {
+			for j := 0; j < s.opt.warpgroup; j++ {
+				cfg, ok := ws.Draw(s.rng, func(c ptx.GemmConfig) bool { return ptx.Suits(c, m, n, k) }, 20000)
+				if !ok {
+					break
+				}
+				if !seen[cls][cfg] {
+					seen[cls][cfg] = true
+					drawn[cls] = append(drawn[cls], cfg)
+				}
 			}
 		}
 		if s.guide != nil {

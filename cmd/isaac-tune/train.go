@@ -119,6 +119,7 @@ func trainCmd(args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	members := fs.Int("ensemble", 5, "networks of the exported configuration model, averaged (seeds seed, seed+1, …)")
 	configFrom := fs.String("config-from", "", "take the configuration model from this weights file (trained on the same -data) and train only the vendor model")
+	vendorFrom := fs.String("vendor-from", "", "take the vendor model from this weights file (same device) and train only the configuration model")
 	fs.Parse(args)
 	hidden, err := parseArch(*arch)
 	if err != nil {
@@ -189,49 +190,31 @@ func trainCmd(args []string) error {
 		fmt.Fprintf(os.Stderr, "configuration model: ensemble of %d, test MSE %.4f (%s; member reports %+v)\n",
 			len(net), testMSE, time.Since(start).Round(time.Second), reps)
 	}
-	vsamples := samples
-	if files, _ := filepath.Glob(*vendorData); len(files) > 0 {
-		vs, vcomments, vhash, err := loadData(*vendorData)
+	var vnet *predictor.MLP
+	var vtestMSE float64
+	var vchecks []predictor.Check
+	if *vendorFrom != "" {
+		old, err := weights.Load(*vendorFrom)
 		if err != nil {
 			return err
 		}
-		vdev, err := deviceOf(vcomments)
-		if err != nil {
-			return err
+		m, ok := old.Model("vendor")
+		if !ok || m.Schema != predictor.VendorSchema || old.Device.Name != dev.Name || len(m.Nets) != 1 {
+			return fmt.Errorf("-vendor-from %s: no single-network vendor model of this schema for %s", *vendorFrom, dev.Name)
 		}
-		if vdev.Name != dev.Name {
-			return fmt.Errorf("vendor data from %s, configuration data from %s", vdev.Name, dev.Name)
-		}
-		vsamples = append(append([]tune.Sample{}, samples...), vs...)
-		hash += "+" + vhash
-		fmt.Fprintf(os.Stderr, "vendor model: %d more vendor-only rows from %s\n", len(vs), *vendorData)
+		vnet, vtestMSE, vchecks = m.Nets[0], m.TestMSE, m.Check
+		hash += "+vendor:" + old.Dataset
+		comment += fmt.Sprintf("; vendor model from %s (trained on %d samples and the vendor-only data of %s; its test MSE %.4f): %s",
+			*vendorFrom, old.Samples, old.Dataset, vtestMSE, old.Comment)
+		fmt.Fprintf(os.Stderr, "vendor model from %s: test MSE %.4f (as recorded)\n", *vendorFrom, vtestMSE)
+	} else if vnet, vtestMSE, vchecks, hash, err = trainVendor(samples, *vendorData, dev, hash, opts, vhidden); err != nil {
+		return err
 	}
-	vtrain, vvalid, vtest := tune.VendorMatrices(vsamples)
-	opts.Hidden = vhidden
-	if vtrain.N < 20000 { // few inputs: many cheap epochs
-		opts.Patience = max(opts.Patience, 30)
-		opts.Epochs = max(opts.Epochs, 400)
-	}
-	opts.Log = nil
-	vnet, vrep := tune.Train(vtrain, vvalid, opts)
-	vtestMSE := tune.MSE(vnet, vtest)
-	fmt.Fprintf(os.Stderr, "vendor model %v on %d inputs: test MSE %.4f (validation %.4f, epoch %d)\n",
-		vhidden, vtrain.N, vtestMSE, vrep.ValidMSE, vrep.BestEpoch)
 	if *out == "" {
 		return nil
 	}
-	// A few held-out rows with the predictions made here, for the check
-	// that decoded weights predict exactly the same.
-	checks := func(net tune.Predictor, m tune.Matrix) []predictor.Check {
-		var c []predictor.Check
-		for i := 0; i < min(8, m.N); i++ {
-			x := append([]float64(nil), m.X[i*m.F:(i+1)*m.F]...)
-			c = append(c, predictor.Check{X: x, Y: net.Predict(x, 1)[0]})
-		}
-		return c
-	}
 	if configChecks == nil {
-		configChecks = checks(net, test)
+		configChecks = heldOutChecks(net, test)
 	}
 	w := &predictor.Weights{
 		Header: predictor.Header{
@@ -240,7 +223,7 @@ func trainCmd(args []string) error {
 		},
 		Models: []predictor.Model{
 			{ModelHeader: predictor.ModelHeader{Name: "config", Target: "ln TFLOP/s of the configuration's kernel", Schema: predictor.ConfigSchema, TestMSE: testMSE, Check: configChecks}, Nets: net},
-			{ModelHeader: predictor.ModelHeader{Name: "vendor", Target: "ln TFLOP/s of cuBLAS", Schema: predictor.VendorSchema, TestMSE: vtestMSE, Check: checks(vnet, vtest)}, Nets: predictor.Ensemble{vnet}},
+			{ModelHeader: predictor.ModelHeader{Name: "vendor", Target: "ln TFLOP/s of cuBLAS", Schema: predictor.VendorSchema, TestMSE: vtestMSE, Check: vchecks}, Nets: predictor.Ensemble{vnet}},
 		},
 	}
 	f, err := os.Create(*out)
@@ -280,4 +263,50 @@ func writeTable2(path string, train, valid, test tune.Matrix, o tune.TrainOption
 	fmt.Fprintf(&b, "\n%d samples (%s, data set sha256 %s…), split by input: folds 0–7 train (%d rows), 8 early stopping (%d), 9 test (%d).\n",
 		samples, dev.Name, hash[:12], train.N, valid.N, test.N)
 	return keep, keepRep, os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// heldOutChecks are a few held-out rows with the predictions made here, for
+// the check that decoded weights predict exactly the same.
+func heldOutChecks(net tune.Predictor, m tune.Matrix) []predictor.Check {
+	var c []predictor.Check
+	for i := 0; i < min(8, m.N); i++ {
+		x := append([]float64(nil), m.X[i*m.F:(i+1)*m.F]...)
+		c = append(c, predictor.Check{X: x, Y: net.Predict(x, 1)[0]})
+	}
+	return c
+}
+
+// trainVendor trains the vendor model on the configuration data's cuBLAS
+// times and the vendor-only data sets; it returns the model, its test MSE,
+// its held-out checks and the data hash extended by the vendor-only sets'.
+func trainVendor(samples []tune.Sample, vendorData string, dev predictor.DeviceID, hash string, opts tune.TrainOptions, vhidden []int) (*predictor.MLP, float64, []predictor.Check, string, error) {
+	vsamples := samples
+	if files, _ := filepath.Glob(vendorData); len(files) > 0 {
+		vs, vcomments, vhash, err := loadData(vendorData)
+		if err != nil {
+			return nil, 0, nil, "", err
+		}
+		vdev, err := deviceOf(vcomments)
+		if err != nil {
+			return nil, 0, nil, "", err
+		}
+		if vdev.Name != dev.Name {
+			return nil, 0, nil, "", fmt.Errorf("vendor data from %s, configuration data from %s", vdev.Name, dev.Name)
+		}
+		vsamples = append(append([]tune.Sample{}, samples...), vs...)
+		hash += "+" + vhash
+		fmt.Fprintf(os.Stderr, "vendor model: %d more vendor-only rows from %s\n", len(vs), vendorData)
+	}
+	vtrain, vvalid, vtest := tune.VendorMatrices(vsamples)
+	opts.Hidden = vhidden
+	if vtrain.N < 20000 { // few inputs: many cheap epochs
+		opts.Patience = max(opts.Patience, 30)
+		opts.Epochs = max(opts.Epochs, 400)
+	}
+	opts.Log = nil
+	vnet, vrep := tune.Train(vtrain, vvalid, opts)
+	vtestMSE := tune.MSE(vnet, vtest)
+	fmt.Fprintf(os.Stderr, "vendor model %v on %d inputs: test MSE %.4f (validation %.4f, epoch %d)\n",
+		vhidden, vtrain.N, vtestMSE, vrep.ValidMSE, vrep.BestEpoch)
+	return vnet, vtestMSE, heldOutChecks(vnet, vtest), hash, nil
 }
