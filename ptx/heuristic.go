@@ -13,7 +13,8 @@ package ptx
 //     found 8–16 splits best for DeepBench's 2560×N×2560 and 128–512 for
 //     ICA's 32²–64²×60000);
 //   - f64 on sm_90: mma m16n8k8, 64×64 blocks of 2×2 warps, U = 32 (the
-//     best swept configuration of LINPACK FP64 1024–8192 on the H100).
+//     best swept configuration of LINPACK FP64 1024–8192 on the H100);
+//   - large 16-bit outputs on sm_90: wgmma first (warpgroupCandidates).
 //
 // Every candidate is checked with Legal; the last resort is a small SIMT
 // configuration that is legal for every valid class.
@@ -83,7 +84,7 @@ func widestVec(align, es, extent int) int {
 }
 
 func candidates(in InputClass, m, n, k int, dev DeviceLimits) []GemmConfig {
-	var out []GemmConfig
+	out := warpgroupCandidates(in, m, n, k, dev)
 	for _, math := range []Math{preferredMath(in, dev), simtMath(in)} {
 		big := 128
 		if math.inputType() == F64 {
@@ -174,6 +175,42 @@ func blockCandidates(in InputClass, ml, nl int, math Math) []GemmConfig {
 		if math.IsMMA() && (c.VecA*es < 8 || c.VecB*es < 8) {
 			// many narrow loads per thread: keep the k-slice short
 			c.U = max(16, mmaK)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// warpgroupCandidates are the wgmma configurations tried first for large
+// 16-bit outputs on sm_90 (m and n ≥ 1024, 16-byte aligned operands): the
+// largest of 128×256, 128×128 and 128×64 block tiles (two warpgroups of
+// 64×NL) whose grid fills 90 % of the SMs (at most 128 wide when K < 64,
+// where the kernel mostly writes C), k-slices of 64 with 4 stages (6 for
+// 128×64) or, for K < 64, of 32 with 3, and a grid split only while the
+// grid is under half a wave. The best swept configurations of the H100 Table 4 sweep:
+// 128×256/u64/4 stages for 16-bit LINPACK 2048–8192 (0.85–1.04× cuBLAS
+// against 0.39× for the mma heuristic), 128×64/u64/6 for 1024³.
+func warpgroupCandidates(in InputClass, m, n, k int, dev DeviceLimits) []GemmConfig {
+	maths := WarpgroupMathsFor(in)
+	if len(maths) == 0 || dev.SMMajor != 9 || dev.SMMinor != 0 || m < 1024 || n < 1024 {
+		return nil
+	}
+	v := 16 / in.AType.Size()
+	var out []GemmConfig
+	for _, nl := range []int{256, 128, 64} {
+		tiles := ceilDiv(m, 128) * ceilDiv(n, nl)
+		if nl > 64 && (10*tiles < 9*dev.SMCount || k < 64 && nl > 128) {
+			continue // a wide tile leaves SMs idle; a shallow K writes C: more blocks
+		}
+		c := GemmConfig{MS: 1, NS: nl / 8, ML: 128, NL: nl, U: 64, KS: 1, KL: 1, KG: 1, KC: 1, VecA: v, VecB: v, Stages: 4, Math: maths[0]}
+		if nl == 64 {
+			c.Stages = 6
+		}
+		if k < 64 {
+			c.U, c.Stages = 32, 3
+		}
+		for c.KG < 256 && 2*tiles*c.KG <= dev.SMCount && k/(c.KG*2) >= 128 {
+			c.KG *= 2
 		}
 		out = append(out, c)
 	}

@@ -77,8 +77,9 @@ func TestLdmatrixUse(t *testing.T) {
 	}
 }
 
-// TestHeuristicF16Registers logs the registers of the heuristic's 128x128
-// f16 configuration (LINPACK-sized problem).
+// TestHeuristicF16Registers logs the registers of the heuristic's 16-bit
+// configuration for a LINPACK-sized problem (mma.sync 128×128 on sm_80,
+// wgmma 128×256 on sm_90) and fails on spills.
 func TestHeuristicF16Registers(t *testing.T) {
 	if _, err := ptxas.Find(); err != nil {
 		t.Skip("ptxas not found")
@@ -88,13 +89,23 @@ func TestHeuristicF16Registers(t *testing.T) {
 		{AType: F16, BType: F16, CType: F16, Compute: F32, TransA: N, TransB: T, AlignA: 8, AlignB: 8, AlignC: 8},
 		{AType: BF16, BType: BF16, CType: BF16, Compute: F32, TransA: T, TransB: N, AlignA: 8, AlignB: 8, AlignC: 8},
 	} {
-		cfg := DefaultConfig(in, 4096, 4096, 4096, H100())
 		for _, arch := range []string{"sm_80", "sm_90"} {
+			dev, target := A100(), arch
+			if arch == "sm_90" {
+				dev = H100()
+			}
+			cfg := DefaultConfig(in, 4096, 4096, 4096, dev)
+			if cfg.Math.IsWGMMA() {
+				if !ptxasWGMMA(t) {
+					continue
+				}
+				target = "sm_90a"
+			}
 			k, err := GenerateGemm(cfg, in, arch)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := ptxas.Compile(k.PTX, arch)
+			rep, err := ptxas.Compile(k.PTX, target)
 			if err != nil {
 				t.Fatal(err)
 			}
