@@ -91,11 +91,12 @@ func (s *Sweeper) candidates(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k in
 	return out
 }
 
-// warpgroupGrid is a grid of whole-K wgmma configurations for a shape:
-// block tiles of 64 to 256 by 16 to 256 from one to four warpgroups, every
-// wgmma math of the class, k-slices of 32 with 5 stages and of 64 with 4,
-// those that are legal and suit the shape. The random draws and the local
-// search add grid and cluster splits.
+// warpgroupGrid is a grid of wgmma configurations for a shape: block tiles
+// of 64 to 256 by 16 to 256 from one to four warpgroups, every wgmma math
+// of the class, k-slices of 32 with 5 stages and of 64 with 4, each whole-K
+// and, where the tiles leave SMs idle, split along K (doubling KG) until the
+// grid fills the GPU; those that are legal and suit the shape. The random
+// draws and the local search add other grid and cluster splits.
 func warpgroupGrid(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k int) []ptx.GemmConfig {
 	v := 16 / in.AType.Size()
 	var out []ptx.GemmConfig
@@ -114,6 +115,14 @@ func warpgroupGrid(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k int) []ptx.G
 								continue
 							}
 							if ptx.Legal(c, in, lim) == nil && ptx.Suits(c, m, n, k) {
+								out = append(out, c)
+							}
+							// and split along K until the grid fills the GPU
+							tiles := ceilDiv(m, ml) * ceilDiv(n, nl)
+							for c.KG < 512 && tiles*c.KG < lim.SMCount && k/(2*c.KG) >= 2*c.U {
+								c.KG *= 2
+							}
+							if c.KG > 1 && ptx.Legal(c, in, lim) == nil && ptx.Suits(c, m, n, k) {
 								out = append(out, c)
 							}
 						}
@@ -300,3 +309,5 @@ func sweepAll(b *Bench, s *Sweeper, inputs []Input, progress io.Writer) ([]Row, 
 	}
 	return rows, nil
 }
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
