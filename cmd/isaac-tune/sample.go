@@ -445,6 +445,13 @@ func (s *sampleRun) guidedConfigs(b tune.Batch, i int, cls ptx.InputClass, sm *t
 			seeds = append(seeds, c)
 		}
 	}
+	if ws := s.warpgroupSamplerFor(cls); ws != nil {
+		for j := 0; j < 125; j++ { // the wgmma kernels too, a quarter as many
+			if c, ok := ws.Draw(s.rng, suits, 20000); ok {
+				seeds = append(seeds, c)
+			}
+		}
+	}
 	for _, c := range ptx.HeuristicCandidates(cls, m, n, k, s.lim) {
 		if suits(c) {
 			seeds = append(seeds, c)
