@@ -66,3 +66,34 @@ func TestSamplerAccept(t *testing.T) {
 		}
 	}
 }
+
+// The warpgroup sampler exists only for classes and devices that wgmma
+// serves, and draws legal wgmma configurations.
+func TestWarpgroupSampler(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	f16 := ptx.InputClass{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.N, AlignA: 8, AlignB: 8, AlignC: 8}
+	misaligned := f16
+	misaligned.AlignB = 2
+	f64 := ptx.InputClass{AType: ptx.F64, BType: ptx.F64, CType: ptx.F64, Compute: ptx.F64, AlignA: 2, AlignB: 2, AlignC: 2}
+	for _, c := range []struct {
+		in  ptx.InputClass
+		dev ptx.DeviceLimits
+	}{{misaligned, ptx.H100()}, {f64, ptx.H100()}, {f16, ptx.A100()}} {
+		if s := NewWarpgroupSampler(c.in, c.dev, 100, 100000, rng); s != nil {
+			t.Errorf("%s on sm_%d%d: a warpgroup sampler", c.in, c.dev.SMMajor, c.dev.SMMinor)
+		}
+	}
+	s := NewWarpgroupSampler(f16, ptx.H100(), 200, 1000000, rng)
+	if s == nil {
+		t.Fatal("no warpgroup sampler for a 16-byte aligned f16 class on the H100")
+	}
+	for i := 0; i < 50; i++ {
+		c, ok := s.Draw(rng, nil, 20000)
+		if !ok {
+			t.Fatal("no legal draw")
+		}
+		if !c.Math.IsWGMMA() || ptx.Legal(c, f16, ptx.H100()) != nil {
+			t.Fatalf("draw %s is not a legal wgmma configuration", c)
+		}
+	}
+}
