@@ -9,6 +9,13 @@
 // generator, the sampler and the search all use it, and every configuration
 // it accepts is meant to compute the exact cuBLAS result for every shape.
 //
+// Three math families share the loaders, epilogues and splits: SIMT FMA,
+// warp-level mma.sync (f16, bf16, tf32, f64) and, on sm_90 (PTX target
+// sm_90a), warpgroup wgmma.mma_async for f16 and bf16, whose operands the
+// tensor cores read from shared memory through matrix descriptors. SpaceFor
+// is the tuning space of the first two (the one the predictor's first model
+// knew); WarpgroupSpace is the wgmma space.
+//
 // The kernels compute, column-major and with cuBLAS semantics,
 //
 //	C = alpha * op(A) * op(B) + beta * C,  op(A) m×k, op(B) k×n, C m×n.
