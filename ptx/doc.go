@@ -13,8 +13,8 @@
 // warp-level mma.sync (f16, bf16, tf32, f64) and, on sm_90 (PTX target
 // sm_90a), warpgroup wgmma.mma_async for f16 and bf16, whose operands the
 // tensor cores read from shared memory through matrix descriptors. SpaceFor
-// is the tuning space of the first two (the one the predictor's first model
-// knew); WarpgroupSpace is the wgmma space.
+// is the tuning space of the first two and WarpgroupSpace that of wgmma; the
+// sampler, the sweep and the predictor's search draw from both.
 //
 // The kernels compute, column-major and with cuBLAS semantics,
 //
