@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -96,8 +97,10 @@ func BenchmarkGPUGemm(b *testing.B) {
 
 // BenchmarkGPUCallOverhead is the GPU time between two events of the
 // stream operations a split-K call makes besides its kernel, each alone and
-// all together: the workspace's stream-ordered allocation and free from the
-// engine's pool, and the counters' memset; against an empty timed region.
+// all together: with a workspace of the call's own, its stream-ordered
+// allocation and free from the engine's pool and the counters' memset; with
+// the stream's kept workspace (the usual path), only the lookup; against an
+// empty timed region.
 func BenchmarkGPUCallOverhead(b *testing.B) {
 	if err := cuda.Load(); err != nil {
 		b.Skipf("no GPU: %v", err)
@@ -105,7 +108,12 @@ func BenchmarkGPUCallOverhead(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	d, _ := cuda.GetDevice(0)
-	if _, err := d.RetainPrimaryContext(); err != nil {
+	ctx, err := d.RetainPrimaryContext()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctxID, err := ctx.ID()
+	if err != nil {
 		b.Fatal(err)
 	}
 	info, err := infoFor(d)
@@ -154,5 +162,13 @@ func BenchmarkGPUCallOverhead(b *testing.B) {
 		b.ReportMetric(median(func() error { return buf.MemsetD32Async(0, 64, tm.Stream) })-empty, "µs-memset")
 		b.ReportMetric(median(alloc(false))-empty, "µs-allocfree")
 		b.ReportMetric(median(alloc(true))-empty, "µs-alloc+memset+free")
+		b.ReportMetric(median(func() error {
+			w := info.streamWorkspaceFor(ctxID, tm.Stream, wsBytes, 64)
+			if w == nil {
+				return errors.New("the stream kept no workspace")
+			}
+			w.mu.Unlock()
+			return nil
+		})-empty, "µs-kept")
 	}
 }

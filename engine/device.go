@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/shim/cuda"
@@ -14,6 +15,7 @@ type deviceInfo struct {
 	pools  bool // stream-ordered allocation (cuMemAllocAsync) is supported
 
 	workspace workspacePool
+	kept      atomic.Int64 // bytes of the streams' kept workspaces (streamWorkspace)
 	model     deviceModel
 }
 

@@ -95,13 +95,13 @@ func Gemm(g *request.Gemm, cfg *ptx.GemmConfig) error {
 	if err != nil {
 		return err
 	}
-	return launchGemm(g, lk, info)
+	return launchGemm(ctxID, g, lk, info)
 }
 
-// launchGemm launches a loaded kernel for g: the split-K workspace (and its
-// counters, zeroed) in stream order, the kernel, and its reduction kernel
-// when it has one.
-func launchGemm(g *request.Gemm, lk *loadedKernel, info *deviceInfo) error {
+// launchGemm launches a loaded kernel for g in context ctx: the kernel, and
+// its reduction kernel when it has one, with the split-K workspace they need
+// (see splitWorkspace).
+func launchGemm(ctx uint64, g *request.Gemm, lk *loadedKernel, info *deviceInfo) error {
 	m, n, k := int(g.M), int(g.N), int(g.K)
 	grid := lk.kernel.Grid(m, n, k)
 	if !lk.kernel.SplitLimit(m, n) {
@@ -111,24 +111,34 @@ func launchGemm(g *request.Gemm, lk *loadedKernel, info *deviceInfo) error {
 		return fmt.Errorf("%w: grid %v too large", ErrUnsupported, grid)
 	}
 	stream := cuda.Stream(g.Stream)
-	var ws cuda.DevicePtr
+	var ws, ctrs cuda.DevicePtr
 	if bytes := lk.kernel.WorkspaceBytes(m, n, k); bytes > 0 {
-		// Stream-ordered: legal during graph capture, freed in stream order.
-		var err error
-		if ws, err = info.allocWorkspace(bytes, stream); err != nil {
-			return err
-		}
-		defer ws.FreeAsync(stream)
-		if off, count := lk.kernel.Counters(m, n); count > 0 {
-			if err := (ws + cuda.DevicePtr(off)).MemsetD32Async(0, count, stream); err != nil {
+		words := lk.kernel.Counters(m, n)
+		if sw := info.streamWorkspaceFor(ctx, stream, bytes, words); sw != nil {
+			// Held until the kernels are on the stream.
+			defer sw.mu.Unlock()
+			ws, ctrs = sw.ws, sw.ctrs
+		} else {
+			// A workspace of this call's own, stream-ordered (legal during
+			// graph capture): the partials, then the counters, zeroed.
+			off := (bytes + 15) / 16 * 16
+			var err error
+			if ws, err = info.allocWorkspace(off+4*words, stream); err != nil {
 				return err
+			}
+			defer ws.FreeAsync(stream)
+			if words > 0 {
+				ctrs = ws + cuda.DevicePtr(off)
+				if err := ctrs.MemsetD32Async(0, words, stream); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	p := paramPool.Get().(*cuda.Params)
 	defer paramPool.Put(p)
 	p.Reset()
-	packParams(p, g, lk.compute, ws)
+	packParams(p, g, lk.compute, ws, ctrs)
 	if err := launch(lk.fn, lk.kernel, grid, stream, p); err != nil {
 		return err
 	}
@@ -184,7 +194,7 @@ func launch(f cuda.Function, k *ptx.Kernel, grid [3]int, s cuda.Stream, p *cuda.
 }
 
 // packParams writes the kernel ABI's parameters (see package ptx).
-func packParams(p *cuda.Params, g *request.Gemm, compute ptx.DataType, ws cuda.DevicePtr) {
+func packParams(p *cuda.Params, g *request.Gemm, compute ptx.DataType, ws, ctrs cuda.DevicePtr) {
 	p.Ptr(g.A).Ptr(g.B).Ptr(g.C)
 	p.I32(int32(g.M)).I32(int32(g.N)).I32(int32(g.K))
 	p.I32(int32(g.LDA)).I32(int32(g.LDB)).I32(int32(g.LDC))
@@ -206,7 +216,7 @@ func packParams(p *cuda.Params, g *request.Gemm, compute ptx.DataType, ws cuda.D
 	if g.Alpha.OnDevice {
 		alphaPtr, betaPtr = g.Alpha.Ptr, g.Beta.Ptr
 	}
-	p.Ptr(alphaPtr).Ptr(betaPtr).Ptr(uintptr(ws))
+	p.Ptr(alphaPtr).Ptr(betaPtr).Ptr(uintptr(ws)).Ptr(uintptr(ctrs))
 }
 
 // Prepare loads (generating and compiling if needed) the kernel that

@@ -25,7 +25,7 @@ func Serve(g *request.Gemm, mode Mode) request.Reason {
 	if d.reason != request.Served {
 		return d.reason
 	}
-	return reasonOf(launchGemm(g, d.lk, info))
+	return reasonOf(launchGemm(ctx, g, d.lk, info))
 }
 
 // Decide is what Serve(g, mode) does for g in the current context (making

@@ -8,7 +8,8 @@
 #   2. compute-sanitizer memcheck on a sample of it
 #   3. the disk cache (a second process loads compiled kernels), graph
 #      capture of a split-K GEMM, ISAAC_CONFIG, the one-pass split-K
-#      (exact and bit-identical run to run), the default policy through the
+#      (exact and bit-identical run to run) and the streams' kept split-K
+#      workspaces, the default policy through the
 #      model (disk cache of choices, ISAAC_SEARCH=async, ISAAC_WEIGHTS), the
 #      driver binding's tests
 #   4. a speed sample of the heuristic's kernels against cuBLAS
@@ -36,7 +37,7 @@ ISAAC_GPU_CASES=3 ISAAC_GPU_CONFIGS=3 ISAAC_GPU_MAXWORK=2000000 ISAAC_GPU_SEED=5
 grep -E 'ERROR SUMMARY|--- |differential test' "$out/memcheck.txt" | tee -a "$summary"
 
 say "== 3. disk cache, graph capture, ISAAC_CONFIG, one-pass split-K, CUDA driver binding"
-"$dev/engine.test" -test.run '^TestGPU(DiskCache|GraphCapture|ForcedConfig|OnePassSplitK|ServeAuto|ServeWeights)$' -test.v >"$out/engine_tests.txt" 2>&1 || fail=1
+"$dev/engine.test" -test.run '^TestGPU(DiskCache|GraphCapture|ForcedConfig|OnePassSplitK|StreamWorkspace|ServeAuto|ServeWeights)$' -test.v >"$out/engine_tests.txt" 2>&1 || fail=1
 "$dev/cuda.test" -test.run 'GPU' -test.v >>"$out/engine_tests.txt" 2>&1 || fail=1
 grep -E '^--- ' "$out/engine_tests.txt" | tee -a "$summary"
 

@@ -30,7 +30,8 @@
 //	s32 lda, s32 ldb, s32 ldc,      // in elements
 //	<ct> alpha, <ct> beta,          // ct = compute type: .b16 (f16 bits), .f32 or .f64
 //	u64 alphaPtr, u64 betaPtr,      // non-zero: load the scalar (compute type) from device memory
-//	u64 workspace                   // Kernel.WorkspaceBytes(m,n,k) bytes, or 0 when none are needed
+//	u64 workspace,                  // Kernel.WorkspaceBytes(m,n,k) bytes, or 0 when none are needed
+//	u64 counters                    // Kernel.Counters(m,n) zeroed 32-bit words, or 0 when none are needed
 //
 // Kernel.Params lists them with their sizes. Launch the GEMM kernel with
 // Block, Grid(m,n,k) and SharedBytes of dynamic shared memory (raise
@@ -45,7 +46,8 @@
 // fixed order, either by the reduction kernel or, when the tile's partials
 // are small (Kernel.Counters reports counters), in the GEMM kernel itself by
 // the last block of the tile to arrive, found with one atomic addition on a
-// per-tile counter that the runtime zeroes before the launch; block-level
+// per-tile counter that is zero at the launch and that the kernel leaves
+// zero (so a stream's counters are zeroed once, not per launch); block-level
 // splits (KL) reduce through shared memory in a fixed order. No atomic ever
 // adds data, so the order of arrival never changes a result.
 package ptx

@@ -27,15 +27,12 @@ func serialSplit(g geometry) bool {
 	return cfg.KG*cfg.ML*cfg.NL*g.epiType.Size() <= serialSplitBytes
 }
 
-// counterOffset is the byte offset of the arrival counters in the workspace
-// of a one-pass split-K kernel: after the KG slices, 16-byte aligned.
-func counterOffset(m, n, kg, es int) int { return (kg*m*n*es + 15) / 16 * 16 }
-
 // splitFixup is the end of a one-pass split-K kernel, emitted after the
 // block has stored its partial tile to its workspace slice. After a barrier
 // (which orders the block's stores before thread 0's next operation) thread
 // 0 adds one to the tile's arrival counter with an acquire-release atomic at
-// GPU scope (zeroed by the runtime before the launch): release publishes the
+// GPU scope (zero at the launch; the last block of the tile sets it back to
+// zero, so a counter buffer is zeroed once, not before every launch): release publishes the
 // block's partial, acquire makes the earlier blocks' partials visible, and a
 // second barrier extends that to the block's other threads. The block whose
 // addition completes the count, gridDim.z, is the last: it sums
@@ -72,15 +69,11 @@ func (c *gemmCtx) splitFixup() {
 		b.comment("one-pass split-K: the last block of the tile to arrive sums the %d partials", cfg.KG)
 		bar()
 	}
-	// Counter address: ws + counterOffset + 4·(ctaid.x + ctaid.y·nctaid.x).
+	// The tile's counter: counters + 4·(ctaid.x + ctaid.y·nctaid.x).
 	slice := b.reg(kB64) // bytes of one slice: M·N·es
 	b.ins("mul.wide.s32 %s, %s, %s", slice, c.M, c.N)
 	b.ins("shl.b64 %s, %s, %d", slice, slice, log2(es))
-	ctr := b.reg(kB64)
-	b.ins("mul.lo.u64 %s, %s, %d", ctr, slice, cfg.KG)
-	b.ins("add.u64 %s, %s, 15", ctr, ctr)
-	b.ins("and.b64 %s, %s, -16", ctr, ctr)
-	b.ins("add.u64 %s, %s, %s", ctr, ctr, c.ws)
+	ctr := c.globalParam("counters")
 	bx, by, nx := b.reg(kB32), b.reg(kB32), b.reg(kB32)
 	b.ins("mov.u32 %s, %%ctaid.x", bx)
 	b.ins("mov.u32 %s, %%ctaid.y", by)
@@ -110,6 +103,10 @@ func (c *gemmCtx) splitFixup() {
 	isLast := b.reg(kPred)
 	b.ins("setp.eq.u32 %s, %s, %s", isLast, old, target)
 	b.ins("and.pred %s, %s, %s", isLast, isLast, first)
+	// Every other block of the tile has arrived, so nothing adds to the
+	// counter again in this launch: the last block puts it back to zero for
+	// the next launch, which the stream orders after this one's end.
+	b.insP(isLast, "st.relaxed.gpu.global.u32 [%s], 0", ctr)
 	b.ins("selp.u32 %s, 1, 0, %s", last, isLast)
 	b.insP(first, "st.shared.u32 [%s], %s", c.smem, last)
 	if kc > 1 {

@@ -52,29 +52,27 @@ func (k *Kernel) Cluster() int {
 	return 0
 }
 
-// WorkspaceBytes is the size of the device workspace the kernels need (0 when
-// KG == 1). The GEMM kernel and its Reduce kernel share one workspace; a
-// one-pass split-K kernel's workspace ends with its arrival counters (see
-// Counters).
+// WorkspaceBytes is the size of the device workspace the kernels need for
+// their partial tiles (0 when KG == 1): KG slices of M·N elements. The GEMM
+// kernel and its Reduce kernel share one workspace.
 func (k *Kernel) WorkspaceBytes(m, n, kk int) int {
 	if k.splits <= 1 {
 		return 0
 	}
-	if off, count := k.Counters(m, n); count > 0 {
-		return off + 4*count
-	}
 	return k.splits * m * n * k.wsElem
 }
 
-// Counters is where a one-pass split-K kernel keeps its per-tile arrival
-// counters: count 32-bit words at byte offset off in the workspace, which
-// the runtime must set to zero, in stream order, before each launch. count
-// is 0 for kernels that need none (KG == 1 or a Reduce kernel).
-func (k *Kernel) Counters(m, n int) (off, count int) {
+// Counters is how many 32-bit arrival counters, one per tile, a one-pass
+// split-K kernel needs at its counters parameter; 0 for kernels that need
+// none (KG == 1 or a Reduce kernel). They must be zero at the launch, and
+// the kernel leaves them zero when it ends, so a buffer of counters that
+// only ever serves launches ordered one after another (one stream) is
+// zeroed once, when it is made.
+func (k *Kernel) Counters(m, n int) int {
 	if !k.serial || k.tileM == 0 {
-		return 0, 0
+		return 0
 	}
-	return counterOffset(m, n, k.splits, k.wsElem), ceilDiv(m, k.tileM) * ceilDiv(n, k.tileN)
+	return ceilDiv(m, k.tileM) * ceilDiv(n, k.tileN)
 }
 
 // SplitLimit reports whether an m×n output can use the kernel: always when
@@ -99,7 +97,7 @@ func abiParams(compute DataType) []Param {
 		{"lda", ".s32", 4}, {"ldb", ".s32", 4}, {"ldc", ".s32", 4},
 		{"alpha", st, ss}, {"beta", st, ss},
 		{"alphaPtr", ".u64", 8}, {"betaPtr", ".u64", 8},
-		{"workspace", ".u64", 8},
+		{"workspace", ".u64", 8}, {"counters", ".u64", 8},
 	}
 }
 

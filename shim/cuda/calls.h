@@ -34,6 +34,7 @@ static inline CUresult isaac_cu_stream_create(CUstream *s, unsigned int flags) {
 static inline CUresult isaac_cu_stream_destroy(uintptr_t s) { return ISAAC_CU_CALL(cuStreamDestroy, (CUstream)s); }
 static inline CUresult isaac_cu_stream_synchronize(uintptr_t s) { return ISAAC_CU_CALL(cuStreamSynchronize, (CUstream)s); }
 static inline CUresult isaac_cu_stream_is_capturing(uintptr_t s, int *status) { return ISAAC_CU_CALL(cuStreamIsCapturing, (CUstream)s, status); }
+static inline CUresult isaac_cu_stream_get_id(uintptr_t s, unsigned long long *id) { return ISAAC_CU_CALL(cuStreamGetId, (CUstream)s, id); }
 static inline CUresult isaac_cu_mem_alloc(CUdeviceptr *p, size_t n) { return ISAAC_CU_CALL(cuMemAlloc, p, n); }
 static inline CUresult isaac_cu_mem_free(CUdeviceptr p) { return ISAAC_CU_CALL(cuMemFree, p); }
 static inline CUresult isaac_cu_mem_alloc_async(CUdeviceptr *p, size_t n, uintptr_t s) { return ISAAC_CU_CALL(cuMemAllocAsync, p, n, (CUstream)s); }

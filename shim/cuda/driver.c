@@ -36,6 +36,7 @@ static const struct entry entries[] = {
 	E(cuCtxSynchronize), E(cuModuleLoadDataEx), E(cuModuleUnload), E(cuModuleGetFunction),
 	E(cuFuncGetAttribute), E(cuFuncSetAttribute), E(cuLaunchKernel), E(cuLaunchKernelEx),
 	E(cuStreamCreate), E(cuStreamDestroy), E(cuStreamSynchronize), E(cuStreamIsCapturing),
+	E(cuStreamGetId),
 	E(cuMemAlloc), E(cuMemFree), E(cuMemAllocAsync), E(cuMemFreeAsync),
 	E(cuMemPoolCreate), E(cuMemPoolSetAttribute), E(cuMemAllocFromPoolAsync),
 	E(cuMemsetD8Async), E(cuMemsetD32Async), E(cuMemcpyHtoD), E(cuMemcpyDtoH),

@@ -82,6 +82,7 @@ typedef struct isaac_cuda_api {
 	CUresult (*cuStreamDestroy)(CUstream);
 	CUresult (*cuStreamSynchronize)(CUstream);
 	CUresult (*cuStreamIsCapturing)(CUstream, int *);
+	CUresult (*cuStreamGetId)(CUstream, unsigned long long *);
 	CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
 	CUresult (*cuMemFree)(CUdeviceptr);
 	CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream);

@@ -41,3 +41,14 @@ func (s Stream) CaptureStatus() (CaptureStatus, error) {
 	err := check("cuStreamIsCapturing", C.isaac_cu_stream_is_capturing(C.uintptr_t(s), &st))
 	return CaptureStatus(st), err
 }
+
+// ID is the stream's identifier, unique in the process for the life of the
+// driver (a new stream never takes the ID of a destroyed one, though it may
+// take its handle). The special handles name the stream they stand for in
+// the calling thread: the legacy default stream, or the thread's own
+// per-thread default stream.
+func (s Stream) ID() (uint64, error) {
+	var id C.ulonglong
+	err := check("cuStreamGetId", C.isaac_cu_stream_get_id(C.uintptr_t(s), &id))
+	return uint64(id), err
+}
