@@ -5,7 +5,9 @@
 # $OUT/ncu_<i>_<dtype>_<m>x<n>x<k>.txt. The kernels run through bench_compare
 # (-suite csv, one repeat) so they see the same buffers and scalars as the
 # benchmark; ncu captures the configuration's GEMM kernel (matched by name) and,
-# with KG > 1, its reduction.
+# with KG > 1, its reduction. With ALL=1 it captures every kernel of the run
+# instead (the first ${COUNT:-12}: cuBLAS's, the L2 flush's and ISAAC's), to set
+# the vendor's kernels beside ours.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/isaac-ncu}
@@ -21,11 +23,15 @@ grep -v '^#' "$list" | while read -r m n k layout dtype config; do
 	rep=$out/ncu_${i}_${dtype}_${m}x${n}x${k}.txt
 	echo "== $m x $n x $k $layout $dtype $config" >"$rep"
 	name=$(echo "$config" | sed 's/,math=/_/; s/[=,]//g') # the kernel's name ends so
-	ncu --clock-control none -k "regex:${name}" -c 2 \
+	filter=(-k "regex:${name}" -c 2)
+	if [ "${ALL:-0}" = 1 ]; then
+		filter=(-c "${COUNT:-12}")
+	fi
+	ncu --clock-control none "${filter[@]}" \
 		--section SpeedOfLight --section Occupancy --section LaunchStats \
 		--section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
 		--section WarpStateStats --section SchedulerStats \
 		"$dev/bench_compare" -suite csv -shapes "$csv" -config "$config" \
 		-repeats 1 -warmup 0 -out "$(mktemp -d)" >>"$rep" 2>&1
-	grep -E 'isaac_gemm|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per|Stall|Issue Slots Busy|L1/TEX Hit|Grid Size|Block Size' "$rep" | head -40
+	grep -E 'Context [0-9]+, Stream|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per|Stall|Issue Slots Busy|L1/TEX Hit|Grid Size|Block Size' "$rep" | head -${LINES_MAX:-40}
 done
