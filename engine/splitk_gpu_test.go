@@ -13,7 +13,7 @@ import (
 // block of each tile sums the partials): vector and element-by-element
 // fixups (M % 4), f64, 16-bit C, a thread-block cluster on top of the grid
 // split, a KL split whose group is whole warps, transposed operands and
-// beta ≠ 0.
+// beta ≠ 0; the last five sum over two levels (groups of slices first).
 var onePassCases = []struct {
 	cfg string
 	c   gemmcheck.Case
@@ -32,6 +32,16 @@ var onePassCases = []struct {
 		gemmcheck.Case{Type: gemmcheck.Types[0], TransA: 1, M: 33, N: 17, K: 4099, Alpha: 1, Beta: 0, Seed: 26}},
 	{"ms=2,ns=2,ml=64,nl=32,u=32,ks=1,kl=1,kg=5,va=1,vb=1,st=1,math=mma_bf16",
 		gemmcheck.Case{Type: gemmcheck.Types[5], TransB: 1, M: 203, N: 77, K: 7777, Alpha: 0.5, Beta: 0.25, Seed: 27}},
+	{"ms=4,ns=4,ml=32,nl=32,u=16,ks=1,kl=1,kg=256,va=4,vb=4,st=3,math=ffma", // 16 groups of 16
+		gemmcheck.Case{Type: gemmcheck.Types[0], TransB: 1, M: 64, N: 48, K: 60001, Alpha: 1, Beta: 0.5, Seed: 28}},
+	{"ms=1,ns=2,ml=32,nl=32,u=32,ks=1,kl=1,kg=128,va=8,vb=8,st=3,math=mma_f16", // 8 groups of 16
+		gemmcheck.Case{Type: gemmcheck.Types[4], TransB: 1, M: 32, N: 32, K: 60000, Alpha: 1, Beta: 0, Seed: 29}},
+	{"ms=4,ns=1,ml=128,nl=16,u=32,ks=1,kl=1,kg=48,kc=4,va=8,vb=8,st=3,math=mma_f16", // clusters, 6 groups of 8
+		gemmcheck.Case{Type: gemmcheck.Types[4], M: 320, N: 20, K: 12000, Alpha: -1, Beta: 1, Seed: 30}},
+	{"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=64,va=2,vb=1,st=3,math=mma_f64k8", // f64, 8 groups of 8
+		gemmcheck.Case{Type: gemmcheck.Types[2], M: 130, N: 70, K: 9000, Alpha: 1, Beta: 2, Seed: 31}},
+	{"ms=2,ns=2,ml=32,nl=32,u=8,ks=1,kl=2,kg=100,va=1,vb=1,st=1,math=ffma", // KL = 2, 10 groups of 10
+		gemmcheck.Case{Type: gemmcheck.Types[0], TransA: 1, M: 33, N: 17, K: 40001, Alpha: 1, Beta: 0, Seed: 32}},
 }
 
 // TestGPUOnePassSplitK runs each one-pass case five times: every run must

@@ -47,7 +47,8 @@
 // are small (Kernel.Counters reports counters), in the GEMM kernel itself by
 // the last block of the tile to arrive, found with one atomic addition on a
 // per-tile counter that is zero at the launch and that the kernel leaves
-// zero (so a stream's counters are zeroed once, not per launch); block-level
+// zero (so a stream's counters are zeroed once, not per launch); with many
+// slices, over two levels (groups of slices, then the groups' sums); block-level
 // splits (KL) reduce through shared memory in a fixed order. No atomic ever
 // adds data, so the order of arrival never changes a result.
 package ptx

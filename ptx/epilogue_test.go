@@ -153,20 +153,26 @@ func TestEpilogueCluster(t *testing.T) {
 
 // A grid split whose KG partial tiles fit serialSplitBytes finishes in the
 // GEMM kernel (one arrival counter per tile, no reduction kernel); larger
-// ones, and KL groups that are not whole warps, keep the reduction kernel.
+// ones whose KG has a divisor G ≥ √KG with G tiles and KG/G tiles within
+// the bound finish there over two levels (a counter per tile and per group,
+// two arrivals); the rest, and KL groups that are not whole warps, keep the
+// reduction kernel.
 func TestSerialSplit(t *testing.T) {
 	f32 := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, TransA: N, TransB: N, AlignA: 4, AlignB: 4, AlignC: 4}
 	for _, c := range []struct {
 		cfg    string
-		serial bool
+		groups int // 0: two-pass; 1: one level; else two levels, groups per tile
 	}{
-		{"ms=4,ns=4,ml=64,nl=32,u=16,ks=1,kl=1,kg=6,va=4,vb=4,st=3,math=ffma", true},   // 48 KiB
-		{"ms=4,ns=4,ml=32,nl=32,u=16,ks=1,kl=1,kg=64,va=4,vb=4,st=3,math=ffma", true},  // 256 KiB
-		{"ms=4,ns=4,ml=32,nl=32,u=16,ks=1,kl=1,kg=65,va=4,vb=4,st=3,math=ffma", false}, // 260 KiB
-		{"ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=8,va=4,vb=4,st=3,math=ffma", false}, // 512 KiB
-		{"ms=2,ns=2,ml=32,nl=32,u=8,ks=1,kl=2,kg=8,va=1,vb=1,st=1,math=ffma", true},    // groups of 256 threads
-		{"ms=4,ns=2,ml=8,nl=16,u=64,ks=2,kl=8,kg=2,va=2,vb=2,st=4,math=ffma", false},   // groups of 16 threads
-		{"ms=4,ns=4,ml=64,nl=32,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma", false},  // no split
+		{"ms=4,ns=4,ml=64,nl=32,u=16,ks=1,kl=1,kg=6,va=4,vb=4,st=3,math=ffma", 1},    // 48 KiB
+		{"ms=4,ns=4,ml=32,nl=32,u=16,ks=1,kl=1,kg=64,va=4,vb=4,st=3,math=ffma", 1},   // 256 KiB
+		{"ms=4,ns=4,ml=32,nl=32,u=16,ks=1,kl=1,kg=65,va=4,vb=4,st=3,math=ffma", 5},   // 260 KiB: 5 groups of 13
+		{"ms=4,ns=4,ml=32,nl=32,u=16,ks=1,kl=1,kg=256,va=4,vb=4,st=3,math=ffma", 16}, // 1 MiB: 16 groups of 16
+		{"ms=4,ns=4,ml=32,nl=32,u=16,ks=1,kl=1,kg=67,va=4,vb=4,st=3,math=ffma", 0},   // 268 KiB, 67 is prime
+		{"ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=8,va=4,vb=4,st=3,math=ffma", 2},   // 512 KiB: 2 groups of 4
+		{"ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=32,va=4,vb=4,st=3,math=ffma", 0},  // groups of 8 tiles: 512 KiB
+		{"ms=2,ns=2,ml=32,nl=32,u=8,ks=1,kl=2,kg=8,va=1,vb=1,st=1,math=ffma", 1},     // groups of 256 threads
+		{"ms=4,ns=2,ml=8,nl=16,u=64,ks=2,kl=8,kg=2,va=2,vb=2,st=4,math=ffma", 0},     // groups of 16 threads
+		{"ms=4,ns=4,ml=64,nl=32,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma", 0},    // no split
 	} {
 		cfg, err := ParseConfig(c.cfg)
 		if err != nil {
@@ -179,12 +185,16 @@ func TestSerialSplit(t *testing.T) {
 		n := k.Counters(1000, 100)
 		atoms := strings.Count(k.PTX, "atom.")
 		resets := strings.Count(k.PTX, "st.relaxed.gpu.global.u32")
-		if c.serial {
+		if c.groups > 0 {
 			tiles := ceilDiv(1000, cfg.ML) * ceilDiv(100, cfg.NL)
-			if k.Reduce != nil || n != tiles || atoms != 1 || resets != 1 ||
+			want, arrivals := tiles, 1
+			if c.groups > 1 {
+				want, arrivals = tiles*(1+c.groups), 2
+			}
+			if k.Reduce != nil || n != want || atoms != arrivals || resets != arrivals ||
 				k.WorkspaceBytes(1000, 100, 5000) != cfg.KG*1000*100*4 {
-				t.Errorf("%s: reduce %v, %d counters (want %d), %d atomics, %d counter resets, workspace %d",
-					c.cfg, k.Reduce != nil, n, tiles, atoms, resets, k.WorkspaceBytes(1000, 100, 5000))
+				t.Errorf("%s: reduce %v, %d counters (want %d), %d atomics, %d counter resets (want %d), workspace %d",
+					c.cfg, k.Reduce != nil, n, want, atoms, resets, arrivals, k.WorkspaceBytes(1000, 100, 5000))
 			}
 			continue
 		}

@@ -29,6 +29,7 @@ type Kernel struct {
 	vec          int  // reduce: vector width of its loads (elements)
 	cluster      int  // blocks per cluster along z (1: none)
 	serial       bool // KG > 1 finished in this kernel (one pass, no Reduce)
+	tileCounters int  // one-pass: arrival counters per tile (splitCounters)
 }
 
 // Grid is the launch grid for an m×n×k problem (m, n ≥ 1; the runtime does
@@ -62,8 +63,9 @@ func (k *Kernel) WorkspaceBytes(m, n, kk int) int {
 	return k.splits * m * n * k.wsElem
 }
 
-// Counters is how many 32-bit arrival counters, one per tile, a one-pass
-// split-K kernel needs at its counters parameter; 0 for kernels that need
+// Counters is how many 32-bit arrival counters a one-pass split-K kernel
+// needs at its counters parameter (one per tile, and with a two-level split
+// one more per group of each tile); 0 for kernels that need
 // none (KG == 1 or a Reduce kernel). They must be zero at the launch, and
 // the kernel leaves them zero when it ends, so a buffer of counters that
 // only ever serves launches ordered one after another (one stream) is
@@ -72,7 +74,7 @@ func (k *Kernel) Counters(m, n int) int {
 	if !k.serial || k.tileM == 0 {
 		return 0
 	}
-	return ceilDiv(m, k.tileM) * ceilDiv(n, k.tileN)
+	return ceilDiv(m, k.tileM) * ceilDiv(n, k.tileN) * k.tileCounters
 }
 
 // SplitLimit reports whether an m×n output can use the kernel: always when
@@ -142,6 +144,9 @@ func GenerateGemm(cfg GemmConfig, in InputClass, arch string) (*Kernel, error) {
 		tileM:       cfg.ML, tileN: cfg.NL,
 		splits: cfg.KG, wsElem: g.epiType.Size(), cluster: g.kc,
 		serial: serialSplit(g),
+	}
+	if k.serial {
+		k.tileCounters = splitCounters(g)
 	}
 	if cfg.KG > 1 && !k.serial {
 		rname := name + "_reduce"
