@@ -360,9 +360,7 @@ func TestGPUDiskCacheChild(t *testing.T) {
 	defer runtime.UnlockOSThread()
 	ctx.SetCurrent()
 	c := gemmcheck.Case{Type: gemmcheck.Types[0], M: 70, N: 33, K: 129, Alpha: 1, Beta: 0.5, Seed: 3}
-	// 32 partial 64×64 tiles are above the one-pass limit: a GEMM kernel
-	// and its reduction kernel, two modules.
-	cfg := ptx.GemmConfig{MS: 4, NS: 4, ML: 64, NL: 64, U: 8, KS: 1, KL: 1, KG: 32, VecA: 1, VecB: 1, Stages: 1, Math: ptx.FFMA}
+	cfg := diskCacheConfig
 	d := gemmcheck.NewData(c)
 	b, err := gemmcheck.Upload(c, d)
 	if err != nil {

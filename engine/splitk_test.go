@@ -42,3 +42,22 @@ func TestOnePassCases(t *testing.T) {
 		t.Errorf("%d two-level cases, want 5", twoLevel)
 	}
 }
+
+// diskCacheConfig is TestGPUDiskCache's configuration: 67 partial 64×64
+// tiles are above the one-pass limit, and 67, a prime, has no groups for two
+// levels, so it runs a GEMM kernel and its reduction kernel, two modules.
+var diskCacheConfig = ptx.GemmConfig{MS: 4, NS: 4, ML: 64, NL: 64, U: 8, KS: 1, KL: 1, KG: 67, VecA: 1, VecB: 1, Stages: 1, Math: ptx.FFMA}
+
+// TestDiskCacheCaseTwoPass: TestGPUDiskCache counts two modules, so its
+// configuration must keep the reduction kernel.
+func TestDiskCacheCaseTwoPass(t *testing.T) {
+	cfg := diskCacheConfig
+	in := ptx.InputClass{AType: ptx.F32, BType: ptx.F32, CType: ptx.F32, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.N, AlignA: 1, AlignB: 1, AlignC: 1}
+	k, err := ptx.GenerateGemm(cfg, in, "sm_90")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Reduce == nil {
+		t.Fatal("no reduction kernel")
+	}
+}
