@@ -38,9 +38,9 @@ var onePassCases = []struct {
 		gemmcheck.Case{Type: gemmcheck.Types[4], TransB: 1, M: 32, N: 32, K: 60000, Alpha: 1, Beta: 0, Seed: 29}},
 	{"ms=4,ns=1,ml=128,nl=16,u=32,ks=1,kl=1,kg=48,kc=4,va=8,vb=8,st=3,math=mma_f16", // clusters, 6 groups of 8
 		gemmcheck.Case{Type: gemmcheck.Types[4], M: 320, N: 20, K: 12000, Alpha: -1, Beta: 1, Seed: 30}},
-	{"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=64,va=2,vb=1,st=3,math=mma_f64k8", // f64, 8 groups of 8
+	{"ms=2,ns=4,ml=32,nl=32,u=16,ks=1,kl=1,kg=64,va=2,vb=1,st=3,math=mma_f64k8", // f64, 8 groups of 8
 		gemmcheck.Case{Type: gemmcheck.Types[2], M: 130, N: 70, K: 9000, Alpha: 1, Beta: 2, Seed: 31}},
-	{"ms=2,ns=2,ml=32,nl=32,u=8,ks=1,kl=2,kg=100,va=1,vb=1,st=1,math=ffma", // KL = 2, 10 groups of 10
+	{"ms=2,ns=2,ml=32,nl=32,u=8,ks=1,kl=1,kg=100,va=1,vb=1,st=1,math=ffma", // 10 groups of 10, M % 4 ≠ 0
 		gemmcheck.Case{Type: gemmcheck.Types[0], TransA: 1, M: 33, N: 17, K: 40001, Alpha: 1, Beta: 0, Seed: 32}},
 }
 

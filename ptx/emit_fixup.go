@@ -6,6 +6,14 @@ package ptx
 // separate reduction kernel spread over the whole GPU.
 const serialSplitBytes = 256 << 10
 
+// twoLevelBytes bounds what one block sums in each level of a two-level
+// one-pass split (splitGroup): G slices of a tile, or the KG/G group sums.
+// Measured on an H100 (ICA-like inputs, K = 60000, KG = 128–256): with 4 KiB
+// tiles (G·tile = 64 KiB) two levels took 0.5–1.4 µs less than the
+// reduction kernel; with 8–32 KiB tiles (96–256 KiB per level) 2.2–5 µs
+// more, the fixups' loads in series after the grid's last block.
+const twoLevelBytes = 64 << 10
+
 // fixupInFlight is how many vector loads of partials each thread of the
 // fixup keeps in flight (16 bytes each, 64 registers), in blocks of up to 512
 // threads; larger blocks have 64 registers per thread in all and keep
@@ -35,24 +43,30 @@ func serialSplit(g geometry) bool {
 	if cfg.KG*tile <= serialSplitBytes {
 		return true
 	}
-	gs := splitGroup(g)
-	return gs > 0 && gs*tile <= serialSplitBytes && (cfg.KG/gs)*tile <= serialSplitBytes
+	return splitGroup(g) > 0
 }
 
 // splitGroup is the group size of a two-level one-pass split, 0 when the
-// split sums its KG slices in one level. With two levels the KG slices of a
+// split does not sum over two levels. With two levels the KG slices of a
 // tile form KG/G groups of G consecutive slices: the last block of a group
 // to arrive sums the group's slices into the group's first slice, and the
 // last group to finish sums the groups' sums and writes C. G is the divisor
-// of KG nearest above √KG (so both levels read about as much) and at least
-// two groups are needed; a KG with no such divisor (a prime) has none.
+// of KG nearest above √KG (so both levels read about as much, G ≥ KG/G).
+// Two levels are used when one would sum more than serialSplitBytes, G
+// slices are within twoLevelBytes, and the whole block sums (KL = 1: with
+// KL > 1 only one group's threads would, and measured slower); a KG with no
+// such divisor (a prime) has none.
 func splitGroup(g geometry) int {
 	cfg := g.cfg
-	if cfg.KG*cfg.ML*cfg.NL*g.epiType.Size() <= serialSplitBytes {
+	tile := cfg.ML * cfg.NL * g.epiType.Size()
+	if cfg.KG*tile <= serialSplitBytes || cfg.KL > 1 {
 		return 0
 	}
 	for gs := 2; gs < cfg.KG; gs++ {
 		if cfg.KG%gs == 0 && gs*gs >= cfg.KG {
+			if gs*tile > twoLevelBytes {
+				return 0
+			}
 			return gs
 		}
 	}

@@ -153,10 +153,10 @@ func TestEpilogueCluster(t *testing.T) {
 
 // A grid split whose KG partial tiles fit serialSplitBytes finishes in the
 // GEMM kernel (one arrival counter per tile, no reduction kernel); larger
-// ones whose KG has a divisor G ≥ √KG with G tiles and KG/G tiles within
-// the bound finish there over two levels (a counter per tile and per group,
-// two arrivals); the rest, and KL groups that are not whole warps, keep the
-// reduction kernel.
+// ones without a KL split whose KG has a divisor G ≥ √KG with G tiles within
+// twoLevelBytes finish there over two levels (a counter per tile and per
+// group, two arrivals); the rest, and KL groups that are not whole warps,
+// keep the reduction kernel.
 func TestSerialSplit(t *testing.T) {
 	f32 := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, TransA: N, TransB: N, AlignA: 4, AlignB: 4, AlignC: 4}
 	for _, c := range []struct {
@@ -168,7 +168,9 @@ func TestSerialSplit(t *testing.T) {
 		{"ms=4,ns=4,ml=32,nl=32,u=16,ks=1,kl=1,kg=65,va=4,vb=4,st=3,math=ffma", 5},   // 260 KiB: 5 groups of 13
 		{"ms=4,ns=4,ml=32,nl=32,u=16,ks=1,kl=1,kg=256,va=4,vb=4,st=3,math=ffma", 16}, // 1 MiB: 16 groups of 16
 		{"ms=4,ns=4,ml=32,nl=32,u=16,ks=1,kl=1,kg=67,va=4,vb=4,st=3,math=ffma", 0},   // 268 KiB, 67 is prime
-		{"ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=8,va=4,vb=4,st=3,math=ffma", 2},   // 512 KiB: 2 groups of 4
+		{"ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=8,va=4,vb=4,st=3,math=ffma", 0},   // 512 KiB; groups of 4 tiles: 256 KiB
+		{"ms=2,ns=2,ml=32,nl=32,u=8,ks=1,kl=2,kg=100,va=1,vb=1,st=1,math=ffma", 0},   // 400 KiB with KL = 2
+		{"ms=2,ns=2,ml=32,nl=32,u=8,ks=1,kl=1,kg=100,va=1,vb=1,st=1,math=ffma", 10},  // 400 KiB: 10 groups of 10
 		{"ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=32,va=4,vb=4,st=3,math=ffma", 0},  // groups of 8 tiles: 512 KiB
 		{"ms=2,ns=2,ml=32,nl=32,u=8,ks=1,kl=2,kg=8,va=1,vb=1,st=1,math=ffma", 1},     // groups of 256 threads
 		{"ms=4,ns=2,ml=8,nl=16,u=64,ks=2,kl=8,kg=2,va=2,vb=2,st=4,math=ffma", 0},     // groups of 16 threads
