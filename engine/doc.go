@@ -15,6 +15,11 @@
 // them. With ISAAC_SEARCH=async a call whose decision is not made yet goes
 // to the vendor while a goroutine makes it.
 //
+// A split-K kernel's workspace (partial tiles and arrival counters) is kept
+// per stream and reused from call to call, so such a call puts only its
+// kernels on the stream; while a stream is captured into a graph each call
+// allocates its own, in stream order.
+//
 // Gemm runs a given configuration (tuners, benchmarks, tests). The package
 // is safe for concurrent use from many threads and contexts.
 package engine
