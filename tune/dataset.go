@@ -30,6 +30,28 @@ type Sample struct {
 // VendorOnly reports a row that times only the vendor (empty config).
 func (s Sample) VendorOnly() bool { return s.Config == (ptx.GemmConfig{}) }
 
+// GridSplit reports a row whose kernel splits K across blocks (KG > 1):
+// its time includes the split-K workspace and the partial sums' fixup.
+func (s Sample) GridSplit() bool { return s.Config.KG > 1 }
+
+// WithoutGridSplits returns the samples without the configuration rows of
+// grid-split kernels (GridSplit) and how many it left out; vendor-only rows
+// and every row's vendor time stay. It is for data measured before a
+// change to the split-K path: those rows time a kernel that no longer
+// runs, and the vendor's times on the same inputs are still true.
+func WithoutGridSplits(samples []Sample) ([]Sample, int) {
+	out := make([]Sample, 0, len(samples))
+	dropped := 0
+	for _, s := range samples {
+		if s.GridSplit() {
+			dropped++
+			s.Config, s.US = ptx.GemmConfig{}, 0 // keep the vendor's time
+		}
+		out = append(out, s)
+	}
+	return out, dropped
+}
+
 // Columns are the data set's CSV header.
 var Columns = []string{"type", "ta", "tb", "m", "n", "k", "align_a", "align_b", "align_c", "config", "us", "vendor_us"}
 

@@ -55,3 +55,40 @@ func TestDatasetAppendAndRead(t *testing.T) {
 		t.Errorf("missing file: %v %v", s, err)
 	}
 }
+
+// TestWithoutGridSplits: stale grid-split rows leave the configuration
+// model's data and keep their cuBLAS time for the vendor model's; every
+// other row is unchanged.
+func TestWithoutGridSplits(t *testing.T) {
+	parse := func(s string) ptx.GemmConfig {
+		c, err := ptx.ParseConfig(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	split := parse("ms=2,ns=2,ml=32,nl=32,u=32,ks=1,kl=1,kg=8,va=4,vb=4,st=3,math=mma_f16")
+	inBlock := parse("ms=2,ns=2,ml=32,nl=32,u=32,ks=1,kl=4,kg=1,va=4,vb=4,st=3,math=mma_f16")
+	rows := []Sample{
+		{Type: "hgemm", TransA: 'N', TransB: 'N', M: 32, N: 32, K: 60000, AlignA: 8, AlignB: 8, AlignC: 8, Config: split, US: 14, VendorUS: 12},
+		{Type: "hgemm", TransA: 'N', TransB: 'N', M: 32, N: 32, K: 60000, AlignA: 8, AlignB: 8, AlignC: 8, Config: inBlock, US: 30, VendorUS: 12},
+		{Type: "dgemm", TransA: 'T', TransB: 'N', M: 5, N: 6, K: 7, AlignA: 1, AlignB: 1, AlignC: 1, VendorUS: 4.5},
+	}
+	got, n := WithoutGridSplits(rows)
+	if n != 1 || len(got) != 3 {
+		t.Fatalf("left out %d of %d rows, kept %d; want 1 left out, 3 kept", n, len(rows), len(got))
+	}
+	if !got[0].VendorOnly() || got[0].US != 0 || got[0].VendorUS != 12 || got[0].M != 32 || got[0].K != 60000 {
+		t.Errorf("grid-split row became %+v, want a vendor-only row with its cuBLAS time", got[0])
+	}
+	if got[1] != rows[1] || got[2] != rows[2] {
+		t.Errorf("other rows changed: %+v %+v", got[1], got[2])
+	}
+	if rows[0].Config != split {
+		t.Error("the input slice was modified")
+	}
+	train, valid, test := ConfigMatrices(got)
+	if train.N+valid.N+test.N != 1 {
+		t.Errorf("configuration rows after: %d, want 1", train.N+valid.N+test.N)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,11 +49,29 @@ func archString(a []int) string {
 }
 
 // loadData reads the data sets matching glob, in name order, and hashes
-// their bytes.
-func loadData(glob string) ([]tune.Sample, []string, string, error) {
+// their bytes. The grid-split rows of those that also match staleSplits
+// (empty: none) become vendor-only rows (tune.WithoutGridSplits), and the
+// hash says so.
+func loadData(glob, staleSplits string) ([]tune.Sample, []string, string, error) {
 	files, err := filepath.Glob(glob)
 	if err != nil {
 		return nil, nil, "", err
+	}
+	stale := map[string]bool{}
+	if staleSplits != "" {
+		sf, err := filepath.Glob(staleSplits)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if len(sf) == 0 {
+			return nil, nil, "", fmt.Errorf("-stale-splits: no data set matches %s", staleSplits)
+		}
+		for _, f := range sf {
+			if !slices.Contains(files, f) {
+				return nil, nil, "", fmt.Errorf("-stale-splits: %s is not one of %s", f, glob)
+			}
+			stale[f] = true
+		}
 	}
 	if len(files) == 0 {
 		return nil, nil, "", fmt.Errorf("no data set matches %s", glob)
@@ -70,6 +89,12 @@ func loadData(glob string) ([]tune.Sample, []string, string, error) {
 		s, c, err := tune.Read(bytes.NewReader(raw))
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("%s: %w", f, err)
+		}
+		if stale[f] {
+			var n int
+			s, n = tune.WithoutGridSplits(s)
+			fmt.Fprintf(os.Stderr, "%s: %d grid-split rows left out (-stale-splits)\n", f, n)
+			h.Write([]byte("stale-splits\x00"))
 		}
 		all = append(all, s...)
 		comments = append(comments, c...)
@@ -120,6 +145,7 @@ func trainCmd(args []string) error {
 	members := fs.Int("ensemble", 5, "networks of the exported configuration model, averaged (seeds seed, seed+1, …)")
 	configFrom := fs.String("config-from", "", "take the configuration model from this weights file (trained on the same -data) and train only the vendor model")
 	vendorFrom := fs.String("vendor-from", "", "take the vendor model from this weights file (same device) and train only the configuration model")
+	staleSplits := fs.String("stale-splits", "", "data sets (glob, a subset of -data) measured before a change to the split-K path: their grid-split rows (kg > 1) are left out of the configuration model, their cuBLAS times kept")
 	fs.Parse(args)
 	hidden, err := parseArch(*arch)
 	if err != nil {
@@ -129,7 +155,7 @@ func trainCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	samples, comments, hash, err := loadData(*data)
+	samples, comments, hash, err := loadData(*data, *staleSplits)
 	if err != nil {
 		return err
 	}
@@ -155,6 +181,9 @@ func trainCmd(args []string) error {
 	var configChecks []predictor.Check
 	comment := fmt.Sprintf("isaac-tune train -arch %s -ensemble %d -vendor-arch %s -epochs %d -patience %d -batch %d -lr %g -seed %d; folds 0-7 train, 8 early stopping, 9 test (by input)",
 		*arch, *members, *vendorArch, *epochs, *patience, *batch, *lr, *seed)
+	if *staleSplits != "" {
+		comment += fmt.Sprintf("; grid-split rows of %s left out (-stale-splits)", *staleSplits)
+	}
 	if *configFrom != "" {
 		old, err := weights.Load(*configFrom)
 		if err != nil {
@@ -282,7 +311,7 @@ func heldOutChecks(net tune.Predictor, m tune.Matrix) []predictor.Check {
 func trainVendor(samples []tune.Sample, vendorData string, dev predictor.DeviceID, hash string, opts tune.TrainOptions, vhidden []int) (*predictor.MLP, float64, []predictor.Check, string, error) {
 	vsamples := samples
 	if files, _ := filepath.Glob(vendorData); len(files) > 0 {
-		vs, vcomments, vhash, err := loadData(vendorData)
+		vs, vcomments, vhash, err := loadData(vendorData, "")
 		if err != nil {
 			return nil, 0, nil, "", err
 		}
