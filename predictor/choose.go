@@ -7,7 +7,8 @@ import (
 )
 
 // Scores are the configuration model's predictions (ln TFLOP/s, higher is
-// faster) for every configuration on one input, evaluated as one batch.
+// faster) for every configuration on one input, evaluated as one batch in
+// the run-time form (Ensemble.Score).
 func (m *Model) Scores(in Input, cfgs []ptx.GemmConfig) []float64 {
 	if len(cfgs) == 0 {
 		return nil
@@ -16,7 +17,7 @@ func (m *Model) Scores(in Input, cfgs []ptx.GemmConfig) []float64 {
 	for i, c := range cfgs {
 		PutConfig(x[i*ConfigFeatures:(i+1)*ConfigFeatures], in, c)
 	}
-	return m.Nets.Predict(x, len(cfgs))
+	return m.Nets.Score(x, len(cfgs))
 }
 
 // InputScore is the vendor model's prediction (ln TFLOP/s) for an input,
@@ -45,7 +46,7 @@ func (m *Model) Screen(in Input, cfgs []ptx.GemmConfig, keep int) []ptx.GemmConf
 	for i, c := range cfgs {
 		PutConfig(x[i*ConfigFeatures:(i+1)*ConfigFeatures], in, c)
 	}
-	s := m.Nets[:1].Predict(x, len(cfgs))
+	s := m.Nets[:1].Score(x, len(cfgs))
 	idx := make([]int, len(cfgs))
 	for i := range idx {
 		idx[i] = i

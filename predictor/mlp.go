@@ -20,6 +20,8 @@ type MLP struct {
 	Std   []float64   // per feature (never 0)
 	YMean float64
 	YStd  float64
+
+	fast lazyNet32 // the run-time form (inference.go), made on first use
 }
 
 // NewMLP allocates an MLP of the given layer widths (weights zero,
@@ -134,10 +136,7 @@ func (e Ensemble) Predict(raw []float64, n int) []float64 {
 		return make([]float64, n)
 	}
 	feats := len(raw) / n
-	blocks := 1
-	if workers := runtime.GOMAXPROCS(0); workers > 1 && n >= 2*predictBlockRows {
-		blocks = min(ceilDivInt(n, predictBlockRows), max(1, 2*workers/len(e)))
-	}
+	blocks := predictBlocks(n, len(e))
 	rows := ceilDivInt(n, blocks)
 	parts := make([][]float64, len(e)*blocks) // member-major
 	var wg sync.WaitGroup
@@ -155,6 +154,22 @@ func (e Ensemble) Predict(raw []float64, n int) []float64 {
 		}
 	}
 	wg.Wait()
+	return averageParts(parts, e, blocks, rows, n)
+}
+
+// predictBlocks is the number of row blocks a batch of n rows is split
+// into for an ensemble of members: about two goroutines per processor, none
+// smaller than predictBlockRows.
+func predictBlocks(n, members int) int {
+	if workers := runtime.GOMAXPROCS(0); workers > 1 && n >= 2*predictBlockRows {
+		return min(ceilDivInt(n, predictBlockRows), max(1, 2*workers/members))
+	}
+	return 1
+}
+
+// averageParts averages the members' predictions, held per (member, row
+// block) in member-major order.
+func averageParts(parts [][]float64, e Ensemble, blocks, rows, n int) []float64 {
 	sum := make([]float64, n)
 	for mi := range e {
 		for b := 0; b < blocks; b++ {

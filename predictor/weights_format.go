@@ -65,7 +65,8 @@ type Check struct {
 }
 
 // Verify recomputes the model's check predictions and reports the first
-// that differs from the trainer's.
+// that differs from the trainer's: Predict must reproduce them exactly, and
+// the run-time form (Score) within ScoreTolerance.
 func (m *Model) Verify() error {
 	for i, c := range m.Check {
 		if len(c.X) != m.Nets[0].Sizes[0] {
@@ -74,9 +75,16 @@ func (m *Model) Verify() error {
 		if y := m.Nets.Predict(c.X, 1)[0]; y != c.Y {
 			return fmt.Errorf("predictor: model %q check %d: predicts %v, the trainer predicted %v", m.Name, i, y, c.Y)
 		}
+		if y := m.Nets.Score(c.X, 1)[0]; math.Abs(y-c.Y) > ScoreTolerance {
+			return fmt.Errorf("predictor: model %q check %d: the run-time form predicts %v, the trainer %v", m.Name, i, y, c.Y)
+		}
 	}
 	return nil
 }
+
+// ScoreTolerance bounds the difference between the run-time (float32)
+// prediction and the trainer's, in ln TFLOP/s: 1e-4 is a rate 0.01 % off.
+const ScoreTolerance = 1e-4
 
 // Model is one named MLP and its description.
 type Model struct {
