@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/shim/cuda"
@@ -19,6 +20,7 @@ type kernelKey struct {
 // loadedKernel is a kernel (and its split-K reduction) loaded in one context.
 type loadedKernel struct {
 	once    sync.Once
+	loaded  atomic.Bool // load succeeded
 	err     error
 	cfg     ptx.GemmConfig
 	compute ptx.DataType // the class's compute type: the scalars' width
@@ -62,8 +64,37 @@ func kernelFor(ctx uint64, cfg ptx.GemmConfig, in ptx.InputClass, dev *deviceInf
 		v, _ = kernels.LoadOrStore(key, &loadedKernel{})
 	}
 	lk := v.(*loadedKernel)
-	lk.once.Do(func() { lk.cfg, lk.compute = cfg, in.Compute; lk.err = lk.load(cfg, in, dev) })
+	lk.once.Do(func() {
+		lk.cfg, lk.compute = cfg, in.Compute
+		lk.err = lk.load(cfg, in, dev)
+		lk.loaded.Store(lk.err == nil)
+	})
 	return lk, lk.err
+}
+
+// kernelCached reports whether kernelFor(ctx, cfg, in, dev) would be quick:
+// the kernel is loaded in the context, or the disk cache holds its images
+// (its reduction kernel's too), or it cannot be generated (an error
+// kernelFor reports at once). Otherwise kernelFor would compile.
+func kernelCached(ctx uint64, cfg ptx.GemmConfig, in ptx.InputClass, dev *deviceInfo) bool {
+	if v, ok := kernels.Load(kernelKey{ctx, ptx.KernelName(cfg, in)}); ok && v.(*loadedKernel).loaded.Load() {
+		return true
+	}
+	k, err := ptx.GenerateGemm(cfg, in, dev.limits.Arch())
+	if err != nil {
+		return true
+	}
+	arch := fmt.Sprintf("sm_%d%d", dev.limits.SMMajor, dev.limits.SMMinor)
+	driver, _ := cuda.DriverVersion()
+	for _, k := range []*ptx.Kernel{k, k.Reduce} {
+		if k == nil {
+			continue
+		}
+		if p := imagePath(k.PTX, arch, driver); p == "" || !fileExists(p) {
+			return false
+		}
+	}
+	return true
 }
 
 func (lk *loadedKernel) load(cfg ptx.GemmConfig, in ptx.InputClass, dev *deviceInfo) error {

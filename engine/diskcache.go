@@ -49,6 +49,12 @@ func readImage(path string) []byte {
 	return b
 }
 
+// fileExists reports whether path names an existing file.
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
 // writeImage stores an image atomically (write, then rename), ignoring
 // errors: the disk cache is an optimization.
 func writeImage(path string, image []byte) {

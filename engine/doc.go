@@ -12,8 +12,11 @@
 // model's choices are also kept on disk per model and class, and compiled
 // kernel images per PTX text, architecture and driver, both under
 // ISAAC_CACHE_DIR (default ~/.cache/isaac), so a new process starts with
-// them. With ISAAC_SEARCH=async a call whose decision is not made yet goes
-// to the vendor while a goroutine makes it.
+// them. Under Auto the first call of a shape waits for the model's choice
+// but not for the driver's JIT: a chosen kernel that is neither loaded nor
+// on disk is compiled by a goroutine while the vendor takes the calls
+// (reason compiling). With ISAAC_SEARCH=async a call whose decision is not
+// made yet goes to the vendor while a goroutine makes it, choice included.
 //
 // A split-K kernel's workspace (partial tiles and arrival counters) is kept
 // per stream and reused from call to call, so such a call puts only its

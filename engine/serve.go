@@ -13,9 +13,15 @@ import (
 
 // Serve computes g with ISAAC's kernel when mode decides so and reports
 // the outcome: request.Served, or why the vendor must take the call (no
-// model for the device, a predicted loss, a search still running, an
-// error). Decisions are cached per context, input class, shape and mode,
-// so a repeated call costs two map lookups before its launch.
+// model for the device, a predicted loss, a search or a compilation still
+// running, an error). Decisions are cached per context, input class, shape
+// and mode, so a repeated call costs two map lookups before its launch.
+//
+// Under Auto the first call of a shape waits for the model's choice, not
+// for the driver to compile the chosen kernel (tens to hundreds of
+// milliseconds): a kernel that is neither loaded nor in the disk cache is
+// compiled in the background while the vendor takes the calls (reason
+// compiling). Under Always the call waits for both.
 func Serve(g *request.Gemm, mode Mode) request.Reason {
 	ctx, info, in, err := prepare(g)
 	if err != nil {
@@ -31,6 +37,8 @@ func Serve(g *request.Gemm, mode Mode) request.Reason {
 // Decide is what Serve(g, mode) does for g in the current context (making
 // the decision now if it is not made yet, whatever ISAAC_SEARCH says): the
 // configuration it runs, or the reason it forwards.
+// A decision still in the making (a background search or compilation) is
+// made here, compiling in line.
 func Decide(g *request.Gemm, mode Mode) (ptx.GemmConfig, request.Reason) {
 	ctx, info, in, err := prepare(g)
 	if err != nil {
@@ -38,8 +46,10 @@ func Decide(g *request.Gemm, mode Mode) (ptx.GemmConfig, request.Reason) {
 	}
 	key := decisionKey{ctx, in, int(g.M), int(g.N), int(g.K), mode}
 	v, ok := decisions.Load(key)
-	if !ok {
-		v, _ = decisions.LoadOrStore(key, makeDecision(key, g, info))
+	if !ok || v.(*decision).pending {
+		d := makeDecision(key, g, info, true)
+		decisions.Store(key, d)
+		v = d
 	}
 	d := v.(*decision)
 	if d.reason != request.Served {
@@ -50,8 +60,9 @@ func Decide(g *request.Gemm, mode Mode) (ptx.GemmConfig, request.Reason) {
 
 // decision is what Serve does with a (context, class, shape, mode).
 type decision struct {
-	lk     *loadedKernel  // the kernel to launch when reason is Served
-	reason request.Reason // Served, or the forward reason
+	lk      *loadedKernel  // the kernel to launch when reason is Served
+	reason  request.Reason // Served, or the forward reason
+	pending bool           // a background goroutine is making the decision (searching, compiling)
 }
 
 type decisionKey struct {
@@ -61,10 +72,7 @@ type decisionKey struct {
 	mode    Mode
 }
 
-var (
-	decisions sync.Map // decisionKey → *decision
-	searches  sync.Map // decisionKey → struct{}: async searches under way
-)
+var decisions sync.Map // decisionKey → *decision
 
 // asyncSearch is ISAAC_SEARCH=async: a call whose decision is not made yet
 // goes to the vendor while a background goroutine makes it.
@@ -75,37 +83,50 @@ func decide(ctx uint64, in ptx.InputClass, g *request.Gemm, info *deviceInfo, mo
 	if v, ok := decisions.Load(key); ok {
 		return v.(*decision)
 	}
-	if !asyncSearch() {
-		d := makeDecision(key, g, info)
-		v, _ := decisions.LoadOrStore(key, d)
+	if asyncSearch() {
+		return inBackground(key, g, info, request.FwdSearching)
+	}
+	d := makeDecision(key, g, info, mode != Auto)
+	if d.reason == request.FwdCompiling {
+		return inBackground(key, g, info, request.FwdCompiling)
+	}
+	v, _ := decisions.LoadOrStore(key, d)
+	return v.(*decision)
+}
+
+// inBackground makes key's decision (compiling in line) on a goroutine
+// that has the caller's context current, and returns the pending decision
+// that forwards the calls meanwhile with reason why. One goroutine per key.
+func inBackground(key decisionKey, g *request.Gemm, info *deviceInfo, why request.Reason) *decision {
+	p := &decision{reason: why, pending: true}
+	if v, loaded := decisions.LoadOrStore(key, p); loaded {
 		return v.(*decision)
 	}
-	if _, running := searches.LoadOrStore(key, struct{}{}); !running {
-		cctx, err := cuda.CurrentContext()
-		gc := *g // the request's fields; its buffers are not touched
-		go func() {
-			defer searches.Delete(key)
-			// Compiling needs the caller's context current on this thread.
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			if err == nil {
-				err = cctx.SetCurrent()
-			}
-			d := &decision{reason: request.FwdNoDriver}
-			if err == nil {
-				d = makeDecision(key, &gc, info)
-			}
-			decisions.Store(key, d)
-		}()
-	}
-	return &decision{reason: request.FwdSearching}
+	cctx, err := cuda.CurrentContext()
+	gc := *g // the request's fields; its buffers are not touched
+	go func() {
+		// Compiling needs the caller's context current on this thread.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err == nil {
+			err = cctx.SetCurrent()
+		}
+		d := &decision{reason: request.FwdNoDriver}
+		if err == nil {
+			d = makeDecision(key, &gc, info, true)
+		}
+		decisions.CompareAndSwap(key, p, d) // Decide may have made it already
+	}()
+	return p
 }
 
 // makeDecision chooses for one key: ISAAC_CONFIG when set; else the
 // device's model (best configuration first, the next when one fails to
 // compile), served under Auto only when it predicts a win; without a model,
-// the heuristic under Always and the vendor under Auto.
-func makeDecision(key decisionKey, g *request.Gemm, info *deviceInfo) *decision {
+// the heuristic under Always and the vendor under Auto. Without compile, a
+// model's choice whose kernel would have to be compiled (neither loaded in
+// the context nor in the disk cache) is the pending reason FwdCompiling.
+func makeDecision(key decisionKey, g *request.Gemm, info *deviceInfo, compile bool) *decision {
 	if forced, err := forcedConfig(); err != nil || forced != nil {
 		return heuristicDecision(key, info)
 	}
@@ -128,6 +149,9 @@ func makeDecision(key decisionKey, g *request.Gemm, info *deviceInfo) *decision 
 	for _, r := range c.Top {
 		if ptx.Legal(r.Config, key.in, info.limits) != nil {
 			continue // a disk cache written for other limits
+		}
+		if !compile && !kernelCached(key.ctx, r.Config, key.in, info) {
+			return &decision{reason: request.FwdCompiling}
 		}
 		if lk, err := kernelFor(key.ctx, r.Config, key.in, info); err == nil {
 			return &decision{lk: lk, reason: request.Served}

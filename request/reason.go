@@ -24,13 +24,14 @@ const (
 	FwdWeights   // the model's weights failed to load
 	FwdPredicted // the model predicts the vendor is faster
 	FwdSearching // ISAAC_SEARCH=async: the choice is still being made
+	FwdCompiling // the chosen kernel is being compiled in the background
 	reasonCount
 )
 
 var reasonNames = [...]string{
 	"served", "disabled", "fork", "no_go", "handle", "invalid", "empty",
 	"unsupported", "too_large", "no_kernel", "no_driver", "policy", "error",
-	"no_weights", "weights", "predicted", "searching",
+	"no_weights", "weights", "predicted", "searching", "compiling",
 }
 
 func (r Reason) String() string {

@@ -32,7 +32,7 @@ static const char *entry_names[ISAAC_ENTRY_COUNT] = {
 static const char *reason_names[ISAAC_REASON_COUNT] = {
 	"served", "disabled", "fork", "no_go", "handle", "invalid", "empty",
 	"unsupported", "too_large", "no_kernel", "no_driver", "policy", "error",
-	"no_weights", "weights", "predicted", "searching",
+	"no_weights", "weights", "predicted", "searching", "compiling",
 };
 
 static int env_true(const char *name)

@@ -49,6 +49,7 @@ enum isaac_reason {
 	ISAAC_FWD_WEIGHTS,      /* the model's weights failed to load (ISAAC_WEIGHTS or shipped) */
 	ISAAC_FWD_PREDICTED,    /* the model predicts the vendor is faster on this input */
 	ISAAC_FWD_SEARCHING,    /* ISAAC_SEARCH=async: the choice for this input is being made */
+	ISAAC_FWD_COMPILING,    /* the chosen kernel is being compiled in the background */
 	ISAAC_REASON_COUNT
 };
 
