@@ -13,11 +13,16 @@ func (m *Model) Scores(in Input, cfgs []ptx.GemmConfig) []float64 {
 	if len(cfgs) == 0 {
 		return nil
 	}
+	return m.Nets.Score(configRows(in, cfgs), len(cfgs))
+}
+
+// configRows are the feature rows of (in, cfgs), one after the other.
+func configRows(in Input, cfgs []ptx.GemmConfig) []float64 {
 	x := make([]float64, len(cfgs)*ConfigFeatures)
 	for i, c := range cfgs {
 		PutConfig(x[i*ConfigFeatures:(i+1)*ConfigFeatures], in, c)
 	}
-	return m.Nets.Score(x, len(cfgs))
+	return x
 }
 
 // InputScore is the vendor model's prediction (ln TFLOP/s) for an input,
@@ -42,10 +47,13 @@ func (m *Model) Screen(in Input, cfgs []ptx.GemmConfig, keep int) []ptx.GemmConf
 	if keep >= len(cfgs) || len(m.Nets) < 2 {
 		return cfgs
 	}
-	x := make([]float64, len(cfgs)*ConfigFeatures)
-	for i, c := range cfgs {
-		PutConfig(x[i*ConfigFeatures:(i+1)*ConfigFeatures], in, c)
-	}
+	out, _ := m.screenRows(cfgs, configRows(in, cfgs), keep)
+	return out
+}
+
+// screenRows is Screen on the configurations' feature rows x: the kept
+// configurations and their rows.
+func (m *Model) screenRows(cfgs []ptx.GemmConfig, x []float64, keep int) ([]ptx.GemmConfig, []float64) {
 	s := m.Nets[:1].Score(x, len(cfgs))
 	idx := make([]int, len(cfgs))
 	for i := range idx {
@@ -55,8 +63,10 @@ func (m *Model) Screen(in Input, cfgs []ptx.GemmConfig, keep int) []ptx.GemmConf
 	idx = idx[:keep]
 	sort.Ints(idx)
 	out := make([]ptx.GemmConfig, keep)
+	rows := make([]float64, keep*ConfigFeatures)
 	for i, j := range idx {
 		out[i] = cfgs[j]
+		copy(rows[i*ConfigFeatures:(i+1)*ConfigFeatures], x[j*ConfigFeatures:(j+1)*ConfigFeatures])
 	}
-	return out
+	return out, rows
 }

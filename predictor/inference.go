@@ -46,6 +46,19 @@ type lazyNet32 struct {
 	net  *net32
 }
 
+// scratch holds float32 buffers for net32.predict.
+var scratch sync.Pool // *[]float32
+
+func getScratch(n int) *[]float32 {
+	p, _ := scratch.Get().(*[]float32)
+	if p == nil || cap(*p) < n {
+		b := make([]float32, n)
+		return &b
+	}
+	*p = (*p)[:n]
+	return p
+}
+
 func to32(v []float64) []float32 {
 	out := make([]float32, len(v))
 	for i, x := range v {
@@ -58,7 +71,16 @@ func to32(v []float64) []float32 {
 // features into y.
 func (n *net32) predict(raw []float64, rows int, y []float64) {
 	f := n.sizes[0]
-	in := make([]float32, len(raw))
+	wide := 0
+	for _, s := range n.sizes[1:] {
+		wide = max(wide, s)
+	}
+	// One scratch buffer from a pool holds the input and two layers'
+	// activations: a chooser's search would otherwise allocate megabytes
+	// per input, and the collections that follow show in its latency.
+	buf := getScratch(rows * (f + 2*wide))
+	defer scratch.Put(buf)
+	in, act := (*buf)[:rows*f], [2][]float32{(*buf)[rows*f : rows*(f+wide)], (*buf)[rows*(f+wide):]}
 	for i := 0; i < rows; i++ {
 		r, x := raw[i*f:(i+1)*f], in[i*f:(i+1)*f]
 		for j, v := range r {
@@ -68,7 +90,7 @@ func (n *net32) predict(raw []float64, rows int, y []float64) {
 	last := len(n.w) - 1
 	for l := 0; l < last; l++ {
 		k, cols := n.sizes[l], n.sizes[l+1]
-		out := make([]float32, rows*cols)
+		out := act[l%2][:rows*cols]
 		for i := 0; i < rows; i++ {
 			copy(out[i*cols:(i+1)*cols], n.b[l])
 		}
@@ -86,7 +108,7 @@ func (n *net32) predict(raw []float64, rows int, y []float64) {
 	// The one-output layer is a matrix-vector product (a dot product per
 	// row), not a product with a one-column matrix.
 	k := n.sizes[last]
-	out := make([]float32, rows)
+	out := act[last%2][:rows]
 	blas32.Gemv(blas.NoTrans, 1,
 		blas32.General{Rows: rows, Cols: k, Stride: k, Data: in},
 		blas32.Vector{N: k, Inc: 1, Data: n.w[last]},

@@ -28,20 +28,24 @@ func (m *Model) Search(in Input, cls ptx.InputClass, dev ptx.DeviceLimits, seeds
 // by the whole ensemble (screen 0: no screening). It is the run-time
 // search: about five times less arithmetic for a five-member ensemble.
 func (m *Model) SearchScreened(in Input, cls ptx.InputClass, dev ptx.DeviceLimits, seeds []ptx.GemmConfig, rounds, beam, screen int) []Ranked {
-	seen := map[ptx.GemmConfig]bool{}
+	seen := make(map[ptx.GemmConfig]bool, len(seeds))
 	var all []Ranked
 	score := func(cfgs []ptx.GemmConfig) {
-		var fresh []ptx.GemmConfig
+		fresh := make([]ptx.GemmConfig, 0, len(cfgs))
 		for _, c := range cfgs {
 			if !seen[c] {
 				seen[c] = true
 				fresh = append(fresh, c)
 			}
 		}
-		if screen > 0 {
-			fresh = m.Screen(in, fresh, screen)
+		if len(fresh) == 0 {
+			return
 		}
-		for i, s := range m.Scores(in, fresh) {
+		x := configRows(in, fresh)
+		if screen > 0 && screen < len(fresh) && len(m.Nets) > 1 {
+			fresh, x = m.screenRows(fresh, x, screen)
+		}
+		for i, s := range m.Nets.Score(x, len(fresh)) {
 			all = append(all, Ranked{fresh[i], s})
 		}
 		sort.SliceStable(all, func(i, j int) bool { return all[i].Score > all[j].Score })
