@@ -29,7 +29,7 @@ import (
 )
 
 func main() {
-	suites := flag.String("suite", "table4", "suites to run, comma-separated: table4, table5, csv")
+	suites := flag.String("suite", "table4", "suites to run, comma-separated: table4, table5, csv (empty: none, e.g. with -overhead)")
 	shapes := flag.String("shapes", "", "CSV of inputs for -suite csv (columns m,n,k[,layout][,dtype][,suite])")
 	dtypes := flag.String("dtypes", "s,d,h,hgemmex-f32acc,bf16gemmex-f32acc", "data types, comma-separated")
 	repeats := flag.Int("repeats", 15, "timed repeats per input and engine (median reported)")
@@ -103,6 +103,8 @@ func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out 
 	for _, suite := range strings.Split(suites, ",") {
 		var inputs []Input
 		switch suite = strings.TrimSpace(suite); suite {
+		case "": // -suite "": no suite (-overhead alone)
+			continue
 		case "table4":
 			inputs = Inputs(Table4(), dts)
 		case "table5":
