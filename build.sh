@@ -31,7 +31,6 @@ build() {
 	cp shim/shim.h shim/vendor_types.h build/
 	# GPU-side test binaries (the GPU machine has no Go): see gputest/README.md.
 	go test -c -o build/device/cuda.test ./shim/cuda
-	go test -c -o build/device/jitlink.test ./shim/jitlink
 	go test -c -o build/device/engine.test ./engine
 	# The results' provenance names the commit the program was built from
 	# (with "-dirty" when the tree had changes).

@@ -7,7 +7,6 @@ import (
 
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/shim/cuda"
-	"github.com/isaacgo/isaac/shim/jitlink"
 )
 
 // kernelKey identifies a compiled kernel: the context it is loaded in (by
@@ -35,7 +34,6 @@ var kernels sync.Map // kernelKey → *loadedKernel
 // Stats counts what the kernel cache did, for tests and ISAAC_LOG.
 type Stats struct {
 	Generated, DiskHits, Compiled int
-	Linked                        int // of Compiled, by nvJitLink (the rest by the driver's JIT)
 }
 
 var (
@@ -132,31 +130,21 @@ func (lk *loadedKernel) load(cfg ptx.GemmConfig, in ptx.InputClass, dev *deviceI
 }
 
 // loadFunction loads one kernel's image, from the disk cache when it is
-// there, else by compiling its PTX (and keeping the image): with nvJitLink
-// where the process can load it, which takes no driver lock while it works,
-// else (or when its image does not load) with the driver's JIT.
+// there, else by compiling its PTX (and keeping the image).
 func loadFunction(k *ptx.Kernel, arch string) (cuda.Function, error) {
 	driver, _ := cuda.DriverVersion()
 	path := imagePath(k.PTX, arch, driver)
-	if image := readImage(path); image != nil {
-		if mod, err := cuda.LoadImage(image); err == nil {
-			count(func(s *Stats) { s.DiskHits++ })
-			return mod.Function(k.Name)
+	image := readImage(path)
+	if image != nil {
+		count(func(s *Stats) { s.DiskHits++ })
+	} else {
+		var err error
+		if image, _, err = cuda.CompilePTX(k.PTX); err != nil {
+			return 0, fmt.Errorf("engine: compiling %s: %w", k.Name, err)
 		}
+		count(func(s *Stats) { s.Compiled++ })
+		writeImage(path, image)
 	}
-	if image, err := jitlink.Compile(k.PTX); err == nil {
-		if mod, err := cuda.LoadImage(image); err == nil {
-			count(func(s *Stats) { s.Compiled++; s.Linked++ })
-			writeImage(path, image)
-			return mod.Function(k.Name)
-		}
-	}
-	image, _, err := cuda.CompilePTX(k.PTX)
-	if err != nil {
-		return 0, fmt.Errorf("engine: compiling %s: %w", k.Name, err)
-	}
-	count(func(s *Stats) { s.Compiled++ })
-	writeImage(path, image)
 	mod, err := cuda.LoadImage(image)
 	if err != nil {
 		return 0, err

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -18,7 +17,6 @@ import (
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/shim/cuda"
-	"github.com/isaacgo/isaac/shim/jitlink"
 )
 
 // gpuContext skips without a GPU; otherwise it retains device 0's primary
@@ -328,41 +326,28 @@ func report(t *testing.T, jobs []job, results <-chan outcome) {
 }
 
 // TestGPUDiskCache: a new process loads compiled kernels from
-// ISAAC_CACHE_DIR instead of compiling them again. Kernels are compiled by
-// nvJitLink where this process can load it, and by the driver's JIT when
-// it cannot (ISAAC_LIBNVJITLINK naming a missing file), with the same
-// result.
+// ISAAC_CACHE_DIR instead of compiling them again.
 func TestGPUDiskCache(t *testing.T) {
 	gpuContext(t)
 	if os.Getenv("ISAAC_DISK_CHILD") != "" {
 		t.Skip("child")
 	}
 	dir := t.TempDir()
-	run := func(env ...string) string {
+	run := func() string {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestGPUDiskCacheChild$", "-test.v")
-		cmd.Env = append(append(os.Environ(), "ISAAC_DISK_CHILD=1"), env...)
+		cmd.Env = append(os.Environ(), "ISAAC_DISK_CHILD=1", "ISAAC_CACHE_DIR="+dir)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("child: %v\n%s", err, out)
 		}
 		return string(out)
 	}
-	linked := 0
-	if err := jitlink.Available(); err == nil {
-		linked = 2
-	} else {
-		t.Logf("compiling with the driver's JIT: %v", err)
-	}
-	first, second := run("ISAAC_CACHE_DIR="+dir), run("ISAAC_CACHE_DIR="+dir)
-	if !strings.Contains(first, fmt.Sprintf("compiled=2 linked=%d diskhits=0", linked)) {
+	first, second := run(), run()
+	if !strings.Contains(first, "compiled=2 diskhits=0") {
 		t.Errorf("first process: %s", first)
 	}
-	if !strings.Contains(second, "compiled=0 linked=0 diskhits=2") {
+	if !strings.Contains(second, "compiled=0 diskhits=2") {
 		t.Errorf("second process did not use the disk cache: %s", second)
-	}
-	driverJIT := run("ISAAC_CACHE_DIR="+t.TempDir(), "ISAAC_LIBNVJITLINK="+filepath.Join(t.TempDir(), "missing.so"))
-	if !strings.Contains(driverJIT, "compiled=2 linked=0 diskhits=0") {
-		t.Errorf("without nvJitLink: %s", driverJIT)
 	}
 }
 
@@ -393,7 +378,7 @@ func TestGPUDiskCacheChild(t *testing.T) {
 		t.Errorf("wrong result: %s", r.FirstBad)
 	}
 	s := CacheStats()
-	fmt.Printf("compiled=%d linked=%d diskhits=%d\n", s.Compiled, s.Linked, s.DiskHits)
+	fmt.Printf("compiled=%d diskhits=%d\n", s.Compiled, s.DiskHits)
 }
 
 // TestGPUGraphCapture captures a split-K GEMM (workspace allocated in

@@ -6,13 +6,12 @@
 #      through ISAAC's kernels and cuBLAS on the same buffers, both checked
 #      against the exact reference (engine.test -test.run GPUDifferential)
 #   2. compute-sanitizer memcheck on a sample of it
-#   3. the disk cache (a second process loads compiled kernels; kernels
-#      compiled by nvJitLink, and by the driver's JIT without it), graph
+#   3. the disk cache (a second process loads compiled kernels), graph
 #      capture of a split-K GEMM, ISAAC_CONFIG, the one-pass split-K
 #      (exact and bit-identical run to run) and the streams' kept split-K
 #      workspaces, the default policy through the
 #      model (disk cache of choices, ISAAC_SEARCH=async, ISAAC_WEIGHTS), the
-#      driver binding's and the nvJitLink binding's tests
+#      driver binding's tests
 #   4. a speed sample of the heuristic's kernels against cuBLAS
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +39,6 @@ grep -E 'ERROR SUMMARY|--- |differential test' "$out/memcheck.txt" | tee -a "$su
 say "== 3. disk cache, graph capture, ISAAC_CONFIG, one-pass split-K, CUDA driver binding"
 "$dev/engine.test" -test.run '^TestGPU(DiskCache|GraphCapture|ForcedConfig|OnePassSplitK|StreamWorkspace|ServeAuto|ServeWeights)$' -test.v >"$out/engine_tests.txt" 2>&1 || fail=1
 "$dev/cuda.test" -test.run 'GPU' -test.v >>"$out/engine_tests.txt" 2>&1 || fail=1
-"$dev/jitlink.test" -test.v >>"$out/engine_tests.txt" 2>&1 || fail=1
 grep -E '^--- ' "$out/engine_tests.txt" | tee -a "$summary"
 
 say "== 4. speed sample: the heuristic's kernels vs cuBLAS (CUDA events, median of 20)"
