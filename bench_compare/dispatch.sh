@@ -32,8 +32,10 @@ say "held-out shapes"
 tmp=$(mktemp -d)
 ISAAC_CACHE_DIR=$(mktemp -d) "$dev/bench_compare" -suite csv -shapes bench_compare/heldout_shapes.csv -model -out "$tmp" \
 	>"$out/heldout/heldout.progress.log" 2>&1
-for f in "$tmp"/csv.*; do
-	cp "$f" "$out/heldout/heldout.${f##*/csv.}"
+for f in "$tmp"/csv.* "$tmp"/csv-*; do
+	[ -e "$f" ] || continue
+	base=${f##*/}
+	cp "$f" "$out/heldout/heldout${base#csv}"
 done
 tail -n 2 "$out/heldout/heldout.progress.log"
 
