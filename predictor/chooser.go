@@ -41,7 +41,7 @@ type choiceKey struct {
 }
 
 // SeedPool is the class's seed configurations (drawing them on first use):
-// Pool legal configurations drawn uniformly with generators seeded by the
+// Pool legal configurations drawn uniformly with a generator seeded by the
 // class, so that every process searches from the same seeds.
 func (c *Chooser) SeedPool(cls ptx.InputClass) []ptx.GemmConfig { return c.pool(cls) }
 
@@ -64,11 +64,11 @@ func (c *Chooser) pool(cls ptx.InputClass) []ptx.GemmConfig {
 	}
 	h := fnv.New64a()
 	h.Write([]byte(cls.String()))
-	p := drawLegal(ptx.SpaceFor(cls), cls, c.Dev, c.Pool, h.Sum64(), poolStream)
+	p := drawLegal(ptx.SpaceFor(cls), cls, c.Dev, c.Pool, rand.New(rand.NewPCG(h.Sum64(), poolStream)))
 	if wsp := ptx.WarpgroupSpace(cls); len(wsp.Math) > 0 && c.Dev.SMMajor == 9 && c.Dev.SMMinor == 0 {
 		// wgmma kernels (sm_90a) where the class allows them: a quarter
-		// more seeds from their own space, with their own generators.
-		p = append(p, drawLegal(wsp, cls, c.Dev, c.Pool/4, h.Sum64(), warpgroupPoolStream)...)
+		// more seeds from their own space, with their own generator.
+		p = append(p, drawLegal(wsp, cls, c.Dev, c.Pool/4, rand.New(rand.NewPCG(h.Sum64(), warpgroupPoolStream)))...)
 	}
 	c.pools.Store(cls, p)
 	return p
@@ -80,47 +80,34 @@ const (
 	warpgroupPoolStream = 0x15AAD
 )
 
-// drawLegal draws n distinct legal configurations of a space. Candidates
-// come in chunks of drawChunk, chunk i from its own generator (PCG seeded by
-// seed and stream<<32 | i), so that chunks are drawn and checked for
-// legality (the cost) on every processor at once; the result, the first n
-// distinct legal candidates in chunk order among at most 100·n, is that of
-// a serial loop over the chunks whatever the number of processors.
-func drawLegal(space ptx.Space, cls ptx.InputClass, dev ptx.DeviceLimits, n int, seed, stream uint64) []ptx.GemmConfig {
-	type chunk struct {
-		cand  [drawChunk]ptx.GemmConfig
-		legal [drawChunk]bool
-	}
+// drawLegal draws n distinct legal configurations of a space (at most 100·n
+// draws) from rng. Draws are made in order and checked in batches on every
+// processor (Legal is the cost), then taken in draw order: the result is the
+// one a serial loop would build.
+func drawLegal(space ptx.Space, cls ptx.InputClass, dev ptx.DeviceLimits, n int, rng *rand.Rand) []ptx.GemmConfig {
 	seen := map[ptx.GemmConfig]bool{}
 	var p []ptx.GemmConfig
-	workers := max(1, runtime.GOMAXPROCS(0))
-	chunks := make([]chunk, workers)
-	for next, draws := 0, 0; len(p) < n && draws < 100*n; next += workers {
-		parallelRange(workers, func(lo, hi int) {
-			for w := lo; w < hi; w++ {
-				rng := rand.New(rand.NewPCG(seed, stream<<32|uint64(next+w)))
-				ch := &chunks[w]
-				for i := range ch.cand {
-					ch.cand[i] = space.Random(rng)
-					ch.legal[i] = ptx.Legal(ch.cand[i], cls, dev) == nil
-				}
+	const batch = 512
+	cand := make([]ptx.GemmConfig, batch)
+	legal := make([]bool, batch)
+	for draws := 0; len(p) < n && draws < 100*n; {
+		for i := range cand {
+			cand[i] = space.Random(rng)
+		}
+		parallelRange(batch, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				legal[i] = ptx.Legal(cand[i], cls, dev) == nil
 			}
 		})
-		for w := 0; w < workers && len(p) < n && draws < 100*n; w++ {
-			ch := &chunks[w]
-			for i := 0; i < drawChunk && len(p) < n && draws < 100*n; i, draws = i+1, draws+1 {
-				if ch.legal[i] && !seen[ch.cand[i]] {
-					seen[ch.cand[i]] = true
-					p = append(p, ch.cand[i])
-				}
+		for i := 0; i < batch && len(p) < n && draws < 100*n; i, draws = i+1, draws+1 {
+			if legal[i] && !seen[cand[i]] {
+				seen[cand[i]] = true
+				p = append(p, cand[i])
 			}
 		}
 	}
 	return p
 }
-
-// drawChunk is the number of candidates drawn from one generator.
-const drawChunk = 1024
 
 // parallelRange runs f over [0, n) split into one contiguous range per
 // processor.
