@@ -81,28 +81,42 @@ const (
 )
 
 // drawLegal draws n distinct legal configurations of a space (at most 100·n
-// draws) from rng. Draws are made in order and checked in batches on every
-// processor (Legal is the cost), then taken in draw order: the result is the
-// one a serial loop would build.
+// draws) from rng. Draws are made in order, in batches; while every
+// processor checks one batch's legality (the cost), the next batch is drawn,
+// and candidates are taken in draw order: the result is the one a serial
+// loop would build.
 func drawLegal(space ptx.Space, cls ptx.InputClass, dev ptx.DeviceLimits, n int, rng *rand.Rand) []ptx.GemmConfig {
+	const batch = 2048
+	type drawn struct {
+		cand  [batch]ptx.GemmConfig
+		legal [batch]bool
+	}
+	var bufs [2]drawn
+	fill := func(d *drawn) {
+		for i := range d.cand {
+			d.cand[i] = space.Random(rng)
+		}
+	}
 	seen := map[ptx.GemmConfig]bool{}
 	var p []ptx.GemmConfig
-	const batch = 512
-	cand := make([]ptx.GemmConfig, batch)
-	legal := make([]bool, batch)
-	for draws := 0; len(p) < n && draws < 100*n; {
-		for i := range cand {
-			cand[i] = space.Random(rng)
-		}
-		parallelRange(batch, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				legal[i] = ptx.Legal(cand[i], cls, dev) == nil
-			}
-		})
+	fill(&bufs[0])
+	for k, draws := 0, 0; len(p) < n && draws < 100*n; k++ {
+		cur := &bufs[k%2]
+		checked := make(chan struct{})
+		go func() {
+			parallelRange(batch, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					cur.legal[i] = ptx.Legal(cur.cand[i], cls, dev) == nil
+				}
+			})
+			close(checked)
+		}()
+		fill(&bufs[(k+1)%2]) // the next batch, drawn meanwhile (unused when this one completes the pool)
+		<-checked
 		for i := 0; i < batch && len(p) < n && draws < 100*n; i, draws = i+1, draws+1 {
-			if legal[i] && !seen[cand[i]] {
-				seen[cand[i]] = true
-				p = append(p, cand[i])
+			if cur.legal[i] && !seen[cur.cand[i]] {
+				seen[cur.cand[i]] = true
+				p = append(p, cur.cand[i])
 			}
 		}
 	}
