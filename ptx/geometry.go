@@ -82,6 +82,17 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 	} else {
 		g.a = newOperandGeom(in.TransA == T, cfg.ML, cfg.U, cfg.VecA, pad, g.es, g.threads)
 		g.b = newOperandGeom(in.TransB == N, cfg.NL, cfg.U, cfg.VecB, pad, g.es, g.threads)
+		if cfg.Math.IsMMA() {
+			// Fragments read with scalar loads (f64, tf32 from m/n-contiguous
+			// tiles) get the padding that spreads a warp's load over the
+			// fewest shared-memory wavefronts.
+			if !g.ldmatrix(g.a) {
+				g.a = newOperandGeom(in.TransA == T, cfg.ML, cfg.U, cfg.VecA, g.fragPad(g.a), g.es, g.threads)
+			}
+			if !g.ldmatrix(g.b) {
+				g.b = newOperandGeom(in.TransB == N, cfg.NL, cfg.U, cfg.VecB, g.fragPad(g.b), g.es, g.threads)
+			}
+		}
 	}
 	g.b.offset = g.a.bytes
 	g.stageBytes = g.a.bytes + g.b.bytes
