@@ -7,7 +7,8 @@
 # benchmark; ncu captures the configuration's GEMM kernel (matched by name) and,
 # with KG > 1, its reduction. With ALL=1 it captures every kernel of the run
 # instead (the first ${COUNT:-12}: cuBLAS's, the L2 flush's and ISAAC's), to set
-# the vendor's kernels beside ours.
+# the vendor's kernels beside ours. SECTIONS adds ncu sections (space-separated,
+# e.g. MemoryWorkloadAnalysis_Tables for shared-memory bank conflicts).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/isaac-ncu}
@@ -27,7 +28,11 @@ grep -v '^#' "$list" | while read -r m n k layout dtype config; do
 	if [ "${ALL:-0}" = 1 ]; then
 		filter=(-c "${COUNT:-12}")
 	fi
-	ncu --clock-control none "${filter[@]}" \
+	extra=()
+	for sec in ${SECTIONS:-}; do
+		extra+=(--section "$sec")
+	done
+	ncu --clock-control none "${filter[@]}" "${extra[@]}" \
 		--section SpeedOfLight --section Occupancy --section LaunchStats \
 		--section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
 		--section WarpStateStats --section SchedulerStats \
