@@ -1,5 +1,7 @@
 package ptx
 
+import "sync"
+
 // Shared-memory bank model of sm_70 and newer: 32 banks of 4 bytes; a warp's
 // request takes as many wavefronts as the most distinct 4-byte words any
 // one bank is asked for.
@@ -54,8 +56,15 @@ func (g geometry) fragLoad(o operandGeom, stride int) ([]int, int) {
 // whose stride gives the fewest wavefronts per fragment load. 16 bytes is
 // what every other path uses; f64 fragments from m/n-contiguous tiles of a
 // power-of-two width need 32 (lanes of one k row then fall in disjoint bank
-// halves), which halves their wavefronts.
+// halves), which halves their wavefronts. The answer depends only on the
+// layout, the line length, the element size and the math's k multiplier;
+// it is memoized because Legal (which the predictor runs on thousands of
+// candidates) derives the geometry too.
 func (g geometry) fragPad(o operandGeom) int {
+	key := fragPadKey{o.kContig, o.lc, g.es, g.cfg.Math.layout().ka}
+	if v, ok := fragPads.Load(key); ok {
+		return v.(int)
+	}
 	best, bestW := 16/g.es, 0
 	for bytes := 16; bytes <= 128; bytes += 16 {
 		pad := bytes / g.es
@@ -64,5 +73,13 @@ func (g geometry) fragPad(o operandGeom) int {
 			best, bestW = pad, w
 		}
 	}
+	fragPads.Store(key, best)
 	return best
 }
+
+type fragPadKey struct {
+	kContig    bool
+	lc, es, ka int
+}
+
+var fragPads sync.Map // fragPadKey → int

@@ -72,3 +72,26 @@ func TestWavefronts(t *testing.T) {
 		t.Errorf("one bank: %d wavefronts, want 32", w)
 	}
 }
+
+// Legal runs on every candidate the predictor screens: deriving the
+// padding must not allocate once a layout has been seen.
+func TestFragPadMemoized(t *testing.T) {
+	in := InputClass{AType: F64, BType: F64, CType: F64, Compute: F64, TransA: N, TransB: T, AlignA: 2, AlignB: 2, AlignC: 2}
+	cfg := GemmConfig{MS: 2, NS: 4, ML: 64, NL: 64, U: 16, KS: 1, KL: 1, KG: 1, VecA: 1, VecB: 1, Stages: 2, Math: MMA_F64_K8}
+	g := newGeometry(cfg, in)
+	if a := testing.AllocsPerRun(100, func() { g.fragPad(g.a) }); a != 0 {
+		t.Errorf("fragPad allocates %.0f times per call on a seen layout", a)
+	}
+}
+
+func BenchmarkLegalF64(b *testing.B) {
+	in := InputClass{AType: F64, BType: F64, CType: F64, Compute: F64, TransA: N, TransB: T, AlignA: 2, AlignB: 2, AlignC: 2}
+	cfg := GemmConfig{MS: 2, NS: 4, ML: 64, NL: 64, U: 16, KS: 1, KL: 1, KG: 1, VecA: 1, VecB: 1, Stages: 2, Math: MMA_F64_K8}
+	dev := H100()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Legal(cfg, in, dev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
