@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -47,7 +48,7 @@ func (s *Sweeper) pool(in ptx.InputClass, lim ptx.DeviceLimits, rng *rand.Rand) 
 	}
 	seen := map[ptx.GemmConfig]bool{}
 	var p []ptx.GemmConfig
-	space := ptx.SpaceFor(in)
+	space := ptx.SweepSpaceFor(in)
 	for tries := 0; len(p) < poolSize && tries < 4*poolSize; tries++ {
 		c, ok := space.RandomLegal(rng, in, lim, 5000)
 		if !ok {
@@ -73,6 +74,11 @@ func (s *Sweeper) candidates(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k in
 			break
 		}
 		if c != out[0] && ptx.Suits(c, m, n, k) {
+			out = append(out, c)
+		}
+	}
+	for _, c := range simtGrid(in, lim, m, n, k) {
+		if !containsConfig(out, c) {
 			out = append(out, c)
 		}
 	}
@@ -127,6 +133,36 @@ func warpgroupGrid(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k int) []ptx.G
 							}
 						}
 					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// simtGrid is a grid of large SIMT thread tiles for a shape: 16×8 and 8×16
+// elements per thread (the register-blocking of the vendor's SIMT SGEMM) in
+// blocks of 64 to 256 threads, k-slices of 8 and 16 with 3 and 4 stages,
+// the widest vectors the class allows, whole-K; those that are legal and
+// suit the shape. Random draws rarely reach these corners of the space, and
+// the local search then tries their splits and neighbours.
+func simtGrid(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k int) []ptx.GemmConfig {
+	sp := ptx.SweepSpaceFor(in)
+	va, vb := slices.Max(sp.VecA), slices.Max(sp.VecB)
+	var out []ptx.GemmConfig
+	for _, math := range sp.Math {
+		if math.IsMMA() {
+			continue
+		}
+		for _, t := range [][4]int{
+			{16, 8, 256, 128}, {8, 16, 128, 256}, {16, 8, 128, 128}, {8, 16, 128, 128},
+			{16, 8, 128, 64}, {8, 16, 64, 128}, {16, 8, 256, 64}, {8, 16, 64, 256},
+		} {
+			for _, us := range [][2]int{{8, 3}, {8, 4}, {16, 3}, {16, 4}} {
+				c := ptx.GemmConfig{MS: t[0], NS: t[1], ML: t[2], NL: t[3], U: us[0], KS: 1, KL: 1, KG: 1,
+					VecA: va, VecB: vb, Stages: us[1], Math: math}
+				if ptx.Legal(c, in, lim) == nil && ptx.Suits(c, m, n, k) {
+					out = append(out, c)
 				}
 			}
 		}
@@ -208,7 +244,7 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	for round := 0; round < s.Rounds && len(screened) > 0; round++ {
 		sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
 		var next []ptx.GemmConfig
-		space := ptx.SpaceFor(cls)
+		space := ptx.SweepSpaceFor(cls)
 		if screened[0].cfg.Math.IsWGMMA() {
 			space = ptx.WarpgroupSpace(cls)
 		}

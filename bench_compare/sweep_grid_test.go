@@ -40,3 +40,26 @@ func TestWarpgroupGrid(t *testing.T) {
 		t.Errorf("misaligned operands: %d wgmma configurations", len(g))
 	}
 }
+
+// The sweep's SIMT grid: legal 16-wide thread tiles that suit the shape,
+// among them the 256×128 block of 16×8 tiles, for f32 LINPACK; none for a
+// class no SIMT math serves well enough to be legal at that size (f64: 256
+// accumulator registers).
+func TestSIMTGrid(t *testing.T) {
+	lim := ptx.H100()
+	f32 := ptx.InputClass{AType: ptx.F32, BType: ptx.F32, CType: ptx.F32, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.T, AlignA: 4, AlignB: 4, AlignC: 4}
+	grid := simtGrid(f32, lim, 8192, 8192, 8192)
+	want := ptx.GemmConfig{MS: 16, NS: 8, ML: 256, NL: 128, U: 8, KS: 1, KL: 1, KG: 1, VecA: 4, VecB: 4, Stages: 3, Math: ptx.FFMA}
+	if !containsConfig(grid, want) {
+		t.Errorf("8192³ f32: %s missing from the grid (%d configurations)", want, len(grid))
+	}
+	for _, c := range grid {
+		if c.Math.IsMMA() || c.MS*c.NS != 128 || ptx.Legal(c, f32, lim) != nil || !ptx.Suits(c, 8192, 8192, 8192) {
+			t.Errorf("%s is not a legal 16-wide SIMT configuration that suits 8192³", c)
+		}
+	}
+	f64 := ptx.InputClass{AType: ptx.F64, BType: ptx.F64, CType: ptx.F64, Compute: ptx.F64, TransA: ptx.N, TransB: ptx.T, AlignA: 2, AlignB: 2, AlignC: 2}
+	if g := simtGrid(f64, lim, 8192, 8192, 8192); len(g) != 0 {
+		t.Errorf("f64: %d configurations, the first %s", len(g), g[0])
+	}
+}

@@ -1,9 +1,12 @@
 package ptx
 
 // simtCompute is the SIMT inner product: thread (tm, tn) of KL group grp
-// computes rows tm*MS.. and columns tn*NS.. of the block tile over the
-// k-range [grp*U/KL, (grp+1)*U/KL) of every tile, with KS accumulator sets
-// (k index kk uses set kk % KS).
+// computes MS rows and NS columns of the block tile over the k-range
+// [grp*U/KL, (grp+1)*U/KL) of every tile, with KS accumulator sets (k index
+// kk uses set kk % KS). The rows come in runs of one shared-memory vector
+// (g.simtRun), run j of thread tm at j*run*(ML/MS) + tm*run (columns
+// likewise): neighbouring threads read neighbouring vectors, so a warp's
+// fragment load is one contiguous span, and its C stores coalesce.
 type simtCompute struct {
 	c          *gemmCtx
 	aThr, bThr string // shared address of the thread's first A / B element in stage 0
@@ -31,8 +34,8 @@ func (s *simtCompute) setup() {
 	b.ins("and.b32 %s, %s, %d", tm, c.t, g.tm-1)
 	tn := b.reg(kB32)
 	b.ins("shr.u32 %s, %s, %d", tn, c.t, log2(g.tm))
-	i0 := b.mulImm(tm, cfg.MS)
-	j0 := b.mulImm(tn, cfg.NS)
+	i0 := b.mulImm(tm, g.simtRun(cfg.MS))
+	j0 := b.mulImm(tn, g.simtRun(cfg.NS))
 	kq := b.mulImm(c.grp, g.uk)
 	s.aThr = s.thrAddr(g.a, i0, kq)
 	s.bThr = s.thrAddr(g.b, j0, kq)
@@ -103,11 +106,15 @@ func (s *simtCompute) ldType() string {
 	return "f32"
 }
 
-// fetch loads values v[q][x] = operand(mn = x, k = kk+q) for x < n, q < vk
-// from shared memory, vectorised along the contiguous dimension.
-func (s *simtCompute) fetch(o operandGeom, base string, n, kk, vk int) [][]string {
-	b, es := s.c.b, s.c.g.es
-	maxv := min(4, 16/es)
+// fetch loads values v[q][x] = operand(mn = off(x), k = kk+q) for x < n,
+// q < vk from shared memory, vectorised along the contiguous dimension;
+// off(x) is the thread's x-th row (A) or column (B) relative to its first
+// (g.simtOffset with the thread count along the dimension, threads).
+func (s *simtCompute) fetch(o operandGeom, base string, n, threads, kk, vk int) [][]string {
+	b, g := s.c.b, s.c.g
+	es := g.es
+	maxv := g.simtRun(n)
+	off := func(x int) int { return g.simtOffset(x, n, threads) }
 	v := make([][]string, vk)
 	for q := range v {
 		v[q] = b.regs(s.loadKind(), n)
@@ -120,14 +127,14 @@ func (s *simtCompute) fetch(o operandGeom, base string, n, kk, vk int) [][]strin
 				for i := range regs {
 					regs[i] = v[q+i][x]
 				}
-				b.ins("ld.shared%s.%s %s, %s", vsuffix(ch), s.ldType(), vec(regs), addr(base, o.smemOff(x, kk+q)*es))
+				b.ins("ld.shared%s.%s %s, %s", vsuffix(ch), s.ldType(), vec(regs), addr(base, o.smemOff(off(x), kk+q)*es))
 			}
 		}
 	} else {
 		ch := min(n, maxv)
 		for q := 0; q < vk; q++ {
 			for x := 0; x < n; x += ch {
-				b.ins("ld.shared%s.%s %s, %s", vsuffix(ch), s.ldType(), vec(v[q][x:x+ch]), addr(base, o.smemOff(x, kk+q)*es))
+				b.ins("ld.shared%s.%s %s, %s", vsuffix(ch), s.ldType(), vec(v[q][x:x+ch]), addr(base, o.smemOff(off(x), kk+q)*es))
 			}
 		}
 	}
@@ -171,8 +178,8 @@ func (s *simtCompute) tile(stageOff string) {
 		op = "fma.rn.f16"
 	}
 	for kk := 0; kk < g.uk; kk += vk {
-		av := s.widen(s.fetch(g.a, aAddr, cfg.MS, kk, vk))
-		bv := s.widen(s.fetch(g.b, bAddr, cfg.NS, kk, vk))
+		av := s.widen(s.fetch(g.a, aAddr, cfg.MS, g.tm, kk, vk))
+		bv := s.widen(s.fetch(g.b, bAddr, cfg.NS, g.tn, kk, vk))
 		for q := 0; q < vk; q++ {
 			set := (kk + q) % cfg.KS
 			for r := 0; r < cfg.MS; r++ {
@@ -186,11 +193,13 @@ func (s *simtCompute) tile(stageOff string) {
 }
 
 func (s *simtCompute) elements() []accElem {
-	cfg := s.c.g.cfg
+	g := s.c.g
+	cfg := g.cfg
 	var out []accElem
 	for cc := 0; cc < cfg.NS; cc++ {
 		for r := 0; r < cfg.MS; r++ {
-			e := accElem{kind: s.accKind(), rowBase: s.rowBase, colBase: s.colBase, row: r, col: cc}
+			e := accElem{kind: s.accKind(), rowBase: s.rowBase, colBase: s.colBase,
+				row: g.simtOffset(r, cfg.MS, g.tm), col: g.simtOffset(cc, cfg.NS, g.tn)}
 			for q := 0; q < cfg.KS; q++ {
 				e.vals = append(e.vals, s.acc[q][r][cc])
 			}

@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -231,6 +232,41 @@ func TestPTXASWarpgroup(t *testing.T) {
 	}
 	if testing.Short() {
 		jobs = jobs[:8]
+	}
+	runPTXAS(t, jobs, 0)
+}
+
+// TestPTXASWideSIMT assembles the 16-wide SIMT thread tiles (16×8, 8×16)
+// that Legal accepts, for every class a SIMT math serves, and fails on
+// register spills or a block beyond the register file: their register
+// estimate (regEstimate) is the measured one, not the margined one.
+func TestPTXASWideSIMT(t *testing.T) {
+	var jobs []ptxasJob
+	for _, in := range allClasses() {
+		if in.AlignA != 8 && in.AlignA != 1 || in.TransA != N {
+			continue
+		}
+		sp := SweepSpaceFor(in)
+		for _, m := range sp.Math {
+			if m.IsMMA() {
+				continue
+			}
+			for _, tile := range [][4]int{{16, 8, 256, 128}, {8, 16, 128, 256}, {16, 8, 128, 64}, {16, 16, 256, 256}, {16, 4, 256, 64}} {
+				for _, u := range []int{8, 16} {
+					c := GemmConfig{MS: tile[0], NS: tile[1], ML: tile[2], NL: tile[3], U: u, KS: 1, KL: 1, KG: 1,
+						VecA: slices.Max(sp.VecA), VecB: slices.Max(sp.VecB), Stages: max(1, slices.Max(sp.Stages)/2), Math: m}
+					if Legal(c, in, H100()) == nil {
+						jobs = append(jobs, ptxasJob{cfg: c, in: in, heuristic: true})
+					}
+				}
+			}
+		}
+	}
+	if len(jobs) == 0 {
+		t.Fatal("no wide SIMT configuration is legal")
+	}
+	if testing.Short() {
+		jobs = jobs[:min(len(jobs), 8)]
 	}
 	runPTXAS(t, jobs, 0)
 }

@@ -258,6 +258,14 @@ func (g geometry) regEstimate() int {
 		stage = max(stage, loads)
 	}
 	regs := acc + frag + stage + 5*loads + 32
+	if !c.Math.IsMMA() && c.MS*c.NS > 64 {
+		// Thread tiles above 8×8 (16×8, 8×16): ptxas interleaves the
+		// fragment loads of the vk k-steps with the FMAs, so about two
+		// k-steps' fragments are live, and no margin is needed (ptxas 12.4,
+		// sm_90, f32: 189–220 registers where this gives 223–235; the
+		// estimate above gave 338–370).
+		return acc + 2*(c.MS+c.NS)*w + stage + 5*loads + 32
+	}
 	if !c.Math.IsMMA() {
 		// 25% margin for SIMT: the JIT's allocation exceeds the count of
 		// live values (measured on an H100: a 512-thread f16 FFMA kernel
@@ -266,6 +274,22 @@ func (g geometry) regEstimate() int {
 		regs = regs * 5 / 4
 	}
 	return regs
+}
+
+// simtRun is the length of a SIMT thread's runs of consecutive rows (or
+// columns) when it owns n of them: one shared-memory vector (16 bytes, at
+// most 4 elements), or n when smaller.
+func (g geometry) simtRun(n int) int {
+	return min(n, 4, 16/max(g.es, 1))
+}
+
+// simtOffset is the offset, from the thread's first, of the x-th of the n
+// rows (or columns) a SIMT thread owns, with threads threads along that
+// dimension: runs of simtRun(n) consecutive ones, run j starting
+// j·run·threads after the first, so that the threads' runs interleave.
+func (g geometry) simtOffset(x, n, threads int) int {
+	run := g.simtRun(n)
+	return x/run*run*threads + x%run
 }
 
 // simtVK is the number of k values a SIMT thread fetches per inner step.

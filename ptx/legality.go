@@ -33,7 +33,10 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	if cfg.Stages >= 2 && dev.SMMajor < 8 {
 		return illegal("ptx: cp.async stages need sm_80 or newer")
 	}
-	nsMax := 8
+	msMax, nsMax := 8, 8
+	if !m.IsMMA() {
+		msMax, nsMax = 16, 16 // SIMT thread tiles up to 16×8 / 8×16 (see the register check)
+	}
 	if m.IsWGMMA() {
 		nsMax = 32 // wgmma n = 8·NS up to 256
 	}
@@ -41,7 +44,7 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		name      string
 		v, lo, hi int
 	}{
-		{"ms", cfg.MS, 1, 8}, {"ns", cfg.NS, 1, nsMax}, {"ml", cfg.ML, 8, 256}, {"nl", cfg.NL, 8, 256},
+		{"ms", cfg.MS, 1, msMax}, {"ns", cfg.NS, 1, nsMax}, {"ml", cfg.ML, 8, 256}, {"nl", cfg.NL, 8, 256},
 		{"u", cfg.U, 4, 64}, {"ks", cfg.KS, 1, 8}, {"kl", cfg.KL, 1, 8},
 		{"va", cfg.VecA, 1, 8}, {"vb", cfg.VecB, 1, 8},
 	} {

@@ -46,6 +46,17 @@ func SpaceFor(in InputClass) Space {
 	}
 }
 
+// SweepSpaceFor is SpaceFor plus SIMT thread tiles of 16 rows or columns
+// (16×8, 8×16, …, which Legal allows for SIMT math only): the space of
+// bench_compare's sweep, which measures what the kernel family reaches.
+// The predictor's pools and its training data keep to SpaceFor.
+func SweepSpaceFor(in InputClass) Space {
+	sp := SpaceFor(in)
+	sp.MS = append(append([]int(nil), sp.MS...), 16)
+	sp.NS = append(append([]int(nil), sp.NS...), 16)
+	return sp
+}
+
 func pick[T any](rng *rand.Rand, v []T) T { return v[rng.IntN(len(v))] }
 
 // pickOr is pick, or def for an empty list.
