@@ -8,14 +8,14 @@
 #
 # Each line of <cases> is "m n k layout dtype config"; every pair runs
 # through OLD, then NEW, in two rounds (-config, 21 repeats, L2 flushed;
-# cuBLAS in the same process). Lines of $OUT/ab.txt: round, build, dtype,
+# cuBLAS in the same process; ROUNDS sets the rounds). Lines of $OUT/ab.txt: round, build, dtype,
 # m n k, config, then bench_compare's CSV row (its column after the first
 # quoted configuration is the configuration's median time).
 set -uo pipefail
 cases=${1:?usage: OLD=… NEW=… OUT=… $0 <cases>}
 out=${OUT:-/tmp/isaac-ab}
 mkdir -p "$out"
-for round in 1 2; do
+for round in $(seq 1 "${ROUNDS:-2}"); do
 	for b in OLD NEW; do
 		bin=${!b}
 		grep -v '^#' "$cases" | while read -r m n k layout dtype config; do

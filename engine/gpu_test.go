@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,12 +73,15 @@ type outcome struct {
 // ISAAC_GPU_CASES cases per type use the engine's choice, and
 // ISAAC_GPU_CONFIGS cases per type each use a random legal configuration,
 // and for the 16-bit types ISAAC_GPU_WGMMA cases whose operands are
-// 16-byte aligned a random legal wgmma configuration (on sm_90).
+// 16-byte aligned a random legal wgmma configuration (on sm_90), and for the
+// types a SIMT math serves ISAAC_GPU_WIDE_SIMT cases a random legal SIMT
+// configuration with 16-wide thread tiles (ptx.SweepSpaceFor).
 func TestGPUDifferential(t *testing.T) {
 	ctx := gpuContext(t)
 	perType := envInt("ISAAC_GPU_CASES", 150)
 	configs := envInt("ISAAC_GPU_CONFIGS", 200)
 	warpgroups := envInt("ISAAC_GPU_WGMMA", 60)
+	wideSIMT := envInt("ISAAC_GPU_WIDE_SIMT", 40)
 	maxWork := envInt("ISAAC_GPU_MAXWORK", 40_000_000)
 	rng := rand.New(rand.NewPCG(uint64(envInt("ISAAC_GPU_SEED", 1)), 2))
 	dev, err := func() (*deviceInfo, error) {
@@ -132,6 +136,34 @@ func TestGPUDifferential(t *testing.T) {
 			cfg, ok := sp.RandomLegal(rng, in, dev.limits, 20000)
 			if !ok {
 				t.Fatalf("%s: no legal wgmma configuration for %v", ty.Name, in)
+			}
+			jobs = append(jobs, job{c: c, cfg: &cfg})
+			i++
+		}
+	}
+	for _, ty := range gemmcheck.Types {
+		if only != "" && !strings.Contains(","+only+",", ","+ty.Name+",") {
+			continue
+		}
+		for i, tries := 0, 0; i < wideSIMT && tries < 100*wideSIMT; tries++ {
+			c := gemmcheck.RandomCase(rng, ty, maxWork/4)
+			in, err := classOfCase(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp := ptx.SweepSpaceFor(in)
+			sp.Math = slices.DeleteFunc(sp.Math, ptx.Math.IsMMA)
+			if len(sp.Math) == 0 {
+				break // no SIMT math for the type
+			}
+			if i%2 == 0 {
+				sp.MS = []int{16}
+			} else {
+				sp.NS = []int{16}
+			}
+			cfg, ok := sp.RandomLegal(rng, in, dev.limits, 20000)
+			if !ok {
+				continue
 			}
 			jobs = append(jobs, job{c: c, cfg: &cfg})
 			i++
