@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,6 +45,22 @@ func WithoutGridSplits(samples []Sample) ([]Sample, int) {
 	dropped := 0
 	for _, s := range samples {
 		if s.GridSplit() {
+			dropped++
+			s.Config, s.US = ptx.GemmConfig{}, 0 // keep the vendor's time
+		}
+		out = append(out, s)
+	}
+	return out, dropped
+}
+
+// WithoutMaths is WithoutGridSplits for the configuration rows whose
+// kernels use one of maths: for data measured before a change to those
+// kernels (the f64 fragment padding, say).
+func WithoutMaths(samples []Sample, maths []ptx.Math) ([]Sample, int) {
+	out := make([]Sample, 0, len(samples))
+	dropped := 0
+	for _, s := range samples {
+		if !s.VendorOnly() && slices.Contains(maths, s.Config.Math) {
 			dropped++
 			s.Config, s.US = ptx.GemmConfig{}, 0 // keep the vendor's time
 		}

@@ -92,3 +92,32 @@ func TestWithoutGridSplits(t *testing.T) {
 		t.Errorf("configuration rows after: %d, want 1", train.N+valid.N+test.N)
 	}
 }
+
+// TestWithoutMaths: configuration rows of the stale maths become vendor-only
+// rows with their cuBLAS time; rows of other maths and vendor-only rows stay.
+func TestWithoutMaths(t *testing.T) {
+	parse := func(s string) ptx.GemmConfig {
+		c, err := ptx.ParseConfig(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	f64 := parse("ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=mma_f64k8")
+	simt := parse("ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=dfma")
+	rows := []Sample{
+		{Type: "dgemm", TransA: 'N', TransB: 'T', M: 1024, N: 1024, K: 1024, AlignA: 2, AlignB: 2, AlignC: 2, Config: f64, US: 60, VendorUS: 43},
+		{Type: "dgemm", TransA: 'N', TransB: 'T', M: 1024, N: 1024, K: 1024, AlignA: 2, AlignB: 2, AlignC: 2, Config: simt, US: 300, VendorUS: 43},
+		{Type: "dgemm", TransA: 'T', TransB: 'N', M: 5, N: 6, K: 7, AlignA: 1, AlignB: 1, AlignC: 1, VendorUS: 4.5},
+	}
+	got, n := WithoutMaths(rows, []ptx.Math{ptx.MMA_F64, ptx.MMA_F64_K8, ptx.MMA_F64_K16})
+	if n != 1 || len(got) != 3 {
+		t.Fatalf("left out %d of %d rows, kept %d; want 1 left out, 3 kept", n, len(rows), len(got))
+	}
+	if !got[0].VendorOnly() || got[0].US != 0 || got[0].VendorUS != 43 {
+		t.Errorf("stale row became %+v, want a vendor-only row with its cuBLAS time", got[0])
+	}
+	if got[1] != rows[1] || got[2] != rows[2] {
+		t.Errorf("other rows changed: %+v %+v", got[1], got[2])
+	}
+}

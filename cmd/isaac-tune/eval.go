@@ -52,7 +52,7 @@ func evalCmd(args []string) error {
 		return fmt.Errorf("eval: -out is required")
 	}
 	runtime.LockOSThread()
-	samples, _, hash, err := loadData(*data, "")
+	samples, _, hash, err := loadData(*data, "", "", "")
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/isaacgo/isaac/predictor"
+	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/tune"
 	"github.com/isaacgo/isaac/weights"
 )
@@ -52,26 +53,56 @@ func archString(a []int) string {
 // their bytes. The grid-split rows of those that also match staleSplits
 // (empty: none) become vendor-only rows (tune.WithoutGridSplits), and the
 // hash says so.
-func loadData(glob, staleSplits string) ([]tune.Sample, []string, string, error) {
+//
+// Likewise the rows of staleMaths (the maths' names, comma-separated) in the
+// data sets matching staleMathsData become vendor-only rows
+// (tune.WithoutMaths).
+func loadData(glob, staleSplits, staleMaths, staleMathsData string) ([]tune.Sample, []string, string, error) {
 	files, err := filepath.Glob(glob)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	stale := map[string]bool{}
-	if staleSplits != "" {
-		sf, err := filepath.Glob(staleSplits)
+	subset := func(flag, g string) (map[string]bool, error) {
+		m := map[string]bool{}
+		if g == "" {
+			return m, nil
+		}
+		sf, err := filepath.Glob(g)
 		if err != nil {
-			return nil, nil, "", err
+			return nil, err
 		}
 		if len(sf) == 0 {
-			return nil, nil, "", fmt.Errorf("-stale-splits: no data set matches %s", staleSplits)
+			return nil, fmt.Errorf("%s: no data set matches %s", flag, g)
 		}
 		for _, f := range sf {
 			if !slices.Contains(files, f) {
-				return nil, nil, "", fmt.Errorf("-stale-splits: %s is not one of %s", f, glob)
+				return nil, fmt.Errorf("%s: %s is not one of %s", flag, f, glob)
 			}
-			stale[f] = true
+			m[f] = true
 		}
+		return m, nil
+	}
+	stale, err := subset("-stale-splits", staleSplits)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	var maths []ptx.Math
+	for _, name := range strings.Split(staleMaths, ",") {
+		if name == "" {
+			continue
+		}
+		m, err := ptx.ParseMath(strings.TrimSpace(name))
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("-stale-maths: %w", err)
+		}
+		maths = append(maths, m)
+	}
+	if (len(maths) == 0) != (staleMathsData == "") {
+		return nil, nil, "", fmt.Errorf("-stale-maths and -stale-maths-data go together")
+	}
+	staleM, err := subset("-stale-maths-data", staleMathsData)
+	if err != nil {
+		return nil, nil, "", err
 	}
 	if len(files) == 0 {
 		return nil, nil, "", fmt.Errorf("no data set matches %s", glob)
@@ -95,6 +126,12 @@ func loadData(glob, staleSplits string) ([]tune.Sample, []string, string, error)
 			s, n = tune.WithoutGridSplits(s)
 			fmt.Fprintf(os.Stderr, "%s: %d grid-split rows left out (-stale-splits)\n", f, n)
 			h.Write([]byte("stale-splits\x00"))
+		}
+		if staleM[f] {
+			var n int
+			s, n = tune.WithoutMaths(s, maths)
+			fmt.Fprintf(os.Stderr, "%s: %d rows of %s left out (-stale-maths)\n", f, n, staleMaths)
+			h.Write([]byte("stale-maths\x00" + staleMaths + "\x00"))
 		}
 		all = append(all, s...)
 		comments = append(comments, c...)
@@ -145,6 +182,8 @@ func trainCmd(args []string) error {
 	members := fs.Int("ensemble", 5, "networks of the exported configuration model, averaged (seeds seed, seed+1, …)")
 	configFrom := fs.String("config-from", "", "take the configuration model from this weights file (trained on the same -data) and train only the vendor model")
 	vendorFrom := fs.String("vendor-from", "", "take the vendor model from this weights file (same device) and train only the configuration model")
+	staleMaths := fs.String("stale-maths", "", "maths (comma-separated, e.g. mma_f64,mma_f64k8,mma_f64k16) whose kernels changed after -stale-maths-data were measured: those rows are left out of the configuration model, their cuBLAS times kept")
+	staleMathsData := fs.String("stale-maths-data", "", "data sets (glob, a subset of -data) that -stale-maths applies to")
 	staleSplits := fs.String("stale-splits", "", "data sets (glob, a subset of -data) measured before a change to the split-K path: their grid-split rows (kg > 1) are left out of the configuration model, their cuBLAS times kept")
 	fs.Parse(args)
 	hidden, err := parseArch(*arch)
@@ -155,7 +194,7 @@ func trainCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	samples, comments, hash, err := loadData(*data, *staleSplits)
+	samples, comments, hash, err := loadData(*data, *staleSplits, *staleMaths, *staleMathsData)
 	if err != nil {
 		return err
 	}
@@ -311,7 +350,7 @@ func heldOutChecks(net tune.Predictor, m tune.Matrix) []predictor.Check {
 func trainVendor(samples []tune.Sample, vendorData string, dev predictor.DeviceID, hash string, opts tune.TrainOptions, vhidden []int) (*predictor.MLP, float64, []predictor.Check, string, error) {
 	vsamples := samples
 	if files, _ := filepath.Glob(vendorData); len(files) > 0 {
-		vs, vcomments, vhash, err := loadData(vendorData, "")
+		vs, vcomments, vhash, err := loadData(vendorData, "", "", "")
 		if err != nil {
 			return nil, 0, nil, "", err
 		}
