@@ -32,6 +32,7 @@ build() {
 	# GPU-side test binaries (the GPU machine has no Go): see gputest/README.md.
 	go test -c -o build/device/cuda.test ./shim/cuda
 	go test -c -o build/device/engine.test ./engine
+	go test -c -o build/device/devbench.test ./internal/devbench
 	# The results' provenance names the commit the program was built from
 	# (with "-dirty" when the tree had changes).
 	commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)

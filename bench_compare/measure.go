@@ -61,14 +61,15 @@ func NewBench(repeats, warmup int) (*Bench, error) {
 	if b.Env, err = devbench.DeviceEnv(dev); err != nil {
 		return nil, err
 	}
-	b.Env.Method = "one process, same buffers; vendor and ISAAC interleaved (alternating which goes first); " +
-		"L2 flushed (2x L2 bytes written) before each timed call; CUDA events around the call; " +
-		"median of the repeats; alpha=1, beta=0; peaks from device attributes (SMs x max SM clock x " +
-		"per-SM rate; memory clock x bus width x 2)"
-	// Writing twice the L2's size evicts everything the previous run left.
+	// Reading (or writing) twice the L2's size evicts everything the
+	// previous run left.
 	if b.timer, err = devbench.NewTimer(b.Env.L2Bytes); err != nil {
 		return nil, err
 	}
+	b.Env.Method = "one process, same buffers; vendor and ISAAC interleaved (alternating which goes first); " +
+		b.timer.Flush.String() + "; CUDA events around the call; " +
+		"median of the repeats; alpha=1, beta=0; peaks from device attributes (SMs x max SM clock x " +
+		"per-SM rate; memory clock x bus width x 2)"
 	b.stream = b.timer.Stream
 	if b.vendor, err = cublas.New(); err != nil {
 		return nil, err

@@ -5,7 +5,8 @@
 #
 #   1. environment: device, driver, CUDA, cuBLAS, cuDNN, PyTorch, CuPy
 #   2. the shim's entry points compiled against the real cuBLAS/cuDNN headers
-#   3. the CUDA driver binding's GPU tests (build/device/cuda.test)
+#   3. the CUDA driver binding's and the benchmark timer's GPU tests
+#      (build/device/cuda.test, devbench.test)
 #   4. PyTorch torch.mm and CuPy a @ b under LD_PRELOAD: bit-identical when
 #      forwarded (ISAAC_DISABLE=1, ISAAC_POLICY=never), within tolerance of
 #      the vendor when served (the default policy with the embedded weights,
@@ -64,6 +65,8 @@ fi
 say "== 3. CUDA driver binding on the GPU"
 "$dev/cuda.test" -test.v -test.run 'GPU' >"$out/cuda_test.txt" 2>&1 || fail=1
 grep -E '^(--- |ok|FAIL|PASS)|device 0|smem|SMs|JIT error' "$out/cuda_test.txt" | tee -a "$summary"
+"$dev/devbench.test" -test.v -test.run 'GPU' >"$out/devbench_test.txt" 2>&1 || fail=1
+grep -E '^(--- |ok|FAIL|PASS)' "$out/devbench_test.txt" | tee -a "$summary"
 
 say "== 4. PyTorch and CuPy: plain; ISAAC_DISABLE=1; ISAAC_POLICY=never; default policy (auto, embedded weights: a new cache, then the same cache warm); ISAAC_POLICY=always"
 python3 gputest/frameworks.py "$work/plain.json" >"$work/frameworks_plain.txt" 2>&1 || fail=1

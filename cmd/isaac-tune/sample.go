@@ -190,8 +190,8 @@ func (s *sampleRun) provenance() []string {
 		"driver: " + e.Driver,
 		"cublas: " + e.CUBLAS,
 		fmt.Sprintf("method: per input, cuBLAS then each configuration on the same buffers (alpha=1, beta=0, one stream); "+
-			"L2 flushed (2x L2 bytes written) before every timed call; CUDA events; one untimed warm-up, then the median of %d "+
-			"timed repeats (the first alone when it took over 10 ms); cuBLAS: median of 5 the same way", s.opt.repeats),
+			"%s; CUDA events; one untimed warm-up, then the median of %d "+
+			"timed repeats (the first alone when it took over 10 ms); cuBLAS: median of 5 the same way", s.timer.Flush, s.opt.repeats),
 		fmt.Sprintf("sampler: categorical per parameter, Dirichlet prior alpha=%d, estimated from %d legal uniform draws per input class; "+
 			"%d configurations drawn per input (legal and suiting it: ptx.Suits), each also timed on the batch's other inputs it suits; %d inputs per batch",
 			tune.Alpha, s.opt.warmup, s.opt.configs, s.opt.shapes),

@@ -1,6 +1,10 @@
 package devbench
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/isaacgo/isaac/internal/ptxas"
+)
 
 func TestDeviceKey(t *testing.T) {
 	for name, want := range map[string]string{
@@ -17,5 +21,38 @@ func TestDriverVersionRE(t *testing.T) {
 	line := "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue Oct  7 00:00:00 UTC 2025\n"
 	if got := driverVersionRE.FindString(line); got != "580.159.04" {
 		t.Errorf("driver version %q", got)
+	}
+}
+
+func TestFlushFromEnv(t *testing.T) {
+	for v, want := range map[string]Flush{"": FlushRead, "read": FlushRead, "write": FlushWrite} {
+		t.Setenv("ISAAC_BENCH_FLUSH", v)
+		if got, err := FlushFromEnv(); err != nil || got != want {
+			t.Errorf("ISAAC_BENCH_FLUSH=%q: %v, %v; want %v", v, got, err, want)
+		}
+	}
+	t.Setenv("ISAAC_BENCH_FLUSH", "both")
+	if _, err := FlushFromEnv(); err == nil {
+		t.Error("ISAAC_BENCH_FLUSH=both accepted")
+	}
+	if FlushRead.String() == FlushWrite.String() {
+		t.Error("the two flushes describe themselves alike")
+	}
+}
+
+// TestPTXASReadFlush assembles the read flush's kernel for sm_70 and
+// sm_90: no spills, no stack.
+func TestPTXASReadFlush(t *testing.T) {
+	if _, err := ptxas.Find(); err != nil {
+		t.Skip("ptxas not found: run scripts/fetch-ptxas.sh build/tools")
+	}
+	for _, arch := range []string{"sm_70", "sm_90"} {
+		rep, err := ptxas.Compile(l2ReadPTX, arch)
+		if err != nil {
+			t.Fatalf("%s: %v", arch, err)
+		}
+		if rep.SpillBytes() != 0 || rep.MaxRegisters() == 0 {
+			t.Errorf("%s: %d registers, %d bytes spilled", arch, rep.MaxRegisters(), rep.SpillBytes())
+		}
 	}
 }

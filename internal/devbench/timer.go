@@ -1,25 +1,81 @@
 package devbench
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"os"
 
 	"github.com/isaacgo/isaac/shim/cuda"
 )
 
-// Timer times calls on one stream between two events, after writing a
-// buffer twice the size of L2 so that no run finds the previous run's data
-// cached. The caller keeps the goroutine locked to its OS thread with the
-// timer's context current.
+// Flush is how a Timer empties L2 before each timed call.
+type Flush int
+
+const (
+	// FlushRead reads a buffer twice the L2's size (l2ReadPTX): the timed
+	// call finds none of its operands cached and no dirty line to write
+	// back. The default.
+	FlushRead Flush = iota
+	// FlushWrite writes a buffer twice the L2's size (cuMemsetD32): none of
+	// the operands are cached either, but L2 is left full of dirty lines,
+	// which the timed call writes back to memory as it misses: up to one
+	// L2 of extra traffic that is not the call's own. Results committed
+	// before FlushRead existed were measured this way.
+	FlushWrite
+)
+
+// FlushFromEnv is the flush ISAAC_BENCH_FLUSH names: "read" (or unset) or
+// "write".
+func FlushFromEnv() (Flush, error) {
+	switch v := os.Getenv("ISAAC_BENCH_FLUSH"); v {
+	case "", "read":
+		return FlushRead, nil
+	case "write":
+		return FlushWrite, nil
+	default:
+		return 0, fmt.Errorf("ISAAC_BENCH_FLUSH=%q: want read or write", v)
+	}
+}
+
+// String describes the flush for a result's provenance.
+func (f Flush) String() string {
+	if f == FlushWrite {
+		return "L2 flushed (2x L2 bytes written) before each timed call"
+	}
+	return "L2 flushed (2x L2 bytes read, leaving no dirty line) before each timed call"
+}
+
+// Timer times calls on one stream between two events, after flushing L2
+// so that no run finds the previous run's data cached. The caller keeps
+// the goroutine locked to its OS thread with the timer's context current.
 type Timer struct {
 	Stream cuda.Stream
+	Flush  Flush
 	flush  cuda.DevicePtr
 	words  int // flush buffer length in 32-bit words
 	events [2]cuda.Event
+
+	module cuda.Module // FlushRead's kernel
+	read   cuda.Function
+	sink   cuda.DevicePtr
+	blocks int
+	params cuda.Params
 }
 
-// NewTimer creates the stream, the flush buffer (2·l2Bytes) and the events.
+// NewTimer creates the stream, the flush buffer (2·l2Bytes), the events
+// and, for the read flush, its kernel, with the flush ISAAC_BENCH_FLUSH
+// names.
 func NewTimer(l2Bytes int) (*Timer, error) {
-	t := &Timer{words: max(2*l2Bytes/4, 1<<20)}
+	f, err := FlushFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	return NewTimerFlush(l2Bytes, f)
+}
+
+// NewTimerFlush is NewTimer with the flush given.
+func NewTimerFlush(l2Bytes int, f Flush) (*Timer, error) {
+	t := &Timer{Flush: f, words: max(2*l2Bytes/4, 1<<20)}
 	var err error
 	if t.Stream, err = cuda.NewStream(); err != nil {
 		return nil, err
@@ -27,18 +83,53 @@ func NewTimer(l2Bytes int) (*Timer, error) {
 	if t.flush, err = cuda.Alloc(4 * t.words); err != nil {
 		return nil, err
 	}
+	if err := t.flush.MemsetD32Async(rand.Uint32()|1, t.words, t.Stream); err != nil {
+		return nil, err
+	}
 	for i := range t.events {
 		if t.events[i], err = cuda.NewEvent(); err != nil {
 			return nil, err
 		}
 	}
-	return t, nil
+	if f == FlushRead {
+		if t.module, _, err = cuda.LoadPTX(l2ReadPTX, 0); err != nil {
+			return nil, err
+		}
+		if t.read, err = t.module.Function("isaac_l2_read"); err != nil {
+			return nil, err
+		}
+		if t.sink, err = cuda.Alloc(256); err != nil {
+			return nil, err
+		}
+		dev, err := cuda.CurrentDevice()
+		if err != nil {
+			return nil, err
+		}
+		sms, err := dev.Attribute(cuda.AttrMultiprocessorCount)
+		if err != nil {
+			return nil, err
+		}
+		t.blocks = 8 * sms
+	}
+	return t, t.Stream.Synchronize()
+}
+
+// flushL2 queues the flush on the timer's stream.
+func (t *Timer) flushL2() error {
+	if t.Flush == FlushWrite {
+		return t.flush.MemsetD32Async(rand.Uint32(), t.words, t.Stream)
+	}
+	t.params.Reset()
+	// The buffer holds one odd word repeated, so its fold is 0 and never
+	// the magic 1: the sink is never written.
+	t.params.Ptr(uintptr(t.flush)).U64(uint64(t.words / 4)).Ptr(uintptr(t.sink)).U32(1)
+	return cuda.Launch(t.read, cuda.Dim3{uint32(t.blocks), 1, 1}, cuda.Dim3{256, 1, 1}, 0, t.Stream, &t.params)
 }
 
 // Time flushes L2, runs one call between two events and returns the
 // elapsed microseconds.
 func (t *Timer) Time(run func() error) (float64, error) {
-	if err := t.flush.MemsetD32Async(rand.Uint32(), t.words, t.Stream); err != nil {
+	if err := t.flushL2(); err != nil {
 		return 0, err
 	}
 	if err := t.events[0].Record(t.Stream); err != nil {

@@ -1,0 +1,114 @@
+package devbench
+
+import (
+	"encoding/binary"
+	"math"
+	"runtime"
+	"testing"
+
+	"github.com/isaacgo/isaac/shim/cuda"
+)
+
+// gpu skips the test unless a CUDA driver and a device are present, and
+// makes device 0's primary context current on the test's locked OS thread.
+func gpu(t *testing.T) {
+	t.Helper()
+	if err := cuda.Load(); err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	if n, err := cuda.DeviceCount(); err != nil || n == 0 {
+		t.Skipf("no GPU: %d devices, %v", n, err)
+	}
+	runtime.LockOSThread()
+	t.Cleanup(runtime.UnlockOSThread)
+	d, err := cuda.GetDevice(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := d.RetainPrimaryContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ctx.SetCurrent(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.ReleasePrimaryContext() })
+}
+
+// TestGPUReadFlushReadsEverything plants one word in a zero buffer and
+// checks that the read flush's kernel folds it (the sink receives it when
+// it equals the magic), wherever it sits: the grid-stride loop covers the
+// whole buffer, its last vector included.
+func TestGPUReadFlushReadsEverything(t *testing.T) {
+	gpu(t)
+	tm, err := NewTimerFlush(8<<20, FlushRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3<<20 + 4 // 16-byte vectors: more than one grid-stride pass
+	buf, err := cuda.Alloc(16 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Free()
+	for _, at := range []int{0, 5, n/2 + 3, n - 1} {
+		if err := buf.MemsetD32Async(0, 4*n, tm.Stream); err != nil {
+			t.Fatal(err)
+		}
+		if err := tm.sink.MemsetD32Async(0, 1, tm.Stream); err != nil {
+			t.Fatal(err)
+		}
+		word := uint32(0x5a00 + at%251)
+		if err := (buf + cuda.DevicePtr(16*at+8)).MemsetD32Async(word, 1, tm.Stream); err != nil {
+			t.Fatal(err)
+		}
+		var p cuda.Params
+		p.Ptr(uintptr(buf)).U64(n).Ptr(uintptr(tm.sink)).U32(word)
+		if err := cuda.Launch(tm.read, cuda.Dim3{uint32(tm.blocks), 1, 1}, cuda.Dim3{256, 1, 1}, 0, tm.Stream, &p); err != nil {
+			t.Fatal(err)
+		}
+		if err := tm.Stream.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, 4)
+		if err := tm.sink.CopyToHost(got); err != nil {
+			t.Fatal(err)
+		}
+		if v := binary.LittleEndian.Uint32(got); v != word {
+			t.Errorf("word planted at vector %d of %d: sink %#x, want %#x", at, n, v, word)
+		}
+	}
+}
+
+// TestGPUTimerFlushes times an empty stretch of the stream under each
+// flush: no error, a finite non-negative time, and the read flush never
+// writes its sink (the buffer's fold is never the magic).
+func TestGPUTimerFlushes(t *testing.T) {
+	gpu(t)
+	for _, f := range []Flush{FlushRead, FlushWrite} {
+		tm, err := NewTimerFlush(8<<20, f)
+		if err != nil {
+			t.Fatal(f, err)
+		}
+		if f == FlushRead {
+			if err := tm.sink.MemsetD32Async(7, 1, tm.Stream); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 3 {
+			us, err := tm.Time(func() error { return nil })
+			if err != nil || math.IsNaN(us) || us < 0 {
+				t.Fatalf("%v: %v µs, %v", f, us, err)
+			}
+		}
+		if f == FlushRead {
+			got := make([]byte, 4)
+			if err := tm.sink.CopyToHost(got); err != nil {
+				t.Fatal(err)
+			}
+			if v := binary.LittleEndian.Uint32(got); v != 7 {
+				t.Errorf("read flush wrote its sink: %#x", v)
+			}
+		}
+	}
+}
