@@ -8,10 +8,12 @@
 # the layout of bench_compare/results/<device>/sweep/: copy $OUT there and run
 #   go run ./bench_compare -replot <dir>/sweep-table4.csv -readme README.md -targets
 #
-# "wide" sweeps the inputs of bench_compare/sweep_wide_shapes.csv (FP32/FP64
-# LINPACK and LAPACK) again with N=${N:-400} candidates into sweep-wide.csv;
-# when it is there, the merged CSV takes those inputs' rows from it (each row
-# a whole measurement: cuBLAS and ISAAC in one process).
+# "wide [shapes]" sweeps the inputs of a shapes file again with N=${N:-400}
+# candidates: bench_compare/sweep_wide_shapes.csv (FP32/FP64 LINPACK and
+# LAPACK, the default) into sweep-wide.csv, sweep_wide_<name>_shapes.csv
+# into sweep-wide-<name>.csv. The merged CSV takes those inputs' rows from
+# the sweep-wide*.csv files present (each row a whole measurement: cuBLAS
+# and ISAAC in one process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/isaac-sweep}
@@ -29,12 +31,17 @@ run() { # name dtypes
 }
 case "${1:-all}" in
 wide)
+	shapes=${2:-bench_compare/sweep_wide_shapes.csv}
+	name=$(basename "$shapes" .csv)
+	name=${name#sweep_wide}
+	name=sweep-wide${name%_shapes}
+	name=${name//_/-}
 	tmp=$(mktemp -d)
-	"$dev/bench_compare" -suite csv -shapes bench_compare/sweep_wide_shapes.csv -sweep "${N:-400}" -seed "$seed" -out "$tmp" \
-		>"$out/sweep-wide.progress.log" 2>&1
-	cp "$tmp/sweep-csv.csv" "$out/sweep-wide.csv"
-	cp "$tmp/sweep-csv.env" "$out/sweep-wide.env"
-	tail -n 1 "$out/sweep-wide.progress.log"
+	"$dev/bench_compare" -suite csv -shapes "$shapes" -sweep "${N:-400}" -seed "$seed" -out "$tmp" \
+		>"$out/$name.progress.log" 2>&1
+	cp "$tmp/sweep-csv.csv" "$out/$name.csv"
+	cp "$tmp/sweep-csv.env" "$out/$name.env"
+	tail -n 1 "$out/$name.progress.log"
 	;;
 sd) run sd s,d ;;
 16bit) run 16bit h,hgemmex-f32acc,bf16gemmex-f32acc ;;
@@ -52,14 +59,15 @@ if [ -f "$out/sweep-table4-sd.csv" ] && [ -f "$out/sweep-table4-16bit.csv" ]; th
 		cat "$out/sweep-table4-sd.csv"
 		tail -n +2 "$out/sweep-table4-16bit.csv"
 	} >"$out/sweep-table4.csv"
-	if [ -f "$out/sweep-wide.csv" ]; then
+	for wide in "$out"/sweep-wide*.csv; do
+		[ -f "$wide" ] || continue
 		# rows keyed by suite, dtype, m, n, k, layout; configurations are quoted
 		# (commas inside), so the key is the line up to the 7th comma
 		awk -F, 'NR == FNR { if (FNR > 1) wide[$1","$3","$4","$5","$6","$7] = $0; next }
 			FNR == 1 || !(($1","$3","$4","$5","$6","$7) in wide) { print; next }
-			{ print wide[$1","$3","$4","$5","$6","$7] }' "$out/sweep-wide.csv" "$out/sweep-table4.csv" >"$out/sweep-table4.csv.tmp"
+			{ print wide[$1","$3","$4","$5","$6","$7] }' "$wide" "$out/sweep-table4.csv" >"$out/sweep-table4.csv.tmp"
 		mv "$out/sweep-table4.csv.tmp" "$out/sweep-table4.csv"
-	fi
+	done
 	cp "$out/sweep-table4-sd.env" "$out/sweep-table4.env"
 	echo "merged $out/sweep-table4.csv"
 fi
