@@ -63,7 +63,7 @@ func NewBench(repeats, warmup int) (*Bench, error) {
 	}
 	// Reading (or writing) twice the L2's size evicts everything the
 	// previous run left.
-	if b.timer, err = devbench.NewTimer(b.Env.L2Bytes); err != nil {
+	if b.timer, err = devbench.NewTimer(b.Env.L2Bytes, devbench.FlushRead); err != nil {
 		return nil, err
 	}
 	b.Env.Method = "one process, same buffers; vendor and ISAAC interleaved (alternating which goes first); " +

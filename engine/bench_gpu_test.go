@@ -120,7 +120,7 @@ func BenchmarkGPUCallOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tm, err := devbench.NewTimer(64 << 20)
+	tm, err := devbench.NewTimer(64<<20, devbench.FlushRead)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -87,6 +87,31 @@ func choiceFor(ch *predictor.Chooser, id string, in predictor.Input, cls ptx.Inp
 	return c
 }
 
+// choiceAtHand reports whether the model's choice for an input of class cls
+// costs at most one search: it is chosen already (in memory or on disk), or
+// the class's seed pool is drawn (in ch or on disk). Otherwise the first
+// input of the class would also draw the pool, several milliseconds more
+// (BenchmarkFirstChoice's first-of-class figures).
+func choiceAtHand(ch *predictor.Chooser, id string, in predictor.Input, cls ptx.InputClass) bool {
+	v, _ := choiceStores.LoadOrStore(classKey{id, cls}, &classChoices{})
+	st := v.(*classChoices)
+	st.once.Do(func() { st.load(id, cls) })
+	st.mu.Lock()
+	_, ok := st.chosen[shape{in.M, in.N, in.K}]
+	st.mu.Unlock()
+	if ok || ch.HasSeedPool(cls) {
+		return true
+	}
+	if st.path == "" {
+		return false
+	}
+	_, err := os.Stat(poolPath(st.path))
+	return err == nil
+}
+
+// poolPath is the seed pool file beside a class's choices file.
+func poolPath(choices string) string { return strings.TrimSuffix(choices, ".txt") + ".pool" }
+
 // seedPool installs the class's seed pool from disk in ch, or draws it and
 // writes it there (write, then rename: a reader never sees half a file).
 // Configurations that do not parse or are not legal for ch's device void
@@ -95,7 +120,7 @@ func (st *classChoices) seedPool(ch *predictor.Chooser, cls ptx.InputClass) {
 	if st.path == "" {
 		return
 	}
-	path := strings.TrimSuffix(st.path, ".txt") + ".pool"
+	path := poolPath(st.path)
 	if b, err := os.ReadFile(path); err == nil {
 		var p []ptx.GemmConfig
 		ok := true

@@ -13,9 +13,11 @@
 // kernel images per PTX text, architecture and driver, both under
 // ISAAC_CACHE_DIR (default ~/.cache/isaac), so a new process starts with
 // them. Under Auto the first call of a shape waits for the model's choice
-// but not for the driver's JIT: a chosen kernel that is neither loaded nor
-// on disk is compiled by a goroutine while the vendor takes the calls
-// (reason compiling). With ISAAC_SEARCH=async a call whose decision is not
+// (one search) but not for the driver's JIT: a chosen kernel that is
+// neither loaded nor on disk is compiled by a goroutine while the vendor
+// takes the calls (reason compiling). The first shape of a class whose seed
+// pool is neither drawn nor on disk does not wait for the choice either
+// (reason searching). With ISAAC_SEARCH=async a call whose decision is not
 // made yet goes to the vendor while a goroutine makes it, choice included.
 //
 // A split-K kernel's workspace (partial tiles and arrival counters) is kept

@@ -17,11 +17,14 @@ import (
 // running, an error). Decisions are cached per context, input class, shape
 // and mode, so a repeated call costs two map lookups before its launch.
 //
-// Under Auto the first call of a shape waits for the model's choice, not
-// for the driver to compile the chosen kernel (tens to hundreds of
-// milliseconds): a kernel that is neither loaded nor in the disk cache is
-// compiled in the background while the vendor takes the calls (reason
-// compiling). Under Always the call waits for both.
+// Under Auto the first call of a shape waits for the model's choice (one
+// search), not for the driver to compile the chosen kernel (tens to
+// hundreds of milliseconds): a kernel that is neither loaded nor in the
+// disk cache is compiled in the background while the vendor takes the
+// calls (reason compiling). The first input of a class whose seed pool is
+// not drawn yet (nor on disk) does not wait for the choice either: the
+// vendor takes it (reason searching) while the pool, the choice and the
+// kernel are made in the background. Under Always the call waits for all.
 func Serve(g *request.Gemm, mode Mode) request.Reason {
 	ctx, info, in, err := prepare(g)
 	if err != nil {
@@ -83,7 +86,7 @@ func decide(ctx uint64, in ptx.InputClass, g *request.Gemm, info *deviceInfo, mo
 	if v, ok := decisions.Load(key); ok {
 		return v.(*decision)
 	}
-	if asyncSearch() {
+	if asyncSearch() || mode == Auto && !choiceSoon(key, g, info) {
 		return inBackground(key, g, info, request.FwdSearching)
 	}
 	d := makeDecision(key, g, info, mode != Auto)
@@ -92,6 +95,28 @@ func decide(ctx uint64, in ptx.InputClass, g *request.Gemm, info *deviceInfo, mo
 	}
 	v, _ := decisions.LoadOrStore(key, d)
 	return v.(*decision)
+}
+
+// choiceSoon reports whether the decision for key needs at most one model
+// search (choiceAtHand), or no model choice at all (ISAAC_CONFIG, no usable
+// model, an input the model does not describe: makeDecision settles those
+// at once). The first input of a class whose seed pool is neither drawn
+// nor on disk is not: under Auto its decision is made in the background
+// while the vendor takes the call, since the kernel it chooses would, in
+// such a process, almost always have to be compiled before serving anyway.
+func choiceSoon(key decisionKey, g *request.Gemm, info *deviceInfo) bool {
+	if forced, err := forcedConfig(); err != nil || forced != nil {
+		return true
+	}
+	ch, id, err := info.chooser()
+	if err != nil {
+		return true
+	}
+	in, ok := predictor.InputOf(g, key.in)
+	if !ok {
+		return true
+	}
+	return choiceAtHand(ch, id, in, key.in)
 }
 
 // inBackground makes key's decision (compiling in line) on a goroutine

@@ -22,6 +22,7 @@ var serveCases = []gemmcheck.Case{
 	{Type: gemmcheck.Types[2], TransA: 1, M: 2560, N: 16, K: 2560, Alpha: 1, Beta: 0, Seed: 33},
 	{Type: gemmcheck.Types[3], TransB: 1, M: 1024, N: 1024, K: 1024, Alpha: 1, Beta: 0, Seed: 34},
 	{Type: gemmcheck.Types[4], M: 896, N: 896, K: 32, Alpha: 1, Beta: 0, Seed: 35},
+	{Type: gemmcheck.Types[0], M: 2560, N: 32, K: 2560, Alpha: 1, Beta: 0, Seed: 36}, // the first case's class, pool drawn
 }
 
 // serveChild runs the test binary's TestGPUServeChild with env and returns
@@ -70,7 +71,8 @@ func TestGPUServeChild(t *testing.T) {
 				t.Errorf("%s %d×%d×%d served wrong: %s", c.Type.Name, c.M, c.N, c.K, res.FirstBad)
 			}
 		}
-		fmt.Printf("outcome %s %d×%d×%d first=%s then=%s\n", c.Type.Name, c.M, c.N, c.K, first, r)
+		cls, _ := Class(g)
+		fmt.Printf("outcome %s %d×%d×%d class=%s first=%s then=%s\n", c.Type.Name, c.M, c.N, c.K, cls, first, r)
 		b.Free()
 	}
 	s := ChoiceCacheStats()
@@ -89,9 +91,11 @@ func outcomes(out string) []string {
 
 // TestGPUServeAuto: under the default policy every served class's call is
 // either served (with the exact result) or forwarded with reason
-// "predicted"; a served shape's first call goes to the vendor ("compiling")
-// when its kernel is new, and is served when an earlier shape loaded it; a
-// second process with the same cache directory takes every choice from the
+// "predicted"; the first shape of each class goes to the vendor
+// ("searching": its seed pool, choice and kernel are made in the
+// background); a later served shape's first call goes to the vendor
+// ("compiling") when its kernel is new, and is served when an earlier shape
+// loaded it; a second process with the same cache directory takes every choice from the
 // disk cache and its kernels too, so it serves every first call of a served
 // shape and otherwise decides alike; with ISAAC_SEARCH=async the first call
 // of each shape goes to the vendor ("searching") and a later one gets the
@@ -109,8 +113,16 @@ func TestGPUServeAuto(t *testing.T) {
 	}
 	served := 0
 	compiled := 0
+	classes := map[string]bool{}
 	for _, l := range o1 {
+		cls := strings.Fields(l)[3]
+		newClass := !classes[cls]
+		classes[cls] = true
 		switch {
+		case newClass && (strings.HasSuffix(l, "first=searching then=served") || strings.HasSuffix(l, "first=searching then=predicted")):
+			compiled += strings.Count(l, "then=served")
+		case newClass:
+			t.Errorf("outcome %q: the class's first shape, want first=searching", l)
 		case strings.HasSuffix(l, "first=compiling then=served"):
 			compiled++
 		case strings.HasSuffix(l, "first=served then=served"), strings.HasSuffix(l, "first=predicted then=predicted"):
@@ -134,7 +146,8 @@ func TestGPUServeAuto(t *testing.T) {
 	if !strings.Contains(second, fmt.Sprintf("choices searched=0 fromdisk=%d", len(serveCases))) {
 		t.Errorf("second process did not take its choices from disk: %s", second)
 	}
-	warm := strings.ReplaceAll(strings.Join(o1, "\n"), "first=compiling", "first=served")
+	warm := strings.NewReplacer("first=compiling", "first=served", "first=searching then=served", "first=served then=served",
+		"first=searching then=predicted", "first=predicted then=predicted").Replace(strings.Join(o1, "\n"))
 	if o2 := outcomes(second); strings.Join(o2, "\n") != warm {
 		t.Errorf("decisions with a warm disk cache:\n%s\nwant\n%s", strings.Join(o2, "\n"), warm)
 	}

@@ -41,13 +41,20 @@ type choiceKey struct {
 }
 
 // SeedPool is the class's seed configurations (drawing them on first use):
-// Pool legal configurations drawn uniformly with a generator seeded by the
+// Pool legal configurations drawn uniformly with generators seeded by the
 // class, so that every process searches from the same seeds.
 func (c *Chooser) SeedPool(cls ptx.InputClass) []ptx.GemmConfig { return c.pool(cls) }
 
+// HasSeedPool reports whether the class's seed pool is drawn or installed
+// already, so that choosing for an input of the class costs only the search.
+func (c *Chooser) HasSeedPool(cls ptx.InputClass) bool {
+	_, ok := c.pools.Load(cls)
+	return ok
+}
+
 // SetSeedPool installs a class's seed pool that an earlier process drew
 // (SeedPool's result, kept by the caller): drawing it again costs the first
-// input of the class about ten milliseconds. It does nothing when the class
+// input of the class a few milliseconds. It does nothing when the class
 // already has one.
 func (c *Chooser) SetSeedPool(cls ptx.InputClass, p []ptx.GemmConfig) {
 	c.pools.LoadOrStore(cls, p)
@@ -64,11 +71,11 @@ func (c *Chooser) pool(cls ptx.InputClass) []ptx.GemmConfig {
 	}
 	h := fnv.New64a()
 	h.Write([]byte(cls.String()))
-	p := drawLegal(ptx.SpaceFor(cls), cls, c.Dev, c.Pool, rand.New(rand.NewPCG(h.Sum64(), poolStream)))
+	p := drawLegal(ptx.SpaceFor(cls), cls, c.Dev, c.Pool, h.Sum64(), poolStream)
 	if wsp := ptx.WarpgroupSpace(cls); len(wsp.Math) > 0 && c.Dev.SMMajor == 9 && c.Dev.SMMinor == 0 {
 		// wgmma kernels (sm_90a) where the class allows them: a quarter
-		// more seeds from their own space, with their own generator.
-		p = append(p, drawLegal(wsp, cls, c.Dev, c.Pool/4, rand.New(rand.NewPCG(h.Sum64(), warpgroupPoolStream)))...)
+		// more seeds from their own space, with their own generators.
+		p = append(p, drawLegal(wsp, cls, c.Dev, c.Pool/4, h.Sum64(), warpgroupPoolStream)...)
 	}
 	c.pools.Store(cls, p)
 	return p
@@ -80,43 +87,52 @@ const (
 	warpgroupPoolStream = 0x15AAD
 )
 
+// drawBatch is how many configurations one generator of drawLegal draws.
+const drawBatch = 512
+
+// batchRNG is the generator of drawLegal's k-th batch: batches are
+// independent, so that processors draw them at once and the pool is the
+// same whatever their number.
+func batchRNG(seed, stream uint64, k int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed+uint64(k)*0x9E3779B97F4A7C15, stream))
+}
+
 // drawLegal draws n distinct legal configurations of a space (at most 100·n
-// draws) from rng. Draws are made in order, in batches; while every
-// processor checks one batch's legality (the cost), the next batch is drawn,
-// and candidates are taken in draw order: the result is the one a serial
-// loop would build.
-func drawLegal(space ptx.Space, cls ptx.InputClass, dev ptx.DeviceLimits, n int, rng *rand.Rand) []ptx.GemmConfig {
-	const batch = 2048
+// draws), in batches of drawBatch, batch k from batchRNG(seed, stream, k).
+// Every processor draws and checks one batch at a time (drawing costs
+// about a third of the time, checking legality the rest); candidates are
+// taken in batch and draw order, so the result is the one a serial loop
+// over the batches would build.
+func drawLegal(space ptx.Space, cls ptx.InputClass, dev ptx.DeviceLimits, n int, seed, stream uint64) []ptx.GemmConfig {
 	type drawn struct {
-		cand  [batch]ptx.GemmConfig
-		legal [batch]bool
+		cand  [drawBatch]ptx.GemmConfig
+		legal [drawBatch]bool
 	}
-	var bufs [2]drawn
-	fill := func(d *drawn) {
-		for i := range d.cand {
-			d.cand[i] = space.Random(rng)
-		}
-	}
+	workers := max(runtime.GOMAXPROCS(0), 1)
+	bufs := make([]drawn, workers)
 	seen := map[ptx.GemmConfig]bool{}
 	var p []ptx.GemmConfig
-	fill(&bufs[0])
-	for k, draws := 0, 0; len(p) < n && draws < 100*n; k++ {
-		cur := &bufs[k%2]
-		checked := make(chan struct{})
-		go func() {
-			parallelRange(batch, func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					cur.legal[i] = ptx.Legal(cur.cand[i], cls, dev) == nil
+	for k0, draws := 0, 0; len(p) < n && draws < 100*n; k0 += workers {
+		var wg sync.WaitGroup
+		for w := range bufs {
+			wg.Add(1)
+			go func(d *drawn, k int) {
+				defer wg.Done()
+				rng := batchRNG(seed, stream, k)
+				for i := range d.cand {
+					d.cand[i] = space.Random(rng)
+					d.legal[i] = ptx.Legal(d.cand[i], cls, dev) == nil
 				}
-			})
-			close(checked)
-		}()
-		fill(&bufs[(k+1)%2]) // the next batch, drawn meanwhile (unused when this one completes the pool)
-		<-checked
-		for i := 0; i < batch && len(p) < n && draws < 100*n; i, draws = i+1, draws+1 {
-			if cur.legal[i] && !seen[cur.cand[i]] {
-				seen[cur.cand[i]] = true
-				p = append(p, cur.cand[i])
+			}(&bufs[w], k0+w)
+		}
+		wg.Wait()
+		for w := 0; w < workers && len(p) < n && draws < 100*n; w++ {
+			d := &bufs[w]
+			for i := 0; i < drawBatch && len(p) < n && draws < 100*n; i, draws = i+1, draws+1 {
+				if d.legal[i] && !seen[d.cand[i]] {
+					seen[d.cand[i]] = true
+					p = append(p, d.cand[i])
+				}
 			}
 		}
 	}

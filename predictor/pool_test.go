@@ -10,9 +10,10 @@ import (
 	"github.com/isaacgo/isaac/ptx"
 )
 
-// The seed pool checked in parallel is the pool of the serial loops: the
-// class's first Pool distinct legal draws, then (wgmma classes) the first
-// Pool/4 of the warpgroup space, whatever the number of processors.
+// The seed pool drawn in parallel is the pool of the serial loops over the
+// batches' generators: the class's first Pool distinct legal draws, then
+// (wgmma classes) the first Pool/4 of the warpgroup space, whatever the
+// number of processors.
 func TestPoolMatchesSerial(t *testing.T) {
 	for _, cls := range []ptx.InputClass{
 		{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.T, AlignA: 8, AlignB: 8, AlignC: 8},
@@ -21,10 +22,13 @@ func TestPoolMatchesSerial(t *testing.T) {
 		h := fnv.New64a()
 		h.Write([]byte(cls.String()))
 		serial := func(space ptx.Space, n int, stream uint64) []ptx.GemmConfig {
-			rng := rand.New(rand.NewPCG(h.Sum64(), stream))
+			var rng *rand.Rand
 			seen := map[ptx.GemmConfig]bool{}
 			var out []ptx.GemmConfig
 			for draws := 0; len(out) < n && draws < 100*n; draws++ {
+				if draws%drawBatch == 0 {
+					rng = batchRNG(h.Sum64(), stream, draws/drawBatch)
+				}
 				cfg := space.Random(rng)
 				if !seen[cfg] && ptx.Legal(cfg, cls, ptx.H100()) == nil {
 					seen[cfg] = true
@@ -37,7 +41,7 @@ func TestPoolMatchesSerial(t *testing.T) {
 		if ws := ptx.WarpgroupSpace(cls); len(ws.Math) > 0 {
 			want = append(want, serial(ws, 75, warpgroupPoolStream)...)
 		}
-		for _, procs := range []int{1, 4} {
+		for _, procs := range []int{1, 3, 16} {
 			prev := runtime.GOMAXPROCS(procs)
 			got := (&Chooser{Dev: ptx.H100(), Pool: 300}).pool(cls)
 			runtime.GOMAXPROCS(prev)

@@ -23,7 +23,7 @@ const (
 	FwdNoWeights // auto policy, no model for the device
 	FwdWeights   // the model's weights failed to load
 	FwdPredicted // the model predicts the vendor is faster
-	FwdSearching // ISAAC_SEARCH=async: the choice is still being made
+	FwdSearching // the choice is still being made (ISAAC_SEARCH=async, or a class's first input under auto)
 	FwdCompiling // the chosen kernel is being compiled in the background
 	reasonCount
 )

@@ -125,7 +125,7 @@ func newSampleRun(o sampleOptions) (*sampleRun, error) {
 	if s.env, err = devbench.DeviceEnv(dev); err != nil {
 		return nil, err
 	}
-	if s.timer, err = devbench.NewTimer(s.env.L2Bytes); err != nil {
+	if s.timer, err = devbench.NewTimer(s.env.L2Bytes, devbench.FlushWrite); err != nil {
 		return nil, err
 	}
 	if s.vendor, err = cublas.New(); err != nil {

@@ -25,14 +25,16 @@ func TestDriverVersionRE(t *testing.T) {
 }
 
 func TestFlushFromEnv(t *testing.T) {
-	for v, want := range map[string]Flush{"": FlushRead, "read": FlushRead, "write": FlushWrite} {
-		t.Setenv("ISAAC_BENCH_FLUSH", v)
-		if got, err := FlushFromEnv(); err != nil || got != want {
-			t.Errorf("ISAAC_BENCH_FLUSH=%q: %v, %v; want %v", v, got, err, want)
+	for _, def := range []Flush{FlushRead, FlushWrite} {
+		for v, want := range map[string]Flush{"": def, "read": FlushRead, "write": FlushWrite} {
+			t.Setenv("ISAAC_BENCH_FLUSH", v)
+			if got, err := FlushFromEnv(def); err != nil || got != want {
+				t.Errorf("ISAAC_BENCH_FLUSH=%q, default %v: %v, %v; want %v", v, def, got, err, want)
+			}
 		}
 	}
 	t.Setenv("ISAAC_BENCH_FLUSH", "both")
-	if _, err := FlushFromEnv(); err == nil {
+	if _, err := FlushFromEnv(FlushRead); err == nil {
 		t.Error("ISAAC_BENCH_FLUSH=both accepted")
 	}
 	if FlushRead.String() == FlushWrite.String() {

@@ -14,21 +14,24 @@ type Flush int
 const (
 	// FlushRead reads a buffer twice the L2's size (l2ReadPTX): the timed
 	// call finds none of its operands cached and no dirty line to write
-	// back. The default.
+	// back. bench_compare's default.
 	FlushRead Flush = iota
 	// FlushWrite writes a buffer twice the L2's size (cuMemsetD32): none of
 	// the operands are cached either, but L2 is left full of dirty lines,
 	// which the timed call writes back to memory as it misses: up to one
-	// L2 of extra traffic that is not the call's own. Results committed
-	// before FlushRead existed were measured this way.
+	// L2 of extra traffic that is not the call's own. isaac-tune's default:
+	// its data sets (weights/data) were all measured this way, and so were
+	// the benchmark results committed before FlushRead existed.
 	FlushWrite
 )
 
-// FlushFromEnv is the flush ISAAC_BENCH_FLUSH names: "read" (or unset) or
-// "write".
-func FlushFromEnv() (Flush, error) {
+// FlushFromEnv is the flush ISAAC_BENCH_FLUSH names, "read" or "write", or
+// def when it is unset.
+func FlushFromEnv(def Flush) (Flush, error) {
 	switch v := os.Getenv("ISAAC_BENCH_FLUSH"); v {
-	case "", "read":
+	case "":
+		return def, nil
+	case "read":
 		return FlushRead, nil
 	case "write":
 		return FlushWrite, nil
@@ -64,9 +67,9 @@ type Timer struct {
 
 // NewTimer creates the stream, the flush buffer (2·l2Bytes), the events
 // and, for the read flush, its kernel, with the flush ISAAC_BENCH_FLUSH
-// names.
-func NewTimer(l2Bytes int) (*Timer, error) {
-	f, err := FlushFromEnv()
+// names, else def.
+func NewTimer(l2Bytes int, def Flush) (*Timer, error) {
+	f, err := FlushFromEnv(def)
 	if err != nil {
 		return nil, err
 	}
