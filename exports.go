@@ -34,6 +34,17 @@ func isaac_go_gemm(call *C.isaac_gemm_call) (reason C.int) {
 	return C.int(dispatch.ServeGemm(&g))
 }
 
+//export isaac_go_gemm_after
+func isaac_go_gemm_after(call *C.isaac_gemm_call) {
+	defer func() { recover() }()
+	var g request.Gemm
+	p := unsafe.Pointer(call)
+	shim.DecodeGemm(p, &g)
+	if shim.ReadGemmState(p, &g) == request.Served {
+		dispatch.AfterGemm(&g)
+	}
+}
+
 //export isaac_go_conv
 func isaac_go_conv(call *C.isaac_conv_call) (reason C.int) {
 	defer recoverAsError(&reason)

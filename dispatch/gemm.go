@@ -31,6 +31,11 @@ func ServeGemm(g *request.Gemm) request.Reason {
 	return engine.Serve(g, mode)
 }
 
+// AfterGemm follows a call ServeGemm forwarded with reason
+// request.FwdMeasuring, once the vendor's call is on g's stream: it closes
+// the vendor's timing (engine.AfterForward).
+func AfterGemm(g *request.Gemm) { engine.AfterForward(g) }
+
 // ClassifyGemm returns request.Served for a GEMM that ISAAC's kernels could
 // compute, or the reason the vendor must take it.
 func ClassifyGemm(g *request.Gemm) request.Reason {

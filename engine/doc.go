@@ -17,7 +17,10 @@
 // neither loaded nor on disk is compiled by a goroutine while the vendor
 // takes the calls (reason compiling). The first shape of a class whose seed
 // pool is neither drawn nor on disk does not wait for the choice either
-// (reason searching). With ISAAC_SEARCH=async a call whose decision is not
+// (reason searching). A decision to serve is checked on the shape's first
+// calls, ours and the vendor's timed alternately (measurement, reasons
+// measuring and measured; ISAAC_MEASURE=0 turns it off). With
+// ISAAC_SEARCH=async a call whose decision is not
 // made yet goes to the vendor while a goroutine makes it, choice included.
 //
 // A split-K kernel's workspace (partial tiles and arrival counters) is kept

@@ -14,7 +14,10 @@ import (
 // Serve computes g with ISAAC's kernel when mode decides so and reports
 // the outcome: request.Served, or why the vendor must take the call (no
 // model for the device, a predicted loss, a search or a compilation still
-// running, an error). Decisions are cached per context, input class, shape
+// running, a measured loss, an error). Under Auto a decision to serve is
+// checked on its first calls (see measurement): a call answered
+// request.FwdMeasuring goes to the vendor, timed, and the caller calls
+// AfterForward once the vendor's call is on the stream. Decisions are cached per context, input class, shape
 // and mode, so a repeated call costs two map lookups before its launch.
 //
 // Under Auto the first call of a shape waits for the model's choice (one
@@ -33,6 +36,14 @@ func Serve(g *request.Gemm, mode Mode) request.Reason {
 	d := decide(ctx, in, g, info, mode)
 	if d.reason != request.Served {
 		return d.reason
+	}
+	if m := d.meas; m != nil {
+		switch m.verdict.Load() {
+		case vendorFaster:
+			return request.FwdMeasured
+		case measuring:
+			return m.serve(func() error { return launchGemm(ctx, g, d.lk, info) }, cuda.Stream(g.Stream))
+		}
 	}
 	return reasonOf(launchGemm(ctx, g, d.lk, info))
 }
@@ -58,6 +69,9 @@ func Decide(g *request.Gemm, mode Mode) (ptx.GemmConfig, request.Reason) {
 	if d.reason != request.Served {
 		return ptx.GemmConfig{}, d.reason
 	}
+	if d.meas != nil && d.meas.verdict.Load() == vendorFaster {
+		return ptx.GemmConfig{}, request.FwdMeasured
+	}
 	return d.lk.cfg, request.Served
 }
 
@@ -66,6 +80,7 @@ type decision struct {
 	lk      *loadedKernel  // the kernel to launch when reason is Served
 	reason  request.Reason // Served, or the forward reason
 	pending bool           // a background goroutine is making the decision (searching, compiling)
+	meas    *measurement   // the model's decision to serve under Auto, checked on the calls (nil: not checked)
 }
 
 type decisionKey struct {
@@ -179,7 +194,11 @@ func makeDecision(key decisionKey, g *request.Gemm, info *deviceInfo, compile bo
 			return &decision{reason: request.FwdCompiling}
 		}
 		if lk, err := kernelFor(key.ctx, r.Config, key.in, info); err == nil {
-			return &decision{lk: lk, reason: request.Served}
+			d := &decision{lk: lk, reason: request.Served}
+			if key.mode == Auto {
+				d.meas = newMeasurement()
+			}
+			return d
 		}
 	}
 	if key.mode == Always {

@@ -37,7 +37,7 @@ ISAAC_GPU_CASES=3 ISAAC_GPU_CONFIGS=3 ISAAC_GPU_MAXWORK=2000000 ISAAC_GPU_SEED=5
 grep -E 'ERROR SUMMARY|--- |differential test' "$out/memcheck.txt" | tee -a "$summary"
 
 say "== 3. disk cache, graph capture, ISAAC_CONFIG, one-pass split-K, CUDA driver binding"
-"$dev/engine.test" -test.run '^TestGPU(DiskCache|GraphCapture|ForcedConfig|OnePassSplitK|StreamWorkspace|ServeAuto|ServeWeights)$' -test.v >"$out/engine_tests.txt" 2>&1 || fail=1
+"$dev/engine.test" -test.run '^TestGPU(DiskCache|GraphCapture|ForcedConfig|OnePassSplitK|StreamWorkspace|ServeAuto|ServeWeights|MeasuredDispatch)$' -test.v >"$out/engine_tests.txt" 2>&1 || fail=1
 "$dev/cuda.test" -test.run 'GPU' -test.v >>"$out/engine_tests.txt" 2>&1 || fail=1
 grep -E '^--- ' "$out/engine_tests.txt" | tee -a "$summary"
 

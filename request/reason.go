@@ -25,6 +25,8 @@ const (
 	FwdPredicted // the model predicts the vendor is faster
 	FwdSearching // the choice is still being made (ISAAC_SEARCH=async, or a class's first input under auto)
 	FwdCompiling // the chosen kernel is being compiled in the background
+	FwdMeasuring // forwarded so that the vendor's time on the input is measured beside ours
+	FwdMeasured  // our kernel measured slower than the vendor on this input
 	reasonCount
 )
 
@@ -32,6 +34,7 @@ var reasonNames = [...]string{
 	"served", "disabled", "fork", "no_go", "handle", "invalid", "empty",
 	"unsupported", "too_large", "no_kernel", "no_driver", "policy", "error",
 	"no_weights", "weights", "predicted", "searching", "compiling",
+	"measuring", "measured",
 }
 
 func (r Reason) String() string {

@@ -47,11 +47,17 @@ typedef cublasStatus_t (*gemmex64_fn)(cublasHandle_t, cublasOperation_t, cublasO
 	.lda = lda, .ldb = ldb, .ldc = ldc, .alpha = alpha, .beta = beta,      \
 	.A = A, .B = B, .C = C }
 
+/* Calls the vendor with the original arguments, after a forward `reason`
+ * (ISAAC_FWD_MEASURING: Go times the vendor's call, see isaac_after_gemm). */
 #define FORWARD(TYPE, NAME, ...) do {                                             \
 	ISAAC_VENDOR_FN(ISAAC_VENDOR_CUBLAS, TYPE, NAME, vendor)                  \
 	if (vendor == NULL)                                                       \
 		return ISAAC_CUBLAS_STATUS_NOT_INITIALIZED;                       \
-	return vendor(__VA_ARGS__);                                               \
+	if (reason != ISAAC_FWD_MEASURING)                                        \
+		return vendor(__VA_ARGS__);                                       \
+	cublasStatus_t status = vendor(__VA_ARGS__);                              \
+	isaac_after_gemm(&call, reason);                                          \
+	return status;                                                            \
 } while (0)
 
 ISAAC_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
@@ -61,7 +67,8 @@ ISAAC_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperatio
 {
 	isaac_gemm_call call = GEMM_CALL(ISAAC_ENTRY_SGEMM, ISAAC_R_32F, ISAAC_R_32F,
 		ISAAC_R_32F, ISAAC_COMPUTE_32F, -1);
-	if (isaac_decide_gemm(&call) == ISAAC_SERVED)
+	int reason = isaac_decide_gemm(&call);
+	if (reason == ISAAC_SERVED)
 		return ISAAC_CUBLAS_STATUS_SUCCESS;
 	FORWARD(sgemm_fn, "cublasSgemm_v2", handle, transa, transb, m, n, k,
 		alpha, A, lda, B, ldb, beta, C, ldc);
@@ -74,7 +81,8 @@ ISAAC_EXPORT cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperatio
 {
 	isaac_gemm_call call = GEMM_CALL(ISAAC_ENTRY_DGEMM, ISAAC_R_64F, ISAAC_R_64F,
 		ISAAC_R_64F, ISAAC_COMPUTE_64F, -1);
-	if (isaac_decide_gemm(&call) == ISAAC_SERVED)
+	int reason = isaac_decide_gemm(&call);
+	if (reason == ISAAC_SERVED)
 		return ISAAC_CUBLAS_STATUS_SUCCESS;
 	FORWARD(dgemm_fn, "cublasDgemm_v2", handle, transa, transb, m, n, k,
 		alpha, A, lda, B, ldb, beta, C, ldc);
@@ -87,7 +95,8 @@ ISAAC_EXPORT cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t
 {
 	isaac_gemm_call call = GEMM_CALL(ISAAC_ENTRY_HGEMM, ISAAC_R_16F, ISAAC_R_16F,
 		ISAAC_R_16F, ISAAC_COMPUTE_16F, -1);
-	if (isaac_decide_gemm(&call) == ISAAC_SERVED)
+	int reason = isaac_decide_gemm(&call);
+	if (reason == ISAAC_SERVED)
 		return ISAAC_CUBLAS_STATUS_SUCCESS;
 	FORWARD(hgemm_fn, "cublasHgemm", handle, transa, transb, m, n, k,
 		alpha, A, lda, B, ldb, beta, C, ldc);
@@ -102,7 +111,8 @@ ISAAC_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_
 {
 	isaac_gemm_call call = GEMM_CALL(ISAAC_ENTRY_GEMMEX, (int)Atype, (int)Btype,
 		(int)Ctype, computeType, algo);
-	if (isaac_decide_gemm(&call) == ISAAC_SERVED)
+	int reason = isaac_decide_gemm(&call);
+	if (reason == ISAAC_SERVED)
 		return ISAAC_CUBLAS_STATUS_SUCCESS;
 	FORWARD(gemmex_fn, "cublasGemmEx", handle, transa, transb, m, n, k,
 		alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,
@@ -116,7 +126,8 @@ ISAAC_EXPORT cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOpera
 {
 	isaac_gemm_call call = GEMM_CALL(ISAAC_ENTRY_SGEMM_64, ISAAC_R_32F, ISAAC_R_32F,
 		ISAAC_R_32F, ISAAC_COMPUTE_32F, -1);
-	if (isaac_decide_gemm(&call) == ISAAC_SERVED)
+	int reason = isaac_decide_gemm(&call);
+	if (reason == ISAAC_SERVED)
 		return ISAAC_CUBLAS_STATUS_SUCCESS;
 	FORWARD(sgemm64_fn, "cublasSgemm_v2_64", handle, transa, transb, m, n, k,
 		alpha, A, lda, B, ldb, beta, C, ldc);
@@ -129,7 +140,8 @@ ISAAC_EXPORT cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOpera
 {
 	isaac_gemm_call call = GEMM_CALL(ISAAC_ENTRY_DGEMM_64, ISAAC_R_64F, ISAAC_R_64F,
 		ISAAC_R_64F, ISAAC_COMPUTE_64F, -1);
-	if (isaac_decide_gemm(&call) == ISAAC_SERVED)
+	int reason = isaac_decide_gemm(&call);
+	if (reason == ISAAC_SERVED)
 		return ISAAC_CUBLAS_STATUS_SUCCESS;
 	FORWARD(dgemm64_fn, "cublasDgemm_v2_64", handle, transa, transb, m, n, k,
 		alpha, A, lda, B, ldb, beta, C, ldc);
@@ -142,7 +154,8 @@ ISAAC_EXPORT cublasStatus_t cublasHgemm_64(cublasHandle_t handle, cublasOperatio
 {
 	isaac_gemm_call call = GEMM_CALL(ISAAC_ENTRY_HGEMM_64, ISAAC_R_16F, ISAAC_R_16F,
 		ISAAC_R_16F, ISAAC_COMPUTE_16F, -1);
-	if (isaac_decide_gemm(&call) == ISAAC_SERVED)
+	int reason = isaac_decide_gemm(&call);
+	if (reason == ISAAC_SERVED)
 		return ISAAC_CUBLAS_STATUS_SUCCESS;
 	FORWARD(hgemm64_fn, "cublasHgemm_64", handle, transa, transb, m, n, k,
 		alpha, A, lda, B, ldb, beta, C, ldc);
@@ -157,7 +170,8 @@ ISAAC_EXPORT cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperati
 {
 	isaac_gemm_call call = GEMM_CALL(ISAAC_ENTRY_GEMMEX_64, (int)Atype, (int)Btype,
 		(int)Ctype, computeType, algo);
-	if (isaac_decide_gemm(&call) == ISAAC_SERVED)
+	int reason = isaac_decide_gemm(&call);
+	if (reason == ISAAC_SERVED)
 		return ISAAC_CUBLAS_STATUS_SUCCESS;
 	FORWARD(gemmex64_fn, "cublasGemmEx_64", handle, transa, transb, m, n, k,
 		alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,

@@ -8,6 +8,7 @@
 #include "entry_points.h"
 
 #pragma weak isaac_go_gemm
+#pragma weak isaac_go_gemm_after
 #pragma weak isaac_go_conv
 
 /* The vendor's function `name` of type `type`, resolved once into `fn`. */
@@ -32,6 +33,14 @@ static inline int isaac_decide_gemm(isaac_gemm_call *call)
 		reason = isaac_go_gemm(call);
 	isaac_count(call->entry, reason);
 	return reason;
+}
+
+/* What follows a forwarded GEMM: the end of the vendor's timing when Go
+ * asked for it (reason ISAAC_FWD_MEASURING). */
+static inline void isaac_after_gemm(isaac_gemm_call *call, int reason)
+{
+	if (reason == ISAAC_FWD_MEASURING && isaac_go_gemm_after != NULL)
+		isaac_go_gemm_after(call);
 }
 
 static inline int isaac_decide_conv(isaac_conv_call *call)

@@ -50,6 +50,8 @@ enum isaac_reason {
 	ISAAC_FWD_PREDICTED,    /* the model predicts the vendor is faster on this input */
 	ISAAC_FWD_SEARCHING,    /* ISAAC_SEARCH=async: the choice for this input is being made */
 	ISAAC_FWD_COMPILING,    /* the chosen kernel is being compiled in the background */
+	ISAAC_FWD_MEASURING,    /* forwarded to time the vendor beside our kernel: call isaac_go_gemm_after */
+	ISAAC_FWD_MEASURED,     /* our kernel measured slower than the vendor on this input */
 	ISAAC_REASON_COUNT
 };
 
@@ -105,6 +107,9 @@ typedef struct isaac_conv_state {
  * layer also links and works without it (reason ISAAC_FWD_NO_GO). */
 int isaac_go_gemm(isaac_gemm_call *call);
 int isaac_go_conv(isaac_conv_call *call);
+/* After a forward with reason ISAAC_FWD_MEASURING, once the vendor's call
+ * is on the stream: Go closes the vendor's timing. */
+void isaac_go_gemm_after(isaac_gemm_call *call);
 
 /* Guards and counters (guards.c). */
 extern int isaac_disabled;          /* ISAAC_DISABLE=1 at load */

@@ -49,6 +49,7 @@ static inline CUresult isaac_cu_memcpy_dtoh(void *h, CUdeviceptr d, size_t n) { 
 static inline CUresult isaac_cu_event_create(CUevent *e, unsigned int flags) { return ISAAC_CU_CALL(cuEventCreate, e, flags); }
 static inline CUresult isaac_cu_event_record(uintptr_t e, uintptr_t s) { return ISAAC_CU_CALL(cuEventRecord, (CUevent)e, (CUstream)s); }
 static inline CUresult isaac_cu_event_synchronize(uintptr_t e) { return ISAAC_CU_CALL(cuEventSynchronize, (CUevent)e); }
+static inline CUresult isaac_cu_event_query(uintptr_t e) { return ISAAC_CU_CALL(cuEventQuery, (CUevent)e); }
 static inline CUresult isaac_cu_event_elapsed(float *ms, uintptr_t a, uintptr_t b) { return ISAAC_CU_CALL(cuEventElapsedTime, ms, (CUevent)a, (CUevent)b); }
 static inline CUresult isaac_cu_event_destroy(uintptr_t e) { return ISAAC_CU_CALL(cuEventDestroy, (CUevent)e); }
 

@@ -40,7 +40,7 @@ static const struct entry entries[] = {
 	E(cuMemAlloc), E(cuMemFree), E(cuMemAllocAsync), E(cuMemFreeAsync),
 	E(cuMemPoolCreate), E(cuMemPoolSetAttribute), E(cuMemAllocFromPoolAsync),
 	E(cuMemsetD8Async), E(cuMemsetD32Async), E(cuMemcpyHtoD), E(cuMemcpyDtoH),
-	E(cuEventCreate), E(cuEventRecord), E(cuEventSynchronize), E(cuEventElapsedTime),
+	E(cuEventCreate), E(cuEventRecord), E(cuEventSynchronize), E(cuEventQuery), E(cuEventElapsedTime),
 	E(cuEventDestroy), E(cuLinkCreate), E(cuLinkAddData), E(cuLinkComplete), E(cuLinkDestroy),
 	E(cuStreamBeginCapture), E(cuStreamEndCapture), E(cuGraphInstantiateWithFlags), E(cuGraphLaunch),
 	E(cuGraphExecDestroy), E(cuGraphDestroy),

@@ -97,6 +97,7 @@ typedef struct isaac_cuda_api {
 	CUresult (*cuEventCreate)(CUevent *, unsigned int);
 	CUresult (*cuEventRecord)(CUevent, CUstream);
 	CUresult (*cuEventSynchronize)(CUevent);
+	CUresult (*cuEventQuery)(CUevent);
 	CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
 	CUresult (*cuEventDestroy)(CUevent);
 	CUresult (*cuLinkCreate)(unsigned int, int *, void **, CUlinkState *);

@@ -29,6 +29,20 @@ func (e Event) Synchronize() error {
 	return check("cuEventSynchronize", C.isaac_cu_event_synchronize(e.c()))
 }
 
+// cudaErrorNotReady is CUDA_ERROR_NOT_READY: the work before an event (or
+// on a stream) has not completed yet.
+const cudaErrorNotReady = 600
+
+// Done reports whether the work before the event's last record has
+// completed, without waiting (cuEventQuery).
+func (e Event) Done() (bool, error) {
+	r := C.isaac_cu_event_query(e.c())
+	if r == cudaErrorNotReady {
+		return false, nil
+	}
+	return r == 0, check("cuEventQuery", r)
+}
+
 // Elapsed is the time in milliseconds from start to e.
 func (e Event) Elapsed(start Event) (float32, error) {
 	var ms C.float

@@ -254,3 +254,48 @@ func TestGPUCompileAndLoadImage(t *testing.T) {
 		t.Error("compiling garbage succeeded")
 	}
 }
+
+// An event reports its work done without waiting once the stream has
+// finished it, and elapsed times between two done events are readable.
+func TestGPUEventDone(t *testing.T) {
+	gpu(t)
+	s, err := NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := NewEvent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Destroy()
+	b, err := NewEvent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Destroy()
+	buf, err := Alloc(64 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Free()
+	if err := a.Record(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := buf.MemsetD32Async(1, 16<<20, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Record(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []Event{a, b} {
+		if done, err := e.Done(); !done || err != nil {
+			t.Errorf("after the stream finished: done %v, %v", done, err)
+		}
+	}
+	if ms, err := b.Elapsed(a); err != nil || ms <= 0 {
+		t.Errorf("elapsed %v ms, %v", ms, err)
+	}
+}

@@ -1,0 +1,259 @@
+package engine
+
+import (
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/shim/cuda"
+)
+
+// A decision the model makes to serve is checked on the calls themselves:
+// its first measureCalls served calls and measureCalls calls forwarded to
+// the vendor (reason request.FwdMeasuring), alternating, are timed with
+// events on the caller's stream, and where our kernel's median time is the
+// longer the decision becomes a forward (request.FwdMeasured) for the rest
+// of the process. The model's error is then bounded by a measurement on the
+// caller's own data, in the caller's own conditions (a warm cache, other
+// work on the device), for a handful of calls per shape. ISAAC_MEASURE=0
+// turns it off.
+const (
+	measureCalls = 3
+	// measureStale is how many calls a begun vendor sample waits for its
+	// end (AfterForward) before it is dropped and taken again.
+	measureStale = 16
+)
+
+// Verdicts of a measurement.
+const (
+	measuring int32 = iota
+	oursFaster
+	vendorFaster
+)
+
+// measureOff is ISAAC_MEASURE=0 (read when a decision is made).
+func measureOff() bool { return os.Getenv("ISAAC_MEASURE") == "0" }
+
+// measurement is the check of one served decision.
+type measurement struct {
+	verdict atomic.Int32
+
+	mu           sync.Mutex
+	ours, vendor []float64     // completed samples, µs
+	pending      []timedSample // recorded, not read yet
+	open         *timedSample  // a vendor sample begun, waiting for AfterForward
+	openAge      int           // calls since open was begun
+	begun        [2]int        // samples begun: ours, the vendor's
+	stream       cuda.Stream   // the stream of the open sample
+	events       []cuda.Event  // every event made, destroyed with the verdict
+	failed       bool          // an event call failed: keep serving, stop measuring
+}
+
+type timedSample struct {
+	vendor     bool
+	start, end cuda.Event
+}
+
+// newMeasurement is the check of a decision to serve, or nil when
+// ISAAC_MEASURE=0.
+func newMeasurement() *measurement {
+	if measureOff() {
+		return nil
+	}
+	return &measurement{}
+}
+
+// serve runs a call of a decision under measurement: it launches our kernel
+// (timed when it is ours's turn) or asks the caller to forward the call
+// (request.FwdMeasuring, when it is the vendor's turn: the caller then
+// calls AfterForward once the vendor's call is on the stream). A call that
+// finds another thread measuring, or a stream being captured into a graph,
+// is served untimed.
+func (m *measurement) serve(launch func() error, stream cuda.Stream) request.Reason {
+	if !m.mu.TryLock() {
+		return reasonOf(launch())
+	}
+	defer m.mu.Unlock()
+	m.collect()
+	switch m.verdict.Load() {
+	case vendorFaster:
+		return request.FwdMeasured
+	case oursFaster:
+		return reasonOf(launch())
+	}
+	if m.open != nil {
+		if m.openAge++; m.openAge > measureStale {
+			m.open, m.begun[1] = nil, m.begun[1]-1
+		}
+		return reasonOf(launch())
+	}
+	if st, err := stream.CaptureStatus(); err != nil || st != cuda.CaptureNone {
+		return reasonOf(launch())
+	}
+	vendorTurn := m.begun[1] < m.begun[0]
+	if m.begun[0] >= measureCalls && m.begun[1] >= measureCalls {
+		return reasonOf(launch()) // every sample begun: waiting for them
+	}
+	start, ok := m.record(stream)
+	if !ok {
+		return reasonOf(launch())
+	}
+	if vendorTurn {
+		m.begun[1]++
+		m.open, m.openAge, m.stream = &timedSample{vendor: true, start: start}, 0, stream
+		return request.FwdMeasuring
+	}
+	m.begun[0]++
+	err := launch()
+	end, ok := m.record(stream)
+	if ok && err == nil {
+		m.pending = append(m.pending, timedSample{start: start, end: end})
+	} else {
+		m.begun[0]--
+	}
+	return reasonOf(err)
+}
+
+// afterForward closes the open vendor sample on stream.
+func (m *measurement) afterForward(stream cuda.Stream) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.open == nil || stream != m.stream {
+		return
+	}
+	if end, ok := m.record(stream); ok {
+		m.pending = append(m.pending, timedSample{vendor: true, start: m.open.start, end: end})
+	} else {
+		m.begun[1]--
+	}
+	m.open = nil
+}
+
+// record makes an event and records it on stream (false when the driver
+// refuses: the measurement then gives up, and the decision keeps serving).
+func (m *measurement) record(stream cuda.Stream) (cuda.Event, bool) {
+	e, err := cuda.NewEvent()
+	if err == nil {
+		m.events = append(m.events, e)
+		err = e.Record(stream)
+	}
+	if err != nil {
+		m.failed = true
+		m.settle(oursFaster)
+		return 0, false
+	}
+	return e, true
+}
+
+// collect reads the samples whose events have completed and gives the
+// verdict once both sides have measureCalls.
+func (m *measurement) collect() {
+	if m.verdict.Load() != measuring {
+		return
+	}
+	keep := m.pending[:0]
+	for _, s := range m.pending {
+		done, err := s.end.Done()
+		if err != nil {
+			m.failed = true
+			m.settle(oursFaster)
+			return
+		}
+		if !done {
+			keep = append(keep, s)
+			continue
+		}
+		ms, err := s.end.Elapsed(s.start)
+		if err != nil {
+			m.failed = true
+			m.settle(oursFaster)
+			return
+		}
+		if s.vendor {
+			m.vendor = append(m.vendor, float64(ms)*1000)
+		} else {
+			m.ours = append(m.ours, float64(ms)*1000)
+		}
+	}
+	m.pending = keep
+	if len(m.ours) >= measureCalls && len(m.vendor) >= measureCalls {
+		m.settle(verdictOf(m.ours, m.vendor))
+	}
+}
+
+// verdictOf compares the medians of the two sides' times: ours must not be
+// the longer.
+func verdictOf(ours, vendor []float64) int32 {
+	if median(ours) > median(vendor) {
+		return vendorFaster
+	}
+	return oursFaster
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else if n > 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return 0
+}
+
+// settle records the verdict and destroys the events (the driver releases
+// an event still pending once its work completes).
+func (m *measurement) settle(v int32) {
+	m.verdict.Store(v)
+	for _, e := range m.events {
+		e.Destroy()
+	}
+	m.events, m.pending, m.open = nil, nil, nil
+}
+
+// AfterForward follows a call that Serve forwarded with reason
+// request.FwdMeasuring, once the vendor's call is on g's stream: it closes
+// the vendor's timing. Any other call is ignored.
+func AfterForward(g *request.Gemm) {
+	ctx, _, in, err := prepare(g)
+	if err != nil {
+		return
+	}
+	v, ok := decisions.Load(decisionKey{ctx, in, int(g.M), int(g.N), int(g.K), Auto})
+	if !ok {
+		return
+	}
+	if m := v.(*decision).meas; m != nil {
+		m.afterForward(cuda.Stream(g.Stream))
+	}
+}
+
+// Measurement is the state of the check of a decision to serve.
+type Measurement struct {
+	Checked    bool    // the decision is a model's decision to serve, checked on its calls
+	Settled    bool    // the verdict is in
+	OursFaster bool    // the verdict: keep serving
+	OursUS     float64 // median of our kernel's timed calls, µs
+	VendorUS   float64 // median of the vendor's timed calls, µs
+}
+
+// Measured is, for tests and benchmarks, the check of the decision that
+// Serve(g, Auto) uses.
+func Measured(g *request.Gemm) Measurement {
+	ctx, _, in, err := prepare(g)
+	if err != nil {
+		return Measurement{}
+	}
+	v, ok := decisions.Load(decisionKey{ctx, in, int(g.M), int(g.N), int(g.K), Auto})
+	if !ok || v.(*decision).meas == nil {
+		return Measurement{}
+	}
+	m := v.(*decision).meas
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	vd := m.verdict.Load()
+	return Measurement{Checked: true, Settled: vd != measuring, OursFaster: vd == oursFaster,
+		OursUS: median(m.ours), VendorUS: median(m.vendor)}
+}
