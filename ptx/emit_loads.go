@@ -37,7 +37,7 @@ type loader struct {
 	affine bool
 	sDelta int
 	kDelta int
-	gOff   []string // u64 registers: r·gDelta, loop-invariant (gOff[0] unused)
+	gDelta string // u64 register
 	// allIn (cp.async): every vector of this thread lies wholly inside
 	// M/N, so a tile wholly inside K needs no predicate (issueAsyncFast).
 	allIn string
@@ -148,13 +148,8 @@ func (c *gemmCtx) newLoader(isA bool) *loader {
 		if !o.kContig {
 			l.kDelta = lineStep
 		}
-		// Vector r's global address is vector 0's plus a loop-invariant
-		// offset: independent adds, not a chain through the vectors.
-		l.gOff = make([]string, o.loads)
-		for r := 1; r < o.loads; r++ {
-			l.gOff[r] = b.reg(kB64)
-			b.ins("mul.wide.s32 %s, %s, %d", l.gOff[r], ld, r*lineStep*es)
-		}
+		l.gDelta = b.reg(kB64)
+		b.ins("mul.wide.s32 %s, %s, %d", l.gDelta, ld, lineStep*es)
 	}
 	if g.cfg.Stages >= 2 {
 		l.allIn = b.reg(kPred)
@@ -170,8 +165,8 @@ func (c *gemmCtx) newLoader(isA bool) *loader {
 }
 
 // sources returns the global address of every vector of the current tile:
-// the carried pointers, or for an affine loader vector 0's pointer plus
-// vector r's offset.
+// the carried pointers, or for an affine loader vector 0's pointer moved
+// r·gDelta.
 func (l *loader) sources() []string {
 	if !l.affine {
 		return l.ptr
@@ -180,7 +175,7 @@ func (l *loader) sources() []string {
 	src := []string{l.ptr[0]}
 	for r := 1; r < len(l.ptr); r++ {
 		s := b.reg(kB64)
-		b.ins("add.s64 %s, %s, %s", s, l.ptr[0], l.gOff[r])
+		b.ins("add.s64 %s, %s, %s", s, src[r-1], l.gDelta)
 		src = append(src, s)
 	}
 	return src
