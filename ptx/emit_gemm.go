@@ -250,13 +250,9 @@ func (c *gemmCtx) loopAsync(la, lb *loader, comp compute) {
 // the M/N edge take the short path (issueAsyncFull).
 func (c *gemmCtx) issueTile(la, lb *loader, wr, issued, full string) {
 	b := c.b
-	fastest, fast, join := b.newLabel("issue_inside"), b.newLabel("issue_full"), b.newLabel("issued")
+	fast, join := b.newLabel("issue_full"), b.newLabel("issued")
 	pf := b.reg(kPred)
 	b.ins("setp.lt.s32 %s, %s, %s", pf, issued, full)
-	pin := b.reg(kPred)
-	b.ins("and.pred %s, %s, %s", pin, pf, la.allIn)
-	b.ins("and.pred %s, %s, %s", pin, pin, lb.allIn)
-	b.insP(pin, "bra %s", fastest) // per thread: interior threads copy without predicates
 	for _, l := range []*loader{la, lb} {
 		if l.partial != "" {
 			b.ins("and.pred %s, %s, !%s", pf, pf, l.partial)
@@ -269,10 +265,6 @@ func (c *gemmCtx) issueTile(la, lb *loader, wr, issued, full string) {
 	b.label(fast)
 	la.issueAsyncFull(wr)
 	lb.issueAsyncFull(wr)
-	b.ins("bra %s", join)
-	b.label(fastest)
-	la.issueAsyncFast(wr)
-	lb.issueAsyncFast(wr)
 	b.label(join)
 	b.ins("add.s32 %s, %s, 1", issued, issued)
 	b.ins("cp.async.commit_group")

@@ -27,20 +27,6 @@ type loader struct {
 	pIgnore []string
 	partial string
 	data    [][]string
-
-	// affine: a thread's vectors lie lineStep lines apart (threads is a
-	// multiple of the vectors per line, and the layout is line-major), so
-	// vector r is vector 0 moved by r·sDelta bytes in shared memory, r·gDelta
-	// in global memory and r·kDelta along k. Only vector 0's pointer and k
-	// count are carried from tile to tile; the others are derived when a
-	// tile is issued (shared addresses as immediate offsets).
-	affine bool
-	sDelta int
-	kDelta int
-	gDelta string // u64 register
-	// allIn (cp.async): every vector of this thread lies wholly inside
-	// M/N, so a tile wholly inside K needs no predicate (issueAsyncFast).
-	allIn string
 }
 
 func (c *gemmCtx) newLoader(isA bool) *loader {
@@ -141,84 +127,7 @@ func (c *gemmCtx) newLoader(isA bool) *loader {
 			l.data = append(l.data, b.regs(l.dataKind(), l.dataWords()))
 		}
 	}
-	if !o.core && !o.swizzle && o.loads > 1 && g.threads%o.w == 0 {
-		lineStep := g.threads / o.w
-		l.affine = true
-		l.sDelta = lineStep * o.stride * es
-		if !o.kContig {
-			l.kDelta = lineStep
-		}
-		l.gDelta = b.reg(kB64)
-		b.ins("mul.wide.s32 %s, %s, %d", l.gDelta, ld, lineStep*es)
-	}
-	if g.cfg.Stages >= 2 {
-		l.allIn = b.reg(kPred)
-		b.ins("setp.eq.s32 %s, 0, 0", l.allIn)
-		for r := range l.pIgnore {
-			b.ins("and.pred %s, %s, !%s", l.allIn, l.allIn, l.pIgnore[r])
-		}
-		if l.partial != "" {
-			b.ins("and.pred %s, %s, !%s", l.allIn, l.allIn, l.partial)
-		}
-	}
 	return l
-}
-
-// sources returns the global address of every vector of the current tile:
-// the carried pointers, or for an affine loader vector 0's pointer moved
-// r·gDelta.
-func (l *loader) sources() []string {
-	if !l.affine {
-		return l.ptr
-	}
-	b := l.c.b
-	src := []string{l.ptr[0]}
-	for r := 1; r < len(l.ptr); r++ {
-		s := b.reg(kB64)
-		b.ins("add.s64 %s, %s, %s", s, src[r-1], l.gDelta)
-		src = append(src, s)
-	}
-	return src
-}
-
-// dsts returns the shared address operand ("[reg]" or "[reg+imm]") of every
-// vector in the stage at byte offset stageOff (u32 register, or "" for
-// stage 0).
-func (l *loader) dsts(stageOff string) []string {
-	b := l.c.b
-	at := func(r int) string {
-		if stageOff == "" {
-			return l.sOff[r]
-		}
-		return b.add32(l.sOff[r], stageOff)
-	}
-	out := make([]string, len(l.ptr))
-	if l.affine {
-		base := at(0)
-		for r := range out {
-			out[r] = addr(base, r*l.sDelta)
-		}
-		return out
-	}
-	for r := range out {
-		out[r] = addr(at(r), 0)
-	}
-	return out
-}
-
-// kleftOf is kEnd minus the k coordinate of vector r's start, for the
-// current tile.
-func (l *loader) kleftOf(r int) string {
-	if !l.affine {
-		return l.kleft[r]
-	}
-	if r == 0 || l.kDelta == 0 {
-		return l.kleft[0]
-	}
-	b := l.c.b
-	k := b.reg(kB32)
-	b.ins("sub.s32 %s, %s, %d", k, l.kleft[0], r*l.kDelta)
-	return k
 }
 
 // vectorAt splits vector index v of the tile into its element index along
@@ -293,14 +202,13 @@ func (l *loader) dataKind() regKind {
 func (l *loader) remaining(r int) string {
 	b, o := l.c.b, l.o
 	rem := b.reg(kB32)
-	kleft := l.kleftOf(r)
 	if o.kContig {
-		b.ins("max.s32 %s, %s, 0", rem, kleft)
+		b.ins("max.s32 %s, %s, 0", rem, l.kleft[r])
 		b.ins("min.s32 %s, %s, %d", rem, rem, o.vec)
 		b.ins("selp.b32 %s, %s, 0, %s", rem, rem, l.pMN[r])
 	} else {
 		p := b.reg(kPred)
-		b.ins("setp.gt.s32 %s, %s, 0", p, kleft)
+		b.ins("setp.gt.s32 %s, %s, 0", p, l.kleft[r])
 		b.ins("selp.b32 %s, %s, 0, %s", rem, l.mnc[r], p)
 	}
 	if l.pV[r] != "" {
@@ -309,15 +217,10 @@ func (l *loader) remaining(r int) string {
 	return rem
 }
 
-// advance moves every load to the next k-tile (in place: loop-carried; an
-// affine loader carries vector 0's only).
+// advance moves every load to the next k-tile (in place: loop-carried).
 func (l *loader) advance() {
 	b := l.c.b
-	n := len(l.ptr)
-	if l.affine {
-		n = 1
-	}
-	for r := 0; r < n; r++ {
+	for r := range l.ptr {
 		if l.step != "" {
 			b.ins("add.s64 %s, %s, %s", l.ptr[r], l.ptr[r], l.step)
 		} else {
@@ -336,7 +239,6 @@ func (l *loader) issueAsync(stageOff string) {
 	if size == 16 {
 		kind = "cg"
 	}
-	srcs, dsts := l.sources(), l.dsts(stageOff)
 	for r := range l.ptr {
 		rem := l.remaining(r)
 		nbytes := b.reg(kB32)
@@ -344,8 +246,9 @@ func (l *loader) issueAsync(stageOff string) {
 		pnz := b.reg(kPred)
 		b.ins("setp.ne.s32 %s, %s, 0", pnz, rem)
 		src := b.reg(kB64)
-		b.ins("selp.b64 %s, %s, %s, %s", src, srcs[r], l.base, pnz)
-		b.insP(l.pV[r], "cp.async.%s.shared.global %s, [%s], %d, %s", kind, dsts[r], src, size, nbytes)
+		b.ins("selp.b64 %s, %s, %s, %s", src, l.ptr[r], l.base, pnz)
+		dst := b.add32(l.sOff[r], stageOff)
+		b.insP(l.pV[r], "cp.async.%s.shared.global [%s], [%s], %d, %s", kind, dst, src, size, nbytes)
 	}
 }
 
@@ -360,36 +263,19 @@ func (l *loader) issueAsyncFull(stageOff string) {
 	if size == 16 {
 		kind = "cg"
 	}
-	srcs, dsts := l.sources(), l.dsts(stageOff)
 	for r := range l.ptr {
-		b.insP(l.pV[r], "cp.async.%s.shared.global %s, [%s], %d, %s", kind, dsts[r], srcs[r], size, l.pIgnore[r])
-	}
-}
-
-// issueAsyncFast is issueAsync for a tile that lies wholly inside K, in a
-// thread all of whose vectors lie wholly inside M/N (allIn): a copy is one
-// cp.async with no predicate (an affine loader's addresses add immediates).
-func (l *loader) issueAsyncFast(stageOff string) {
-	b, es, o := l.c.b, l.c.g.es, l.o
-	size := o.vec * es
-	kind := "ca"
-	if size == 16 {
-		kind = "cg"
-	}
-	srcs, dsts := l.sources(), l.dsts(stageOff)
-	for r := range l.ptr {
-		b.insP(l.pV[r], "cp.async.%s.shared.global %s, [%s], %d", kind, dsts[r], srcs[r], size)
+		dst := b.add32(l.sOff[r], stageOff)
+		b.insP(l.pV[r], "cp.async.%s.shared.global [%s], [%s], %d, %s", kind, dst, l.ptr[r], size, l.pIgnore[r])
 	}
 }
 
 // issueRegs loads the current tile into the loader's registers.
 func (l *loader) issueRegs() {
 	b, es, o := l.c.b, l.c.g.es, l.o
-	srcs := l.sources()
 	for r := range l.ptr {
 		rem := l.remaining(r)
 		d := l.data[r]
-		ptr := srcs[r]
+		ptr := l.ptr[r]
 		if o.vec == 1 {
 			p := b.reg(kPred)
 			b.ins("setp.ne.s32 %s, %s, 0", p, rem)
@@ -449,13 +335,12 @@ func (l *loader) issueRegs() {
 // storeRegs writes the loader's registers to shared memory (stage 0).
 func (l *loader) storeRegs() {
 	b := l.c.b
-	dsts := l.dsts("")
 	for r := range l.ptr {
 		d := l.data[r]
 		if l.dataKind() == kB16 {
-			b.insP(l.pV[r], "st.shared.b16 %s, %s", dsts[r], d[0])
+			b.insP(l.pV[r], "st.shared.b16 [%s], %s", l.sOff[r], d[0])
 			continue
 		}
-		b.insP(l.pV[r], "st.shared%s.b32 %s, %s", vsuffix(len(d)), dsts[r], vec(d))
+		b.insP(l.pV[r], "st.shared%s.b32 [%s], %s", vsuffix(len(d)), l.sOff[r], vec(d))
 	}
 }
