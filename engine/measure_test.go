@@ -1,11 +1,6 @@
 package engine
 
-import (
-	"math"
-	"testing"
-
-	"github.com/isaacgo/isaac/predictor"
-)
+import "testing"
 
 // The verdict compares medians: ours must not be the longer.
 func TestVerdictOf(t *testing.T) {
@@ -36,25 +31,5 @@ func TestMeasureOff(t *testing.T) {
 	t.Setenv("ISAAC_MEASURE", "")
 	if newMeasurement() == nil {
 		t.Error("decisions not checked by default")
-	}
-}
-
-// A checked decision serves on any predicted win; no prediction of the
-// vendor, or a predicted loss, does not.
-func TestCheckedWin(t *testing.T) {
-	top := []predictor.Ranked{{}}
-	for _, c := range []struct {
-		ch   predictor.Choice
-		want bool
-	}{
-		{predictor.Choice{Top: top, OursTFLOPs: 10, VendorTFLOPs: 9.5}, true},
-		{predictor.Choice{Top: top, OursTFLOPs: 10, VendorTFLOPs: 10}, true},
-		{predictor.Choice{Top: top, OursTFLOPs: 9, VendorTFLOPs: 10}, false},
-		{predictor.Choice{Top: top, OursTFLOPs: 9, VendorTFLOPs: math.NaN()}, false},
-		{predictor.Choice{OursTFLOPs: 9, VendorTFLOPs: 1}, false},
-	} {
-		if got := checkedWin(&c.ch); got != c.want {
-			t.Errorf("ours %v vendor %v: %v, want %v", c.ch.OursTFLOPs, c.ch.VendorTFLOPs, got, c.want)
-		}
 	}
 }

@@ -35,11 +35,6 @@ const (
 	// for ours, 0.07 for the vendor's) make a smaller predicted win a
 	// coin toss.
 	serveMargin = 1.1
-	// checkedMargin is the predicted speed-up that suffices when the
-	// decision is checked on its calls (measurement; ISAAC_MEASURE unset):
-	// a predicted win of any size is tried, and the check sends a measured
-	// loss to the vendor.
-	checkedMargin = 1.0
 	// choiceTopK configurations are kept per input, best first; when the
 	// best fails to compile the next is used.
 	choiceTopK = 5

@@ -183,7 +183,7 @@ func makeDecision(key decisionKey, g *request.Gemm, info *deviceInfo, compile bo
 		return &decision{reason: request.FwdUnsupported}
 	}
 	c := choiceFor(ch, id, input, key.in)
-	if key.mode == Auto && !c.Serve && !(checkedWin(c) && !measureOff()) {
+	if key.mode == Auto && !c.Serve {
 		return &decision{reason: request.FwdPredicted}
 	}
 	for _, r := range c.Top {
@@ -205,12 +205,6 @@ func makeDecision(key decisionKey, g *request.Gemm, info *deviceInfo, compile bo
 		return heuristicDecision(key, info)
 	}
 	return &decision{reason: request.FwdNoKernel}
-}
-
-// checkedWin reports whether a choice predicts a win by checkedMargin: enough
-// to serve when the decision is checked on its calls.
-func checkedWin(c *predictor.Choice) bool {
-	return len(c.Top) > 0 && c.VendorTFLOPs > 0 && c.OursTFLOPs >= checkedMargin*c.VendorTFLOPs
 }
 
 // heuristicDecision serves with the generator's heuristic (or ISAAC_CONFIG).
