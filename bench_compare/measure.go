@@ -68,7 +68,7 @@ func NewBench(repeats, warmup int) (*Bench, error) {
 	}
 	b.Env.Method = "one process, same buffers; vendor and ISAAC interleaved (alternating which goes first); " +
 		b.timer.Flush.String() + "; CUDA events around the call; " +
-		"median of the repeats (4x as many when cuBLAS's median is under 50 us); alpha=1, beta=0; peaks from device attributes (SMs x max SM clock x " +
+		"median of the repeats; alpha=1, beta=0; peaks from device attributes (SMs x max SM clock x " +
 		"per-SM rate; memory clock x bus width x 2)"
 	b.stream = b.timer.Stream
 	if b.vendor, err = cublas.New(); err != nil {
@@ -172,8 +172,7 @@ func (b *Bench) measureSetup(in Input, s *inputSetup, engines []Engine) (Row, er
 		return Row{}, err
 	}
 	times := make([][]float64, len(runs))
-	repeats := b.Repeats
-	for rep := 0; rep < repeats; rep++ {
+	for rep := 0; rep < b.Repeats; rep++ {
 		for j := range runs {
 			k := (j + rep) % len(runs) // rotate who goes first
 			us, err := b.time(runs[k])
@@ -181,9 +180,6 @@ func (b *Bench) measureSetup(in Input, s *inputSetup, engines []Engine) (Row, er
 				return Row{}, err
 			}
 			times[k] = append(times[k], us)
-		}
-		if rep == b.Repeats-1 && Median(times[0]) < shortCallUS {
-			repeats = shortCallRepeats * b.Repeats
 		}
 	}
 	flops, bytes := Work(in, true)
@@ -202,15 +198,6 @@ func (b *Bench) measureSetup(in Input, s *inputSetup, engines []Engine) (Row, er
 	}
 	return row, nil
 }
-
-// Short calls get shortCallRepeats times the repeats: with 15, the medians
-// of two runs of one cuBLAS call under 50 µs differ by up to 5 %, the size
-// of the differences a dispatch is judged on; each repeat costs little more
-// than the flush before it.
-const (
-	shortCallUS      = 50
-	shortCallRepeats = 4
-)
 
 func engineConfig(g *request.Gemm, e Engine) (string, error) {
 	if e.Describe != nil {
