@@ -63,11 +63,11 @@ func NewBench(repeats, warmup int) (*Bench, error) {
 	}
 	// Reading (or writing) twice the L2's size evicts everything the
 	// previous run left.
-	if b.timer, err = devbench.NewTimer(b.Env.L2Bytes, devbench.FlushRead); err != nil {
+	if b.timer, err = devbench.NewTimerBlocking(b.Env.L2Bytes, devbench.FlushRead); err != nil {
 		return nil, err
 	}
 	b.Env.Method = "one process, same buffers; vendor and ISAAC interleaved (alternating which goes first); " +
-		b.timer.Flush.String() + "; CUDA events around the call; " +
+		b.timer.Describe() + "; CUDA events around the call; " +
 		"median of the repeats; alpha=1, beta=0; peaks from device attributes (SMs x max SM clock x " +
 		"per-SM rate; memory clock x bus width x 2)"
 	b.stream = b.timer.Stream

@@ -42,19 +42,21 @@ func TestFlushFromEnv(t *testing.T) {
 	}
 }
 
-// TestPTXASReadFlush assembles the read flush's kernel for sm_70 and
-// sm_90: no spills, no stack.
+// TestPTXASReadFlush assembles the read flush's and the blocking timer's
+// kernels for sm_70 and sm_90: no spills, no stack.
 func TestPTXASReadFlush(t *testing.T) {
 	if _, err := ptxas.Find(); err != nil {
 		t.Skip("ptxas not found: run scripts/fetch-ptxas.sh build/tools")
 	}
 	for _, arch := range []string{"sm_70", "sm_90"} {
-		rep, err := ptxas.Compile(l2ReadPTX, arch)
-		if err != nil {
-			t.Fatalf("%s: %v", arch, err)
-		}
-		if rep.SpillBytes() != 0 || rep.MaxRegisters() == 0 {
-			t.Errorf("%s: %d registers, %d bytes spilled", arch, rep.MaxRegisters(), rep.SpillBytes())
+		for _, src := range []string{l2ReadPTX, waitPTX} {
+			rep, err := ptxas.Compile(src, arch)
+			if err != nil {
+				t.Fatalf("%s: %v", arch, err)
+			}
+			if rep.SpillBytes() != 0 || rep.MaxRegisters() == 0 {
+				t.Errorf("%s: %d registers, %d bytes spilled", arch, rep.MaxRegisters(), rep.SpillBytes())
+			}
 		}
 	}
 }

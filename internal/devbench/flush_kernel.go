@@ -57,3 +57,44 @@ END:
 	ret;
 }
 `
+
+// waitPTX is the kernel a blocking Timer puts before each timed call: one
+// thread polls a flag in device memory until it holds the call's token
+// (written from another stream once the host has enqueued the call) or
+// until a time limit passes, so that the call starts on the GPU only when
+// all of it is queued: the host's time to enqueue it (a cuBLAS call can take
+// tens of microseconds) does not fall between the timing events. The limit
+// turns a call that waits on its own stream inside the timed region into a
+// wrong time, never a hang.
+const waitPTX = `.version 7.8
+.target sm_70
+.address_size 64
+
+.visible .entry isaac_wait(
+	.param .u64 p_flag,
+	.param .u32 p_token,
+	.param .u64 p_limit_ns
+)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<6>;
+
+	ld.param.u64 %rd1, [p_flag];
+	ld.param.u32 %r1, [p_token];
+	ld.param.u64 %rd2, [p_limit_ns];
+	mov.u64 %rd3, %globaltimer;
+	add.u64 %rd4, %rd3, %rd2;
+POLL:
+	ld.volatile.global.u32 %r2, [%rd1];
+	setp.eq.u32 %p1, %r2, %r1;
+	@%p1 bra DONE;
+	mov.u64 %rd5, %globaltimer;
+	setp.ge.u64 %p2, %rd5, %rd4;
+	@%p2 bra DONE;
+	nanosleep.u32 200;
+	bra POLL;
+DONE:
+	ret;
+}
+`

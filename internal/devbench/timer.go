@@ -40,6 +40,14 @@ func FlushFromEnv(def Flush) (Flush, error) {
 	}
 }
 
+// Describe is the timer's method for a result's provenance.
+func (t *Timer) Describe() string {
+	if t.Block {
+		return t.Flush.String() + ", the call queued behind a kernel that holds the stream until the host has enqueued all of it"
+	}
+	return t.Flush.String()
+}
+
 // String describes the flush for a result's provenance.
 func (f Flush) String() string {
 	if f == FlushWrite {
@@ -63,6 +71,47 @@ type Timer struct {
 	sink   cuda.DevicePtr
 	blocks int
 	params cuda.Params
+
+	// Block: each timed call is queued behind waitPTX's kernel, released
+	// from the release stream once run has returned (see NewTimerBlocking).
+	Block   bool
+	waitMod cuda.Module
+	wait    cuda.Function
+	flag    cuda.DevicePtr
+	release cuda.Stream
+	token   uint32
+}
+
+// waitLimitNS bounds how long a blocking Timer's wait kernel holds the
+// stream: far above any host time to enqueue a call.
+const waitLimitNS = 20_000_000
+
+// NewTimerBlocking is NewTimer whose timed calls start on the GPU only once
+// run has queued all of them (the wait kernel of waitPTX): the events then
+// enclose the GPU's work alone, not the host's time to enqueue it, which
+// would show whenever it outlasts the flush before the call.
+func NewTimerBlocking(l2Bytes int, def Flush) (*Timer, error) {
+	t, err := NewTimer(l2Bytes, def)
+	if err != nil {
+		return nil, err
+	}
+	if t.waitMod, _, err = cuda.LoadPTX(waitPTX, 0); err != nil {
+		return nil, err
+	}
+	if t.wait, err = t.waitMod.Function("isaac_wait"); err != nil {
+		return nil, err
+	}
+	if t.flag, err = cuda.Alloc(256); err != nil {
+		return nil, err
+	}
+	if t.release, err = cuda.NewStream(); err != nil {
+		return nil, err
+	}
+	if err := t.flag.MemsetD32Async(0, 1, t.Stream); err != nil {
+		return nil, err
+	}
+	t.Block = true
+	return t, t.Stream.Synchronize()
 }
 
 // NewTimer creates the stream, the flush buffer (2·l2Bytes), the events
@@ -135,13 +184,32 @@ func (t *Timer) Time(run func() error) (float64, error) {
 	if err := t.flushL2(); err != nil {
 		return 0, err
 	}
+	if t.Block {
+		t.token++
+		if t.token == 0 {
+			t.token = 1 // the flag's initial value
+		}
+		t.params.Reset()
+		t.params.Ptr(uintptr(t.flag)).U32(t.token).U64(waitLimitNS)
+		if err := cuda.Launch(t.wait, cuda.Dim3{1, 1, 1}, cuda.Dim3{1, 1, 1}, 0, t.Stream, &t.params); err != nil {
+			return 0, err
+		}
+	}
 	if err := t.events[0].Record(t.Stream); err != nil {
 		return 0, err
 	}
-	if err := run(); err != nil {
-		return 0, err
+	err := run()
+	if err == nil {
+		err = t.events[1].Record(t.Stream)
 	}
-	if err := t.events[1].Record(t.Stream); err != nil {
+	if t.Block {
+		// Released once the call and its end event are queued, whatever
+		// run returned: the stream must not stay held.
+		if rerr := t.flag.MemsetD32Async(t.token, 1, t.release); err == nil {
+			err = rerr
+		}
+	}
+	if err != nil {
 		return 0, err
 	}
 	if err := t.events[1].Synchronize(); err != nil {

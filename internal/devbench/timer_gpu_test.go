@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"math"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/isaacgo/isaac/shim/cuda"
 )
@@ -111,4 +113,64 @@ func TestGPUTimerFlushes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A blocking timer times the GPU's work alone: a call whose host side takes
+// 300 µs before it enqueues a small memset measures the memset, where the
+// plain timer measures the host's delay too. A call that waits on its own
+// stream inside the timed region (which a blocking timer holds) returns
+// after the wait kernel's limit instead of hanging.
+func TestGPUTimerBlocking(t *testing.T) {
+	gpu(t)
+	buf, err := cuda.Alloc(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Free()
+	slow := func(tm *Timer) func() error {
+		return func() error {
+			time.Sleep(300 * time.Microsecond)
+			return buf.MemsetD32Async(3, 1<<18, tm.Stream)
+		}
+	}
+	median := func(tm *Timer, run func() error) float64 {
+		var v []float64
+		for range 9 {
+			us, err := tm.Time(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v = append(v, us)
+		}
+		return medianOf(v)
+	}
+	plain, err := NewTimerFlush(8<<20, FlushRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocking, err := NewTimerBlocking(8<<20, FlushRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, b := median(plain, slow(plain)), median(blocking, slow(blocking))
+	t.Logf("a memset enqueued 300 µs after the start event: plain timer %.1f µs, blocking %.1f µs", p, b)
+	if p < 200 {
+		t.Errorf("plain timer %.1f µs: the host's delay should show", p)
+	}
+	if b > 100 {
+		t.Errorf("blocking timer %.1f µs: the host's delay shows", b)
+	}
+	t0 := time.Now()
+	if _, err := blocking.Time(func() error { return blocking.Stream.Synchronize() }); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("a call synchronizing its held stream took %v", d)
+	}
+}
+
+func medianOf(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
