@@ -118,3 +118,42 @@ func TestChoiceStoreSeedPool(t *testing.T) {
 		t.Errorf("after a bad file: %d configurations, want a fresh draw of %d", len(got), len(want))
 	}
 }
+
+// A choice is at hand when the shape is chosen already, or the class's seed
+// pool is drawn in the chooser or kept on disk; otherwise the class's first
+// shape would also draw the pool (and Serve sends it to the vendor while it
+// is made).
+func TestChoiceAtHand(t *testing.T) {
+	cls := ptx.InputClass{AType: ptx.F32, BType: ptx.F32, CType: ptx.F32, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.T, AlignA: 4, AlignB: 4, AlignC: 4}
+	st := &classChoices{path: filepath.Join(t.TempDir(), "class.txt"), chosen: map[shape]*predictor.Choice{}}
+	st.once.Do(func() {}) // loaded: the test's file, not the cache directory
+	const id = "test-choice-at-hand"
+	choiceStores.Store(classKey{id, cls}, st)
+	t.Cleanup(func() { choiceStores.Delete(classKey{id, cls}) })
+	ch := &predictor.Chooser{Dev: ptx.H100(), Pool: 16}
+	in := predictor.Input{Type: "sgemm", TransB: true, M: 100, N: 200, K: 300, AlignA: 4, AlignB: 4, AlignC: 4}
+	if choiceAtHand(ch, id, in, cls) {
+		t.Error("no choice, no pool: at hand")
+	}
+	st.chosen[shape{100, 200, 300}] = &predictor.Choice{}
+	if !choiceAtHand(ch, id, in, cls) {
+		t.Error("the shape's choice in the store: not at hand")
+	}
+	delete(st.chosen, shape{100, 200, 300})
+	if err := os.WriteFile(poolPath(st.path), []byte("ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !choiceAtHand(ch, id, in, cls) {
+		t.Error("the class's pool on disk: not at hand")
+	}
+	if err := os.Remove(poolPath(st.path)); err != nil {
+		t.Fatal(err)
+	}
+	if ch.HasSeedPool(cls) || choiceAtHand(ch, id, in, cls) {
+		t.Fatal("pool file removed: still at hand")
+	}
+	ch.SeedPool(cls)
+	if !ch.HasSeedPool(cls) || !choiceAtHand(ch, id, in, cls) {
+		t.Error("the pool drawn in the chooser: not at hand")
+	}
+}
