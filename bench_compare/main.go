@@ -45,6 +45,7 @@ func main() {
 	replot := flag.String("replot", "", "regenerate Markdown, SVG and the terminal table from a results CSV (no GPU)")
 	readme := flag.String("readme", "", "with -replot: update this README's bench_compare section")
 	targets := flag.Bool("targets", false, "with -replot: also write <csv>-targets.md, the GEMM issue's targets met or missed")
+	floor := flag.Bool("floor", false, "instead of GEMMs, measure each input's floor: the timer's reading for a kernel that only reads the input's bytes, and for an empty region (floor-<suite>.csv)")
 	model := flag.Bool("model", false, "also run the shipped model's choice per input (column \"model\") and the shim's default dispatch (column \"dispatch\": the model's choice where it predicts a win, cuBLAS elsewhere)")
 	flag.Parse()
 	if *replot != "" {
@@ -54,14 +55,14 @@ func main() {
 		}
 		return
 	}
-	if err := run(*suites, *shapes, *dtypes, *repeats, *warmup, *config, *out, *limit, *sweep, *seed, *overhead, *lib, *cudaHome, *model); err != nil {
+	if err := run(*suites, *shapes, *dtypes, *repeats, *warmup, *config, *out, *limit, *sweep, *seed, *overhead, *lib, *cudaHome, *model, *floor); err != nil {
 		fmt.Fprintln(os.Stderr, "bench_compare:", err)
 		os.Exit(1)
 	}
 }
 
 func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out string, limit, sweep int, seedPaths string,
-	overhead bool, lib, cudaHome string, model bool) error {
+	overhead bool, lib, cudaHome string, model, floor bool) error {
 	var dts []DType
 	for _, name := range strings.Split(dtypeList, ",") {
 		d, err := DTypeByName(strings.TrimSpace(name))
@@ -126,6 +127,12 @@ func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out 
 		if limit > 0 && len(inputs) > limit {
 			inputs = inputs[:limit]
 		}
+		if floor {
+			if err := floorAll(b, inputs, out, suite, os.Stderr); err != nil {
+				return err
+			}
+			continue
+		}
 		var rows []Row
 		if sweep > 0 {
 			seeds, err := LoadSeeds(seedPaths)
@@ -180,6 +187,25 @@ func measureAll(b *Bench, inputs []Input, engines []Engine, progress io.Writer) 
 			done, len(inputs), in.Suite, in.DType.Name, in.M, in.N, in.K, in.Layout, row.VendorUS, row.OursUS, row.Speedup, eta)
 	}
 	return rows, nil
+}
+
+// floorAll measures every input's floor and writes floor-<suite>.csv and .env.
+func floorAll(b *Bench, inputs []Input, out, suite string, progress io.Writer) error {
+	var rows []FloorRow
+	for i, in := range inputs {
+		r, err := b.Floor(in)
+		if err != nil {
+			return fmt.Errorf("%s %s %dx%dx%d %s: %w", in.Suite, in.DType.Name, in.M, in.N, in.K, in.Layout, err)
+		}
+		rows = append(rows, r)
+		fmt.Fprintf(progress, "[%3d/%d] %-12s %-18s %5dx%-5dx%-5d %s  %8.2f MB  floor %7.2f µs (%6.0f GB/s)  empty %5.2f µs\n",
+			i+1, len(inputs), in.Suite, in.DType.Name, in.M, in.N, in.K, in.Layout, r.Bytes/1e6, r.FloorUS, r.GBs(), r.EmptyUS)
+	}
+	base := filepath.Join(out, "floor-"+suite)
+	if err := writeFile(base+".csv", func(w io.Writer) error { return WriteFloorCSV(w, rows) }); err != nil {
+		return err
+	}
+	return writeFile(base+".env", func(w io.Writer) error { return WriteEnv(w, b.Env) })
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

@@ -141,7 +141,7 @@ func TestNoGPU(t *testing.T) {
 	if _, err := NewBench(1, 0); err == nil {
 		t.Skip("a GPU is present")
 	}
-	if err := run("table4", "", "s", 1, 0, "", t.TempDir(), 1, 0, "", false, "", "", true); err != nil {
+	if err := run("table4", "", "s", 1, 0, "", t.TempDir(), 1, 0, "", false, "", "", true, false); err != nil {
 		t.Errorf("run without a GPU: %v", err)
 	}
 }

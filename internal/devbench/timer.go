@@ -178,6 +178,20 @@ func (t *Timer) flushL2() error {
 	return cuda.Launch(t.read, cuda.Dim3{uint32(t.blocks), 1, 1}, cuda.Dim3{256, 1, 1}, 0, t.Stream, &t.params)
 }
 
+// Read queues FlushRead's kernel over the first bytes (rounded up to 16)
+// of buf on the timer's stream: every byte read once through L2, in
+// 16-byte vectors, by a grid of 8 blocks of 256 threads per SM. Timed, it is
+// the floor of a memory-bound call: what only reading its operands costs.
+// The timer must use the read flush (it owns the kernel).
+func (t *Timer) Read(buf cuda.DevicePtr, bytes int) error {
+	if t.Flush != FlushRead {
+		return fmt.Errorf("devbench: Read needs the read flush's kernel (flush %v)", t.Flush)
+	}
+	t.params.Reset()
+	t.params.Ptr(uintptr(buf)).U64(uint64((bytes + 15) / 16)).Ptr(uintptr(t.sink)).U32(1)
+	return cuda.Launch(t.read, cuda.Dim3{uint32(t.blocks), 1, 1}, cuda.Dim3{256, 1, 1}, 0, t.Stream, &t.params)
+}
+
 // Time flushes L2, runs one call between two events and returns the
 // elapsed microseconds.
 func (t *Timer) Time(run func() error) (float64, error) {

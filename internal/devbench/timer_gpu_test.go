@@ -174,3 +174,53 @@ func medianOf(v []float64) float64 {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// TestGPUTimerRead: the timed read of a buffer far larger than L2 moves its
+// bytes at a bandwidth between a third of the device's peak and the peak
+// (a kernel that read less, or nothing, would show more than the peak); a
+// timer whose flush is the write has no read kernel and says so.
+func TestGPUTimerRead(t *testing.T) {
+	gpu(t)
+	d, err := cuda.GetDevice(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := DeviceEnv(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := NewTimerBlocking(env.L2Bytes, FlushRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 512 << 20
+	buf, err := cuda.Alloc(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Free()
+	if err := buf.MemsetD32Async(3, n/4, tm.Stream); err != nil {
+		t.Fatal(err)
+	}
+	var times []float64
+	for range 5 {
+		us, err := tm.Time(func() error { return tm.Read(buf, n) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		times = append(times, us)
+	}
+	us := medianOf(times)
+	gbs := n / (us * 1e3)
+	t.Logf("read %d MiB in %.1f µs: %.0f GB/s (peak %.0f GB/s)", n>>20, us, gbs, env.BandwidthGBs)
+	if gbs > env.BandwidthGBs*1.02 || gbs < env.BandwidthGBs/3 {
+		t.Errorf("read at %.0f GB/s, outside [%.0f, %.0f]", gbs, env.BandwidthGBs/3, env.BandwidthGBs*1.02)
+	}
+	w, err := NewTimerFlush(env.L2Bytes, FlushWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Read(buf, n); err == nil {
+		t.Error("Read on a write-flush timer: no error")
+	}
+}
