@@ -97,7 +97,6 @@ type mmaCompute struct {
 	aThr, bThr string
 	ldsmA      bool           // A fragments via ldmatrix (geometry.ldmatrix)
 	ldsmB      bool           // B fragments via ldmatrix
-	perm       fragPerm       // f64: logical-to-physical rows, columns, k slots
 	rowBase    string         // m0 + wm*WM + groupID
 	colBase    string         // n0 + wn*WN + tig*2
 	acc        [][][][]string // [set][mi][ni][reg]
@@ -108,7 +107,6 @@ func (s *mmaCompute) setup() {
 	b, g := c.b, c.g
 	s.lay = g.cfg.Math.layout()
 	s.ldsmA, s.ldsmB = g.ldmatrix(g.a), g.ldmatrix(g.b)
-	s.perm = g.fragPerm()
 	lane := b.reg(kB32)
 	b.ins("and.b32 %s, %s, 31", lane, c.t)
 	warp := b.reg(kB32)
@@ -124,21 +122,14 @@ func (s *mmaCompute) setup() {
 	mW := b.mulImm(wm, g.wm)
 	nW := b.mulImm(wn, g.wn)
 	kG := b.mulImm(c.grp, g.uk)
-	kq := b.add32(kG, b.mulImm(tig, max(s.lay.ka, s.perm.kStep)))
-	gidA, gidB := gid, gid // the thread's first row of A, column of B
-	if s.perm.m {
-		gidA = b.mulImm(gid, 2)
-	}
-	if s.perm.n {
-		gidB = b.mulImm(gid, 2)
-	}
+	kq := b.add32(kG, b.mulImm(tig, s.lay.ka))
 	simt := &simtCompute{c: c}
 	if s.ldsmA {
 		// x4: matrix j = lane/8 holds A rows m + 8*(j&1), k + kb*(j>>1),
 		// i.e. registers a0..a3 of the m16n8k16 / m16n8k8 A fragment.
 		s.aThr = s.ldsmAddr(g.a, lane, mW, kG, 0, 1)
 	} else {
-		s.aThr = simt.thrAddr(g.a, b.add32(mW, gidA), kq)
+		s.aThr = simt.thrAddr(g.a, b.add32(mW, gid), kq)
 	}
 	if s.ldsmB {
 		// x4 over two n-tiles: matrix j holds n + 8*(j>>1), k + kb*(j&1),
@@ -150,14 +141,10 @@ func (s *mmaCompute) setup() {
 		}
 		s.bThr = s.ldsmAddr(g.b, lane, nW, kG, mnBit, 0)
 	} else {
-		s.bThr = simt.thrAddr(g.b, b.add32(nW, gidB), kq)
+		s.bThr = simt.thrAddr(g.b, b.add32(nW, gid), kq)
 	}
-	s.rowBase = b.add32(c.m0, b.add32(mW, gidA))
-	tigC := 2 // the thread's first accumulator column: 2·tig, or 4·tig with n interleaved
-	if s.perm.n {
-		tigC = 4
-	}
-	s.colBase = b.add32(b.add32(c.n0, nW), b.mulImm(tig, tigC))
+	s.rowBase = b.add32(c.m0, b.add32(mW, gid))
+	s.colBase = b.add32(b.add32(c.n0, nW), b.mulImm(tig, 2))
 }
 
 // ldsmAddr is the shared address this lane supplies to ldmatrix: lane l
@@ -232,12 +219,16 @@ func (s *mmaCompute) zero() {
 	}
 }
 
-// frag loads one 16-bit or tf32 fragment register whose elements are at
-// element offsets offs (relative to base) in shared memory (f64: f64Frags).
+// frag loads one fragment register whose elements are at element offsets
+// offs (relative to base) in shared memory.
 func (s *mmaCompute) frag(base string, offs []int, kContig bool) string {
 	b, g := s.c.b, s.c.g
 	es := g.es
 	switch g.cfg.Math {
+	case MMA_F64, MMA_F64_K8, MMA_F64_K16:
+		r := b.reg(kF64)
+		b.ins("ld.shared.f64 %s, %s", r, addr(base, offs[0]*es))
+		return r
 	case MMA_TF32:
 		f := b.reg(kF32)
 		b.ins("ld.shared.f32 %s, %s", f, addr(base, offs[0]*es))
@@ -282,67 +273,6 @@ func (s *mmaCompute) ldsm(base string, o operandGeom, n, off int) []string {
 	return out
 }
 
-func (s *mmaCompute) f64() bool {
-	switch s.c.g.cfg.Math {
-	case MMA_F64, MMA_F64_K8, MMA_F64_K16:
-		return true
-	}
-	return false
-}
-
-// f64Frags loads the f64 fragment registers of the n instructions' tiles
-// (A: m-tiles, B: n-tiles) of k-step ks from operand o (a: A) at the lane
-// address base, placed by s.perm. Two registers whose elements are
-// consecutive in shared memory, the first at an even offset, come in one
-// ld.shared.v2.f64 where the access allows it (fragAccess: 16 bytes).
-func (s *mmaCompute) f64Frags(base string, o operandGeom, a bool, ks, n int) [][]string {
-	b, g := s.c.b, s.c.g
-	paired := g.fragAccess(o, a).size == 16
-	var offs []int
-	var out [][]string
-	for t := 0; t < n; t++ {
-		var regs [][][2]int
-		if a {
-			regs = s.lay.a
-		} else {
-			regs = s.lay.bfrag
-		}
-		var tile []string
-		for _, reg := range regs {
-			e := reg[0] // (m, k) for A, (k, n) for B: one f64 element per register
-			if a {
-				offs = append(offs, o.smemOff(s.perm.mRow(t, e[0], g.mmaM), ks+s.perm.kPhys(e[1])))
-			} else {
-				offs = append(offs, o.smemOff(s.perm.nPhys(t, g.mmaN)+e[1], ks+s.perm.kPhys(e[0])))
-			}
-			tile = append(tile, b.reg(kF64))
-		}
-		out = append(out, tile)
-	}
-	var flat []string
-	for _, t := range out {
-		flat = append(flat, t...)
-	}
-	at := make(map[int]int, len(offs))
-	for i, off := range offs {
-		at[off] = i
-	}
-	done := make([]bool, len(offs))
-	for i, off := range offs {
-		if done[i] {
-			continue
-		}
-		done[i] = true
-		if j, ok := at[off+1]; ok && paired && off%2 == 0 && !done[j] {
-			done[j] = true
-			b.ins("ld.shared.v2.f64 {%s, %s}, %s", flat[i], flat[j], addr(base, off*g.es))
-			continue
-		}
-		b.ins("ld.shared.f64 %s, %s", flat[i], addr(base, off*g.es))
-	}
-	return out
-}
-
 func (s *mmaCompute) tile(stageOff string) {
 	c := s.c
 	b, g := c.b, c.g
@@ -353,13 +283,7 @@ func (s *mmaCompute) tile(stageOff string) {
 	for ks := 0; ks < g.uk; ks += g.mmaK {
 		set := (ks / g.mmaK) % cfg.KS
 		af := make([][]string, cfg.MS)
-		if s.f64() {
-			af = s.f64Frags(aAddr, g.a, true, ks, cfg.MS)
-		}
 		for mi := range af {
-			if s.f64() {
-				break
-			}
 			if s.ldsmA {
 				af[mi] = s.ldsm(aAddr, g.a, 4, g.a.smemOff(mi*g.mmaM, ks)*g.es)
 				continue
@@ -373,13 +297,7 @@ func (s *mmaCompute) tile(stageOff string) {
 			}
 		}
 		bf := make([][]string, cfg.NS)
-		if s.f64() {
-			bf = s.f64Frags(bAddr, g.b, false, ks, cfg.NS)
-		}
 		for ni := range bf {
-			if s.f64() {
-				break
-			}
 			if s.ldsmB {
 				if cfg.NS == 1 {
 					bf[ni] = s.ldsm(bAddr, g.b, 2, g.b.smemOff(ni*g.mmaN, ks)*g.es)
@@ -436,7 +354,7 @@ func (s *mmaCompute) elements() []accElem {
 			for e, rc := range s.lay.c {
 				out = append(out, accElem{
 					vals: vals[e], kind: kind, rowBase: s.rowBase, colBase: s.colBase,
-					row: s.perm.mRow(mi, rc[0], g.mmaM), col: s.perm.nPhys(ni, g.mmaN) + s.perm.nCol(rc[1]),
+					row: mi*g.mmaM + rc[0], col: ni*g.mmaN + rc[1],
 				})
 			}
 		}

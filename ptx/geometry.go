@@ -87,10 +87,10 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 			// tiles) get the padding that spreads a warp's load over the
 			// fewest shared-memory wavefronts.
 			if !g.ldmatrix(g.a) {
-				g.a = newOperandGeom(in.TransA == T, cfg.ML, cfg.U, cfg.VecA, g.fragPad(g.a, true), g.es, g.threads)
+				g.a = newOperandGeom(in.TransA == T, cfg.ML, cfg.U, cfg.VecA, g.fragPad(g.a), g.es, g.threads)
 			}
 			if !g.ldmatrix(g.b) {
-				g.b = newOperandGeom(in.TransB == N, cfg.NL, cfg.U, cfg.VecB, g.fragPad(g.b, false), g.es, g.threads)
+				g.b = newOperandGeom(in.TransB == N, cfg.NL, cfg.U, cfg.VecB, g.fragPad(g.b), g.es, g.threads)
 			}
 		}
 	}

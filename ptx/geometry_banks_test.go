@@ -21,23 +21,21 @@ func TestFragmentLoadsConflictFree(t *testing.T) {
 			}
 			for _, ml := range []int{16, 32, 64, 128, 256} {
 				for _, u := range []int{8, 16, 32} {
-					for _, ns := range []int{1, 2} { // NS = 2: f64 n-tiles interleaved (fragPerm)
-						cfg := GemmConfig{MS: 1, NS: ns, ML: ml, NL: ml, U: u, KS: 1, KL: 1, KG: 1, VecA: 1, VecB: 1, Stages: 2, Math: m}
-						g := newGeometry(cfg, in)
-						for name, o := range map[string]operandGeom{"A": g.a, "B": g.b} {
-							if g.ldmatrix(o) {
-								continue
-							}
-							addrs, size := g.fragLoad(o, g.fragAccess(o, name == "A"), o.stride)
-							got, want := wavefronts(addrs, size), (32*size+127)/128
-							if got != want {
-								t.Errorf("%s %s %s: %d wavefronts per fragment load, want %d (stride %d)", in, cfg, name, got, want, o.stride)
-							}
-							if (o.stride*g.es)%16 != 0 {
-								t.Errorf("%s %s %s: stride %d breaks 16-byte cp.async alignment", in, cfg, name, o.stride)
-							}
-							checked++
+					cfg := GemmConfig{MS: 1, NS: 1, ML: ml, NL: ml, U: u, KS: 1, KL: 1, KG: 1, VecA: 1, VecB: 1, Stages: 2, Math: m}
+					g := newGeometry(cfg, in)
+					for name, o := range map[string]operandGeom{"A": g.a, "B": g.b} {
+						if g.ldmatrix(o) {
+							continue
 						}
+						addrs, size := g.fragLoad(o, o.stride)
+						got, want := wavefronts(addrs, size), (32*size+127)/128
+						if got != want {
+							t.Errorf("%s %s %s: %d wavefronts per fragment load, want %d (stride %d)", in, cfg, name, got, want, o.stride)
+						}
+						if (o.stride*g.es)%16 != 0 {
+							t.Errorf("%s %s %s: stride %d breaks 16-byte cp.async alignment", in, cfg, name, o.stride)
+						}
+						checked++
 					}
 				}
 			}
@@ -49,7 +47,7 @@ func TestFragmentLoadsConflictFree(t *testing.T) {
 	// The case that motivated it: 16 bytes of padding on a 128-wide f64
 	// m-contiguous tile.
 	g := newGeometry(GemmConfig{MS: 2, NS: 4, ML: 128, NL: 64, U: 8, KS: 1, KL: 1, KG: 1, VecA: 2, VecB: 2, Stages: 3, Math: MMA_F64_K8}, classes[0])
-	if w := wavefronts(g.fragLoad(g.a, fragAccess{mnStep: 1, kStep: 1, size: 8}, g.a.lc+2)); w != 4 {
+	if w := wavefronts(g.fragLoad(g.a, g.a.lc+2)); w != 4 {
 		t.Errorf("16-byte padding: %d wavefronts, the model says 4", w)
 	}
 }
@@ -81,7 +79,7 @@ func TestFragPadMemoized(t *testing.T) {
 	in := InputClass{AType: F64, BType: F64, CType: F64, Compute: F64, TransA: N, TransB: T, AlignA: 2, AlignB: 2, AlignC: 2}
 	cfg := GemmConfig{MS: 2, NS: 4, ML: 64, NL: 64, U: 16, KS: 1, KL: 1, KG: 1, VecA: 1, VecB: 1, Stages: 2, Math: MMA_F64_K8}
 	g := newGeometry(cfg, in)
-	if a := testing.AllocsPerRun(100, func() { g.fragPad(g.a, true) }); a != 0 {
+	if a := testing.AllocsPerRun(100, func() { g.fragPad(g.a) }); a != 0 {
 		t.Errorf("fragPad allocates %.0f times per call on a seen layout", a)
 	}
 }
