@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/isaacgo/isaac/shim/cuda"
 )
@@ -60,9 +62,11 @@ func (b *Bench) Floor(in Input) (FloorRow, error) {
 	return FloorRow{In: in, Bytes: float64(n), FloorUS: Median(floor), EmptyUS: Median(empty)}, nil
 }
 
+const floorHeader = "suite,dtype,m,n,k,layout,bytes,floor_us,floor_gbs,empty_us"
+
 // WriteFloorCSV writes the floor rows with a header.
 func WriteFloorCSV(w io.Writer, rows []FloorRow) error {
-	if _, err := fmt.Fprintln(w, "suite,dtype,m,n,k,layout,bytes,floor_us,floor_gbs,empty_us"); err != nil {
+	if _, err := fmt.Fprintln(w, floorHeader); err != nil {
 		return err
 	}
 	for _, r := range rows {
@@ -76,4 +80,45 @@ func WriteFloorCSV(w io.Writer, rows []FloorRow) error {
 		}
 	}
 	return nil
+}
+
+// FloorKey names an input in a floor CSV.
+type FloorKey struct {
+	Suite, DType string
+	M, N, K      int
+	Layout       string
+}
+
+// Floors maps inputs to their floors (microseconds).
+type Floors map[FloorKey]float64
+
+// Of returns a row's floor, or 0 when the CSV has none for its input.
+func (f Floors) Of(r Row) float64 {
+	return f[FloorKey{r.Suite, r.DType, r.M, r.N, r.K, r.Layout}]
+}
+
+// ReadFloorCSV reads what WriteFloorCSV wrote.
+func ReadFloorCSV(r io.Reader) (Floors, error) {
+	cr := csv.NewReader(r)
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("bench_compare: empty floor CSV")
+	}
+	if h := strings.Join(recs[0], ","); h != floorHeader {
+		return nil, fmt.Errorf("bench_compare: not a floor CSV (header %q)", h)
+	}
+	f := Floors{}
+	for _, rec := range recs[1:] {
+		var k FloorKey
+		var us float64
+		if _, err := fmt.Sscanf(strings.Join([]string{rec[2], rec[3], rec[4], rec[7]}, " "), "%d %d %d %g", &k.M, &k.N, &k.K, &us); err != nil {
+			return nil, fmt.Errorf("bench_compare: floor row %v: %w", rec, err)
+		}
+		k.Suite, k.DType, k.Layout = rec[0], rec[1], rec[5]
+		f[k] = us
+	}
+	return f, nil
 }

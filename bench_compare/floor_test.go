@@ -29,3 +29,50 @@ func TestWriteFloorCSV(t *testing.T) {
 		t.Errorf("empty row %q, want %q", lines[2], want)
 	}
 }
+
+// A floor CSV reads back, and the targets report counts the rows whose
+// target is beyond vendor / floor and lists every missed row beside its
+// floor.
+func TestTargetsAgainstFloor(t *testing.T) {
+	d, err := DTypeByName("h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := func(n int) Input {
+		return Input{Shape: Shape{Suite: "deepbench-f", M: 2560, N: n, K: 2560, Layout: "NN"}, DType: d}
+	}
+	var b strings.Builder
+	if err := WriteFloorCSV(&b, []FloorRow{{In: in(16), Bytes: 1e7, FloorUS: 8, EmptyUS: 1.2}, {In: in(32), Bytes: 1e7, FloorUS: 8, EmptyUS: 1.2}}); err != nil {
+		t.Fatal(err)
+	}
+	floors, err := ReadFloorCSV(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []Row{
+		// 11 / 8 = 1.375 < 1.5: the target is beyond the floor
+		{Suite: "deepbench-f", DType: "h", M: 2560, N: 16, K: 2560, Layout: "NN", VendorUS: 11, OursUS: 10, Speedup: 1.1, RooflineUS: 4},
+		// 13 / 8 = 1.625: within reach, missed
+		{Suite: "deepbench-f", DType: "h", M: 2560, N: 32, K: 2560, Layout: "NN", VendorUS: 13, OursUS: 10, Speedup: 1.3, RooflineUS: 4},
+	}
+	if f := floors.Of(rows[0]); f != 8 {
+		t.Fatalf("floor of row 0: %v", f)
+	}
+	var out strings.Builder
+	WriteTargets(&out, rows, floors)
+	for _, want := range []string{
+		"(≥ 1.5×: 0 of 2 rows; 1 beyond the floor)",
+		"| DeepBench fwd/bwd N = 16–128 | h | 2560×16×2560 NN | 1.5× | 11.00 | 10.00 | 8.00 | 1.38× (beyond) | 1.25× |",
+		"| DeepBench fwd/bwd N = 16–128 | h | 2560×32×2560 NN | 1.5× | 13.00 | 10.00 | 8.00 | 1.62× | 1.25× |",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q in\n%s", want, out.String())
+		}
+	}
+	if _, err := ReadFloorCSV(strings.NewReader("")); err == nil {
+		t.Error("an empty floor CSV: no error")
+	}
+	if _, err := ReadFloorCSV(strings.NewReader("a,b\n1,2\n")); err == nil {
+		t.Error("a CSV that is not a floor CSV: no error")
+	}
+}

@@ -45,11 +45,12 @@ func main() {
 	replot := flag.String("replot", "", "regenerate Markdown, SVG and the terminal table from a results CSV (no GPU)")
 	readme := flag.String("readme", "", "with -replot: update this README's bench_compare section")
 	targets := flag.Bool("targets", false, "with -replot: also write <csv>-targets.md, the GEMM issue's targets met or missed")
+	floorCSV := flag.String("floors", "", "with -replot -targets: a floor CSV (-floor) of the same inputs, to set each missed target against what reading the input takes")
 	floor := flag.Bool("floor", false, "instead of GEMMs, measure each input's floor: the timer's reading for a kernel that only reads the input's bytes, and for an empty region (floor-<suite>.csv)")
 	model := flag.Bool("model", false, "also run the shipped model's choice per input (column \"model\") and the shim's default dispatch (column \"dispatch\": the model's choice where it predicts a win, cuBLAS elsewhere)")
 	flag.Parse()
 	if *replot != "" {
-		if err := replotCSV(*replot, *readme, *targets); err != nil {
+		if err := replotCSV(*replot, *readme, *targets, *floorCSV); err != nil {
 			fmt.Fprintln(os.Stderr, "bench_compare:", err)
 			os.Exit(1)
 		}
@@ -271,7 +272,7 @@ func writeDTypePlots(base, suite string, env Env, rows []Row) error {
 
 // replotCSV regenerates the Markdown, the SVG and the table from recorded
 // results (the .env next to the CSV gives the provenance).
-func replotCSV(path, readme string, targets bool) error {
+func replotCSV(path, readme string, targets bool, floorPath string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -302,17 +303,29 @@ func replotCSV(path, readme string, targets bool) error {
 	if err := writeDTypePlots(base, suite, env, rows); err != nil {
 		return err
 	}
+	var floors Floors
+	if floorPath != "" {
+		ff, err := os.Open(floorPath)
+		if err != nil {
+			return err
+		}
+		floors, err = ReadFloorCSV(ff)
+		ff.Close()
+		if err != nil {
+			return err
+		}
+	}
 	if targets {
 		err := writeFile(base+"-targets.md", func(w io.Writer) error {
 			fmt.Fprintf(w, "# %s: the GEMM issue's targets\n\nBest swept configuration per row; %s, %s, cuBLAS %s, %s, commit `%s`.\n\n",
 				suite, env.Device, env.Driver, env.CUBLAS, env.Date, short(env.Commit))
-			WriteTargets(w, rows)
+			WriteTargets(w, rows, floors)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		WriteTargets(os.Stdout, rows)
+		WriteTargets(os.Stdout, rows, floors)
 	}
 	if readme != "" {
 		rel, err := filepath.Rel(filepath.Dir(readme), filepath.Dir(path))

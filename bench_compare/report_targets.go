@@ -60,8 +60,12 @@ func memoryBound(r Row) bool {
 
 // WriteTargets writes, per target and data-type group, the range of the
 // rows' speed-ups and how many rows meet the target, then the memory-bound
-// rows' share of the roofline.
-func WriteTargets(w io.Writer, rows []Row) {
+// rows' share of the roofline. With floors (bench_compare -floor), a cell
+// also counts the rows whose target asks for more than vendor / floor:
+// a time below what reading the input's bytes takes under the same timer,
+// which no kernel reaches; and a table of every row that misses its
+// target sets its time beside its floor.
+func WriteTargets(w io.Writer, rows []Row, floors Floors) {
 	fmt.Fprintf(w, "| case | %s |\n|---|%s\n", strings.Join(targetGroups, " | "), strings.Repeat("---|", len(targetGroups)))
 	for _, t := range GemmTargets {
 		fmt.Fprintf(w, "| %s |", t.Case)
@@ -86,6 +90,9 @@ func WriteTargets(w io.Writer, rows []Row) {
 			verdict := "met"
 			if met < len(sp) {
 				verdict = fmt.Sprintf("%d of %d rows", met, len(sp))
+				if beyond := t.beyondFloor(rows, grp, floors); beyond > 0 {
+					verdict += fmt.Sprintf("; %d beyond the floor", beyond)
+				}
 			}
 			fmt.Fprintf(w, " %.2f–%.2f× (≥ %.2g×: %s) |", lo, hi, t.Min[grp], verdict)
 		}
@@ -106,5 +113,55 @@ func WriteTargets(w io.Writer, rows []Row) {
 	}
 	if n > 0 {
 		fmt.Fprintf(w, "\nMemory-bound rows at ≥ 60%% of the roofline: %d of %d (range %.1f–%.1f%%).\n", ok, n, lo, hi)
+	}
+	if len(floors) > 0 {
+		writeMissesAgainstFloor(w, rows, floors)
+	}
+}
+
+// rowsOf are the target's rows of data-type group grp.
+func (t Target) rowsOf(rows []Row, grp string) []Row {
+	var out []Row
+	for _, r := range rows {
+		if contains(t.Suite, r.Suite) && dtypeGroup(r.DType) == grp && (t.Shape == nil || t.Shape(r)) && r.Speedup > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// beyondFloor counts the rows of group grp whose target speed-up exceeds
+// vendor / floor.
+func (t Target) beyondFloor(rows []Row, grp string, floors Floors) int {
+	n := 0
+	for _, r := range t.rowsOf(rows, grp) {
+		if f := floors.Of(r); f > 0 && r.VendorUS/f < t.Min[grp] {
+			n++
+		}
+	}
+	return n
+}
+
+// writeMissesAgainstFloor lists the rows below their target with their
+// floor: the most any kernel could show (vendor / floor) and where ours
+// stands (ours / floor).
+func writeMissesAgainstFloor(w io.Writer, rows []Row, floors Floors) {
+	fmt.Fprint(w, "\nRows below their target, against their floor (a kernel that only reads the input's bytes, same timer):\n\n")
+	fmt.Fprint(w, "| case | dtype | m×n×k | target | cuBLAS µs | ours µs | floor µs | cuBLAS / floor | ours / floor |\n|---|---|---|--:|--:|--:|--:|--:|--:|\n")
+	for _, t := range GemmTargets {
+		for _, grp := range targetGroups {
+			for _, r := range t.rowsOf(rows, grp) {
+				f := floors.Of(r)
+				if r.Speedup >= t.Min[grp] || f <= 0 {
+					continue
+				}
+				mark := ""
+				if r.VendorUS/f < t.Min[grp] {
+					mark = " (beyond)"
+				}
+				fmt.Fprintf(w, "| %s | %s | %d×%d×%d %s | %.2g× | %.2f | %.2f | %.2f | %.2f×%s | %.2f× |\n",
+					t.Case, r.DType, r.M, r.N, r.K, r.Layout, t.Min[grp], r.VendorUS, r.OursUS, f, r.VendorUS/f, mark, r.OursUS/f)
+			}
+		}
 	}
 }

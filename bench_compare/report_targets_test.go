@@ -13,7 +13,7 @@ func TestWriteTargets(t *testing.T) {
 		{Suite: "linpack", DType: "bf16gemmex-f32acc", M: 8192, N: 8192, K: 8192, Speedup: 0.61, OursUS: 10, RooflineUS: 5},
 	}
 	var b strings.Builder
-	WriteTargets(&b, rows)
+	WriteTargets(&b, rows, nil)
 	out := b.String()
 	for _, want := range []string{
 		"| ICA 32², 64² × 60000 | 1.50–2.50× (≥ 2×: 1 of 2 rows) | – | – |",
