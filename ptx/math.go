@@ -73,6 +73,10 @@ func (m Math) unitThreads() int {
 	return 32
 }
 
+// Shape is the M, N, K of one instruction of the math: mma.sync's, the
+// warpgroup's m64nNk16 per N of 8 for wgmma, 1,1,1 for SIMT.
+func (m Math) Shape() (int, int, int) { return m.mmaShape() }
+
 // mmaShape is the M, N, K of one mma.sync instruction (1,1,1 for SIMT).
 func (m Math) mmaShape() (int, int, int) {
 	switch m {
