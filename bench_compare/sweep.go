@@ -88,7 +88,13 @@ func (s *Sweeper) candidates(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k in
 	}
 	grid := warpgroupGrid(in, lim, m, n, k)
 	out = append(out, grid...)
-	for range len(grid) {
+	whole := 0 // as many random draws as the grid has whole-K entries
+	for _, c := range grid {
+		if c.KG == 1 {
+			whole++
+		}
+	}
+	for range whole {
 		c, ok := wsp.RandomLegal(rng, in, lim, 2000)
 		if ok && ptx.Suits(c, m, n, k) && !containsConfig(out, c) {
 			out = append(out, c)
@@ -100,9 +106,8 @@ func (s *Sweeper) candidates(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k in
 // warpgroupGrid is a grid of wgmma configurations for a shape: block tiles
 // of 64 to 256 by 16 to 256 from one to four warpgroups, every wgmma math
 // of the class, k-slices of 32 with 5 stages and of 64 with 4, each whole-K
-// and, where the tiles leave SMs idle, split along K (doubling KG) until the
-// grid fills the GPU; those that are legal and suit the shape. The random
-// draws and the local search add other grid and cluster splits.
+// and split (gridSplits); those that are legal and suit the shape. The
+// random draws and the local search add cluster splits.
 func warpgroupGrid(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k int) []ptx.GemmConfig {
 	v := 16 / in.AType.Size()
 	var out []ptx.GemmConfig
@@ -120,17 +125,7 @@ func warpgroupGrid(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k int) []ptx.G
 							if wgs > 4 || wgs > 1 && 8*ns < 64 {
 								continue
 							}
-							if ptx.Legal(c, in, lim) == nil && ptx.Suits(c, m, n, k) {
-								out = append(out, c)
-							}
-							// and split along K until the grid fills the GPU
-							tiles := ceilDiv(m, ml) * ceilDiv(n, nl)
-							for c.KG < 512 && tiles*c.KG < lim.SMCount && k/(2*c.KG) >= 2*c.U {
-								c.KG *= 2
-							}
-							if c.KG > 1 && ptx.Legal(c, in, lim) == nil && ptx.Suits(c, m, n, k) {
-								out = append(out, c)
-							}
+							out = withSplits(out, c, in, lim, m, n, k)
 						}
 					}
 				}
