@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench_compare/sweep.sh: the Table 4 sweep on the GPU machine (build here
-# with ./build.sh, carry build/device), in two runs that each fit in one
-# device call: FP32/FP64, then FP16/BF16. Each run also screens the
+# with ./build.sh, carry build/device), in two groups that each fit in one
+# device call: FP32/FP64, then FP16/BF16, one bench_compare run per data
+# type (the rows of a group's CSV: its types' in turn). Each run also screens the
 # configurations recorded for the same inputs in $SEED (the committed sweep),
 # so a new sweep starts from the best already found. The runs' CSVs are
 # merged into $OUT/sweep-table4.csv (header once; the .env of the first run),
@@ -21,13 +22,21 @@ seed=${SEED:-bench_compare/results/h100/sweep/sweep-table4.csv}
 n=${N:-120}
 dev=$PWD/build/device
 mkdir -p "$out"
-run() { # name dtypes
-	local tmp
-	tmp=$(mktemp -d)
-	"$dev/bench_compare" -suite table4 -dtypes "$2" -sweep "$n" -seed "$seed" -out "$tmp" >"$out/sweep-table4-$1.progress.log" 2>&1
-	cp "$tmp/sweep-table4.csv" "$out/sweep-table4-$1.csv"
-	cp "$tmp/sweep-table4.env" "$out/sweep-table4-$1.env"
-	tail -n 1 "$out/sweep-table4-$1.progress.log"
+run() { # name dtypes: one bench_compare run per data type (each fits a device call's limit)
+	local tmp dt first=1
+	: >"$out/sweep-table4-$1.progress.log"
+	for dt in ${2//,/ }; do
+		tmp=$(mktemp -d)
+		"$dev/bench_compare" -suite table4 -dtypes "$dt" -sweep "$n" -seed "$seed" -out "$tmp" >>"$out/sweep-table4-$1.progress.log" 2>&1
+		if [ $first = 1 ]; then
+			cp "$tmp/sweep-table4.csv" "$out/sweep-table4-$1.csv"
+			cp "$tmp/sweep-table4.env" "$out/sweep-table4-$1.env"
+			first=0
+		else
+			tail -n +2 "$tmp/sweep-table4.csv" >>"$out/sweep-table4-$1.csv"
+		fi
+		tail -n 1 "$out/sweep-table4-$1.progress.log"
+	done
 }
 case "${1:-all}" in
 wide)
