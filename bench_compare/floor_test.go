@@ -64,6 +64,8 @@ func TestTargetsAgainstFloor(t *testing.T) {
 		"(≥ 1.5×: 0 of 2 rows; 1 beyond the floor)",
 		"| DeepBench fwd/bwd N = 16–128 | h | 2560×16×2560 NN | 1.5× | 11.00 | 10.00 | 8.00 | 1.38× (beyond) | 1.25× |",
 		"| DeepBench fwd/bwd N = 16–128 | h | 2560×32×2560 NN | 1.5× | 13.00 | 10.00 | 8.00 | 1.62× | 1.25× |",
+		// roofline 4 µs / floor 8 µs = 50 % < 60 %, both rows
+		"Memory-bound rows at ≥ 60% of the roofline: 0 of 2 (range 40.0–40.0%). 2 of the 2 are beyond the floor",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("missing %q in\n%s", want, out.String())

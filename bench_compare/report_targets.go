@@ -112,7 +112,19 @@ func WriteTargets(w io.Writer, rows []Row, floors Floors) {
 		lo, hi = min(lo, pct), max(hi, pct)
 	}
 	if n > 0 {
-		fmt.Fprintf(w, "\nMemory-bound rows at ≥ 60%% of the roofline: %d of %d (range %.1f–%.1f%%).\n", ok, n, lo, hi)
+		fmt.Fprintf(w, "\nMemory-bound rows at ≥ 60%% of the roofline: %d of %d (range %.1f–%.1f%%).", ok, n, lo, hi)
+		if len(floors) > 0 {
+			// A row whose floor is above roofline / 0.6 cannot reach 60 %
+			// with a kernel that only reads its bytes.
+			beyond := 0
+			for _, r := range rows {
+				if f := floors.Of(r); memoryBound(r) && r.OursUS > 0 && f > 0 && r.RooflineUS/f < 0.6 {
+					beyond++
+				}
+			}
+			fmt.Fprintf(w, " %d of the %d are beyond the floor: a plain read of their bytes takes longer than roofline / 0.6.", beyond, n)
+		}
+		fmt.Fprintln(w)
 	}
 	if len(floors) > 0 {
 		writeMissesAgainstFloor(w, rows, floors)
