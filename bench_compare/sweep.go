@@ -5,7 +5,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"sort"
 	"sync"
 
@@ -77,7 +76,7 @@ func (s *Sweeper) candidates(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k in
 			out = append(out, c)
 		}
 	}
-	for _, c := range append(simtGrid(in, lim, m, n, k), mmaGrid(in, lim, m, n, k)...) {
+	for _, c := range append(ptx.SIMTGrid(in, lim, m, n, k), ptx.MMAGrid(in, lim, m, n, k)...) {
 		if !containsConfig(out, c) {
 			out = append(out, c)
 		}
@@ -86,7 +85,7 @@ func (s *Sweeper) candidates(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k in
 	if len(wsp.Math) == 0 {
 		return out
 	}
-	grid := warpgroupGrid(in, lim, m, n, k)
+	grid := ptx.WarpgroupGrid(in, lim, m, n, k)
 	out = append(out, grid...)
 	whole := 0 // as many random draws as the grid has whole-K entries
 	for _, c := range grid {
@@ -98,141 +97,6 @@ func (s *Sweeper) candidates(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k in
 		c, ok := wsp.RandomLegal(rng, in, lim, 2000)
 		if ok && ptx.Suits(c, m, n, k) && !containsConfig(out, c) {
 			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// warpgroupGrid is a grid of wgmma configurations for a shape: block tiles
-// of 64 to 256 by 16 to 256 from one to four warpgroups, every wgmma math
-// of the class, k-slices of 32 with 5 stages and of 64 with 4, each whole-K
-// and split (gridSplits); those that are legal and suit the shape. The
-// random draws and the local search add cluster splits.
-func warpgroupGrid(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k int) []ptx.GemmConfig {
-	v := 16 / in.AType.Size()
-	var out []ptx.GemmConfig
-	for _, math := range ptx.WarpgroupSpace(in).Math {
-		for _, ml := range []int{64, 128, 256} {
-			for _, nl := range []int{16, 32, 64, 128, 256} {
-				for _, ms := range []int{1, 2} {
-					for _, ns := range []int{2, 4, 8, 16, 32} {
-						for _, us := range [][2]int{{32, 5}, {64, 4}} {
-							c := ptx.GemmConfig{MS: ms, NS: ns, ML: ml, NL: nl, U: us[0], KS: 1, KL: 1, KG: 1,
-								VecA: v, VecB: v, Stages: us[1], Math: math}
-							// at most 4 warpgroups, each at least 64×64
-							// unless the block is one warpgroup
-							wgs := (ml / (64 * ms)) * (nl / (8 * ns))
-							if wgs > 4 || wgs > 1 && 8*ns < 64 {
-								continue
-							}
-							out = withSplits(out, c, in, lim, m, n, k)
-						}
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
-// gridSplits are the grid splits (KG) the grids try beside whole-K: those
-// whose grid of tiles·KG blocks fills between half the GPU's SMs and three
-// waves of them, K deep enough (Suits: K/KG ≥ 2U). A split's time depends on
-// how its blocks fall into waves, so several counts, not powers of two only.
-func gridSplits(c ptx.GemmConfig, lim ptx.DeviceLimits, m, n, k int) []int {
-	tiles := ceilDiv(m, c.ML) * ceilDiv(n, c.NL)
-	var out []int
-	for _, kg := range []int{2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256} {
-		if blocks := tiles * kg; blocks >= lim.SMCount/2 && blocks <= 3*lim.SMCount && k/kg >= 2*c.U {
-			out = append(out, kg)
-		}
-	}
-	return out
-}
-
-// withSplits appends c (whole-K) and its grid splits (gridSplits) that are
-// legal and suit the shape.
-func withSplits(out []ptx.GemmConfig, c ptx.GemmConfig, in ptx.InputClass, lim ptx.DeviceLimits, m, n, k int) []ptx.GemmConfig {
-	if ptx.Legal(c, in, lim) == nil && ptx.Suits(c, m, n, k) {
-		out = append(out, c)
-	}
-	for _, kg := range gridSplits(c, lim, m, n, k) {
-		s := c
-		s.KG = kg
-		if ptx.Legal(s, in, lim) == nil && ptx.Suits(s, m, n, k) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// mmaGrid is a grid of mma.sync configurations for the classes wgmma does
-// not serve (f64, tf32): block tiles of 32 to 128 rows by 16 to 128
-// columns from 2 to 8 warps of 32×32, 32×16 or 64×32 elements (the
-// vendor's FP64 kernels use 64×32 and 128×64 blocks of such warps), every
-// mma math of the class, k-slices of 16 with 4 stages and of 32 with 3, the
-// widest vectors, whole-K and split (gridSplits); those that are legal and
-// suit the shape. The random draws rarely land on one exact block, warp
-// and split together, and the time of a skinny input changes by up to a
-// third from one split count to the next.
-func mmaGrid(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k int) []ptx.GemmConfig {
-	if len(ptx.WarpgroupSpace(in).Math) > 0 {
-		return nil
-	}
-	sp := ptx.SweepSpaceFor(in)
-	va, vb := slices.Max(sp.VecA), slices.Max(sp.VecB)
-	var out []ptx.GemmConfig
-	for _, math := range sp.Math {
-		if !math.IsMMA() || math.IsWGMMA() {
-			continue
-		}
-		mm, mn, _ := math.Shape()
-		for _, ml := range []int{32, 64, 128} {
-			for _, nl := range []int{16, 32, 64, 128} {
-				for _, w := range [][2]int{{32, 32}, {32, 16}, {64, 32}} {
-					if ml%w[0] != 0 || nl%w[1] != 0 || w[0]%mm != 0 || w[1]%mn != 0 {
-						continue
-					}
-					if warps := (ml / w[0]) * (nl / w[1]); warps < 2 || warps > 8 {
-						continue
-					}
-					for _, us := range [][2]int{{16, 4}, {32, 3}} {
-						c := ptx.GemmConfig{MS: w[0] / mm, NS: w[1] / mn, ML: ml, NL: nl, U: us[0], KS: 1, KL: 1, KG: 1,
-							VecA: va, VecB: vb, Stages: us[1], Math: math}
-						out = withSplits(out, c, in, lim, m, n, k)
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
-// simtGrid is a grid of large SIMT thread tiles for a shape: 16×8 and 8×16
-// elements per thread (the register-blocking of the vendor's SIMT SGEMM) in
-// blocks of 64 to 256 threads, and 8×8 in blocks of 64 to 128, k-slices of
-// 8 and 16 with 3 and 4 stages, the widest vectors the class allows,
-// whole-K and split (gridSplits); those that are legal and
-// suit the shape. Random draws rarely reach these corners of the space, and
-// the local search then tries their splits and neighbours.
-func simtGrid(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k int) []ptx.GemmConfig {
-	sp := ptx.SweepSpaceFor(in)
-	va, vb := slices.Max(sp.VecA), slices.Max(sp.VecB)
-	var out []ptx.GemmConfig
-	for _, math := range sp.Math {
-		if math.IsMMA() {
-			continue
-		}
-		for _, t := range [][4]int{
-			{16, 8, 256, 128}, {8, 16, 128, 256}, {16, 8, 128, 128}, {8, 16, 128, 128},
-			{16, 8, 128, 64}, {8, 16, 64, 128}, {16, 8, 256, 64}, {8, 16, 64, 256},
-			{8, 8, 64, 64}, {8, 8, 128, 64}, {8, 8, 64, 128},
-		} {
-			for _, us := range [][2]int{{8, 3}, {8, 4}, {16, 3}, {16, 4}} {
-				c := ptx.GemmConfig{MS: t[0], NS: t[1], ML: t[2], NL: t[3], U: us[0], KS: 1, KL: 1, KG: 1,
-					VecA: va, VecB: vb, Stages: us[1], Math: math}
-				out = withSplits(out, c, in, lim, m, n, k)
-			}
 		}
 	}
 	return out

@@ -1,6 +1,9 @@
 package ptx
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"slices"
+)
 
 // Space lists the categorical values of every tuning parameter, for the
 // sampler and the search. Sampled configurations still have to pass Legal.
@@ -149,4 +152,17 @@ func WarpgroupSpace(in InputClass) Space {
 		sp.Math = WarpgroupMathsFor(in)
 	}
 	return sp
+}
+
+// Contains reports whether every parameter of c is one of the space's
+// values for it (KC 1 counts as in a space without cluster splits).
+func (s Space) Contains(c GemmConfig) bool {
+	in := func(v int, vals []int) bool { return slices.Contains(vals, v) }
+	kc := c.KC
+	if kc == 0 {
+		kc = 1
+	}
+	return in(c.MS, s.MS) && in(c.NS, s.NS) && in(c.ML, s.ML) && in(c.NL, s.NL) && in(c.U, s.U) &&
+		in(c.KS, s.KS) && in(c.KL, s.KL) && in(c.KG, s.KG) && (in(kc, s.KC) || kc == 1) &&
+		in(c.VecA, s.VecA) && in(c.VecB, s.VecB) && in(c.Stages, s.Stages) && slices.Contains(s.Math, c.Math)
 }
