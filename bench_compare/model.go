@@ -39,10 +39,15 @@ func modelEngine(deviceKey string) (Engine, error) {
 			return ptx.GemmConfig{}, fmt.Errorf("bench_compare: the model does not cover %v", g)
 		}
 		c := ch.Choose(in, cls)
-		if len(c.Top) == 0 {
-			return ptx.GemmConfig{}, fmt.Errorf("bench_compare: no configuration for %v", g)
+		// As the engine does (Serve): the best-ranked configuration whose
+		// kernel loads; Legal's register estimate can admit a kernel whose
+		// real registers do not allow its block (then the next one runs).
+		for _, r := range c.Top {
+			if engine.Prepare(g, r.Config) == nil {
+				return r.Config, nil
+			}
 		}
-		return c.Top[0].Config, nil
+		return ptx.GemmConfig{}, fmt.Errorf("bench_compare: no loadable configuration among the model's %d best for %v", len(c.Top), g)
 	}}, nil
 }
 

@@ -258,6 +258,13 @@ func (g geometry) regEstimate() int {
 		stage = max(stage, loads)
 	}
 	regs := acc + frag + stage + 5*loads + 32
+	if c.Math == WGMMA_F16_F16ACC {
+		// The epilogue unpacks the paired f16 accumulators into one
+		// register each: about 2·acc + 24 at the end (ptxas 12.4, sm_90a:
+		// 80–96 registers for 32 packed, 159 for the 256×256 block of four
+		// warpgroups with MS = 2, NS = 16, which 512 threads cannot have).
+		regs = max(regs, 2*acc+24)
+	}
 	if !c.Math.IsMMA() && c.MS*c.NS > 64 {
 		// Thread tiles above 8×8 (16×8, 8×16): ptxas interleaves the
 		// fragment loads of the vk k-steps with the FMAs, so about two

@@ -87,3 +87,22 @@ func TestSpaceRandomLegal(t *testing.T) {
 		}
 	}
 }
+
+// A wgmma block of four warpgroups whose f16 accumulators the epilogue
+// unpacks into 159 registers (ptxas 12.4) cannot run 512 threads: Legal
+// says so, and keeps the four-warpgroup blocks that fit (88–96 registers).
+func TestLegalWarpgroupRegisters(t *testing.T) {
+	in := InputClass{AType: F16, BType: F16, CType: F16, Compute: F16, TransA: N, TransB: T, AlignA: 8, AlignB: 8, AlignC: 8}
+	big := GemmConfig{MS: 2, NS: 16, ML: 256, NL: 256, U: 32, KS: 1, KL: 1, KG: 1, VecA: 8, VecB: 8, Stages: 5, Math: WGMMA_F16_F16ACC}
+	if err := Legal(big, in, H100()); err == nil {
+		t.Errorf("%s: legal, but its 512 threads need more registers than an SM has", big)
+	}
+	for _, ok := range []GemmConfig{
+		{MS: 2, NS: 8, ML: 256, NL: 128, U: 64, KS: 1, KL: 1, KG: 1, VecA: 8, VecB: 8, Stages: 4, Math: WGMMA_F16_F16ACC},
+		{MS: 1, NS: 16, ML: 128, NL: 256, U: 64, KS: 1, KL: 1, KG: 1, VecA: 8, VecB: 8, Stages: 4, Math: WGMMA_F16_F16ACC},
+	} {
+		if err := Legal(ok, in, H100()); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}
