@@ -160,8 +160,10 @@ func parallelRange(n int, f func(lo, hi int)) {
 }
 
 // Choose ranks configurations for an input of a class (cached): the
-// class's seed pool, the heuristic's candidates and the grids' (ptx.Grid)
-// that suit the input, then a model-guided neighbourhood search (Search).
+// class's seed pool and the heuristic's candidates that suit the input,
+// then a model-guided neighbourhood search (Search). (Seeding it with the
+// sweep's grids, ptx.Grid, was measured and not kept: see
+// bench_compare/results/h100/model/README.md.)
 func (c *Chooser) Choose(in Input, cls ptx.InputClass) *Choice {
 	key := choiceKey{in, cls}
 	if v, ok := c.cache.Load(key); ok {
@@ -175,15 +177,6 @@ func (c *Chooser) Choose(in Input, cls ptx.InputClass) *Choice {
 	}
 	for _, cfg := range ptx.HeuristicCandidates(cls, in.M, in.N, in.K, c.Dev) {
 		if ptx.Suits(cfg, in.M, in.N, in.K) {
-			seeds = append(seeds, cfg)
-		}
-	}
-	// The grids' tile families and split counts (ptx.Grid), where the
-	// model's spaces hold them: the sweep found the best configuration of
-	// several inputs there and not among random draws.
-	space, wspace := ptx.SpaceFor(cls), ptx.WarpgroupSpace(cls)
-	for _, cfg := range ptx.Grid(cls, c.Dev, in.M, in.N, in.K) {
-		if space.Contains(cfg) || cfg.Math.IsWGMMA() && wspace.Contains(cfg) {
 			seeds = append(seeds, cfg)
 		}
 	}
