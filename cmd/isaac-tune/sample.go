@@ -38,6 +38,7 @@ type sampleOptions struct {
 	vendorOnly          bool    // time cuBLAS alone (data for the vendor model)
 	pow2                float64 // share of dimensions rounded to a multiple of a power of two 32…1024
 	warpgroup           int     // per input, this many wgmma configurations too (classes that allow them)
+	grid                int     // per input, this many configurations of ptx.Grid too (those in the model's spaces)
 	types               string  // comma-separated served types to draw (empty: all)
 	misaligned          float64 // share of batches with a random alignment below the widest
 }
@@ -59,6 +60,8 @@ func sampleCmd(args []string) error {
 	fs.IntVar(&o.guided, "guided", 0, "per input, also measure this many of the embedded model's best-predicted configurations "+
 		"(model-guided sampling: data where the model's ranking matters)")
 	fs.IntVar(&o.warpgroup, "warpgroup", 0, "per input, also this many configurations from the class's wgmma space (sm_90a; 16-bit classes with 16-byte alignment)")
+	fs.IntVar(&o.grid, "grid", 0, "per input, also this many configurations drawn from the sweep's grids (ptx.Grid: tile families at several split counts) "+
+		"that lie in the model's spaces")
 	fs.StringVar(&o.types, "types", "", "served types to draw, comma-separated (default: all)")
 	fs.Float64Var(&o.misaligned, "misaligned", 0.3, "share of batches whose leading dimensions get a random alignment below the widest")
 	fs.Parse(args)
@@ -198,6 +201,7 @@ func (s *sampleRun) provenance() []string {
 		fmt.Sprintf("guided: %d of the embedded model's best-predicted configurations per input too (0: none); vendor-only: %v", s.opt.guided, s.opt.vendorOnly),
 		fmt.Sprintf("warpgroup: %d configurations per input from the class's wgmma space too, where it has one (0: none); types: %s; misaligned batches: %.0f%%",
 			s.opt.warpgroup, typesOr(s.opt.types), 100*s.dist.MisalignedShare),
+		fmt.Sprintf("grid: %d configurations per input drawn without replacement from ptx.Grid's that lie in the class's spaces (0: none)", s.opt.grid),
 		fmt.Sprintf("inputs: m, n, k log-uniform in 1..%d (%.0f%% of k up to %d), %.0f%% near the Table 4 suites (each dimension x exp(U(-0.35,0.35)), exact suite shapes excluded), "+
 			"%.0f%% of dimensions >= 16 rounded down to a multiple of 8, then %.0f%% of all to the nearest multiple of 2^j (j uniform in 5..10); "+
 			"the served types (see types:), four layouts, leading dimensions fully aligned except in the misaligned share; "+
@@ -358,6 +362,12 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 				}
 			}
 		}
+		for _, cfg := range s.gridConfigs(cls, m, n, k) {
+			if !seen[cls][cfg] {
+				seen[cls][cfg] = true
+				drawn[cls] = append(drawn[cls], cfg)
+			}
+		}
 		if s.guide != nil {
 			for _, cfg := range s.guidedConfigs(b, i, cls, sm) {
 				if !seen[cls][cfg] {
@@ -431,6 +441,32 @@ func (s *sampleRun) vendorBatch(b tune.Batch) ([]tune.Sample, int, error) {
 			AlignA: cls.AlignA, AlignB: cls.AlignB, AlignC: cls.AlignC, VendorUS: us})
 	}
 	return rows, 0, nil
+}
+
+// gridConfigs are -grid configurations for an m×n×k input of class cls,
+// drawn without replacement from ptx.Grid's that lie in the class's spaces
+// (ptx.SpaceFor, ptx.WarpgroupSpace): the tile families and split counts the
+// sweep searches, which the categorical draws rarely hit exactly, measured so
+// that the model learns them.
+func (s *sampleRun) gridConfigs(cls ptx.InputClass, m, n, k int) []ptx.GemmConfig {
+	if s.opt.grid <= 0 {
+		return nil
+	}
+	return gridDraw(ptx.Grid(cls, s.lim, m, n, k), cls, s.opt.grid, s.rng)
+}
+
+// gridDraw draws up to n configurations of grid, without replacement, among
+// those the class's spaces contain.
+func gridDraw(grid []ptx.GemmConfig, cls ptx.InputClass, n int, rng *rand.Rand) []ptx.GemmConfig {
+	space, wspace := ptx.SpaceFor(cls), ptx.WarpgroupSpace(cls)
+	var in []ptx.GemmConfig
+	for _, c := range grid {
+		if space.Contains(c) || c.Math.IsWGMMA() && wspace.Contains(c) {
+			in = append(in, c)
+		}
+	}
+	rng.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
+	return in[:min(n, len(in))]
 }
 
 // guidedConfigs are the model's best-predicted configurations for input i
