@@ -91,18 +91,7 @@ func (n *net32) predict(raw []float64, rows int, y []float64) {
 	for l := 0; l < last; l++ {
 		k, cols := n.sizes[l], n.sizes[l+1]
 		out := act[l%2][:rows*cols]
-		for i := 0; i < rows; i++ {
-			copy(out[i*cols:(i+1)*cols], n.b[l])
-		}
-		blas32.Gemm(blas.NoTrans, blas.NoTrans, 1,
-			blas32.General{Rows: rows, Cols: k, Stride: k, Data: in},
-			blas32.General{Rows: k, Cols: cols, Stride: cols, Data: n.w[l]},
-			1, blas32.General{Rows: rows, Cols: cols, Stride: cols, Data: out})
-		for i, v := range out {
-			if v < 0 {
-				out[i] = 0
-			}
-		}
+		layer(out, in, n.w[l], n.b[l], rows, k, cols, true)
 		in = out
 	}
 	// The one-output layer is a matrix-vector product (a dot product per
