@@ -2,9 +2,8 @@ module github.com/isaacgo/isaac
 
 go 1.26.0
 
-require github.com/klauspost/compress v1.20.3
-
 require (
-	golang.org/x/sys v0.49.0 // indirect
-	gonum.org/v1/gonum v0.17.0 // indirect
+	github.com/klauspost/compress v1.20.3
+	golang.org/x/sys v0.49.0
+	gonum.org/v1/gonum v0.17.0
 )
