@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"math"
 	"os"
+	"strconv"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -36,6 +38,21 @@ const (
 // measureOff is ISAAC_MEASURE=0 (read when a decision is made).
 func measureOff() bool { return os.Getenv("ISAAC_MEASURE") == "0" }
 
+// checkMargin is ISAAC_CHECK_MARGIN: the factor by which the check must
+// time our kernel faster than the vendor's to keep serving (read when a
+// decision is made). 1, the default, keeps a kernel that is not slower;
+// a value that does not parse, or is below 1 or not finite, is 1. The
+// check times calls back to back on warm buffers, where a memory-bound
+// kernel whose operands stay in L2 can look faster than it is on a cold
+// cache: a margin keeps close calls with the vendor.
+func checkMargin() float64 {
+	v, err := strconv.ParseFloat(os.Getenv("ISAAC_CHECK_MARGIN"), 64)
+	if err != nil || !(v >= 1) || math.IsInf(v, 1) {
+		return 1
+	}
+	return v
+}
+
 // measurement is the check of one served decision.
 type measurement struct {
 	verdict atomic.Int32
@@ -49,6 +66,7 @@ type measurement struct {
 	stream       cuda.Stream   // the stream of the open sample
 	events       []cuda.Event  // every event made, destroyed with the verdict
 	failed       bool          // an event call failed: keep serving, stop measuring
+	margin       float64       // checkMargin when the decision was made
 }
 
 type timedSample struct {
@@ -62,7 +80,7 @@ func newMeasurement() *measurement {
 	if measureOff() {
 		return nil
 	}
-	return &measurement{}
+	return &measurement{margin: checkMargin()}
 }
 
 // serve runs a call of a decision under measurement: it launches our kernel
@@ -179,14 +197,14 @@ func (m *measurement) collect() {
 	}
 	m.pending = keep
 	if len(m.ours) >= measureCalls && len(m.vendor) >= measureCalls {
-		m.settle(verdictOf(m.ours, m.vendor))
+		m.settle(verdictOf(m.ours, m.vendor, m.margin))
 	}
 }
 
-// verdictOf compares the medians of the two sides' times: ours must not be
-// the longer.
-func verdictOf(ours, vendor []float64) int32 {
-	if median(ours) > median(vendor) {
+// verdictOf compares the medians of the two sides' times: ours times the
+// margin must not be the longer.
+func verdictOf(ours, vendor []float64, margin float64) int32 {
+	if median(ours)*margin > median(vendor) {
 		return vendorFaster
 	}
 	return oursFaster

@@ -6,19 +6,38 @@ import "testing"
 func TestVerdictOf(t *testing.T) {
 	for _, c := range []struct {
 		ours, vendor []float64
+		margin       float64
 		want         int32
 	}{
-		{[]float64{10, 11, 90}, []float64{12, 12, 12}, oursFaster},
-		{[]float64{13, 11, 12}, []float64{12, 12, 12}, oursFaster},
-		{[]float64{13, 13, 12}, []float64{1, 12, 12}, vendorFaster},
-		{[]float64{5, 6}, []float64{5, 7}, oursFaster},
+		{[]float64{10, 11, 90}, []float64{12, 12, 12}, 1, oursFaster},
+		{[]float64{13, 11, 12}, []float64{12, 12, 12}, 1, oursFaster},
+		{[]float64{13, 13, 12}, []float64{1, 12, 12}, 1, vendorFaster},
+		{[]float64{5, 6}, []float64{5, 7}, 1, oursFaster},
+		// With a margin ours must be that much faster.
+		{[]float64{10, 11, 90}, []float64{12, 12, 12}, 1.05, oursFaster},     // 11 × 1.05 = 11.55 ≤ 12
+		{[]float64{10, 11.5, 90}, []float64{12, 12, 12}, 1.05, vendorFaster}, // 12.075 > 12
+		{[]float64{12, 12, 12}, []float64{12, 12, 12}, 1.05, vendorFaster},
 	} {
-		if got := verdictOf(c.ours, c.vendor); got != c.want {
-			t.Errorf("ours %v vendor %v: %d, want %d", c.ours, c.vendor, got, c.want)
+		if got := verdictOf(c.ours, c.vendor, c.margin); got != c.want {
+			t.Errorf("ours %v vendor %v margin %g: %d, want %d", c.ours, c.vendor, c.margin, got, c.want)
 		}
 	}
 	if median(nil) != 0 || median([]float64{3, 1, 2}) != 2 || median([]float64{4, 1, 2, 3}) != 2.5 {
 		t.Error("median")
+	}
+}
+
+// ISAAC_CHECK_MARGIN sets the check's margin; what is not a finite number
+// of at least 1 leaves the default, 1.
+func TestCheckMargin(t *testing.T) {
+	for v, want := range map[string]float64{"": 1, "1.05": 1.05, "2": 2, "0.9": 1, "-3": 1, "NaN": 1, "+Inf": 1, "x": 1, "1": 1} {
+		t.Setenv("ISAAC_CHECK_MARGIN", v)
+		if got := checkMargin(); got != want {
+			t.Errorf("ISAAC_CHECK_MARGIN=%q: %g, want %g", v, got, want)
+		}
+		if m := newMeasurement(); m == nil || m.margin != want {
+			t.Errorf("ISAAC_CHECK_MARGIN=%q: the decision's check has margin %v, want %g", v, m, want)
+		}
 	}
 }
 
