@@ -197,6 +197,17 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 		}
 	}
 	sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
+	// The pipelined twins of the best mma.sync configurations: the spaces
+	// do not draw PP, so the sweep tries it where it can matter.
+	twins := pipelinedTwins(screened, pipelinedTwinsOf, func(c ptx.GemmConfig) bool {
+		return !seen[c] && ptx.Legal(c, cls, lim) == nil
+	})
+	more, err := s.screen(b, g, in, s.compileAll(g, twins))
+	if err != nil {
+		return Row{}, err
+	}
+	screened = append(screened, more...)
+	sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
 	finalists := []Engine{{Name: "heuristic", Config: &cands[0]}}
 	for i := 0; i < len(screened) && len(finalists) < s.Finalists+1; i++ {
 		if screened[i].cfg != cands[0] {
@@ -220,6 +231,27 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	row.Speedup = row.VendorUS / row.OursUS
 	row.Alt = []Alt{heuristic}
 	return row, nil
+}
+
+// pipelinedTwinsOf is how many of the best screened configurations the
+// sweep also tries with pipelined fragments (ptx.GemmConfig.PP).
+const pipelinedTwinsOf = 4
+
+// pipelinedTwins are the PP = 1 twins of the n fastest screened mma.sync
+// configurations (screened sorted fastest first) that ok accepts.
+func pipelinedTwins(screened []scored, n int, ok func(ptx.GemmConfig) bool) []ptx.GemmConfig {
+	var out []ptx.GemmConfig
+	for _, sc := range screened[:min(n, len(screened))] {
+		c := sc.cfg
+		if !c.Math.IsMMA() || c.Math.IsWGMMA() || c.Stages < 2 || c.PP != 0 {
+			continue
+		}
+		c.PP = 1
+		if ok(c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 type scored struct {

@@ -42,3 +42,34 @@ func TestReadSeeds(t *testing.T) {
 		t.Error("missing file: no error")
 	}
 }
+
+// The sweep tries the pipelined twins of the fastest mma.sync
+// configurations only: not of SIMT or wgmma ones, of single-stage ones, of
+// those already pipelined, or of those the filter refuses.
+func TestPipelinedTwins(t *testing.T) {
+	parse := func(s string) ptx.GemmConfig {
+		c, err := ptx.ParseConfig(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	sc := []scored{
+		{parse("ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8"), 1},
+		{parse("ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma"), 2},
+		{parse("ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16"), 3},
+		{parse("ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=4,va=2,vb=2,st=1,math=mma_f64"), 4},
+		{parse("ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=mma_f64k8,pp=1"), 5},
+		{parse("ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=mma_f64k16"), 6},
+		{parse("ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=mma_f64k8"), 7},
+	}
+	refuse := parse("ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=mma_f64k16,pp=1")
+	got := pipelinedTwins(sc, 6, func(c ptx.GemmConfig) bool { return c != refuse })
+	want := []string{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8,pp=1"}
+	if len(got) != len(want) || got[0].String() != want[0] {
+		t.Fatalf("twins %v, want %v", got, want)
+	}
+	if got := pipelinedTwins(sc, 7, func(ptx.GemmConfig) bool { return true }); len(got) != 3 {
+		t.Fatalf("all seven: %d twins, want 3 (%v)", len(got), got)
+	}
+}

@@ -75,13 +75,16 @@ type outcome struct {
 // and for the 16-bit types ISAAC_GPU_WGMMA cases whose operands are
 // 16-byte aligned a random legal wgmma configuration (on sm_90), and for the
 // types a SIMT math serves ISAAC_GPU_WIDE_SIMT cases a random legal SIMT
-// configuration with 16-wide thread tiles (ptx.SweepSpaceFor).
+// configuration with 16-wide thread tiles (ptx.SweepSpaceFor), and for the
+// types an mma.sync math serves ISAAC_GPU_PIPELINED cases a random legal
+// mma.sync configuration with pipelined fragments (PP = 1).
 func TestGPUDifferential(t *testing.T) {
 	ctx := gpuContext(t)
 	perType := envInt("ISAAC_GPU_CASES", 150)
 	configs := envInt("ISAAC_GPU_CONFIGS", 200)
 	warpgroups := envInt("ISAAC_GPU_WGMMA", 60)
 	wideSIMT := envInt("ISAAC_GPU_WIDE_SIMT", 40)
+	pipelined := envInt("ISAAC_GPU_PIPELINED", 30)
 	maxWork := envInt("ISAAC_GPU_MAXWORK", 40_000_000)
 	rng := rand.New(rand.NewPCG(uint64(envInt("ISAAC_GPU_SEED", 1)), 2))
 	dev, err := func() (*deviceInfo, error) {
@@ -163,6 +166,35 @@ func TestGPUDifferential(t *testing.T) {
 			}
 			cfg, ok := sp.RandomLegal(rng, in, dev.limits, 20000)
 			if !ok {
+				continue
+			}
+			jobs = append(jobs, job{c: c, cfg: &cfg})
+			i++
+		}
+	}
+	// mma.sync kernels with pipelined fragments (ptx.GemmConfig.PP), which
+	// the model's spaces do not draw.
+	for _, ty := range gemmcheck.Types {
+		if only != "" && !strings.Contains(","+only+",", ","+ty.Name+",") {
+			continue
+		}
+		for i, tries := 0, 0; i < pipelined && tries < 100*pipelined; tries++ {
+			c := gemmcheck.RandomCase(rng, ty, maxWork/4)
+			in, err := classOfCase(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp := ptx.SpaceFor(in)
+			sp.Math = slices.DeleteFunc(slices.Clone(sp.Math), func(m ptx.Math) bool { return !m.IsMMA() || m.IsWGMMA() })
+			if len(sp.Math) == 0 {
+				break // no mma.sync math for the type
+			}
+			sp.Stages = slices.DeleteFunc(slices.Clone(sp.Stages), func(st int) bool { return st < 2 })
+			cfg, ok := sp.RandomLegal(rng, in, dev.limits, 20000)
+			if !ok {
+				continue
+			}
+			if cfg.PP = 1; ptx.Legal(cfg, in, dev.limits) != nil {
 				continue
 			}
 			jobs = append(jobs, job{c: c, cfg: &cfg})

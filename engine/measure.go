@@ -3,8 +3,8 @@ package engine
 import (
 	"math"
 	"os"
-	"strconv"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 

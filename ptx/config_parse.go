@@ -9,20 +9,24 @@ import (
 // String renders the configuration in the compact text form accepted by
 // ParseConfig (and by ISAAC_CONFIG), e.g.
 // "ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma".
-// The cluster split appears only when there is one ("kc=2"), so the forms
-// written before it existed still parse and name the same kernels.
+// The cluster split and the pipelined fragments appear only when there are
+// ("kc=2", "pp=1" at the end), so the forms written before they existed
+// still parse and name the same kernels.
 func (c GemmConfig) String() string {
-	kc := ""
+	kc, pp := "", ""
 	if c.KC > 1 {
 		kc = fmt.Sprintf(",kc=%d", c.KC)
 	}
-	return fmt.Sprintf("ms=%d,ns=%d,ml=%d,nl=%d,u=%d,ks=%d,kl=%d,kg=%d%s,va=%d,vb=%d,st=%d,math=%s",
-		c.MS, c.NS, c.ML, c.NL, c.U, c.KS, c.KL, c.KG, kc, c.VecA, c.VecB, c.Stages, c.Math)
+	if c.PP != 0 {
+		pp = fmt.Sprintf(",pp=%d", c.PP)
+	}
+	return fmt.Sprintf("ms=%d,ns=%d,ml=%d,nl=%d,u=%d,ks=%d,kl=%d,kg=%d%s,va=%d,vb=%d,st=%d,math=%s%s",
+		c.MS, c.NS, c.ML, c.NL, c.U, c.KS, c.KL, c.KG, kc, c.VecA, c.VecB, c.Stages, c.Math, pp)
 }
 
 // ParseConfig parses the String form. Keys may come in any order, every key
-// but kc (default 1) must be present exactly once, spaces around items are
-// ignored.
+// but kc (default 1) and pp (default 0) must be present exactly once, spaces
+// around items are ignored.
 func ParseConfig(s string) (GemmConfig, error) {
 	c := GemmConfig{KC: 1}
 	fields := map[string]*int{
@@ -49,8 +53,11 @@ func ParseConfig(s string) (GemmConfig, error) {
 			continue
 		}
 		p, ok := fields[key]
-		if key == "kc" {
+		switch key {
+		case "kc":
 			p, ok = &c.KC, true
+		case "pp":
+			p, ok = &c.PP, true
 		}
 		if !ok {
 			return GemmConfig{}, fmt.Errorf("ptx: unknown config key %q", key)
@@ -62,8 +69,10 @@ func ParseConfig(s string) (GemmConfig, error) {
 		*p = v
 	}
 	n := len(seen)
-	if seen["kc"] {
-		n--
+	for _, opt := range []string{"kc", "pp"} {
+		if seen[opt] {
+			n--
+		}
 	}
 	if n != len(fields)+1 {
 		return GemmConfig{}, fmt.Errorf("ptx: config %q lacks keys (need ms,ns,ml,nl,u,ks,kl,kg,va,vb,st,math)", s)

@@ -57,6 +57,8 @@ func emitGemm(g geometry, name, arch string) string {
 	switch {
 	case g.cfg.Math.IsWGMMA():
 		c.loopWarpgroup(la, lb, comp.(*wgmmaCompute))
+	case g.cfg.PP == 1:
+		loopPipelined(c, la, lb, stepCompute[mmaFrag](comp.(*mmaCompute)))
 	case g.cfg.Stages >= 2:
 		c.loopAsync(la, lb, comp)
 	default:
@@ -234,6 +236,87 @@ func (c *gemmCtx) loopAsync(la, lb *loader, comp compute) {
 	c.issueTile(la, lb, wr, issued, full)
 	comp.tile(rd)
 	c.rotate(rd)
+	b.ins("sub.s32 %s, %s, 1", cnt, cnt)
+	pl := b.reg(kPred)
+	b.ins("setp.gt.s32 %s, %s, 0", pl, cnt)
+	b.insP(pl, "bra.uni %s", loop)
+	b.label(done)
+	b.ins("cp.async.wait_group 0")
+	b.ins("bar.sync 0")
+}
+
+// stepCompute is a compute whose tile is a sequence of k-steps that load
+// their fragments (fetchStep) and then use them (mathStep), so that a loop
+// can load one step's fragments while the previous step computes.
+type stepCompute[F any] interface {
+	steps() []int
+	stageAddrs(stageOff string) (string, string)
+	fetchStep(aAddr, bAddr string, k int) F
+	mathStep(f F, k int)
+	moveFrag(dst, src F)
+}
+
+// loopPipelined is loopAsync with each tile's first k-step loaded before the
+// previous tile's last k-step computes (GemmConfig.PP): the wait for the next
+// tile and the barrier come before the last step's math instead of at the
+// top of the loop, so the first fragment loads of a tile are covered by
+// math, and the math issued just before the barrier keeps the tensor cores
+// busy while a warp waits there (the order of CUTLASS's multistage main
+// loop and of cuBLAS's sm90 f64 kernels). The stage overwritten at the top
+// of an iteration was last read before the previous boundary's barrier, as
+// in loopAsync; every tile, the last included, is waited for before its
+// first step is loaded. One step's fragments are carried around the loop in
+// fixed registers.
+func loopPipelined[F any](c *gemmCtx, la, lb *loader, s stepCompute[F]) {
+	b, g := c.b, c.g
+	S := g.cfg.Stages
+	wr, rd := b.reg(kB32), b.reg(kB32)
+	b.ins("mov.b32 %s, 0", wr)
+	b.ins("mov.b32 %s, 0", rd)
+	b.comment("pipeline prologue: %d stages in flight", S-1)
+	for st := 0; st < S-1; st++ {
+		la.issueAsync(wr)
+		lb.issueAsync(wr)
+		b.ins("cp.async.commit_group")
+		la.advance()
+		lb.advance()
+		c.rotate(wr)
+	}
+	loop, done := b.newLabel("loop"), b.newLabel("done")
+	pz := b.reg(kPred)
+	b.ins("setp.le.s32 %s, %s, 0", pz, c.nTiles)
+	b.insP(pz, "bra.uni %s", done)
+	cnt := b.reg(kB32)
+	b.ins("mov.b32 %s, %s", cnt, c.nTiles)
+	issued, full := b.reg(kB32), b.reg(kB32)
+	b.ins("mov.b32 %s, %d", issued, S-1)
+	b.ins("sub.s32 %s, %s, %s", full, c.kEnd, c.kBeg)
+	b.ins("shr.s32 %s, %s, %d", full, full, log2(g.cfg.U))
+	steps := s.steps()
+	b.ins("cp.async.wait_group %d", S-2)
+	b.ins("bar.sync 0")
+	aAddr, bAddr := s.stageAddrs(rd)
+	carried := s.fetchStep(aAddr, bAddr, 0)
+	b.label(loop)
+	c.issueTile(la, lb, wr, issued, full)
+	aAddr, bAddr = s.stageAddrs(rd)
+	cur := carried
+	for i, k := range steps {
+		var next F
+		if i+1 < len(steps) {
+			next = s.fetchStep(aAddr, bAddr, steps[i+1])
+		} else {
+			b.comment("tile boundary: the next tile's first step before this tile's last math")
+			b.ins("cp.async.wait_group %d", S-2)
+			b.ins("bar.sync 0")
+			c.rotate(rd)
+			na, nb := s.stageAddrs(rd)
+			next = s.fetchStep(na, nb, 0)
+		}
+		s.mathStep(cur, k)
+		cur = next
+	}
+	s.moveFrag(carried, cur)
 	b.ins("sub.s32 %s, %s, 1", cnt, cnt)
 	pl := b.reg(kPred)
 	b.ins("setp.gt.s32 %s, %s, 0", pl, cnt)

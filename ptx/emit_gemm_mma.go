@@ -274,51 +274,104 @@ func (s *mmaCompute) ldsm(base string, o operandGeom, n, off int) []string {
 }
 
 func (s *mmaCompute) tile(stageOff string) {
-	c := s.c
-	b, g := c.b, c.g
-	cfg := g.cfg
-	aAddr := b.add32(s.aThr, stageOff)
-	bAddr := b.add32(s.bThr, stageOff)
-	instr := cfg.Math.mmaInstr()
+	aAddr, bAddr := s.stageAddrs(stageOff)
+	for _, ks := range s.steps() {
+		s.mathStep(s.fetchStep(aAddr, bAddr, ks), ks)
+	}
+}
+
+// mmaFrag is one k-step's fragments: af[mi] and bf[ni] registers.
+type mmaFrag struct{ a, b [][]string }
+
+// steps are the k offsets of a tile's k-steps.
+func (s *mmaCompute) steps() []int {
+	g := s.c.g
+	var out []int
 	for ks := 0; ks < g.uk; ks += g.mmaK {
-		set := (ks / g.mmaK) % cfg.KS
-		af := make([][]string, cfg.MS)
-		for mi := range af {
-			if s.ldsmA {
-				af[mi] = s.ldsm(aAddr, g.a, 4, g.a.smemOff(mi*g.mmaM, ks)*g.es)
-				continue
-			}
-			for _, reg := range s.lay.a {
-				var offs []int
-				for _, e := range reg {
-					offs = append(offs, g.a.smemOff(mi*g.mmaM+e[0], ks+e[1]))
-				}
-				af[mi] = append(af[mi], s.frag(aAddr, offs, g.a.kContig))
-			}
+		out = append(out, ks)
+	}
+	return out
+}
+
+// stageAddrs are the thread's fragment base addresses in the stage at
+// stageOff.
+func (s *mmaCompute) stageAddrs(stageOff string) (string, string) {
+	b := s.c.b
+	return b.add32(s.aThr, stageOff), b.add32(s.bThr, stageOff)
+}
+
+// fetchStep loads the fragments of the k-step at ks.
+func (s *mmaCompute) fetchStep(aAddr, bAddr string, ks int) mmaFrag {
+	g := s.c.g
+	cfg := g.cfg
+	af := make([][]string, cfg.MS)
+	for mi := range af {
+		if s.ldsmA {
+			af[mi] = s.ldsm(aAddr, g.a, 4, g.a.smemOff(mi*g.mmaM, ks)*g.es)
+			continue
 		}
-		bf := make([][]string, cfg.NS)
-		for ni := range bf {
-			if s.ldsmB {
-				if cfg.NS == 1 {
-					bf[ni] = s.ldsm(bAddr, g.b, 2, g.b.smemOff(ni*g.mmaN, ks)*g.es)
-				} else if ni%2 == 0 {
-					r := s.ldsm(bAddr, g.b, 4, g.b.smemOff(ni*g.mmaN, ks)*g.es)
-					bf[ni], bf[ni+1] = r[:2], r[2:]
-				}
-				continue
+		for _, reg := range s.lay.a {
+			var offs []int
+			for _, e := range reg {
+				offs = append(offs, g.a.smemOff(mi*g.mmaM+e[0], ks+e[1]))
 			}
-			for _, reg := range s.lay.bfrag {
-				var offs []int
-				for _, e := range reg {
-					offs = append(offs, g.b.smemOff(ni*g.mmaN+e[1], ks+e[0]))
-				}
-				bf[ni] = append(bf[ni], s.frag(bAddr, offs, g.b.kContig))
-			}
+			af[mi] = append(af[mi], s.frag(aAddr, offs, g.a.kContig))
 		}
-		for mi := 0; mi < cfg.MS; mi++ {
-			for ni := 0; ni < cfg.NS; ni++ {
-				d := braces(s.acc[set][mi][ni])
-				b.ins("%s %s, %s, %s, %s", instr, d, braces(af[mi]), braces(bf[ni]), d)
+	}
+	bf := make([][]string, cfg.NS)
+	for ni := range bf {
+		if s.ldsmB {
+			if cfg.NS == 1 {
+				bf[ni] = s.ldsm(bAddr, g.b, 2, g.b.smemOff(ni*g.mmaN, ks)*g.es)
+			} else if ni%2 == 0 {
+				r := s.ldsm(bAddr, g.b, 4, g.b.smemOff(ni*g.mmaN, ks)*g.es)
+				bf[ni], bf[ni+1] = r[:2], r[2:]
+			}
+			continue
+		}
+		for _, reg := range s.lay.bfrag {
+			var offs []int
+			for _, e := range reg {
+				offs = append(offs, g.b.smemOff(ni*g.mmaN+e[1], ks+e[0]))
+			}
+			bf[ni] = append(bf[ni], s.frag(bAddr, offs, g.b.kContig))
+		}
+	}
+	return mmaFrag{af, bf}
+}
+
+// mathStep issues the k-step's mma instructions.
+func (s *mmaCompute) mathStep(f mmaFrag, ks int) {
+	b, g := s.c.b, s.c.g
+	cfg := g.cfg
+	instr := cfg.Math.mmaInstr()
+	set := (ks / g.mmaK) % cfg.KS
+	for mi := 0; mi < cfg.MS; mi++ {
+		for ni := 0; ni < cfg.NS; ni++ {
+			d := braces(s.acc[set][mi][ni])
+			b.ins("%s %s, %s, %s, %s", instr, d, braces(f.a[mi]), braces(f.b[ni]), d)
+		}
+	}
+}
+
+// fragKind is the register class of a fragment register.
+func (s *mmaCompute) fragKind() regKind {
+	switch s.c.g.cfg.Math {
+	case MMA_F64, MMA_F64_K8, MMA_F64_K16:
+		return kF64
+	}
+	return kB32
+}
+
+// moveFrag copies a k-step's fragments into dst's registers (the
+// loop-carried fragments of loopPipelined; ptxas coalesces the moves).
+func (s *mmaCompute) moveFrag(dst, src mmaFrag) {
+	b := s.c.b
+	ty := map[regKind]string{kB32: "b32", kF64: "f64"}[s.fragKind()]
+	for _, p := range [][2][][]string{{dst.a, src.a}, {dst.b, src.b}} {
+		for i := range p[0] {
+			for j := range p[0][i] {
+				b.ins("mov.%s %s, %s", ty, p[0][i][j], p[1][i][j])
 			}
 		}
 	}

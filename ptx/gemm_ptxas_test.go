@@ -270,3 +270,51 @@ func TestPTXASWideSIMT(t *testing.T) {
 	}
 	runPTXAS(t, jobs, 0)
 }
+
+// TestPTXASPipelined assembles the pipelined twins (PP = 1) of random legal
+// mma.sync configurations of every class, and, without spills, those of
+// the vendor-shaped f64 blocks the sweep found best on the LINPACK rows,
+// whose tiles are one k-step deep (one more fragment set costs them about
+// three registers).
+func TestPTXASPipelined(t *testing.T) {
+	count := 60
+	if testing.Short() {
+		count = 12
+	}
+	rng := newRand(2027)
+	classes := allClasses()
+	var jobs []ptxasJob
+	for i := 0; len(jobs) < count && i < 100*count; i++ {
+		in := classes[rng.IntN(len(classes))]
+		sp := SpaceFor(in)
+		sp.U = []int{8, 16, 32}
+		sp.ML, sp.NL = []int{16, 32, 64, 128}, []int{8, 16, 32, 64, 128}
+		var mmas []Math
+		for _, m := range sp.Math {
+			if m.IsMMA() && !m.IsWGMMA() {
+				mmas = append(mmas, m)
+			}
+		}
+		if len(mmas) == 0 {
+			continue
+		}
+		sp.Math = []Math{mmas[rng.IntN(len(mmas))]}
+		sp.Stages = []int{2, 3, 4}
+		c, ok := sp.RandomLegal(rng, in, H100(), 3000)
+		if !ok {
+			continue
+		}
+		if c.PP = 1; Legal(c, in, H100()) == nil {
+			jobs = append(jobs, ptxasJob{cfg: c, in: in})
+		}
+	}
+	f64 := InputClass{AType: F64, BType: F64, CType: F64, Compute: F64, TransA: N, TransB: T, AlignA: 2, AlignB: 2, AlignC: 2}
+	for _, s := range []string{
+		"ms=2,ns=8,ml=128,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=6,math=mma_f64k8,pp=1",
+		"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8,pp=1",
+		"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=32,va=2,vb=2,st=6,math=mma_f64k8,pp=1",
+	} {
+		jobs = append(jobs, ptxasJob{cfg: mustParse(t, s), in: f64, heuristic: true})
+	}
+	runPTXAS(t, jobs, 0)
+}

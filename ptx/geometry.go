@@ -247,6 +247,18 @@ func (g geometry) regEstimate() int {
 		if c.Math.IsWGMMA() {
 			frag = 8 // A and B come from shared memory: descriptors only
 		}
+		if c.PP == 1 {
+			// The next tile's first step is loaded while the last step
+			// computes: with several steps per tile one more step's
+			// fragments are live; with one, little more than the
+			// carried fragments' copies (ptxas 12.4, sm_90, f64: +25–40
+			// registers with two steps per tile, +3 to +10 with one).
+			if g.uk > g.mmaK {
+				frag *= 2
+			} else {
+				frag += 8
+			}
+		}
 	} else {
 		acc = c.KS * c.MS * c.NS * w
 		frag = g.simtVK() * (c.MS + c.NS) * w

@@ -105,12 +105,15 @@ func abiParams(compute DataType) []Param {
 
 // KernelName is the deterministic entry name for (cfg, in).
 func KernelName(cfg GemmConfig, in InputClass) string {
-	kc := ""
+	kc, pp := "", ""
 	if cfg.KC > 1 {
 		kc = fmt.Sprintf("kc%d", cfg.KC)
 	}
-	return fmt.Sprintf("isaac_gemm_%s_ms%dns%dml%dnl%du%dks%dkl%dkg%d%sva%dvb%dst%d_%s", in,
-		cfg.MS, cfg.NS, cfg.ML, cfg.NL, cfg.U, cfg.KS, cfg.KL, cfg.KG, kc, cfg.VecA, cfg.VecB, cfg.Stages, cfg.Math)
+	if cfg.PP != 0 {
+		pp = fmt.Sprintf("_pp%d", cfg.PP)
+	}
+	return fmt.Sprintf("isaac_gemm_%s_ms%dns%dml%dnl%du%dks%dkl%dkg%d%sva%dvb%dst%d_%s%s", in,
+		cfg.MS, cfg.NS, cfg.ML, cfg.NL, cfg.U, cfg.KS, cfg.KL, cfg.KG, kc, cfg.VecA, cfg.VecB, cfg.Stages, cfg.Math, pp)
 }
 
 // GenerateGemm emits the kernel(s) for (cfg, in) targeting arch ("sm_80" or

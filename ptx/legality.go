@@ -71,6 +71,12 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	if cfg.Stages < 1 || cfg.Stages > 8 {
 		return illegal("ptx: st=%d must be in [1,8]", cfg.Stages)
 	}
+	switch {
+	case cfg.PP < 0 || cfg.PP > 1:
+		return illegal("ptx: pp=%d must be 0 or 1", cfg.PP)
+	case cfg.PP == 1 && (!m.IsMMA() || m.IsWGMMA() || cfg.Stages < 2):
+		return illegal("ptx: pp=1 (fragments pipelined across tiles) needs mma.sync math and cp.async stages (math %s, st=%d)", m, cfg.Stages)
+	}
 	if m.IsWGMMA() {
 		if err := warpgroupLegal(cfg, in); err != nil {
 			return err
