@@ -197,8 +197,8 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 		}
 	}
 	sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
-	// The pipelined twins of the best mma.sync configurations: the spaces
-	// do not draw PP, so the sweep tries it where it can matter.
+	// The pipelined twins of the best mma.sync and SIMT configurations: the
+	// spaces do not draw PP, so the sweep tries it where it can matter.
 	twins := pipelinedTwins(screened, pipelinedTwinsOf, func(c ptx.GemmConfig) bool {
 		return !seen[c] && ptx.Legal(c, cls, lim) == nil
 	})
@@ -238,12 +238,13 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 const pipelinedTwinsOf = 4
 
 // pipelinedTwins are the PP = 1 twins of the n fastest screened mma.sync
-// configurations (screened sorted fastest first) that ok accepts.
+// and SIMT configurations with cp.async stages (screened sorted fastest
+// first) that ok accepts.
 func pipelinedTwins(screened []scored, n int, ok func(ptx.GemmConfig) bool) []ptx.GemmConfig {
 	var out []ptx.GemmConfig
 	for _, sc := range screened[:min(n, len(screened))] {
 		c := sc.cfg
-		if !c.Math.IsMMA() || c.Math.IsWGMMA() || c.Stages < 2 || c.PP != 0 {
+		if c.Math.IsWGMMA() || c.Stages < 2 || c.PP != 0 {
 			continue
 		}
 		c.PP = 1

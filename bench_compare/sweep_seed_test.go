@@ -43,9 +43,9 @@ func TestReadSeeds(t *testing.T) {
 	}
 }
 
-// The sweep tries the pipelined twins of the fastest mma.sync
-// configurations only: not of SIMT or wgmma ones, of single-stage ones, of
-// those already pipelined, or of those the filter refuses.
+// The sweep tries the pipelined twins of the fastest mma.sync and SIMT
+// configurations only: not of wgmma ones, of single-stage ones, of those
+// already pipelined, or of those the filter refuses.
 func TestPipelinedTwins(t *testing.T) {
 	parse := func(s string) ptx.GemmConfig {
 		c, err := ptx.ParseConfig(s)
@@ -65,11 +65,12 @@ func TestPipelinedTwins(t *testing.T) {
 	}
 	refuse := parse("ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=mma_f64k16,pp=1")
 	got := pipelinedTwins(sc, 6, func(c ptx.GemmConfig) bool { return c != refuse })
-	want := []string{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8,pp=1"}
-	if len(got) != len(want) || got[0].String() != want[0] {
+	want := []string{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8,pp=1",
+		"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma,pp=1"}
+	if len(got) != len(want) || got[0].String() != want[0] || got[1].String() != want[1] {
 		t.Fatalf("twins %v, want %v", got, want)
 	}
-	if got := pipelinedTwins(sc, 7, func(ptx.GemmConfig) bool { return true }); len(got) != 3 {
-		t.Fatalf("all seven: %d twins, want 3 (%v)", len(got), got)
+	if got := pipelinedTwins(sc, 7, func(ptx.GemmConfig) bool { return true }); len(got) != 4 {
+		t.Fatalf("all seven: %d twins, want 4 (%v)", len(got), got)
 	}
 }

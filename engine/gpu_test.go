@@ -75,9 +75,9 @@ type outcome struct {
 // and for the 16-bit types ISAAC_GPU_WGMMA cases whose operands are
 // 16-byte aligned a random legal wgmma configuration (on sm_90), and for the
 // types a SIMT math serves ISAAC_GPU_WIDE_SIMT cases a random legal SIMT
-// configuration with 16-wide thread tiles (ptx.SweepSpaceFor), and for the
-// types an mma.sync math serves ISAAC_GPU_PIPELINED cases a random legal
-// mma.sync configuration with pipelined fragments (PP = 1).
+// configuration with 16-wide thread tiles (ptx.SweepSpaceFor), and
+// ISAAC_GPU_PIPELINED cases a random legal mma.sync or SIMT configuration
+// with pipelined fragments (PP = 1).
 func TestGPUDifferential(t *testing.T) {
 	ctx := gpuContext(t)
 	perType := envInt("ISAAC_GPU_CASES", 150)
@@ -172,8 +172,8 @@ func TestGPUDifferential(t *testing.T) {
 			i++
 		}
 	}
-	// mma.sync kernels with pipelined fragments (ptx.GemmConfig.PP), which
-	// the model's spaces do not draw.
+	// mma.sync and SIMT kernels with pipelined fragments
+	// (ptx.GemmConfig.PP), which the model's spaces do not draw.
 	for _, ty := range gemmcheck.Types {
 		if only != "" && !strings.Contains(","+only+",", ","+ty.Name+",") {
 			continue
@@ -185,10 +185,7 @@ func TestGPUDifferential(t *testing.T) {
 				t.Fatal(err)
 			}
 			sp := ptx.SpaceFor(in)
-			sp.Math = slices.DeleteFunc(slices.Clone(sp.Math), func(m ptx.Math) bool { return !m.IsMMA() || m.IsWGMMA() })
-			if len(sp.Math) == 0 {
-				break // no mma.sync math for the type
-			}
+			sp.Math = slices.DeleteFunc(slices.Clone(sp.Math), ptx.Math.IsWGMMA)
 			sp.Stages = slices.DeleteFunc(slices.Clone(sp.Stages), func(st int) bool { return st < 2 })
 			cfg, ok := sp.RandomLegal(rng, in, dev.limits, 20000)
 			if !ok {

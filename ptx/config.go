@@ -19,9 +19,9 @@ package ptx
 // VecA/VecB are global load vector widths in elements. Stages is the number
 // of shared-memory pipeline stages: 1 prefetches the next slice into
 // registers, ≥2 uses cp.async with that many stages in flight. PP = 1
-// (mma.sync kernels with cp.async stages) pipelines the fragments across
-// tiles: each tile's first k-step is loaded before the previous tile's last
-// mma instructions (loopPipelined); 0 is the plain loop. The model's
+// (mma.sync and SIMT kernels with cp.async stages) pipelines the fragments
+// across tiles: each tile's first k-step is loaded before the previous
+// tile's last mma or FMA instructions (loopPipelined); 0 is the plain loop. The model's
 // parameter spaces do not hold it yet (no configuration of the tuning data
 // has it), so only the sweep's grids and explicit configurations use it.
 type GemmConfig struct {

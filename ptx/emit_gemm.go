@@ -57,8 +57,10 @@ func emitGemm(g geometry, name, arch string) string {
 	switch {
 	case g.cfg.Math.IsWGMMA():
 		c.loopWarpgroup(la, lb, comp.(*wgmmaCompute))
-	case g.cfg.PP == 1:
+	case g.cfg.PP == 1 && g.cfg.Math.IsMMA():
 		loopPipelined(c, la, lb, stepCompute[mmaFrag](comp.(*mmaCompute)))
+	case g.cfg.PP == 1:
+		loopPipelined(c, la, lb, stepCompute[simtFrag](comp.(*simtCompute)))
 	case g.cfg.Stages >= 2:
 		c.loopAsync(la, lb, comp)
 	default:

@@ -164,12 +164,47 @@ func (s *simtCompute) widen(v [][]string) [][]string {
 }
 
 func (s *simtCompute) tile(stageOff string) {
-	c := s.c
-	b, g := c.b, c.g
-	cfg := g.cfg
-	aAddr := b.add32(s.aThr, stageOff)
-	bAddr := b.add32(s.bThr, stageOff)
+	aAddr, bAddr := s.stageAddrs(stageOff)
+	for _, kk := range s.steps() {
+		s.mathStep(s.fetchStep(aAddr, bAddr, kk), kk)
+	}
+}
+
+// simtFrag is one k-step's operand values as the FMAs take them (loaded
+// from shared memory, widened where needed): a[q][r] and b[q][c] for the
+// step's vk k values.
+type simtFrag struct{ a, b [][]string }
+
+// steps are the k offsets of a tile's steps (vk k values each).
+func (s *simtCompute) steps() []int {
+	g := s.c.g
+	var out []int
+	for kk := 0; kk < g.uk; kk += g.simtVK() {
+		out = append(out, kk)
+	}
+	return out
+}
+
+// stageAddrs are the thread's first A and B addresses in the stage at
+// stageOff.
+func (s *simtCompute) stageAddrs(stageOff string) (string, string) {
+	b := s.c.b
+	return b.add32(s.aThr, stageOff), b.add32(s.bThr, stageOff)
+}
+
+// fetchStep loads the k-step at kk of the stage whose thread addresses are
+// aAddr, bAddr.
+func (s *simtCompute) fetchStep(aAddr, bAddr string, kk int) simtFrag {
+	g := s.c.g
 	vk := g.simtVK()
+	av := s.widen(s.fetch(g.a, aAddr, g.cfg.MS, g.tm, kk, vk))
+	bv := s.widen(s.fetch(g.b, bAddr, g.cfg.NS, g.tn, kk, vk))
+	return simtFrag{av, bv}
+}
+
+// mathStep issues the FMAs of the k-step at kk on its loaded values.
+func (s *simtCompute) mathStep(f simtFrag, kk int) {
+	b, cfg := s.c.b, s.c.g.cfg
 	op := "fma.rn.f32"
 	switch cfg.Math {
 	case DFMA:
@@ -177,16 +212,31 @@ func (s *simtCompute) tile(stageOff string) {
 	case HFMA:
 		op = "fma.rn.f16"
 	}
-	for kk := 0; kk < g.uk; kk += vk {
-		av := s.widen(s.fetch(g.a, aAddr, cfg.MS, g.tm, kk, vk))
-		bv := s.widen(s.fetch(g.b, bAddr, cfg.NS, g.tn, kk, vk))
-		for q := 0; q < vk; q++ {
-			set := (kk + q) % cfg.KS
-			for r := 0; r < cfg.MS; r++ {
-				for cc := 0; cc < cfg.NS; cc++ {
-					a := s.acc[set][r][cc]
-					b.ins("%s %s, %s, %s, %s", op, a, av[q][r], bv[q][cc], a)
-				}
+	av, bv := f.a, f.b
+	for q := range av {
+		set := (kk + q) % cfg.KS
+		for r := 0; r < cfg.MS; r++ {
+			for cc := 0; cc < cfg.NS; cc++ {
+				a := s.acc[set][r][cc]
+				b.ins("%s %s, %s, %s, %s", op, a, av[q][r], bv[q][cc], a)
+			}
+		}
+	}
+}
+
+// moveFrag copies a step's loaded values into dst's registers (the
+// loop-carried values of loopPipelined; ptxas coalesces the moves).
+func (s *simtCompute) moveFrag(dst, src simtFrag) {
+	b := s.c.b
+	k := s.loadKind()
+	if g := s.c.g; g.es == 2 && g.cfg.Math != HFMA {
+		k = kF32 // widened (widen)
+	}
+	ty := map[regKind]string{kB16: "b16", kF32: "f32", kF64: "f64"}[k]
+	for _, p := range [][2][][]string{{dst.a, src.a}, {dst.b, src.b}} {
+		for q := range p[0] {
+			for x := range p[0][q] {
+				b.ins("mov.%s %s, %s", ty, p[0][q][x], p[1][q][x])
 			}
 		}
 	}

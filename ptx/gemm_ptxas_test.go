@@ -272,7 +272,7 @@ func TestPTXASWideSIMT(t *testing.T) {
 }
 
 // TestPTXASPipelined assembles the pipelined twins (PP = 1) of random legal
-// mma.sync configurations of every class, and, without spills, those of
+// mma.sync and SIMT configurations of every class, and, without spills, those of
 // the vendor-shaped f64 blocks the sweep found best on the LINPACK rows,
 // whose tiles are one k-step deep (one more fragment set costs them about
 // three registers).
@@ -289,16 +289,7 @@ func TestPTXASPipelined(t *testing.T) {
 		sp := SpaceFor(in)
 		sp.U = []int{8, 16, 32}
 		sp.ML, sp.NL = []int{16, 32, 64, 128}, []int{8, 16, 32, 64, 128}
-		var mmas []Math
-		for _, m := range sp.Math {
-			if m.IsMMA() && !m.IsWGMMA() {
-				mmas = append(mmas, m)
-			}
-		}
-		if len(mmas) == 0 {
-			continue
-		}
-		sp.Math = []Math{mmas[rng.IntN(len(mmas))]}
+		sp.Math = []Math{sp.Math[rng.IntN(len(sp.Math))]} // mma.sync or SIMT
 		sp.Stages = []int{2, 3, 4}
 		c, ok := sp.RandomLegal(rng, in, H100(), 3000)
 		if !ok {
@@ -315,6 +306,14 @@ func TestPTXASPipelined(t *testing.T) {
 		"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=32,va=2,vb=2,st=6,math=mma_f64k8,pp=1",
 	} {
 		jobs = append(jobs, ptxasJob{cfg: mustParse(t, s), in: f64, heuristic: true})
+	}
+	// and the SIMT 8×8 and 4×8 thread tiles of the FP32 rows, without spills
+	f32 := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, TransA: N, TransB: T, AlignA: 4, AlignB: 4, AlignC: 4}
+	for _, s := range []string{
+		"ms=8,ns=8,ml=64,nl=128,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma,pp=1",
+		"ms=4,ns=8,ml=64,nl=32,u=32,ks=1,kl=1,kg=1,kc=4,va=4,vb=4,st=2,math=ffma,pp=1",
+	} {
+		jobs = append(jobs, ptxasJob{cfg: mustParse(t, s), in: f32, heuristic: true})
 	}
 	runPTXAS(t, jobs, 0)
 }

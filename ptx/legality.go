@@ -74,8 +74,8 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	switch {
 	case cfg.PP < 0 || cfg.PP > 1:
 		return illegal("ptx: pp=%d must be 0 or 1", cfg.PP)
-	case cfg.PP == 1 && (!m.IsMMA() || m.IsWGMMA() || cfg.Stages < 2):
-		return illegal("ptx: pp=1 (fragments pipelined across tiles) needs mma.sync math and cp.async stages (math %s, st=%d)", m, cfg.Stages)
+	case cfg.PP == 1 && (m.IsWGMMA() || cfg.Stages < 2):
+		return illegal("ptx: pp=1 (fragments pipelined across tiles) needs mma.sync or SIMT math and cp.async stages (math %s, st=%d)", m, cfg.Stages)
 	}
 	if m.IsWGMMA() {
 		if err := warpgroupLegal(cfg, in); err != nil {

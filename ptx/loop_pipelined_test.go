@@ -78,7 +78,7 @@ func mainLoop(t *testing.T, ptx string) []ptxInstr {
 	return nil
 }
 
-// The pipelined loop (GemmConfig.PP) issues the next tile's copies first,
+// The pipelined loop (GemmConfig.PP), mma.sync and SIMT, issues the next tile's copies first,
 // computes every k-step of the tile with fragments loaded before it, waits
 // for the next tile and passes the block's barrier before the tile's last
 // mma instructions, loads the next tile's first k-step after that barrier
@@ -90,6 +90,7 @@ func TestLoopPipelined(t *testing.T) {
 	f16 := InputClass{AType: F16, BType: F16, CType: F16, Compute: F32, TransA: N, TransB: N, AlignA: 8, AlignB: 8, AlignC: 8}
 	f16acc := f16
 	f16acc.Compute = F16
+	bf16 := InputClass{AType: BF16, BType: BF16, CType: BF16, Compute: F32, TransA: T, TransB: T, AlignA: 8, AlignB: 8, AlignC: 8}
 	f32 := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, TransA: T, TransB: N, AlignA: 4, AlignB: 4, AlignC: 4, AllowTF32: true}
 	for _, tc := range []struct {
 		cfg string
@@ -102,6 +103,13 @@ func TestLoopPipelined(t *testing.T) {
 		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16,pp=1", f16},
 		{"ms=2,ns=2,ml=64,nl=32,u=32,ks=1,kl=2,kg=1,va=8,vb=8,st=4,math=mma_f16acc,pp=1", f16acc},
 		{"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=mma_tf32,pp=1", f32},
+		// SIMT: f32, f64, f16 widened to f32, f16
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=ffma,pp=1", f16},
+		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=hfma,pp=1", f16acc},
+		{"ms=4,ns=8,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=ffma,pp=1", bf16},
+		{"ms=8,ns=8,ml=64,nl=128,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma,pp=1", f32},
+		{"ms=4,ns=8,ml=64,nl=32,u=32,ks=2,kl=2,kg=1,va=4,vb=4,st=2,math=ffma,pp=1", f32},
+		{"ms=4,ns=4,ml=32,nl=32,u=8,ks=1,kl=1,kg=4,va=2,vb=2,st=4,math=dfma,pp=1", f64},
 	} {
 		cfg := mustParse(t, tc.cfg)
 		if err := Legal(cfg, tc.in, H100()); err != nil {
@@ -113,12 +121,14 @@ func TestLoopPipelined(t *testing.T) {
 		}
 		body := mainLoop(t, k.PTX)
 		g := newGeometry(cfg, tc.in)
-		steps := g.uk / g.mmaK
-		perStep := cfg.MS * cfg.NS
+		steps, perStep := g.uk/g.mmaK, cfg.MS*cfg.NS
+		if !cfg.Math.IsMMA() {
+			steps, perStep = g.uk/g.simtVK(), g.simtVK()*cfg.MS*cfg.NS
+		}
 		var mmas, bars, waits []int
 		for i, in := range body {
 			switch {
-			case strings.HasPrefix(in.op, "mma."):
+			case strings.HasPrefix(in.op, "mma.") || strings.HasPrefix(in.op, "fma."):
 				mmas = append(mmas, i)
 			case in.op == "bar.sync":
 				bars = append(bars, i)
@@ -127,7 +137,7 @@ func TestLoopPipelined(t *testing.T) {
 			}
 		}
 		if len(mmas) != steps*perStep {
-			t.Fatalf("%s: %d mma instructions in the loop, want %d steps × %d", tc.cfg, len(mmas), steps, perStep)
+			t.Fatalf("%s: %d mma/fma instructions in the loop, want %d steps × %d", tc.cfg, len(mmas), steps, perStep)
 		}
 		if len(bars) != 1 || len(waits) != 1 || waits[0] > bars[0] || !strings.HasSuffix(body[waits[0]].text, " "+strconv.Itoa(cfg.Stages-2)) {
 			t.Fatalf("%s: want one cp.async.wait_group %d then one bar.sync in the loop, got waits %v bars %v", tc.cfg, cfg.Stages-2, waits, bars)
@@ -145,11 +155,23 @@ func TestLoopPipelined(t *testing.T) {
 				t.Fatalf("%s: an mma of an earlier step after the barrier", tc.cfg)
 			}
 		}
-		// definitions after the barrier: the next tile's first step
+		// the carried registers: read by the first step, written only by
+		// the moves at the end of the loop, from the next tile's loads
+		carried := map[string]bool{}
+		for _, j := range mmas[:perStep] {
+			for _, u := range fragOperands(body[j]) {
+				carried[u] = true
+			}
+		}
+		// definitions after the barrier (but the moves into the carried
+		// registers): the next tile's first step
 		after := map[string]bool{}
 		for _, in := range body[bar+1:] {
-			if !strings.HasPrefix(in.op, "mma.") && !strings.HasPrefix(in.op, "mov.") {
-				for _, d := range in.defs {
+			if strings.HasPrefix(in.op, "mma.") || strings.HasPrefix(in.op, "fma.") {
+				continue
+			}
+			for _, d := range in.defs {
+				if !carried[d] {
 					after[d] = true
 				}
 			}
@@ -159,14 +181,6 @@ func TestLoopPipelined(t *testing.T) {
 				if after[u] {
 					t.Fatalf("%s: the last step's mma reads %s, loaded after the barrier: %s", tc.cfg, u, body[j].text)
 				}
-			}
-		}
-		// the carried registers: read by the first step, written only by
-		// the moves at the end of the loop, from the next tile's loads
-		carried := map[string]bool{}
-		for _, j := range mmas[:perStep] {
-			for _, u := range fragOperands(body[j]) {
-				carried[u] = true
 			}
 		}
 		for i, in := range body {
@@ -189,9 +203,12 @@ func TestLoopPipelined(t *testing.T) {
 	}
 }
 
-// fragOperands are the A and B fragment registers an mma reads (not its
-// accumulators).
+// fragOperands are the A and B fragment registers an mma (or a SIMT fma)
+// reads, not its accumulators.
 func fragOperands(in ptxInstr) []string {
+	if strings.HasPrefix(in.op, "fma.") {
+		return in.uses[:2] // fma d, a, b, c
+	}
 	// mma d, {a}, {b}, c: uses holds a, b, c, then d again
 	_, rest, _ := strings.Cut(in.text, "}")
 	rest = rest[:strings.LastIndex(rest, "{")]
