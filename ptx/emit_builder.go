@@ -44,6 +44,16 @@ func (b *builder) regs(k regKind, n int) []string {
 	return out
 }
 
+// movRegs copies src[i][j] into dst[i][j], registers of class k.
+func (b *builder) movRegs(k regKind, dst, src [][]string) {
+	ty := strings.TrimPrefix(regDecl[k], ".")
+	for i := range dst {
+		for j := range dst[i] {
+			b.ins("mov.%s %s, %s", ty, dst[i][j], src[i][j])
+		}
+	}
+}
+
 // ins emits one instruction (the trailing semicolon is added).
 func (b *builder) ins(format string, args ...any) {
 	b.body.WriteByte('\t')

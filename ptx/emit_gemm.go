@@ -203,46 +203,68 @@ func (c *gemmCtx) rotate(off string) {
 	b.ins("selp.b32 %s, 0, %s, %s", off, off, p)
 }
 
-// loopAsync is the multi-stage cp.async main loop: stage t%S is consumed while
-// tiles t+1..t+S-1 are in flight.
-func (c *gemmCtx) loopAsync(la, lb *loader, comp compute) {
+// asyncLoop is a cp.async main loop's state: the byte offsets of the stage
+// being written and of the stage being read, the labels of the loop and of
+// its end, the tiles left, the tiles issued so far and the tiles wholly
+// inside K (while the tile being issued is one of them, the copies skip the
+// k bounds: issueAsyncFull).
+type asyncLoop struct {
+	wr, rd, loop, done, cnt, issued, full string
+}
+
+// asyncPrologue issues and commits the first inflight tiles (comment
+// describes them in the PTX), branches to the loop's end when there is no
+// tile, and sets the loop's counters. The caller places the loop label.
+func (c *gemmCtx) asyncPrologue(la, lb *loader, inflight int, comment string) asyncLoop {
 	b, g := c.b, c.g
-	S := g.cfg.Stages
-	wr, rd := b.reg(kB32), b.reg(kB32)
-	b.ins("mov.b32 %s, 0", wr)
-	b.ins("mov.b32 %s, 0", rd)
-	b.comment("pipeline prologue: %d stages in flight", S-1)
-	for s := 0; s < S-1; s++ {
-		la.issueAsync(wr)
-		lb.issueAsync(wr)
+	l := asyncLoop{wr: b.reg(kB32), rd: b.reg(kB32)}
+	b.ins("mov.b32 %s, 0", l.wr)
+	b.ins("mov.b32 %s, 0", l.rd)
+	b.comment("%s", comment)
+	for s := 0; s < inflight; s++ {
+		la.issueAsync(l.wr)
+		lb.issueAsync(l.wr)
 		b.ins("cp.async.commit_group")
 		la.advance()
 		lb.advance()
-		c.rotate(wr)
+		c.rotate(l.wr)
 	}
-	loop, done := b.newLabel("loop"), b.newLabel("done")
+	l.loop, l.done = b.newLabel("loop"), b.newLabel("done")
 	pz := b.reg(kPred)
 	b.ins("setp.le.s32 %s, %s, 0", pz, c.nTiles)
-	b.insP(pz, "bra.uni %s", done)
-	cnt := b.reg(kB32)
-	b.ins("mov.b32 %s, %s", cnt, c.nTiles)
-	// Tiles 0..full-1 lie wholly inside K: while the tile being issued is
-	// one of them, the copies skip the k bounds (issueAsyncFull).
-	issued, full := b.reg(kB32), b.reg(kB32)
-	b.ins("mov.b32 %s, %d", issued, S-1)
-	b.ins("sub.s32 %s, %s, %s", full, c.kEnd, c.kBeg)
-	b.ins("shr.s32 %s, %s, %d", full, full, log2(g.cfg.U))
-	b.label(loop)
+	b.insP(pz, "bra.uni %s", l.done)
+	l.cnt = b.reg(kB32)
+	b.ins("mov.b32 %s, %s", l.cnt, c.nTiles)
+	l.issued, l.full = b.reg(kB32), b.reg(kB32)
+	b.ins("mov.b32 %s, %d", l.issued, inflight)
+	b.ins("sub.s32 %s, %s, %s", l.full, c.kEnd, c.kBeg)
+	b.ins("shr.s32 %s, %s, %d", l.full, l.full, log2(g.cfg.U))
+	return l
+}
+
+// next counts a tile off and branches back to the loop while tiles are
+// left.
+func (c *gemmCtx) next(l asyncLoop) {
+	b := c.b
+	b.ins("sub.s32 %s, %s, 1", l.cnt, l.cnt)
+	pl := b.reg(kPred)
+	b.ins("setp.gt.s32 %s, %s, 0", pl, l.cnt)
+	b.insP(pl, "bra.uni %s", l.loop)
+}
+
+// loopAsync is the multi-stage cp.async main loop: stage t%S is consumed while
+// tiles t+1..t+S-1 are in flight.
+func (c *gemmCtx) loopAsync(la, lb *loader, comp compute) {
+	b, S := c.b, c.g.cfg.Stages
+	l := c.asyncPrologue(la, lb, S-1, fmt.Sprintf("pipeline prologue: %d stages in flight", S-1))
+	b.label(l.loop)
 	b.ins("cp.async.wait_group %d", S-2)
 	b.ins("bar.sync 0")
-	c.issueTile(la, lb, wr, issued, full)
-	comp.tile(rd)
-	c.rotate(rd)
-	b.ins("sub.s32 %s, %s, 1", cnt, cnt)
-	pl := b.reg(kPred)
-	b.ins("setp.gt.s32 %s, %s, 0", pl, cnt)
-	b.insP(pl, "bra.uni %s", loop)
-	b.label(done)
+	c.issueTile(la, lb, l.wr, l.issued, l.full)
+	comp.tile(l.rd)
+	c.rotate(l.rd)
+	c.next(l)
+	b.label(l.done)
 	b.ins("cp.async.wait_group 0")
 	b.ins("bar.sync 0")
 }
@@ -258,6 +280,15 @@ type stepCompute[F any] interface {
 	moveFrag(dst, src F)
 }
 
+// kSteps are the offsets 0, step, 2·step, … below n: the k-steps of a tile.
+func kSteps(n, step int) []int {
+	var out []int
+	for k := 0; k < n; k += step {
+		out = append(out, k)
+	}
+	return out
+}
+
 // loopPipelined is loopAsync with each tile's first k-step loaded before the
 // previous tile's last k-step computes (GemmConfig.PP): the wait for the next
 // tile and the barrier come before the last step's math instead of at the
@@ -270,38 +301,16 @@ type stepCompute[F any] interface {
 // first step is loaded. One step's fragments are carried around the loop in
 // fixed registers.
 func loopPipelined[F any](c *gemmCtx, la, lb *loader, s stepCompute[F]) {
-	b, g := c.b, c.g
-	S := g.cfg.Stages
-	wr, rd := b.reg(kB32), b.reg(kB32)
-	b.ins("mov.b32 %s, 0", wr)
-	b.ins("mov.b32 %s, 0", rd)
-	b.comment("pipeline prologue: %d stages in flight", S-1)
-	for st := 0; st < S-1; st++ {
-		la.issueAsync(wr)
-		lb.issueAsync(wr)
-		b.ins("cp.async.commit_group")
-		la.advance()
-		lb.advance()
-		c.rotate(wr)
-	}
-	loop, done := b.newLabel("loop"), b.newLabel("done")
-	pz := b.reg(kPred)
-	b.ins("setp.le.s32 %s, %s, 0", pz, c.nTiles)
-	b.insP(pz, "bra.uni %s", done)
-	cnt := b.reg(kB32)
-	b.ins("mov.b32 %s, %s", cnt, c.nTiles)
-	issued, full := b.reg(kB32), b.reg(kB32)
-	b.ins("mov.b32 %s, %d", issued, S-1)
-	b.ins("sub.s32 %s, %s, %s", full, c.kEnd, c.kBeg)
-	b.ins("shr.s32 %s, %s, %d", full, full, log2(g.cfg.U))
+	b, S := c.b, c.g.cfg.Stages
+	l := c.asyncPrologue(la, lb, S-1, fmt.Sprintf("pipeline prologue: %d stages in flight", S-1))
 	steps := s.steps()
 	b.ins("cp.async.wait_group %d", S-2)
 	b.ins("bar.sync 0")
-	aAddr, bAddr := s.stageAddrs(rd)
+	aAddr, bAddr := s.stageAddrs(l.rd)
 	carried := s.fetchStep(aAddr, bAddr, 0)
-	b.label(loop)
-	c.issueTile(la, lb, wr, issued, full)
-	aAddr, bAddr = s.stageAddrs(rd)
+	b.label(l.loop)
+	c.issueTile(la, lb, l.wr, l.issued, l.full)
+	aAddr, bAddr = s.stageAddrs(l.rd)
 	cur := carried
 	for i, k := range steps {
 		var next F
@@ -311,19 +320,16 @@ func loopPipelined[F any](c *gemmCtx, la, lb *loader, s stepCompute[F]) {
 			b.comment("tile boundary: the next tile's first step before this tile's last math")
 			b.ins("cp.async.wait_group %d", S-2)
 			b.ins("bar.sync 0")
-			c.rotate(rd)
-			na, nb := s.stageAddrs(rd)
+			c.rotate(l.rd)
+			na, nb := s.stageAddrs(l.rd)
 			next = s.fetchStep(na, nb, 0)
 		}
 		s.mathStep(cur, k)
 		cur = next
 	}
 	s.moveFrag(carried, cur)
-	b.ins("sub.s32 %s, %s, 1", cnt, cnt)
-	pl := b.reg(kPred)
-	b.ins("setp.gt.s32 %s, %s, 0", pl, cnt)
-	b.insP(pl, "bra.uni %s", loop)
-	b.label(done)
+	c.next(l)
+	b.label(l.done)
 	b.ins("cp.async.wait_group 0")
 	b.ins("bar.sync 0")
 }

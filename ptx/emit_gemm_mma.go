@@ -284,20 +284,12 @@ func (s *mmaCompute) tile(stageOff string) {
 type mmaFrag struct{ a, b [][]string }
 
 // steps are the k offsets of a tile's k-steps.
-func (s *mmaCompute) steps() []int {
-	g := s.c.g
-	var out []int
-	for ks := 0; ks < g.uk; ks += g.mmaK {
-		out = append(out, ks)
-	}
-	return out
-}
+func (s *mmaCompute) steps() []int { return kSteps(s.c.g.uk, s.c.g.mmaK) }
 
 // stageAddrs are the thread's fragment base addresses in the stage at
 // stageOff.
 func (s *mmaCompute) stageAddrs(stageOff string) (string, string) {
-	b := s.c.b
-	return b.add32(s.aThr, stageOff), b.add32(s.bThr, stageOff)
+	return s.c.b.add32(s.aThr, stageOff), s.c.b.add32(s.bThr, stageOff)
 }
 
 // fetchStep loads the fragments of the k-step at ks.
@@ -366,15 +358,8 @@ func (s *mmaCompute) fragKind() regKind {
 // moveFrag copies a k-step's fragments into dst's registers (the
 // loop-carried fragments of loopPipelined; ptxas coalesces the moves).
 func (s *mmaCompute) moveFrag(dst, src mmaFrag) {
-	b := s.c.b
-	ty := map[regKind]string{kB32: "b32", kF64: "f64"}[s.fragKind()]
-	for _, p := range [][2][][]string{{dst.a, src.a}, {dst.b, src.b}} {
-		for i := range p[0] {
-			for j := range p[0][i] {
-				b.ins("mov.%s %s, %s", ty, p[0][i][j], p[1][i][j])
-			}
-		}
-	}
+	s.c.b.movRegs(s.fragKind(), dst.a, src.a)
+	s.c.b.movRegs(s.fragKind(), dst.b, src.b)
 }
 
 func (s *mmaCompute) elements() []accElem {

@@ -176,20 +176,12 @@ func (s *simtCompute) tile(stageOff string) {
 type simtFrag struct{ a, b [][]string }
 
 // steps are the k offsets of a tile's steps (vk k values each).
-func (s *simtCompute) steps() []int {
-	g := s.c.g
-	var out []int
-	for kk := 0; kk < g.uk; kk += g.simtVK() {
-		out = append(out, kk)
-	}
-	return out
-}
+func (s *simtCompute) steps() []int { return kSteps(s.c.g.uk, s.c.g.simtVK()) }
 
 // stageAddrs are the thread's first A and B addresses in the stage at
 // stageOff.
 func (s *simtCompute) stageAddrs(stageOff string) (string, string) {
-	b := s.c.b
-	return b.add32(s.aThr, stageOff), b.add32(s.bThr, stageOff)
+	return s.c.b.add32(s.aThr, stageOff), s.c.b.add32(s.bThr, stageOff)
 }
 
 // fetchStep loads the k-step at kk of the stage whose thread addresses are
@@ -224,22 +216,15 @@ func (s *simtCompute) mathStep(f simtFrag, kk int) {
 	}
 }
 
-// moveFrag copies a step's loaded values into dst's registers (the
-// loop-carried values of loopPipelined; ptxas coalesces the moves).
+// moveFrag copies a step's values into dst's registers (the loop-carried
+// values of loopPipelined; ptxas coalesces the moves).
 func (s *simtCompute) moveFrag(dst, src simtFrag) {
-	b := s.c.b
 	k := s.loadKind()
 	if g := s.c.g; g.es == 2 && g.cfg.Math != HFMA {
 		k = kF32 // widened (widen)
 	}
-	ty := map[regKind]string{kB16: "b16", kF32: "f32", kF64: "f64"}[k]
-	for _, p := range [][2][][]string{{dst.a, src.a}, {dst.b, src.b}} {
-		for q := range p[0] {
-			for x := range p[0][q] {
-				b.ins("mov.%s %s, %s", ty, p[0][q][x], p[1][q][x])
-			}
-		}
-	}
+	s.c.b.movRegs(k, dst.a, src.a)
+	s.c.b.movRegs(k, dst.b, src.b)
 }
 
 func (s *simtCompute) elements() []accElem {
