@@ -263,19 +263,20 @@ func (g geometry) regEstimate() int {
 		acc = c.KS * c.MS * c.NS * w
 		frag = g.simtVK() * (c.MS + c.NS) * w
 	}
-	// SIMT with pipelined fragments: about one k-value's row and column
-	// values more live across the tile boundary, while the next tile's
-	// copies are issued (ptxas 12.4, sm_90, f32: 4×4 thread tiles +15
-	// registers, 4×8 +19, 8×8 +26–36; 8×16 tiles reach 255 and spill).
-	simtPP := 0
-	if c.PP == 1 && !c.Math.IsMMA() {
-		simtPP = (c.MS+c.NS)*w + 16
-	}
 	loads := g.a.loads + g.b.loads
 	stage := 0
 	if c.Stages <= 1 {
 		stage = (g.a.loads*g.a.vec + g.b.loads*g.b.vec) * g.es / 4
 		stage = max(stage, loads)
+	}
+	if c.PP == 1 && !c.Math.IsMMA() {
+		// SIMT with pipelined fragments (outside the model's spaces, so
+		// this estimate moves no choice of the model): fitted to ptxas
+		// 12.4 on sm_90 without the margin below, about four k-values'
+		// rows and columns live (f32: 4×4 thread tiles 74 registers where
+		// this gives 90, 4×8 168 / 172, 8×8 164–193 / 175–190; 8×16 reach
+		// 255 and spill, 286 here).
+		return acc + 4*(c.MS+c.NS)*w + stage + 5*loads + 32
 	}
 	regs := acc + frag + stage + 5*loads + 32
 	if c.Math == WGMMA_F16_F16ACC {
@@ -291,14 +292,14 @@ func (g geometry) regEstimate() int {
 		// k-steps' fragments are live, and no margin is needed (ptxas 12.4,
 		// sm_90, f32: 189–220 registers where this gives 223–235; the
 		// estimate above gave 338–370).
-		return acc + 2*(c.MS+c.NS)*w + stage + 5*loads + 32 + simtPP
+		return acc + 2*(c.MS+c.NS)*w + stage + 5*loads + 32
 	}
 	if !c.Math.IsMMA() {
 		// 25% margin for SIMT: the JIT's allocation exceeds the count of
 		// live values (measured on an H100: a 512-thread f16 FFMA kernel
 		// estimated at 120 registers needed more than 128). The mma
 		// estimate is already above what ptxas allocates.
-		regs = regs*5/4 + simtPP
+		regs = regs * 5 / 4
 	}
 	return regs
 }
