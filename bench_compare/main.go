@@ -9,6 +9,7 @@
 //	go run ./bench_compare -suite table4            # the ISAAC paper's Table 4 GEMMs
 //	go run ./bench_compare -suite csv -shapes my.csv
 //	go run ./bench_compare -config ms=4,ns=4,...    # also "always ours with configuration X"
+//	go run ./bench_compare -cases bench_compare/ab_cases_pp.txt   # configurations side by side, per input
 //	go run ./bench_compare -overhead -lib build/libisaac.so
 //	go run ./bench_compare -replot bench_compare/results/h100/table4.csv -readme README.md   # no GPU
 //
@@ -47,6 +48,7 @@ func main() {
 	targets := flag.Bool("targets", false, "with -replot: also write <csv>-targets.md, the GEMM issue's targets met or missed")
 	floorCSV := flag.String("floors", "", "with -replot -targets: a floor CSV (-floor) of the same inputs, to set each missed target against what reading the input takes")
 	floor := flag.Bool("floor", false, "instead of GEMMs, measure each input's floor: the timer's reading for a kernel that only reads the input's bytes, and for an empty region (floor-<suite>.csv)")
+	cases := flag.String("cases", "", "instead of suites, measure the (input, configuration) pairs of this file (lines \"m n k layout dtype config\", ab.sh's format): per input cuBLAS and its configurations interleaved on the same buffers; writes <out>/cases.txt")
 	model := flag.Bool("model", false, "also run the shipped model's choice per input (column \"model\") and the shim's default dispatch (column \"dispatch\": the model's choice where it predicts a win, cuBLAS elsewhere)")
 	flag.Parse()
 	if *replot != "" {
@@ -56,14 +58,14 @@ func main() {
 		}
 		return
 	}
-	if err := run(*suites, *shapes, *dtypes, *repeats, *warmup, *config, *out, *limit, *sweep, *seed, *overhead, *lib, *cudaHome, *model, *floor); err != nil {
+	if err := run(*suites, *shapes, *dtypes, *repeats, *warmup, *config, *out, *limit, *sweep, *seed, *overhead, *lib, *cudaHome, *model, *floor, *cases); err != nil {
 		fmt.Fprintln(os.Stderr, "bench_compare:", err)
 		os.Exit(1)
 	}
 }
 
 func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out string, limit, sweep int, seedPaths string,
-	overhead bool, lib, cudaHome string, model, floor bool) error {
+	overhead bool, lib, cudaHome string, model, floor bool, cases string) error {
 	var dts []DType
 	for _, name := range strings.Split(dtypeList, ",") {
 		d, err := DTypeByName(strings.TrimSpace(name))
@@ -93,6 +95,9 @@ func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out 
 		return err
 	}
 	b.Env.Commit = gitCommit()
+	if cases != "" {
+		return runCases(b, cases, out, os.Stderr)
+	}
 	if model {
 		e, err := modelEngine(b.Env.DeviceKey)
 		if err != nil {

@@ -2,11 +2,11 @@ package main
 
 import (
 	"math"
-
-	"github.com/isaacgo/isaac/internal/devbench"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/isaacgo/isaac/internal/devbench"
 	"github.com/isaacgo/isaac/request"
 )
 
@@ -141,7 +141,45 @@ func TestNoGPU(t *testing.T) {
 	if _, err := NewBench(1, 0); err == nil {
 		t.Skip("a GPU is present")
 	}
-	if err := run("table4", "", "s", 1, 0, "", t.TempDir(), 1, 0, "", false, "", "", true, false); err != nil {
+	if err := run("table4", "", "s", 1, 0, "", t.TempDir(), 1, 0, "", false, "", "", true, false, ""); err != nil {
 		t.Errorf("run without a GPU: %v", err)
+	}
+}
+
+// A cases file groups its configurations by input, in file order, and
+// refuses malformed lines.
+func TestReadCases(t *testing.T) {
+	in := `# comment
+512 512 512 NT s ms=4,ns=8,ml=64,nl=64,u=16,ks=2,kl=1,kg=1,kc=2,va=4,vb=4,st=4,math=ffma
+2048 2048 2048 NT d ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8
+
+512 512 512 nt s ms=4,ns=8,ml=64,nl=64,u=16,ks=2,kl=1,kg=1,kc=2,va=4,vb=4,st=4,math=ffma,pp=1
+`
+	got, err := ReadCases(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].M != 512 || got[0].DType.Name != "s" || len(got[0].Configs) != 2 || got[0].Configs[1].PP != 1 ||
+		got[1].K != 2048 || got[1].DType.Name != "d" || len(got[1].Configs) != 1 || got[1].Layout != "NT" {
+		t.Fatalf("got %+v", got)
+	}
+	for _, bad := range []string{
+		"512 512 NT s ms=4,ns=8,ml=64,nl=64,u=16,ks=2,kl=1,kg=1,va=4,vb=4,st=4,math=ffma",
+		"512 512 0 NT s ms=4,ns=8,ml=64,nl=64,u=16,ks=2,kl=1,kg=1,va=4,vb=4,st=4,math=ffma",
+		"512 512 512 NX s ms=4,ns=8,ml=64,nl=64,u=16,ks=2,kl=1,kg=1,va=4,vb=4,st=4,math=ffma",
+		"512 512 512 NT q ms=4,ns=8,ml=64,nl=64,u=16,ks=2,kl=1,kg=1,va=4,vb=4,st=4,math=ffma",
+		"512 512 512 NT s ms=4",
+	} {
+		if _, err := ReadCases(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+	f, err := os.Open("ab_cases_pp.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if cs, err := ReadCases(f); err != nil || len(cs) < 20 {
+		t.Fatalf("ab_cases_pp.txt: %d inputs, %v", len(cs), err)
 	}
 }
