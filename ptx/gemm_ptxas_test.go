@@ -315,5 +315,8 @@ func TestPTXASPipelined(t *testing.T) {
 	} {
 		jobs = append(jobs, ptxasJob{cfg: mustParse(t, s), in: f32, heuristic: true})
 	}
+	// 8×16, the vendor's SIMT register blocking: 255 registers, the copies'
+	// addresses spilled (Legal admits it)
+	jobs = append(jobs, ptxasJob{cfg: mustParse(t, "ms=8,ns=16,ml=64,nl=128,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=4,math=ffma,pp=1"), in: f32})
 	runPTXAS(t, jobs, 0)
 }

@@ -271,12 +271,15 @@ func (g geometry) regEstimate() int {
 	}
 	if c.PP == 1 && !c.Math.IsMMA() {
 		// SIMT with pipelined fragments (outside the model's spaces, so
-		// this estimate moves no choice of the model): fitted to ptxas
-		// 12.4 on sm_90 without the margin below, about four k-values'
-		// rows and columns live (f32: 4×4 thread tiles 74 registers where
-		// this gives 90, 4×8 168 / 172, 8×8 164–193 / 175–190; 8×16 reach
-		// 255 and spill, 286 here).
-		return acc + 4*(c.MS+c.NS)*w + stage + 5*loads + 32
+		// this estimate moves no choice of the model), fitted to ptxas
+		// 12.4 on sm_90 without the margin below: about three k-values'
+		// rows and columns live, and the copies' addresses, of which
+		// ptxas keeps what does not fit in local memory and reloads it
+		// once per tile (8×16 thread tiles: 255 registers and 60 bytes
+		// spilled, all of it copy addresses, 6 local loads per 1,024
+		// FFMAs; 4×4: 74 registers where this gives 82, 8×8: 164–193 /
+		// 159–160).
+		return acc + 3*(c.MS+c.NS)*w + stage + 32 + min(5*loads, 16)
 	}
 	regs := acc + frag + stage + 5*loads + 32
 	if c.Math == WGMMA_F16_F16ACC {
