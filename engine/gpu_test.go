@@ -184,7 +184,7 @@ func TestGPUDifferential(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sp := ptx.SpaceFor(in)
+			sp := ptx.SweepSpaceFor(in) // 16-wide SIMT thread tiles too
 			sp.Math = slices.DeleteFunc(slices.Clone(sp.Math), ptx.Math.IsWGMMA)
 			sp.Stages = slices.DeleteFunc(slices.Clone(sp.Stages), func(st int) bool { return st < 2 })
 			cfg, ok := sp.RandomLegal(rng, in, dev.limits, 20000)
