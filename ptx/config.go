@@ -24,6 +24,9 @@ package ptx
 // tile's last mma or FMA instructions (loopPipelined); 0 is the plain loop. The model's
 // parameter spaces do not hold it yet (no configuration of the tuning data
 // has it), so only the sweep's grids and explicit configurations use it.
+// MR, when set, caps the registers per thread (PTX .maxnreg; ptxas keeps
+// what does not fit in local memory): a way to keep a block per SM that a
+// few registers more would cost. Like PP it lies outside the spaces.
 type GemmConfig struct {
 	MS, NS     int
 	ML, NL     int
@@ -34,6 +37,7 @@ type GemmConfig struct {
 	Stages     int
 	Math       Math
 	PP         int
+	MR         int
 }
 
 // clusterSize is the number of blocks of a cluster (1 without one).

@@ -33,6 +33,10 @@ func TestConfigRoundTrip(t *testing.T) {
 	if c.PP = 0; c.String() != "ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8" {
 		t.Fatalf("pp=0 must keep the old form: %s", c)
 	}
+	c, err = ParseConfig("mr=128,ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=1")
+	if err != nil || c.MR != 128 || c.String() != "ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=1,mr=128" {
+		t.Fatalf("register cap: %+v %v", c, err)
+	}
 	for _, bad := range []string{"", "ms=4", "ms=4,ms=4", "ms=x,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma",
 		"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=nope",
 		"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma,zz=1"} {

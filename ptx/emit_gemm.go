@@ -76,7 +76,7 @@ func emitGemm(g geometry, name, arch string) string {
 		align = 1024 // 128-byte swizzle atoms (newCoreMatrixGeom)
 	}
 	return header(arch) + fmt.Sprintf(".extern .shared .align %d .b8 %s[];\n\n", align, smemSymbol) +
-		entry(name, abiParams(g.in.Compute), b)
+		entryMaxReg(name, abiParams(g.in.Compute), g.cfg.MR, b)
 }
 
 func (c *gemmCtx) globalParam(name string) string {

@@ -320,3 +320,44 @@ func TestPTXASPipelined(t *testing.T) {
 	jobs = append(jobs, ptxasJob{cfg: mustParse(t, "ms=8,ns=16,ml=64,nl=128,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=4,math=ffma,pp=1"), in: f32})
 	runPTXAS(t, jobs, 0)
 }
+
+// A register cap (mr) holds: ptxas allocates at most that many registers
+// per thread, the pipelined FP64 block keeps four blocks per SM (131
+// registers uncapped), and an uncapped kernel's PTX has no .maxnreg.
+func TestPTXASRegisterCap(t *testing.T) {
+	if _, err := ptxas.Find(); err != nil {
+		t.Skip("ptxas not found: run scripts/fetch-ptxas.sh build/tools")
+	}
+	f64 := InputClass{AType: F64, BType: F64, CType: F64, Compute: F64, TransA: N, TransB: T, AlignA: 2, AlignB: 2, AlignC: 2}
+	f32 := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, TransA: N, TransB: T, AlignA: 4, AlignB: 4, AlignC: 4}
+	for _, tc := range []struct {
+		cfg string
+		in  InputClass
+		cap int
+	}{
+		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8,pp=1,mr=128", f64, 128},
+		{"ms=4,ns=4,ml=128,nl=128,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma,mr=64", f32, 64},
+		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8,pp=1", f64, 0},
+	} {
+		cfg := mustParse(t, tc.cfg)
+		k, err := GenerateGemm(cfg, tc.in, "sm_90")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has := strings.Contains(k.PTX, "\n.maxnreg "); has != (tc.cap > 0) {
+			t.Fatalf("%s: .maxnreg in the PTX: %v", tc.cfg, has)
+		}
+		rep, err := ptxas.Compile(k.PTX, "sm_90")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := rep.Functions[0]
+		if tc.cap > 0 && f.Registers > tc.cap {
+			t.Errorf("%s: %d registers above the cap %d", tc.cfg, f.Registers, tc.cap)
+		}
+		if regs := (f.Registers + 7) / 8 * 8; regs*k.Block[0] > 65536 {
+			t.Errorf("%s: %d registers × %d threads exceed the register file", tc.cfg, f.Registers, k.Block[0])
+		}
+		t.Logf("%s: %d registers, %d/%d bytes spilled", tc.cfg, f.Registers, f.SpillStores, f.SpillLoads)
+	}
+}

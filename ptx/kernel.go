@@ -112,6 +112,9 @@ func KernelName(cfg GemmConfig, in InputClass) string {
 	if cfg.PP != 0 {
 		pp = fmt.Sprintf("_pp%d", cfg.PP)
 	}
+	if cfg.MR != 0 {
+		pp += fmt.Sprintf("_mr%d", cfg.MR)
+	}
 	return fmt.Sprintf("isaac_gemm_%s_ms%dns%dml%dnl%du%dks%dkl%dkg%d%sva%dvb%dst%d_%s%s", in,
 		cfg.MS, cfg.NS, cfg.ML, cfg.NL, cfg.U, cfg.KS, cfg.KL, cfg.KG, kc, cfg.VecA, cfg.VecB, cfg.Stages, cfg.Math, pp)
 }
@@ -175,6 +178,11 @@ func header(arch string) string {
 
 // entry wraps a body into a .visible .entry with the ABI parameters.
 func entry(name string, params []Param, b *builder) string {
+	return entryMaxReg(name, params, 0, b)
+}
+
+// entryMaxReg is entry with a .maxnreg directive when maxReg > 0.
+func entryMaxReg(name string, params []Param, maxReg int, b *builder) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, ".visible .entry %s(\n", name)
 	for i, p := range params {
@@ -184,7 +192,11 @@ func entry(name string, params []Param, b *builder) string {
 		}
 		fmt.Fprintf(&s, "\t.param %s p_%s%s\n", p.PTXType, p.Name, sep)
 	}
-	s.WriteString(")\n{\n")
+	s.WriteString(")\n")
+	if maxReg > 0 {
+		fmt.Fprintf(&s, ".maxnreg %d\n", maxReg)
+	}
+	s.WriteString("{\n")
 	s.WriteString(b.decls())
 	s.WriteString(b.body.String())
 	s.WriteString("}\n")

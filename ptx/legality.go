@@ -71,6 +71,9 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	if cfg.Stages < 1 || cfg.Stages > 8 {
 		return illegal("ptx: st=%d must be in [1,8]", cfg.Stages)
 	}
+	if cfg.MR != 0 && (cfg.MR < 32 || cfg.MR > 248 || cfg.MR%8 != 0) {
+		return illegal("ptx: mr=%d must be 0 or a multiple of 8 in [32,248]", cfg.MR)
+	}
 	switch {
 	case cfg.PP < 0 || cfg.PP > 1:
 		return illegal("ptx: pp=%d must be 0 or 1", cfg.PP)
@@ -117,6 +120,9 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		return illegal("ptx: %d bytes of shared memory exceed the device limit %d", g.sharedBytes, min(dev.MaxSharedPerBlockOptin, dev.MaxSharedPerSM))
 	}
 	regs := g.regEstimate()
+	if cfg.MR > 0 {
+		regs = min(regs, cfg.MR) // ptxas spills the rest
+	}
 	if regs > dev.MaxRegistersPerThread || regs > 255 {
 		return illegal("ptx: estimated %d registers per thread exceed %d", regs, min(dev.MaxRegistersPerThread, 255))
 	}

@@ -57,6 +57,12 @@ func TestLegal(t *testing.T) {
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=1,math=ffma,pp=1", f32, "cp.async stages"},
 		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=2", f64, "pp=2"},
 		{"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,pp=1", f16, "needs mma.sync or SIMT"},
+		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=1,mr=128", f64, ""},
+		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,mr=100", f64, "mr=100"},
+		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,mr=256", f64, "mr=256"},
+		// the cap admits a block the estimate alone would not: 1024 threads of ≤ 64 registers
+		{"ms=4,ns=4,ml=128,nl=128,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma", f32, "register file"},
+		{"ms=4,ns=4,ml=128,nl=128,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma,mr=64", f32, ""},
 		{"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16", f16, ""},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=1,math=ffma", InputClass{AType: F32, BType: F16, CType: F32, Compute: F32, AlignA: 4, AlignB: 4, AlignC: 4}, "A and B types differ"},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=1,math=ffma", InputClass{AType: F32, BType: F32, CType: F16, Compute: F32, AlignA: 4, AlignB: 4, AlignC: 4}, "unsupported type combination"},

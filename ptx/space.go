@@ -162,7 +162,7 @@ func (s Space) Contains(c GemmConfig) bool {
 	if kc == 0 {
 		kc = 1
 	}
-	return c.PP == 0 && in(c.MS, s.MS) && in(c.NS, s.NS) && in(c.ML, s.ML) && in(c.NL, s.NL) && in(c.U, s.U) &&
+	return c.PP == 0 && c.MR == 0 && in(c.MS, s.MS) && in(c.NS, s.NS) && in(c.ML, s.ML) && in(c.NL, s.NL) && in(c.U, s.U) &&
 		in(c.KS, s.KS) && in(c.KL, s.KL) && in(c.KG, s.KG) && (in(kc, s.KC) || kc == 1) &&
 		in(c.VecA, s.VecA) && in(c.VecB, s.VecB) && in(c.Stages, s.Stages) && slices.Contains(s.Math, c.Math)
 }
