@@ -202,6 +202,26 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	twins := pipelinedTwins(screened, pipelinedTwinsOf, func(c ptx.GemmConfig) bool {
 		return !seen[c] && ptx.Legal(c, cls, lim) == nil
 	})
+	twins = s.compileAll(g, twins)
+	// A twin that needs a few registers more than its plain configuration
+	// and so fits fewer blocks per SM is tried capped too (mr).
+	for _, t := range twins {
+		plain := t
+		plain.PP = 0
+		r0, err0 := engine.Registers(g, plain)
+		r1, err1 := engine.Registers(g, t)
+		if err0 != nil || err1 != nil {
+			continue
+		}
+		if mr := registerCap(r0, r1, t.Threads(), lim.RegistersPerSM); mr > 0 {
+			c := t
+			c.MR = mr
+			if !seen[c] && ptx.Legal(c, cls, lim) == nil {
+				seen[c] = true
+				twins = append(twins, c)
+			}
+		}
+	}
 	more, err := s.screen(b, g, in, s.compileAll(g, twins))
 	if err != nil {
 		return Row{}, err
@@ -253,6 +273,24 @@ func pipelinedTwins(screened []scored, n int, ok func(ptx.GemmConfig) bool) []pt
 		}
 	}
 	return out
+}
+
+// registerCap is the register cap (ptx.GemmConfig.MR) that gives a kernel
+// of regs registers per thread and threads threads as many blocks per SM
+// (registers alone: regsPerSM, allocated per thread in units of 8) as its
+// plain twin of plain registers, when the kernel fits fewer; 0 when it does
+// not lose a block or no cap of at least plain's registers keeps it.
+func registerCap(plain, regs, threads, regsPerSM int) int {
+	blocks := func(r int) int { return regsPerSM / ((r + 7) / 8 * 8 * threads) }
+	want := blocks(plain)
+	if want == 0 || blocks(regs) >= want {
+		return 0
+	}
+	mr := min(regsPerSM/(want*threads)/8*8, 248)
+	if mr < plain || mr < 32 {
+		return 0
+	}
+	return mr
 }
 
 type scored struct {

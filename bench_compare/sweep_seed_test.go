@@ -74,3 +74,25 @@ func TestPipelinedTwins(t *testing.T) {
 		t.Fatalf("all seven: %d twins, want 4 (%v)", len(got), got)
 	}
 }
+
+// A pipelined twin that loses a block per SM to a few registers gets the
+// cap that keeps its plain twin's blocks; one that loses none gets none.
+func TestRegisterCap(t *testing.T) {
+	const file = 65536
+	for _, c := range []struct{ plain, regs, threads, want int }{
+		{128, 131, 128, 128}, // FP64 64x64 u=8: 4 blocks, 3 with 131
+		{222, 232, 128, 0},   // 2 blocks either way
+		{178, 196, 128, 0},   // 2 blocks either way
+		{128, 164, 128, 128}, // SIMT 8x8 64x128
+		{100, 120, 256, 0},   // 2 blocks of 256 either way
+		{100, 136, 256, 128}, // 2 blocks of 256 at 104, 1 at 136
+		{250, 255, 256, 0},   // 1 block either way
+		{40, 48, 1024, 0},    // the plain twin fits 1 block of 1024, the twin 1 too
+		{64, 72, 1024, 64},   // the twin does not fit at all; capped at the plain twin's 64 it does
+		{60, 72, 1024, 64},
+	} {
+		if got := registerCap(c.plain, c.regs, c.threads, file); got != c.want {
+			t.Errorf("plain %d, twin %d, %d threads: cap %d, want %d", c.plain, c.regs, c.threads, got, c.want)
+		}
+	}
+}

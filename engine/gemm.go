@@ -231,6 +231,20 @@ func Prepare(g *request.Gemm, cfg ptx.GemmConfig) error {
 	return err
 }
 
+// Registers is how many registers per thread the driver gave the kernel of
+// cfg for g's input class (loading it first, as Prepare does).
+func Registers(g *request.Gemm, cfg ptx.GemmConfig) (int, error) {
+	ctxID, info, in, err := prepare(g)
+	if err != nil {
+		return 0, err
+	}
+	lk, err := kernelForCall(ctxID, in, int(g.M), int(g.N), int(g.K), &cfg, info)
+	if err != nil {
+		return 0, err
+	}
+	return lk.fn.Attribute(cuda.FuncNumRegs)
+}
+
 // Limits are the current context's device limits, as Legal takes them.
 func Limits() (ptx.DeviceLimits, error) {
 	if err := cuda.Load(); err != nil {
