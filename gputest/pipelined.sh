@@ -6,7 +6,8 @@
 #   1. the differential test's pipelined cases only (ISAAC_GPU_PIPELINED per
 #      type: random mma.sync and SIMT configurations of the sweep's space with
 #      pp=1) against cuBLAS and the exact reference, and a compute-sanitizer
-#      memcheck sample of them
+#      memcheck sample of them; TestGPURegisters (the driver's register
+#      counts within a cap, mr, and capped kernels' results)
 #   2. side by side with their plain twins: bench_compare -cases on
 #      bench_compare/ab_cases_pp.txt (every FP32/FP64 Table 4 row's best swept
 #      configuration and its pp=1 twin, and cuBLAS-shaped FP64 blocks), each
@@ -32,6 +33,9 @@ env "${only[@]}" ISAAC_GPU_PIPELINED=3 ISAAC_GPU_MAXWORK=4000000 ISAAC_GPU_SEED=
 	compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/engine.test" -test.run '^TestGPUDifferential$' \
 	>"$out/pipelined_memcheck.txt" 2>&1 || fail=1
 grep -E 'ERROR SUMMARY|--- ' "$out/pipelined_memcheck.txt" | tee -a "$summary"
+
+"$dev/engine.test" -test.run '^TestGPURegisters$' -test.v >"$out/registers_test.txt" 2>&1 || fail=1
+grep -E -- '--- |registers' "$out/registers_test.txt" | tee -a "$summary"
 
 say "== 2. pipelined twins beside the plain configurations (bench_compare -cases)"
 "$dev/bench_compare" -cases bench_compare/ab_cases_pp.txt -out "$out" >"$out/cases.progress.log" 2>&1 || fail=1
