@@ -26,7 +26,7 @@ say() { echo "$*" | tee -a "$summary"; }
 only=(ISAAC_GPU_CASES=0 ISAAC_GPU_CONFIGS=0 ISAAC_GPU_WGMMA=0 ISAAC_GPU_WIDE_SIMT=0)
 
 say "== 1. differential test, pipelined cases only ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader))"
-env "${only[@]}" ISAAC_GPU_PIPELINED=${PP_CASES:-60} \
+env "${only[@]}" ISAAC_GPU_PIPELINED=${PP_CASES:-30} \
 	"$dev/engine.test" -test.run '^TestGPUDifferential$' -test.v >"$out/pipelined_differential.txt" 2>&1 || fail=1
 grep -E '^\s+(type|sgemm|dgemm|hgemm|gemmex)|worst case|--- |FAIL' "$out/pipelined_differential.txt" | cut -c1-300 | head -40 | tee -a "$summary"
 env "${only[@]}" ISAAC_GPU_PIPELINED=3 ISAAC_GPU_MAXWORK=4000000 ISAAC_GPU_SEED=11 \
