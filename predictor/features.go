@@ -107,6 +107,13 @@ func pow2(v int) int {
 	return n
 }
 
+// Describes reports whether the configuration schema tells c apart from
+// every other configuration: it has no feature for the pipelined fragments
+// and the register cap (ptx.GemmConfig.PP, MR), which lie outside the
+// parameter spaces, so a configuration with either would be taken for its
+// plain twin. The trainer leaves such rows out.
+func Describes(c ptx.GemmConfig) bool { return c.PP == 0 && c.MR == 0 }
+
 // PutConfig writes the pair's features into dst[:ConfigFeatures].
 func PutConfig(dst []float64, in Input, c ptx.GemmConfig) {
 	PutInput(dst, in)

@@ -57,8 +57,8 @@ func ConfigMatrices(samples []Sample) (train, valid, test Matrix) {
 	train.F, valid.F, test.F = f, f, f
 	x := make([]float64, f)
 	for _, s := range samples {
-		if s.VendorOnly() {
-			continue
+		if s.VendorOnly() || !predictor.Describes(s.Config) {
+			continue // no configuration, or one the schema cannot tell from its plain twin
 		}
 		in := SampleInput(s)
 		predictor.PutConfig(x, in, s.Config)

@@ -39,6 +39,7 @@ type sampleOptions struct {
 	pow2                float64 // share of dimensions rounded to a multiple of a power of two 32…1024
 	warpgroup           int     // per input, this many wgmma configurations too (classes that allow them)
 	grid                int     // per input, this many configurations of ptx.Grid too (those in the model's spaces)
+	pipelined           int     // per input, the pipelined twins (pp=1) of this many of its drawn configurations too
 	types               string  // comma-separated served types to draw (empty: all)
 	misaligned          float64 // share of batches with a random alignment below the widest
 }
@@ -62,6 +63,8 @@ func sampleCmd(args []string) error {
 	fs.IntVar(&o.warpgroup, "warpgroup", 0, "per input, also this many configurations from the class's wgmma space (sm_90a; 16-bit classes with 16-byte alignment)")
 	fs.IntVar(&o.grid, "grid", 0, "per input, also this many configurations drawn from the sweep's grids (ptx.Grid: tile families at several split counts) "+
 		"that lie in the model's spaces")
+	fs.IntVar(&o.pipelined, "pp", 0, "per input, also the pipelined twins (pp=1) of this many of its drawn mma.sync and SIMT configurations "+
+		"(data for a configuration schema that tells them apart; the current one does not, and training leaves them out)")
 	fs.StringVar(&o.types, "types", "", "served types to draw, comma-separated (default: all)")
 	fs.Float64Var(&o.misaligned, "misaligned", 0.3, "share of batches whose leading dimensions get a random alignment below the widest")
 	fs.Parse(args)
@@ -202,6 +205,7 @@ func (s *sampleRun) provenance() []string {
 		fmt.Sprintf("warpgroup: %d configurations per input from the class's wgmma space too, where it has one (0: none); types: %s; misaligned batches: %.0f%%",
 			s.opt.warpgroup, typesOr(s.opt.types), 100*s.dist.MisalignedShare),
 		fmt.Sprintf("grid: %d configurations per input drawn without replacement from ptx.Grid's that lie in the class's spaces (0: none)", s.opt.grid),
+		fmt.Sprintf("pp: the pipelined twins (pp=1) of up to %d of each input's drawn configurations too (0: none)", s.opt.pipelined),
 		fmt.Sprintf("inputs: m, n, k log-uniform in 1..%d (%.0f%% of k up to %d), %.0f%% near the Table 4 suites (each dimension x exp(U(-0.35,0.35)), exact suite shapes excluded), "+
 			"%.0f%% of dimensions >= 16 rounded down to a multiple of 8, then %.0f%% of all to the nearest multiple of 2^j (j uniform in 5..10); "+
 			"the served types (see types:), four layouts, leading dimensions fully aligned except in the misaligned share; "+
@@ -368,6 +372,12 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 				drawn[cls] = append(drawn[cls], cfg)
 			}
 		}
+		for _, cfg := range pipelinedTwins(drawn[cls], s.opt.pipelined, cls, s.lim, m, n, k) {
+			if !seen[cls][cfg] {
+				seen[cls][cfg] = true
+				drawn[cls] = append(drawn[cls], cfg)
+			}
+		}
 		if s.guide != nil {
 			for _, cfg := range s.guidedConfigs(b, i, cls, sm) {
 				if !seen[cls][cfg] {
@@ -467,6 +477,24 @@ func gridDraw(grid []ptx.GemmConfig, cls ptx.InputClass, n int, rng *rand.Rand) 
 	}
 	rng.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
 	return in[:min(n, len(in))]
+}
+
+// pipelinedTwins are the pp=1 twins of up to n of cfgs (the last drawn
+// first: the current input's) that are mma.sync or SIMT kernels with
+// cp.async stages, legal, and suit the input.
+func pipelinedTwins(cfgs []ptx.GemmConfig, n int, cls ptx.InputClass, lim ptx.DeviceLimits, m, nn, k int) []ptx.GemmConfig {
+	var out []ptx.GemmConfig
+	for i := len(cfgs) - 1; i >= 0 && len(out) < n; i-- {
+		c := cfgs[i]
+		if c.PP != 0 || c.Math.IsWGMMA() || c.Stages < 2 {
+			continue
+		}
+		c.PP = 1
+		if ptx.Legal(c, cls, lim) == nil && ptx.Suits(c, m, nn, k) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // guidedConfigs are the model's best-predicted configurations for input i

@@ -62,3 +62,30 @@ func TestGridDraw(t *testing.T) {
 		}
 	}
 }
+
+// The sampler's pipelined twins: pp=1 copies of the most recently drawn
+// mma.sync and SIMT configurations with cp.async stages, legal and suited,
+// as many as asked.
+func TestPipelinedTwins(t *testing.T) {
+	f64 := ptx.InputClass{AType: ptx.F64, BType: ptx.F64, CType: ptx.F64, Compute: ptx.F64, TransA: ptx.N, TransB: ptx.T, AlignA: 2, AlignB: 2, AlignC: 2}
+	var cfgs []ptx.GemmConfig
+	for _, s := range []string{
+		"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8",
+		"ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=1,va=2,vb=2,st=1,math=mma_f64",
+		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=dfma",
+		"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=mma_f64k8,pp=1",
+	} {
+		c, err := ptx.ParseConfig(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfgs = append(cfgs, c)
+	}
+	got := pipelinedTwins(cfgs, 5, f64, ptx.H100(), 1000, 1000, 1000)
+	if len(got) != 2 || got[0].Math != ptx.DFMA || got[1].Math != ptx.MMA_F64_K8 || got[0].PP != 1 || got[1].PP != 1 {
+		t.Fatalf("twins %v", got)
+	}
+	if got := pipelinedTwins(cfgs, 1, f64, ptx.H100(), 1000, 1000, 1000); len(got) != 1 || got[0].Math != ptx.DFMA {
+		t.Fatalf("one twin: %v", got)
+	}
+}
