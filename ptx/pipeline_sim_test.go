@@ -15,9 +15,11 @@ import (
 // when a cp.async.wait_group lets its group complete (as late as the PTX
 // ISA allows), a shared-memory load reads the tile its stage holds then,
 // and the loaded values carry (tile, byte offset in the stage) through
-// moves and conversions into the mma.sync and fma instructions. It fails
-// when a copy overwrites a stage this thread read since the last barrier
-// (another thread may still read it), when a math instruction reads values
+// moves and conversions into the mma.sync and fma instructions; wgmma
+// instructions read the stages their descriptors point at, until a
+// wgmma.wait_group retires them. It fails when a copy overwrites a stage
+// this thread read since the last barrier (another thread may still read
+// it) or that a wgmma in flight reads, when a math instruction reads values
 // of two tiles or of no tile, and it reports for every math instruction the
 // (tile, offset) of its A and B operands, so that two loops can be compared
 // instruction by instruction.
@@ -33,6 +35,8 @@ type pipeSim struct {
 	landed     int         // groups landed
 	holds      map[int]int // stage → the group (tile) it holds
 	readSince  map[int]bool
+	wgOpen     []int    // stages the wgmma instructions since the last commit read
+	wgPending  [][]int  // committed wgmma groups still reading: their stages
 	math       []string // per math instruction: its operands' (tile, offset)
 }
 
@@ -134,8 +138,11 @@ func simulatePipeline(ptxSrc string, g geometry, params map[string]int64, grid [
 		case smemSymbol:
 			return 0, true
 		}
-		if x, err := strconv.ParseInt(a, 10, 64); err == nil {
+		if x, err := strconv.ParseInt(a, 0, 64); err == nil {
 			return x, true
+		}
+		if x, err := strconv.ParseUint(a, 0, 64); err == nil { // descriptor bits
+			return int64(x), true
 		}
 		if r, ok := strings.CutPrefix(a, "!"); ok { // a negated predicate
 			x, ok := st.ints[r]
@@ -241,6 +248,11 @@ func simulatePipeline(ptxSrc string, g geometry, params map[string]int64, grid [
 			if st.readSince[s] {
 				return nil, fmt.Errorf("a copy of tile %d overwrites stage %d, read since the last barrier", st.groups, s)
 			}
+			for _, grp := range append(st.wgPending, st.wgOpen) {
+				if slices.Contains(grp, s) {
+					return nil, fmt.Errorf("a copy of tile %d overwrites stage %d, which a wgmma in flight reads", st.groups, s)
+				}
+			}
 			st.open = append(st.open, s)
 		case op == "bar.sync":
 			st.readSince = map[int]bool{}
@@ -259,6 +271,43 @@ func simulatePipeline(ptxSrc string, g geometry, params map[string]int64, grid [
 				delete(st.ints, r)
 				st.tags[r] = fragTag{tile, int(addr) - s*g.stageBytes}
 			}
+		case strings.HasPrefix(op, "wgmma.mma_async"):
+			// A and B through matrix descriptors: bits 0–13 hold the
+			// shared address / 16; read asynchronously until the group
+			// is waited for.
+			var sig []string
+			tile := -2
+			for _, d := range a[1:3] {
+				desc, ok := val(d)
+				if !ok {
+					return nil, fmt.Errorf("%s with an unknown descriptor %s", op, d)
+				}
+				addr := desc & 0x3FFF << 4
+				s := stageOf(addr)
+				tg, held := st.holds[s]
+				if !held {
+					return nil, fmt.Errorf("%s reads stage %d, which holds no tile's data", op, s)
+				}
+				if tile != -2 && tg != tile {
+					return nil, fmt.Errorf("%s mixes tiles %d and %d", op, tile, tg)
+				}
+				tile = tg
+				st.wgOpen = append(st.wgOpen, s)
+				sig = append(sig, strconv.Itoa(int(addr)-s*g.stageBytes))
+			}
+			st.math = append(st.math, fmt.Sprintf("tile %d: %s", tile, strings.Join(sig, " ")))
+		case strings.HasPrefix(op, "wgmma.commit_group"):
+			st.wgPending = append(st.wgPending, st.wgOpen)
+			st.wgOpen = nil
+		case strings.HasPrefix(op, "wgmma.wait_group"):
+			n, _ := strconv.Atoi(a[0])
+			for len(st.wgPending) > n { // done reading: a barrier frees the stage
+				for _, s := range st.wgPending[0] {
+					st.readSince[s] = true
+				}
+				st.wgPending = st.wgPending[1:]
+			}
+		case strings.HasPrefix(op, "wgmma.") || strings.HasPrefix(op, "fence."):
 		case base == "mma" || base == "fma" && len(a) == 4:
 			var srcs []string
 			if base == "mma" {
@@ -491,6 +540,49 @@ func TestPipelineSimulated(t *testing.T) {
 	t.Fatal("fewer than 60 random configurations with a legal pipelined twin")
 }
 
+// The wgmma loop (descriptors, reads in flight until wgmma.wait_group):
+// every tile read whole and in order, no copy into a stage a wgmma group
+// still reads or that was read since the last barrier; chosen
+// configurations (swizzled and core-matrix tiles, both operand layouts,
+// two warpgroups, grid and cluster splits) and 20 random ones.
+func TestWarpgroupPipelineSimulated(t *testing.T) {
+	nn := InputClass{AType: F16, BType: F16, CType: F16, Compute: F32, TransA: N, TransB: N, AlignA: 8, AlignB: 8, AlignC: 8}
+	tt := InputClass{AType: BF16, BType: BF16, CType: BF16, Compute: F32, TransA: T, TransB: T, AlignA: 8, AlignB: 8, AlignC: 8}
+	for _, tc := range []struct {
+		cfg     string
+		in      InputClass
+		m, n, k int
+	}{
+		{"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16", nn, 64, 64, 300},
+		{"ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=5,math=wgmma_f16", nn, 100, 64, 200},
+		{"ms=2,ns=16,ml=128,nl=256,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16", nn, 128, 256, 256},
+		{"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=3,va=8,vb=8,st=4,math=wgmma_bf16", tt, 128, 64, 900},
+		{"ms=1,ns=4,ml=64,nl=32,u=64,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=3,math=wgmma_bf16", tt, 64, 32, 512},
+	} {
+		checkLoop(t, mustParse(t, tc.cfg), tc.in, tc.m, tc.n, tc.k)
+	}
+	rng := newRand(32)
+	classes := allClasses()
+	for n, i := 0, 0; i < 20000; i++ {
+		in := classes[rng.IntN(len(classes))]
+		sp := WarpgroupSpace(in)
+		if len(sp.Math) == 0 {
+			continue
+		}
+		sp.KG, sp.KC = []int{1, 2, 3}, []int{1, 2}
+		c, ok := sp.RandomLegal(rng, in, H100(), 3000)
+		if !ok || c.ML*c.NL > 128*128 {
+			continue
+		}
+		m, nn, k := c.ML+rng.IntN(2*c.ML), c.NL+rng.IntN(2*c.NL), c.U*c.KG*max(c.KC, 1)*(1+rng.IntN(5))+rng.IntN(c.U)
+		checkLoop(t, c, in, m, nn, k)
+		if n++; n == 20 {
+			return
+		}
+	}
+	t.Fatal("fewer than 20 random wgmma configurations")
+}
+
 func withPP(c GemmConfig) GemmConfig {
 	c.PP = 1
 	return c
@@ -501,12 +593,38 @@ func withPP(c GemmConfig) GemmConfig {
 // instruction by instruction.
 func comparePipelined(t *testing.T, plain GemmConfig, in InputClass, m, n, k int) {
 	t.Helper()
+	want := checkLoop(t, plain, in, m, n, k)
+	pp := withPP(plain)
+	if err := Legal(pp, in, H100()); err != nil {
+		t.Fatalf("%s: %v", pp, err)
+	}
+	got := simulateConfig(t, pp, in, m, n, k)
+	for th := range got {
+		if len(got[th]) != len(want[th]) {
+			t.Fatalf("%s: %d math instructions, the plain loop %d", pp, len(got[th]), len(want[th]))
+		}
+		for i := range got[th] {
+			if got[th][i] != want[th][i] {
+				t.Fatalf("%s: math instruction %d reads %s, the plain loop's %s", pp, i, got[th][i], want[th][i])
+			}
+		}
+	}
+}
+
+// checkLoop runs cfg's loop in the simulation on an m×n×k input and checks
+// that it reads each tile whole and in order; it returns what each
+// simulated thread's math instructions read.
+func checkLoop(t *testing.T, plain GemmConfig, in InputClass, m, n, k int) [][]string {
+	t.Helper()
 	if err := Legal(plain, in, H100()); err != nil {
 		t.Fatalf("%s: %v", plain, err)
 	}
 	g := newGeometry(plain, in)
 	perTile := (g.uk / g.mmaK) * plain.MS * plain.NS
-	if !plain.Math.IsMMA() {
+	switch {
+	case plain.Math.IsWGMMA():
+		perTile = plain.U / 16 * plain.MS
+	case !plain.Math.IsMMA():
 		perTile = g.uk * plain.MS * plain.NS
 	}
 	want := simulateConfig(t, plain, in, m, n, k)
@@ -524,19 +642,5 @@ func comparePipelined(t *testing.T, plain GemmConfig, in InputClass, m, n, k int
 			}
 		}
 	}
-	pp := withPP(plain)
-	if err := Legal(pp, in, H100()); err != nil {
-		t.Fatalf("%s: %v", pp, err)
-	}
-	got := simulateConfig(t, pp, in, m, n, k)
-	for th := range got {
-		if len(got[th]) != len(want[th]) {
-			t.Fatalf("%s: %d math instructions, the plain loop %d", pp, len(got[th]), len(want[th]))
-		}
-		for i := range got[th] {
-			if got[th][i] != want[th][i] {
-				t.Fatalf("%s: math instruction %d reads %s, the plain loop's %s", pp, i, got[th][i], want[th][i])
-			}
-		}
-	}
+	return want
 }
