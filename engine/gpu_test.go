@@ -187,6 +187,9 @@ func TestGPUDifferential(t *testing.T) {
 			sp := ptx.SweepSpaceFor(in) // 16-wide SIMT thread tiles too
 			sp.Math = slices.DeleteFunc(slices.Clone(sp.Math), ptx.Math.IsWGMMA)
 			sp.Stages = slices.DeleteFunc(slices.Clone(sp.Stages), func(st int) bool { return st < 2 })
+			if len(sp.Math) == 0 || len(sp.Stages) == 0 {
+				continue // no cp.async stages (misaligned operands) or wgmma only: nothing to pipeline
+			}
 			cfg, ok := sp.RandomLegal(rng, in, dev.limits, 20000)
 			if !ok {
 				continue

@@ -18,7 +18,7 @@ import (
 // every later call is forwarded with reason measured. The best swept kernel
 // of a row where we win (FP32 DeepBench bwd 2560×16×2560) settles too, and
 // keeps serving when it is measured the faster. Each side is timed
-// measureCalls times, and served results are exact.
+// measureWarmups+measureCalls times, and served results are exact.
 func TestGPUMeasuredDispatch(t *testing.T) {
 	ctx := gpuContext(t)
 	runtime.LockOSThread()
@@ -62,7 +62,7 @@ func TestGPUMeasuredDispatch(t *testing.T) {
 		}
 		// The decision the model would make with this kernel.
 		decisions.Store(decisionKey{ctxID, in, tc.c.M, tc.c.N, tc.c.K, Auto},
-			&decision{lk: lk, reason: request.Served, meas: &measurement{}})
+			&decision{lk: lk, reason: request.Served, meas: newMeasurement()})
 		counts := map[request.Reason]int{}
 		for i := 0; i < 64 && !Measured(g).Settled; i++ {
 			r := Serve(g, Auto)
@@ -87,8 +87,8 @@ func TestGPUMeasuredDispatch(t *testing.T) {
 		if !m.Checked || !m.Settled {
 			t.Fatalf("no verdict after %v", counts)
 		}
-		if counts[request.Served] < measureCalls || counts[request.FwdMeasuring] != measureCalls {
-			t.Errorf("calls %v: want %d timed on each side", counts, measureCalls)
+		if timed := measureWarmups + measureCalls; counts[request.Served] < timed || counts[request.FwdMeasuring] != timed {
+			t.Errorf("calls %v: want %d timed on each side (%d of them warm-ups)", counts, timed, measureWarmups)
 		}
 		if m.OursUS <= 0 || m.VendorUS <= 0 {
 			t.Errorf("medians %.2f, %.2f µs", m.OursUS, m.VendorUS)

@@ -43,12 +43,19 @@ func (p DevicePtr) MemsetD32Async(v uint32, n int, s Stream) error {
 	return check("cuMemsetD32Async", C.isaac_cu_memset_d32_async(C.CUdeviceptr(p), C.uint(v), C.size_t(n), C.uintptr_t(s)))
 }
 
-// CopyFromHost copies len(b) bytes from host memory to p (synchronous).
+// CopyFromHost copies b to p and returns once the copy has landed. A
+// cuMemcpyHtoD from pageable memory may return with its DMA still queued
+// on the legacy stream, which work on a non-blocking stream does not wait
+// for: a kernel launched there next could read p before the copy lands.
+// So the legacy stream is synchronized after the copy.
 func (p DevicePtr) CopyFromHost(b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
-	return check("cuMemcpyHtoD", C.isaac_cu_memcpy_htod(C.CUdeviceptr(p), unsafe.Pointer(&b[0]), C.size_t(len(b))))
+	if err := check("cuMemcpyHtoD", C.isaac_cu_memcpy_htod(C.CUdeviceptr(p), unsafe.Pointer(&b[0]), C.size_t(len(b)))); err != nil {
+		return err
+	}
+	return check("cuStreamSynchronize", C.isaac_cu_stream_synchronize(0))
 }
 
 // CopyToHost copies len(b) bytes from p to host memory (synchronous).
