@@ -30,6 +30,11 @@ func TestLegal(t *testing.T) {
 		{"ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=2,math=ffma", f32, ""},
 		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16", f16, ""},
 		{"ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=4,va=2,vb=2,st=1,math=mma_f64", f64, ""},
+		// pp=1 with both a grid and a cluster split: nondeterministic on H100
+		{"ms=1,ns=1,ml=16,nl=16,u=8,ks=1,kl=1,kg=48,kc=2,va=1,vb=1,st=4,math=mma_f64,pp=1", f64, "nondeterministic"},
+		{"ms=1,ns=1,ml=16,nl=16,u=8,ks=1,kl=1,kg=48,kc=2,va=1,vb=1,st=4,math=mma_f64", f64, ""},
+		{"ms=1,ns=1,ml=16,nl=16,u=8,ks=1,kl=1,kg=48,va=1,vb=1,st=4,math=mma_f64,pp=1", f64, ""},
+		{"ms=1,ns=1,ml=16,nl=16,u=8,ks=1,kl=1,kg=1,kc=2,va=1,vb=1,st=4,math=mma_f64,pp=1", f64, ""},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=mma_tf32", f32, "incompatible"},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=mma_f16", f32, "incompatible"},
 		{"ms=3,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma", f32, "ms=3"},
