@@ -93,7 +93,7 @@ func dispatchEngine(vendor func(g *request.Gemm) error) Engine {
 			if r != request.Served {
 				return "cuBLAS (" + r.String() + ")"
 			}
-			// The check's medians, as for a decision it turned: they show
+			// The check's fastest times, as for a decision it turned: they show
 			// by how much the warm check judged a served row a win.
 			if m := engine.Measured(g); m.Checked && m.Settled {
 				return fmt.Sprintf("%s (checked: ours %.1f µs, cuBLAS %.1f µs)", cfg, m.OursUS, m.VendorUS)

@@ -42,7 +42,8 @@ func Serve(g *request.Gemm, mode Mode) request.Reason {
 		case vendorFaster:
 			return request.FwdMeasured
 		case measuring:
-			return m.serve(func() error { return launchGemm(ctx, g, d.lk, info) }, cuda.Stream(g.Stream))
+			return m.serve(func() error { return launchGemm(ctx, g, d.lk, info) },
+				func() error { return hold(ctx, cuda.Stream(g.Stream)) }, cuda.Stream(g.Stream))
 		}
 	}
 	return reasonOf(launchGemm(ctx, g, d.lk, info))
