@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -167,34 +168,12 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	if err != nil {
 		return Row{}, err
 	}
-	// Local search: from the best so far, try every one-parameter step
-	// (the next smaller or larger value of one parameter) while it helps.
 	seen := map[ptx.GemmConfig]bool{}
 	for _, c := range screened {
 		seen[c.cfg] = true
 	}
-	for round := 0; round < s.Rounds && len(screened) > 0; round++ {
-		sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
-		var next []ptx.GemmConfig
-		space := ptx.SweepSpaceFor(cls)
-		if screened[0].cfg.Math.IsWGMMA() {
-			space = ptx.WarpgroupSpace(cls)
-		}
-		for _, c := range ptx.Neighbors(screened[0].cfg, space) {
-			if !seen[c] && ptx.Legal(c, cls, lim) == nil && ptx.Suits(c, in.M, in.N, in.K) {
-				seen[c] = true
-				next = append(next, c)
-			}
-		}
-		more, err := s.screen(b, g, in, s.compileAll(g, next))
-		if err != nil {
-			return Row{}, err
-		}
-		improved := len(more) > 0 && minUS(more) < screened[0].us
-		screened = append(screened, more...)
-		if !improved {
-			break
-		}
+	if screened, err = s.localSearch(b, g, in, cls, lim, screened, seen); err != nil {
+		return Row{}, err
 	}
 	sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
 	// The pipelined twins of the best mma.sync and SIMT configurations: the
@@ -228,6 +207,25 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	}
 	screened = append(screened, more...)
 	sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
+	// The tensor-copy twins (TMA) of the best wgmma configurations and of
+	// the warpgroup grid, which the spaces do not draw; when one of them is
+	// the fastest, the local search goes on from it.
+	tma := tmaTwins(screened, tmaTwinsOf, ptx.WarpgroupGrid(cls, lim, in.M, in.N, in.K), func(c ptx.GemmConfig) bool {
+		return !seen[c] && ptx.Legal(c, cls, lim) == nil && ptx.Suits(c, in.M, in.N, in.K)
+	})
+	for _, c := range tma {
+		seen[c] = true
+	}
+	if more, err = s.screen(b, g, in, s.compileAll(g, tma)); err != nil {
+		return Row{}, err
+	}
+	screened = append(screened, more...)
+	sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
+	if screened[0].cfg.TMA == 1 {
+		if screened, err = s.localSearch(b, g, in, cls, lim, screened, seen); err != nil {
+			return Row{}, err
+		}
+	}
 	finalists := []Engine{{Name: "heuristic", Config: &cands[0]}}
 	for i := 0; i < len(screened) && len(finalists) < s.Finalists+1; i++ {
 		if screened[i].cfg != cands[0] {
@@ -251,6 +249,70 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	row.Speedup = row.VendorUS / row.OursUS
 	row.Alt = []Alt{heuristic}
 	return row, nil
+}
+
+// localSearch moves from the best screened configuration one parameter
+// at a time (the next smaller or larger value in its space) while a step
+// helps, for up to Rounds rounds; it returns every screened configuration,
+// fastest first.
+func (s *Sweeper) localSearch(b *Bench, g *request.Gemm, in Input, cls ptx.InputClass, lim ptx.DeviceLimits,
+	screened []scored, seen map[ptx.GemmConfig]bool) ([]scored, error) {
+	for round := 0; round < s.Rounds && len(screened) > 0; round++ {
+		sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
+		var next []ptx.GemmConfig
+		space := ptx.SweepSpaceFor(cls)
+		if screened[0].cfg.Math.IsWGMMA() {
+			space = ptx.WarpgroupSpace(cls)
+		}
+		for _, c := range ptx.Neighbors(screened[0].cfg, space) {
+			if !seen[c] && ptx.Legal(c, cls, lim) == nil && ptx.Suits(c, in.M, in.N, in.K) {
+				seen[c] = true
+				next = append(next, c)
+			}
+		}
+		more, err := s.screen(b, g, in, s.compileAll(g, next))
+		if err != nil {
+			return nil, err
+		}
+		improved := len(more) > 0 && minUS(more) < screened[0].us
+		screened = append(screened, more...)
+		if !improved {
+			break
+		}
+	}
+	sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
+	return screened, nil
+}
+
+// tmaTwinsOf is how many of the best screened wgmma configurations the
+// sweep also tries staged by the bulk tensor copy engine (ptx.GemmConfig.TMA).
+const tmaTwinsOf = 8
+
+// tmaTwins are the TMA = 1 twins of the n fastest screened wgmma
+// configurations (screened sorted fastest first) and of every
+// configuration of grid, each with u = 64 where its own k-slice keeps a
+// k-contiguous tile from the 128-byte lines the copy engine writes, that
+// ok accepts, without repeats.
+func tmaTwins(screened []scored, n int, grid []ptx.GemmConfig, ok func(ptx.GemmConfig) bool) []ptx.GemmConfig {
+	from := slices.Clone(grid)
+	for _, sc := range screened[:min(n, len(screened))] {
+		from = append(from, sc.cfg)
+	}
+	var out []ptx.GemmConfig
+	for _, c := range from {
+		if !c.Math.IsWGMMA() || c.TMA != 0 {
+			continue
+		}
+		c.TMA = 1
+		for _, u := range []int{c.U, 64} {
+			c.U = u
+			if ok(c) && !containsConfig(out, c) {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // pipelinedTwinsOf is how many of the best screened configurations the

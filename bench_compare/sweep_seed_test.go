@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -72,6 +73,43 @@ func TestPipelinedTwins(t *testing.T) {
 	}
 	if got := pipelinedTwins(sc, 7, func(ptx.GemmConfig) bool { return true }); len(got) != 4 {
 		t.Fatalf("all seven: %d twins, want 4 (%v)", len(got), got)
+	}
+}
+
+// The sweep tries the tensor-copy twins of the fastest wgmma
+// configurations and of the grid's, at their own k-slice or else at
+// u = 64, once each; not of mma.sync or SIMT ones, nor those the filter
+// refuses.
+func TestTMATwins(t *testing.T) {
+	parse := func(s string) ptx.GemmConfig {
+		c, err := ptx.ParseConfig(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	in := ptx.InputClass{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.N, AlignA: 8, AlignB: 8, AlignC: 8}
+	legal := func(c ptx.GemmConfig) bool { return ptx.Legal(c, in, ptx.H100()) == nil }
+	sc := []scored{
+		{parse("ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16"), 1},
+		{parse("ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16"), 2},
+		{parse("ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5,math=wgmma_f16"), 3},
+		{parse("ms=1,ns=2,ml=32,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5,math=wgmma_f16"), 4},
+		{parse("ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1"), 5},
+	}
+	grid := []ptx.GemmConfig{parse("ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5,math=wgmma_f16"),
+		parse("ms=1,ns=4,ml=64,nl=32,u=64,ks=1,kl=1,kg=3,va=8,vb=8,st=6,math=wgmma_f16")}
+	got := tmaTwins(sc, 5, grid, legal)
+	want := []string{
+		"ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5,math=wgmma_f16,tma=1",
+		"ms=1,ns=4,ml=64,nl=32,u=64,ks=1,kl=1,kg=3,va=8,vb=8,st=6,math=wgmma_f16,tma=1",
+		"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1", // u=32 moved to 64
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("twins\n%v\nwant\n%v", got, want)
+	}
+	if got := tmaTwins(sc, 5, nil, func(ptx.GemmConfig) bool { return false }); len(got) != 0 {
+		t.Fatalf("all refused: %v", got)
 	}
 }
 

@@ -139,6 +139,9 @@ func launchGemm(ctx uint64, g *request.Gemm, lk *loadedKernel, info *deviceInfo)
 	defer paramPool.Put(p)
 	p.Reset()
 	packParams(p, g, lk.compute, ws, ctrs)
+	if err := packTensorMaps(p, g, lk.kernel); err != nil {
+		return err
+	}
 	if err := launch(lk.fn, lk.kernel, grid, stream, p); err != nil {
 		return err
 	}

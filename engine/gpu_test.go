@@ -77,7 +77,9 @@ type outcome struct {
 // types a SIMT math serves ISAAC_GPU_WIDE_SIMT cases a random legal SIMT
 // configuration with 16-wide thread tiles (ptx.SweepSpaceFor), and
 // ISAAC_GPU_PIPELINED cases a random legal mma.sync or SIMT configuration
-// with pipelined fragments (PP = 1).
+// with pipelined fragments (PP = 1), and for the 16-bit types ISAAC_GPU_TMA
+// cases a random legal wgmma configuration whose tiles the bulk tensor copy
+// engine stages (TMA = 1, on sm_90).
 func TestGPUDifferential(t *testing.T) {
 	ctx := gpuContext(t)
 	perType := envInt("ISAAC_GPU_CASES", 150)
@@ -85,6 +87,7 @@ func TestGPUDifferential(t *testing.T) {
 	warpgroups := envInt("ISAAC_GPU_WGMMA", 60)
 	wideSIMT := envInt("ISAAC_GPU_WIDE_SIMT", 40)
 	pipelined := envInt("ISAAC_GPU_PIPELINED", 30)
+	tma := envInt("ISAAC_GPU_TMA", 40)
 	maxWork := envInt("ISAAC_GPU_MAXWORK", 40_000_000)
 	rng := rand.New(rand.NewPCG(uint64(envInt("ISAAC_GPU_SEED", 1)), 2))
 	dev, err := func() (*deviceInfo, error) {
@@ -195,6 +198,38 @@ func TestGPUDifferential(t *testing.T) {
 				continue
 			}
 			if cfg.PP = 1; ptx.Legal(cfg, in, dev.limits) != nil {
+				continue
+			}
+			jobs = append(jobs, job{c: c, cfg: &cfg})
+			i++
+		}
+	}
+	// wgmma kernels staged by the bulk tensor copy engine
+	// (ptx.GemmConfig.TMA), which the model's spaces do not draw.
+	for _, ty := range gemmcheck.Types {
+		if only != "" && !strings.Contains(","+only+",", ","+ty.Name+",") {
+			continue
+		}
+		sm90 := dev.limits.SMMajor == 9 && dev.limits.SMMinor == 0
+		for i, tries := 0, 0; sm90 && i < tma && tries < 100*tma; tries++ {
+			c := gemmcheck.RandomCase(rng, ty, maxWork/4)
+			in, err := classOfCase(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ptx.WarpgroupMathsFor(in)) == 0 {
+				break // no wgmma math for the type
+			}
+			sp := ptx.WarpgroupSpace(in)
+			if len(sp.Math) == 0 {
+				continue // operands not 16-byte aligned
+			}
+			sp.U = []int{64} // 128-byte lines of k-contiguous tiles
+			cfg, ok := sp.RandomLegal(rng, in, dev.limits, 20000)
+			if !ok {
+				continue
+			}
+			if cfg.TMA = 1; ptx.Legal(cfg, in, dev.limits) != nil {
 				continue
 			}
 			jobs = append(jobs, job{c: c, cfg: &cfg})

@@ -27,6 +27,20 @@ var warpgroupConfigs = []string{
 	"ms=1,ns=8,ml=128,nl=64,u=16,ks=1,kl=1,kg=24,va=8,vb=8,st=3",
 }
 
+// warpgroupTMAConfigs are wgmma kernels staged by the bulk tensor copy
+// engine (TMA): the large tiles, a skinny tile with a one-pass grid split
+// (several boxes of A per tile), a cluster split, a two-pass grid split and
+// eight stages. Layouts whose tiles the engine cannot stage (an
+// n-contiguous B narrower than 64 columns) are skipped.
+var warpgroupTMAConfigs = []string{
+	"ms=1,ns=32,ml=128,nl=256,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,tma=1",
+	"ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3,tma=1",
+	"ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5,tma=1",
+	"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=4,tma=1",
+	"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=24,va=8,vb=8,st=3,tma=1",
+	"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=8,tma=1",
+}
+
 // warpgroupShapes cut every tile at the m, n and k edges (k not a multiple
 // of U, odd m and n), plus one deep k; leading dimensions are padded to
 // multiples of 8 elements so that every operand is 16-byte aligned.
@@ -36,7 +50,8 @@ var warpgroupShapes = [][3]int{{520, 264, 1000}, {77, 19, 600}, {1000, 72, 4104}
 // elements a multiple of 8.
 func pad8(min int) int { return (8 - min%8) % 8 }
 
-// TestGPUWarpgroup runs every wgmma configuration on every 16-bit type,
+// TestGPUWarpgroup runs every wgmma configuration (the TMA ones too; only
+// those with ISAAC_GPU_TMA_ONLY set) on every 16-bit type,
 // operand layout (both K-major and MN-major descriptors) and shape above,
 // against the exact reference within the vendor's error bound, with beta
 // ≠ 0 on half of them; the split configurations run twice and must be
@@ -57,7 +72,11 @@ func TestGPUWarpgroup(t *testing.T) {
 	if dev.limits.SMMajor != 9 || dev.limits.SMMinor != 0 {
 		t.Skipf("wgmma needs compute capability 9.0, this GPU is %d.%d", dev.limits.SMMajor, dev.limits.SMMinor)
 	}
-	for ci, cs := range warpgroupConfigs {
+	configs := warpgroupConfigs
+	if os.Getenv("ISAAC_GPU_TMA_ONLY") != "" {
+		configs = nil
+	}
+	for ci, cs := range append(configs, warpgroupTMAConfigs...) {
 		t.Run(fmt.Sprintf("c%d", ci), func(t *testing.T) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
@@ -107,6 +126,9 @@ func runWarpgroupConfig(t *testing.T, dev *deviceInfo, cs string) {
 							t.Fatal(err)
 						}
 						if err := ptx.Legal(cfg, in, dev.limits); err != nil {
+							if cfg.TMA == 1 {
+								continue // a layout the copy engine cannot stage
+							}
 							t.Fatalf("%s %s: %v", cfg, in, err)
 						}
 						runs := 1
@@ -264,6 +286,10 @@ func probeWarpgroupLayout(t *testing.T, cs string, k, shift int) {
 			in, err := classOfCase(c)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if err := ptx.Legal(cfg, in, ptx.H100()); err != nil {
+				t.Logf("%s %s: not legal (%v): skipped", cs, in, err)
+				continue
 			}
 			buf, err := gemmcheck.Upload(c, data)
 			if err != nil {

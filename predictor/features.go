@@ -108,11 +108,11 @@ func pow2(v int) int {
 }
 
 // Describes reports whether the configuration schema tells c apart from
-// every other configuration: it has no feature for the pipelined fragments
-// and the register cap (ptx.GemmConfig.PP, MR), which lie outside the
-// parameter spaces, so a configuration with either would be taken for its
-// plain twin. The trainer leaves such rows out.
-func Describes(c ptx.GemmConfig) bool { return c.PP == 0 && c.MR == 0 }
+// every other configuration: it has no feature for the pipelined fragments,
+// the register cap and the tensor-copy staging (ptx.GemmConfig.PP, MR, TMA),
+// which lie outside the parameter spaces, so a configuration with any of
+// them would be taken for its plain twin. The trainer leaves such rows out.
+func Describes(c ptx.GemmConfig) bool { return c.PP == 0 && c.MR == 0 && c.TMA == 0 }
 
 // PutConfig writes the pair's features into dst[:ConfigFeatures].
 func PutConfig(dst []float64, in Input, c ptx.GemmConfig) {

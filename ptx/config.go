@@ -27,6 +27,11 @@ package ptx
 // MR, when set, caps the registers per thread (PTX .maxnreg; ptxas keeps
 // what does not fit in local memory): a way to keep a block per SM that a
 // few registers more would cost. Like PP it lies outside the spaces.
+// TMA = 1 (wgmma kernels whose operand tiles are both in the 128-byte
+// swizzled layout) stages the tiles with the bulk tensor copy engine
+// (cp.async.bulk.tensor, completing on an mbarrier per stage) from tensor
+// maps the host encodes per call, instead of cp.async copies from every
+// thread (loopTMA); like PP and MR it lies outside the spaces.
 type GemmConfig struct {
 	MS, NS     int
 	ML, NL     int
@@ -38,6 +43,7 @@ type GemmConfig struct {
 	Math       Math
 	PP         int
 	MR         int
+	TMA        int
 }
 
 // clusterSize is the number of blocks of a cluster (1 without one).

@@ -37,6 +37,13 @@ func TestConfigRoundTrip(t *testing.T) {
 	if err != nil || c.MR != 128 || c.String() != "ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=1,mr=128" {
 		t.Fatalf("register cap: %+v %v", c, err)
 	}
+	c, err = ParseConfig("tma=1,ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16")
+	if err != nil || c.TMA != 1 || c.String() != "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1" {
+		t.Fatalf("tensor copies: %+v %v", c, err)
+	}
+	if c.TMA = 0; c.String() != "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16" {
+		t.Fatalf("tma=0 must keep the old form: %s", c)
+	}
 	for _, bad := range []string{"", "ms=4", "ms=4,ms=4", "ms=x,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma",
 		"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=nope",
 		"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma,zz=1"} {

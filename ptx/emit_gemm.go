@@ -41,8 +41,10 @@ func emitGemm(g geometry, name, arch string) string {
 	b := &builder{}
 	c := &gemmCtx{g: g, b: b}
 	c.prologue()
-	la := c.newLoader(true)
-	lb := c.newLoader(false)
+	var la, lb *loader
+	if g.cfg.TMA != 1 { // the copy engine needs no per-thread addresses
+		la, lb = c.newLoader(true), c.newLoader(false)
+	}
 	var comp compute
 	switch {
 	case g.cfg.Math.IsWGMMA():
@@ -55,6 +57,8 @@ func emitGemm(g geometry, name, arch string) string {
 	comp.setup()
 	comp.zero()
 	switch {
+	case g.cfg.TMA == 1:
+		c.loopTMA(comp.(*wgmmaCompute))
 	case g.cfg.Math.IsWGMMA():
 		c.loopWarpgroup(la, lb, comp.(*wgmmaCompute))
 	case g.cfg.PP == 1 && g.cfg.Math.IsMMA():
@@ -76,7 +80,7 @@ func emitGemm(g geometry, name, arch string) string {
 		align = 1024 // 128-byte swizzle atoms (newCoreMatrixGeom)
 	}
 	return header(arch) + fmt.Sprintf(".extern .shared .align %d .b8 %s[];\n\n", align, smemSymbol) +
-		entryMaxReg(name, abiParams(g.in.Compute), g.cfg.MR, b)
+		entryMaxReg(name, append(abiParams(g.in.Compute), tensorMapParams(tensorMapsOf(g))...), g.cfg.MR, b)
 }
 
 func (c *gemmCtx) globalParam(name string) string {

@@ -361,3 +361,50 @@ func TestPTXASRegisterCap(t *testing.T) {
 		t.Logf("%s: %d registers, %d/%d bytes spilled", tc.cfg, f.Registers, f.SpillStores, f.SpillLoads)
 	}
 }
+
+// TestPTXASTMA assembles the tensor-copy (tma=1) twins of wgmma kernels of
+// every 16-bit class whose tiles allow them (both operand majors, one to
+// four warpgroups, several boxes per tile, grid and cluster splits): ptxas
+// must neither fail nor spill, and each kernel's PTX must take the two
+// tensor maps by value and copy with cp.async.bulk.tensor only.
+func TestPTXASTMA(t *testing.T) {
+	if !ptxasWGMMA(t) {
+		t.Skip("this ptxas predates sm_90a: run scripts/fetch-ptxas.sh build/tools")
+	}
+	fixed := []string{
+		"ms=1,ns=32,ml=128,nl=256,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4",
+		"ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3",
+		"ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=6",
+		"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=5",
+	}
+	var jobs []ptxasJob
+	for _, in := range allClasses() {
+		if in.AType.Size() != 2 || in.AlignA != 8 || in.AlignB != 8 {
+			continue
+		}
+		for _, m := range WarpgroupSpace(in).Math {
+			for _, cs := range fixed {
+				c := mustParse(t, cs+",math="+m.String()+",tma=1")
+				if Legal(c, in, H100()) != nil {
+					continue
+				}
+				k, err := GenerateGemm(c, in, "sm_90")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(k.PTX, ".param .align 64 .b8 p_tmA[128]") || !strings.Contains(k.PTX, ".param .align 64 .b8 p_tmB[128]") ||
+					!strings.Contains(k.PTX, "cp.async.bulk.tensor.2d") || strings.Contains(k.PTX, "cp.async.cg") || strings.Contains(k.PTX, "cp.async.ca") {
+					t.Fatalf("%s %s: not a tensor-copy kernel", c, in)
+				}
+				jobs = append(jobs, ptxasJob{cfg: c, in: in, heuristic: true})
+			}
+		}
+	}
+	if len(jobs) < 20 {
+		t.Fatalf("only %d TMA kernels", len(jobs))
+	}
+	if testing.Short() {
+		jobs = jobs[:8]
+	}
+	runPTXAS(t, jobs, 0)
+}

@@ -28,6 +28,7 @@ type geometry struct {
 	stageSmem   int // shared bytes of one staging pass
 	kc          int // blocks per cluster (1: none)
 	clusterSmem int // KC > 1: the block's whole partial tile (epilogue type)
+	barOff      int // TMA: byte offset of the stages' mbarriers (8 bytes each), past everything else
 	sharedBytes int // dynamic shared memory of the GEMM kernel
 
 	epiType DataType // F32 or F64: alpha/beta arithmetic and workspace type
@@ -77,8 +78,9 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 	if cfg.Math.IsWGMMA() {
 		// A warpgroup's instruction spans 64 rows of A (a whole 128-byte
 		// swizzle atom of an m-contiguous A) and 8·NS columns of B.
-		g.a = newCoreMatrixGeom(in.TransA == T, cfg.ML, cfg.U, cfg.VecA, g.es, g.threads, 64)
-		g.b = newCoreMatrixGeom(in.TransB == N, cfg.NL, cfg.U, cfg.VecB, g.es, g.threads, 8*cfg.NS)
+		tma := cfg.TMA == 1
+		g.a = newCoreMatrixGeom(in.TransA == T, cfg.ML, cfg.U, cfg.VecA, g.es, g.threads, 64, tma)
+		g.b = newCoreMatrixGeom(in.TransB == N, cfg.NL, cfg.U, cfg.VecB, g.es, g.threads, 8*cfg.NS, tma)
 	} else {
 		g.a = newOperandGeom(in.TransA == T, cfg.ML, cfg.U, cfg.VecA, pad, g.es, g.threads)
 		g.b = newOperandGeom(in.TransB == N, cfg.NL, cfg.U, cfg.VecB, pad, g.es, g.threads)
@@ -129,6 +131,12 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 		g.clusterSmem = cfg.NL * g.stageStride * es
 	}
 	g.sharedBytes = max(g.tileSmem, g.redSmem, g.stageSmem, g.clusterSmem)
+	if cfg.TMA == 1 {
+		// The mbarriers stay past every other use of the buffer (the
+		// epilogues reuse the tiles' bytes with ordinary stores).
+		g.barOff = (g.sharedBytes + 7) / 8 * 8
+		g.sharedBytes = g.barOff + 8*cfg.Stages
+	}
 	return g
 }
 
@@ -166,6 +174,11 @@ func newOperandGeom(kContig bool, mn, u, vec, pad, es, threads int) operandGeom 
 // groups written. K-major: SBO = 1024 between 8-row groups along m/n, the
 // k-steps move the start address within the row. MN-major: LBO = 1024
 // between atoms along m/n, SBO = 1024·atoms between 8-line groups along k.
+// With tma (the tiles written by the bulk tensor copy engine, one box of
+// 128-byte lines per 64-element column of an MN-major tile) the atoms of
+// an MN-major tile run along the lines first: a column of u lines is one
+// box, LBO = 128·u between the columns, SBO = 1024 between 8-line groups
+// (the same bytes as above when the tile is one column wide).
 //
 // Otherwise no swizzle, 8×16-byte core matrices of 128 contiguous bytes:
 // vector v goes to byte 16·v, line 8·⌊v/(8w)⌋ + v%8, vector ⌊v/8⌋%w along the
@@ -176,7 +189,7 @@ func newOperandGeom(kContig bool, mn, u, vec, pad, es, threads int) operandGeom 
 //
 // Tiles are rounded up to 1024 bytes so that every stage keeps the atoms
 // aligned.
-func newCoreMatrixGeom(kContig bool, mn, u, vec, es, threads, inst int) operandGeom {
+func newCoreMatrixGeom(kContig bool, mn, u, vec, es, threads, inst int, tma bool) operandGeom {
 	o := newOperandGeom(kContig, mn, u, vec, 0, es, threads)
 	o.core = true
 	o.bytes = (o.bytes + 1023) / 1024 * 1024
@@ -185,6 +198,9 @@ func newCoreMatrixGeom(kContig bool, mn, u, vec, es, threads, inst int) operandG
 	case kContig && row == 128:
 		o.swizzle, o.atoms = true, 1
 		o.lbo, o.sbo = 16, 1024
+	case !kContig && row%128 == 0 && inst*es%128 == 0 && tma:
+		o.swizzle, o.atoms = true, row/128
+		o.lbo, o.sbo = 128*o.lo, 1024
 	case !kContig && row%128 == 0 && inst*es%128 == 0:
 		o.swizzle, o.atoms = true, row/128
 		o.lbo, o.sbo = 1024, 1024*o.atoms

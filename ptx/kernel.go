@@ -8,8 +8,16 @@ import (
 // Param is one kernel parameter: its name, PTX type and size in bytes.
 type Param struct {
 	Name    string
-	PTXType string // ".u64", ".s32", ".f32", ".f64" or ".b16"
+	PTXType string // ".u64", ".s32", ".f32", ".f64", ".b16", or ".align 64 .b8" for a Size-byte structure
 	Size    int
+}
+
+// decl is the parameter's PTX declaration.
+func (p Param) decl() string {
+	if strings.HasSuffix(p.PTXType, ".b8") {
+		return fmt.Sprintf(".param %s p_%s[%d]", p.PTXType, p.Name, p.Size)
+	}
+	return fmt.Sprintf(".param %s p_%s", p.PTXType, p.Name)
 }
 
 // Kernel is one generated entry point and what a runtime needs to launch it.
@@ -22,6 +30,10 @@ type Kernel struct {
 	SharedBytes int     // dynamic shared memory per block
 	Params      []Param // in ABI order (see the package documentation)
 	Reduce      *Kernel // split-K reduction to launch after this one, or nil
+	// TensorMaps (GemmConfig.TMA) are the tensor maps the kernel takes by
+	// value after the ABI's parameters, in order; the host encodes them
+	// for each call.
+	TensorMaps []TensorMap
 
 	tileM, tileN int  // GEMM: block tile; reduce: 0
 	splits       int  // KG
@@ -115,6 +127,9 @@ func KernelName(cfg GemmConfig, in InputClass) string {
 	if cfg.MR != 0 {
 		pp += fmt.Sprintf("_mr%d", cfg.MR)
 	}
+	if cfg.TMA != 0 {
+		pp += fmt.Sprintf("_tma%d", cfg.TMA)
+	}
 	return fmt.Sprintf("isaac_gemm_%s_ms%dns%dml%dnl%du%dks%dkl%dkg%d%sva%dvb%dst%d_%s%s", in,
 		cfg.MS, cfg.NS, cfg.ML, cfg.NL, cfg.U, cfg.KS, cfg.KL, cfg.KG, kc, cfg.VecA, cfg.VecB, cfg.Stages, cfg.Math, pp)
 }
@@ -141,12 +156,14 @@ func GenerateGemm(cfg GemmConfig, in InputClass, arch string) (*Kernel, error) {
 	}
 	g := newGeometry(cfg, in)
 	name := KernelName(cfg, in)
+	maps := tensorMapsOf(g)
 	k := &Kernel{
 		Name:        name,
 		PTX:         emitGemm(g, name, arch),
 		Block:       [3]int{g.threads, 1, 1},
 		SharedBytes: g.sharedBytes,
-		Params:      abiParams(in.Compute),
+		Params:      append(abiParams(in.Compute), tensorMapParams(maps)...),
+		TensorMaps:  maps,
 		tileM:       cfg.ML, tileN: cfg.NL,
 		splits: cfg.KG, wsElem: g.epiType.Size(), cluster: g.kc,
 		serial: serialSplit(g),
@@ -190,7 +207,7 @@ func entryMaxReg(name string, params []Param, maxReg int, b *builder) string {
 		if i == len(params)-1 {
 			sep = ""
 		}
-		fmt.Fprintf(&s, "\t.param %s p_%s%s\n", p.PTXType, p.Name, sep)
+		fmt.Fprintf(&s, "\t%s%s\n", p.decl(), sep)
 	}
 	s.WriteString(")\n")
 	if maxReg > 0 {

@@ -86,12 +86,24 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		// (engine TestGPUSplitReruns). Not understood yet: not served.
 		return illegal("ptx: pp=1 with both a grid split (kg=%d) and a cluster split (kc=%d) is not allowed (nondeterministic on H100)", cfg.KG, cfg.KC)
 	}
+	if cfg.TMA < 0 || cfg.TMA > 1 {
+		return illegal("ptx: tma=%d must be 0 or 1", cfg.TMA)
+	}
+	if cfg.TMA == 1 && !m.IsWGMMA() {
+		return illegal("ptx: tma=1 (bulk tensor copies) needs wgmma math (math %s)", m)
+	}
 	if m.IsWGMMA() {
 		if err := warpgroupLegal(cfg, in); err != nil {
 			return err
 		}
 	}
 	g := newGeometry(cfg, in)
+	if cfg.TMA == 1 && !(g.a.swizzle && g.b.swizzle) {
+		// The copy engine writes boxes of 128-byte lines in the 128-byte
+		// swizzle: k-contiguous tiles need u·es = 128, m/n-contiguous ones
+		// whole 128-byte lines and instructions.
+		return illegal("ptx: tma=1 needs both operand tiles in the 128-byte swizzled layout (A swizzled %v, B swizzled %v)", g.a.swizzle, g.b.swizzle)
+	}
 	if m.IsMMA() {
 		if cfg.ML%g.wm != 0 || cfg.NL%g.wn != 0 {
 			return illegal("ptx: block tile %dx%d not a multiple of the warp tile %dx%d", cfg.ML, cfg.NL, g.wm, g.wn)

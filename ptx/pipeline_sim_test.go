@@ -38,6 +38,7 @@ type pipeSim struct {
 	wgOpen     []int    // stages the wgmma instructions since the last commit read
 	wgPending  [][]int  // committed wgmma groups still reading: their stages
 	math       []string // per math instruction: its operands' (tile, offset)
+	tma        tmaSim   // mbarriers and bulk tensor copies (loopTMA)
 }
 
 // fragTag is where a loaded value came from.
@@ -88,6 +89,14 @@ type simInstr struct {
 // simulatePipeline runs the kernel's thread tid up to the main loop's end
 // and returns its math instructions' operand provenance.
 func simulatePipeline(ptxSrc string, g geometry, params map[string]int64, grid [3]int64, tid int64) ([]string, error) {
+	st := &pipeSim{ints: map[string]int64{}, tags: map[string]fragTag{}, stageBytes: g.stageBytes,
+		holds: map[int]int{}, readSince: map[int]bool{}}
+	return st.run(ptxSrc, g, params, grid, tid)
+}
+
+// run is simulatePipeline on a prepared state (a TMA consumer's holds the
+// producer's copies, see tmaSim).
+func (st *pipeSim) run(ptxSrc string, g geometry, params map[string]int64, grid [3]int64, tid int64) ([]string, error) {
 	var prog []simInstr
 	labels := map[string]int{}
 	done := ""
@@ -121,8 +130,6 @@ func simulatePipeline(ptxSrc string, g geometry, params map[string]int64, grid [
 		return nil, fmt.Errorf("no main loop end label")
 	}
 	end := labels[done]
-	st := &pipeSim{ints: map[string]int64{}, tags: map[string]fragTag{}, stageBytes: g.stageBytes,
-		holds: map[int]int{}, readSince: map[int]bool{}}
 	val := func(a string) (int64, bool) {
 		switch a {
 		case "%tid.x":
@@ -218,6 +225,14 @@ func simulatePipeline(ptxSrc string, g geometry, params map[string]int64, grid [
 			} else {
 				delete(st.ints, a[0])
 			}
+		case strings.HasPrefix(op, "cp.async.bulk.tensor"):
+			if err := st.bulkCopy(g, a, addrOf, val); err != nil {
+				return nil, err
+			}
+		case strings.HasPrefix(op, "mbarrier."):
+			if err := st.mbarrier(g, op, a, addrOf, val); err != nil {
+				return nil, err
+			}
 		case strings.HasPrefix(op, "cp.async.commit_group"):
 			// Group g fills stage g mod S in every loop; this thread's
 			// copies of it (it may have none) must go there.
@@ -256,6 +271,9 @@ func simulatePipeline(ptxSrc string, g geometry, params map[string]int64, grid [
 			st.open = append(st.open, s)
 		case op == "bar.sync":
 			st.readSince = map[int]bool{}
+			if err := st.passBarrier(g); err != nil {
+				return nil, err
+			}
 		case strings.HasPrefix(op, "ld.shared") || strings.HasPrefix(op, "ldmatrix"):
 			addr, ok := addrOf(a[1])
 			if !ok {
@@ -463,6 +481,9 @@ func simulateConfig(t *testing.T, cfg GemmConfig, in InputClass, m, n, k int) []
 	params := map[string]int64{"p_M": int64(m), "p_N": int64(n), "p_K": int64(k), "p_lda": lda, "p_ldb": ldb, "p_ldc": int64(m),
 		"p_A": 1 << 20, "p_B": 1 << 30, "p_C": 1 << 40}
 	grid := [3]int64{int64(ceilDiv(m, cfg.ML)), int64(ceilDiv(n, cfg.NL)), int64(max(cfg.KG, 1) * max(cfg.KC, 1))}
+	if cfg.TMA == 1 {
+		return simulateTMA(t, kern.PTX, g, params, grid, int64(kern.Block[0]-1))
+	}
 	var out [][]string
 	for _, tid := range []int64{0, int64(kern.Block[0] - 1)} {
 		math, err := simulatePipeline(kern.PTX, g, params, grid, tid)

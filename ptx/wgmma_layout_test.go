@@ -189,7 +189,17 @@ func checkWarpgroupLayout(cfg GemmConfig, in InputClass) error {
 	ops := []operandGeom{g.a, g.b}
 	written := []map[[2]int]int{{}, {}}
 	dsts := make([][]int64, g.threads)
-	for tid := 0; tid < g.threads; tid++ {
+	if cfg.TMA == 1 {
+		// The copy engine's boxes (their places and coordinates are
+		// TestTMAPipelineSimulated's) with the tensor maps' 128-byte
+		// swizzle: element (i, j) of a box at line j, byte i·es of the
+		// line, 16-byte chunk c of line j at chunk c ^ j%8.
+		var err error
+		if written, err = tmaWrites(k, g); err != nil {
+			return err
+		}
+	}
+	for tid := 0; tid < g.threads && cfg.TMA != 1; tid++ {
 		dst, src, err := evalPrologue(lines, tid, ld)
 		if err != nil {
 			return err
@@ -243,7 +253,7 @@ func checkWarpgroupLayout(cfg GemmConfig, in InputClass) error {
 		}
 	}
 	// Bank groups of each quarter warp's copies (same copy index).
-	for c := 0; c < g.a.loads+g.b.loads; c++ {
+	for c := 0; c < g.a.loads+g.b.loads && cfg.TMA != 1; c++ {
 		for q := 0; q < g.threads/8; q++ {
 			seen := map[int64]bool{}
 			for t := 8 * q; t < 8*q+8; t++ {
@@ -291,6 +301,45 @@ func checkWarpgroupLayout(cfg GemmConfig, in InputClass) error {
 	return nil
 }
 
+// tmaWrites is where the copy engine writes the elements of the first tile
+// of each operand: box b of an operand lands at the operand's offset +
+// b·(its bytes), the box of a k-contiguous tile starts at (k 0, m/n 0), the
+// b-th box of an m/n-contiguous tile at (m/n 64·b, k 0), and the box's
+// element (i inner, j outer) goes to byte j·128 + i·es of the box, swizzled
+// (the tiles are 1024-byte aligned).
+func tmaWrites(k *Kernel, g geometry) ([]map[[2]int]int, error) {
+	if len(k.TensorMaps) != 2 {
+		return nil, fmt.Errorf("%d tensor maps, want 2", len(k.TensorMaps))
+	}
+	out := []map[[2]int]int{{}, {}}
+	for oi, o := range []operandGeom{g.a, g.b} {
+		tm := k.TensorMaps[oi]
+		if tm.KInner != o.kContig || tm.Box[0]*g.es != 128 || tm.Box[1] != o.lo {
+			return nil, fmt.Errorf("operand %d: tensor map %+v for a tile %d×%d (k-contiguous %v)", oi, tm, o.lc, o.lo, o.kContig)
+		}
+		boxBytes, boxes := 128*o.lo, 1
+		if !o.kContig {
+			boxes = o.atoms
+		}
+		for b := 0; b < boxes; b++ {
+			for j := 0; j < tm.Box[1]; j++ {
+				for i := 0; i < tm.Box[0]; i++ {
+					mn, kk := j, i
+					if !o.kContig {
+						mn, kk = 64*b+i, j
+					}
+					key := [2]int{mn, kk}
+					if _, dup := out[oi][key]; dup {
+						return nil, fmt.Errorf("operand %d element %v copied twice", oi, key)
+					}
+					out[oi][key] = o.offset + b*boxBytes + swizzle128(j*128+i*g.es)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
 // TestWarpgroupLayout checks the layouts of wgmma configurations of every
 // 16-bit class: both operand majors, swizzled and unswizzled tiles, one and
 // two instructions per warpgroup along m, one to four warpgroups.
@@ -324,4 +373,40 @@ func TestWarpgroupLayout(t *testing.T) {
 		}
 	}
 	t.Logf("%d wgmma configurations checked", n)
+}
+
+// TestTMALayout checks where the copy engine's boxes put every element of
+// the first tile against the canonical layout of the descriptors the TMA
+// kernels build, for every 16-bit class and both operand majors: one and
+// several 64-element columns of m/n-contiguous tiles, one and two
+// instructions per warpgroup along m, wide and skinny tiles.
+func TestTMALayout(t *testing.T) {
+	cfgs := []string{
+		"ms=1,ns=32,ml=128,nl=256,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4",
+		"ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3",
+		"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=5",
+		"ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5",
+		"ms=2,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4",
+	}
+	n := 0
+	for _, in := range allClasses() {
+		maths := WarpgroupSpace(in).Math
+		if len(maths) == 0 {
+			continue
+		}
+		for _, cs := range cfgs {
+			cfg := withTMA(mustParse(t, cs+",math="+maths[0].String()))
+			if Legal(cfg, in, H100()) != nil {
+				continue // an m/n-contiguous B narrower than 64 columns
+			}
+			if err := checkWarpgroupLayout(cfg, in); err != nil {
+				t.Errorf("%s %s: %v", cfg, in, err)
+			}
+			n++
+		}
+	}
+	if n < 40 {
+		t.Fatalf("only %d TMA configurations checked", n)
+	}
+	t.Logf("%d TMA configurations checked", n)
 }

@@ -137,18 +137,20 @@ func TestFoldsByInput(t *testing.T) {
 
 // The configuration model's matrices leave out the vendor-only rows and
 // the rows whose configuration the schema cannot tell from its plain twin
-// (pipelined fragments, a register cap); the plain rows all count.
+// (pipelined fragments, a register cap, tensor-copy staging); the plain
+// rows all count.
 func TestConfigMatricesLeaveOutUndescribed(t *testing.T) {
 	plain, err := ptx.ParseConfig("ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8")
 	if err != nil {
 		t.Fatal(err)
 	}
-	pp, mr := plain, plain
+	pp, mr, tma := plain, plain, plain
 	pp.PP, mr.PP, mr.MR = 1, 1, 128
+	tma.TMA = 1
 	var samples []Sample
 	for m := 64; m < 64+200; m++ {
 		base := Sample{Type: "dgemm", TransA: 'N', TransB: 'T', M: m, N: 64, K: 64, AlignA: 2, AlignB: 2, AlignC: 2, US: 10, VendorUS: 12}
-		for _, c := range []ptx.GemmConfig{plain, pp, mr, {}} {
+		for _, c := range []ptx.GemmConfig{plain, pp, mr, tma, {}} {
 			s := base
 			s.Config = c
 			samples = append(samples, s)

@@ -43,7 +43,7 @@ static const struct entry entries[] = {
 	E(cuEventCreate), E(cuEventRecord), E(cuEventSynchronize), E(cuEventQuery), E(cuEventElapsedTime),
 	E(cuEventDestroy), E(cuLinkCreate), E(cuLinkAddData), E(cuLinkComplete), E(cuLinkDestroy),
 	E(cuStreamBeginCapture), E(cuStreamEndCapture), E(cuGraphInstantiateWithFlags), E(cuGraphLaunch),
-	E(cuGraphExecDestroy), E(cuGraphDestroy),
+	E(cuGraphExecDestroy), E(cuGraphDestroy), E(cuTensorMapEncodeTiled),
 };
 #undef E
 
@@ -224,4 +224,21 @@ CUresult isaac_cuda_load_image(CUmodule *mod, const void *image)
 	if (isaac_cu.cuModuleLoadDataEx == NULL)
 		return 3;
 	return isaac_cu.cuModuleLoadDataEx(mod, image, 0, NULL, NULL);
+}
+
+CUresult isaac_cuda_tensor_map_2d(unsigned char *out, int data_type, CUdeviceptr base,
+	const unsigned long long *dims, unsigned long long stride, const unsigned int *box,
+	int swizzle, int l2_promotion)
+{
+	/* CUtensorMap: 128 bytes, 64-byte aligned. */
+	unsigned char map[128] __attribute__((aligned(64)));
+	const unsigned int elem_strides[2] = {1, 1};
+	if (isaac_cu.cuTensorMapEncodeTiled == NULL)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	CUresult r = isaac_cu.cuTensorMapEncodeTiled(map, data_type, 2, (void *)(uintptr_t)base, dims,
+		&stride, box, elem_strides, 0 /* no interleave */, swizzle, l2_promotion,
+		0 /* out of bounds: zeros */);
+	if (r == 0)
+		memcpy(out, map, sizeof map);
+	return r;
 }

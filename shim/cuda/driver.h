@@ -110,6 +110,8 @@ typedef struct isaac_cuda_api {
 	CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
 	CUresult (*cuGraphExecDestroy)(CUgraphExec);
 	CUresult (*cuGraphDestroy)(CUgraph);
+	CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned int, void *, const unsigned long long *,
+		const unsigned long long *, const unsigned int *, const unsigned int *, int, int, int, int);
 } isaac_cuda_api;
 
 extern isaac_cuda_api isaac_cu;
@@ -138,6 +140,14 @@ CUresult isaac_cuda_compile_ptx(const char *ptx, size_t len, void **cubin, size_
 
 /* Load a cubin (or PTX) image into the current context. */
 CUresult isaac_cuda_load_image(CUmodule *mod, const void *image);
+
+/* Encode a two-dimensional tiled tensor map (cuTensorMapEncodeTiled) into
+ * out[128]: dims[0] elements along the contiguous dimension, dims[1] along
+ * the other at stride bytes, boxes of box[0]×box[1] elements, element
+ * strides 1, no interleave, out-of-bounds elements read as zeros. */
+CUresult isaac_cuda_tensor_map_2d(unsigned char *out, int data_type, CUdeviceptr base,
+	const unsigned long long *dims, unsigned long long stride, const unsigned int *box,
+	int swizzle, int l2_promotion);
 
 #define ISAAC_MAX_KERNEL_PARAMS 64
 

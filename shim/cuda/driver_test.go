@@ -113,6 +113,23 @@ func fakeDriverChild(t *testing.T) {
 	if err := Launch(Function(1), Dim3{3, 2, 1}, Dim3{128, 1, 1}, 4096, 0, &p); err != nil {
 		t.Fatalf("Launch: %v", err)
 	}
+	// A tensor map: the fake driver writes back what it was given.
+	var tm [TensorMapBytes]byte
+	desc := TensorMap2D{Type: TensorMapUint16, Base: 0x7000_0000_1000, Dims: [2]uint64{2560, 77},
+		Stride: 5120, Box: [2]uint32{64, 128}, Swizzle: Swizzle128B, Promotion: L2Promotion256B}
+	if err := desc.Encode(&tm); err != nil {
+		t.Fatalf("Encode: %v", err)
+	}
+	le := binary.LittleEndian
+	if le.Uint64(tm[0:]) != 0x7000_0000_1000 || le.Uint64(tm[8:]) != 2560 || le.Uint64(tm[16:]) != 77 ||
+		le.Uint64(tm[24:]) != 5120 || le.Uint32(tm[32:]) != 64 || le.Uint32(tm[36:]) != 128 ||
+		le.Uint32(tm[40:]) != 1 || le.Uint32(tm[44:]) != 1 {
+		t.Errorf("tensor map arguments: % x", tm[:48])
+	}
+	// type, rank, interleave, swizzle, L2 promotion, out-of-bounds fill
+	if got, want := tm[48:54], []byte{1, 2, 0, 3, 3, 0}; !bytes.Equal(got, want) {
+		t.Errorf("tensor map enums % x, want % x", got, want)
+	}
 	if got := (&Error{Code: 1, Call: "cuTest"}).Error(); got != "cuTest: CUDA_ERROR_INVALID_VALUE (1): fake error" {
 		t.Errorf("error text %q", got)
 	}

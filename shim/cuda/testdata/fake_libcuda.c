@@ -49,6 +49,39 @@ static CUresult fake_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsi
 	return extra == NULL ? 0 : 1;
 }
 
+/* cuTensorMapEncodeTiled: writes its arguments into the map, little-endian,
+ * so that the test can read back what the loader passed; fails on a map
+ * that is not 64-byte aligned, as the driver does. */
+static void put(unsigned char *m, int off, unsigned long long v, int n)
+{
+	for (int i = 0; i < n; i++)
+		m[off + i] = (unsigned char)(v >> (8 * i));
+}
+
+static CUresult fake_tensor_map(void *map, int type, unsigned rank, void *base,
+	const unsigned long long *dims, const unsigned long long *strides, const unsigned *box,
+	const unsigned *elem_strides, int interleave, int swizzle, int l2, int oob)
+{
+	unsigned char *m = map;
+	if ((uintptr_t)map % 64 != 0)
+		return 1;
+	memset(m, 0, 128);
+	put(m, 0, (uintptr_t)base, 8);
+	put(m, 8, dims[0], 8);
+	put(m, 16, dims[1], 8);
+	put(m, 24, strides[0], 8);
+	put(m, 32, box[0], 4);
+	put(m, 36, box[1], 4);
+	put(m, 40, elem_strides[0], 4);
+	put(m, 44, elem_strides[1], 4);
+	m[48] = (unsigned char)type;
+	m[49] = (unsigned char)rank;
+	m[50] = (unsigned char)interleave;
+	m[51] = (unsigned char)swizzle;
+	m[52] = (unsigned char)l2;
+	m[53] = (unsigned char)oob;
+	return 0;
+}
 
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags, int *status)
 {
@@ -64,6 +97,7 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsign
 	else if (strcmp(symbol, "cuGetErrorName") == 0) *pfn = (void *)fake_error_name;
 	else if (strcmp(symbol, "cuGetErrorString") == 0) *pfn = (void *)fake_error_string;
 	else if (strcmp(symbol, "cuLaunchKernel") == 0) *pfn = (void *)fake_launch;
+	else if (strcmp(symbol, "cuTensorMapEncodeTiled") == 0) *pfn = (void *)fake_tensor_map;
 	else *pfn = (void *)ok_void;
 	return 0;
 }

@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/shim/cuda"
+)
+
+// tensorMapOf is the driver's description of the tensor map m of a TMA
+// kernel (ptx.TensorMap) for call g: the operand's pointer, its extents
+// with the contiguous one first, its leading dimension in bytes, boxes of
+// 128-byte lines with the 128-byte swizzle, lines promoted to L2 in 256
+// bytes.
+func tensorMapOf(m ptx.TensorMap, g *request.Gemm) (cuda.TensorMap2D, error) {
+	base, ld := g.A, g.LDA
+	if m.Operand == 'B' {
+		base, ld = g.B, g.LDB
+	}
+	inner, outer, stride := m.Dims(int(g.M), int(g.N), int(g.K), int(ld))
+	t := cuda.TensorMap2D{
+		Base: cuda.DevicePtr(base), Dims: [2]uint64{uint64(inner), uint64(outer)}, Stride: uint64(stride),
+		Box: [2]uint32{uint32(m.Box[0]), uint32(m.Box[1])}, Swizzle: cuda.Swizzle128B, Promotion: cuda.L2Promotion256B,
+	}
+	switch m.ElemSize {
+	case 1:
+		t.Type = cuda.TensorMapUint8
+	case 2:
+		t.Type = cuda.TensorMapUint16
+	case 4:
+		t.Type = cuda.TensorMapUint32
+	case 8:
+		t.Type = cuda.TensorMapUint64
+	default:
+		return t, fmt.Errorf("engine: no tensor map type of %d-byte elements", m.ElemSize)
+	}
+	return t, nil
+}
+
+// packTensorMaps appends the kernel's tensor maps, encoded for g, to its
+// parameters.
+func packTensorMaps(p *cuda.Params, g *request.Gemm, k *ptx.Kernel) error {
+	for _, m := range k.TensorMaps {
+		t, err := tensorMapOf(m, g)
+		if err != nil {
+			return err
+		}
+		var buf [cuda.TensorMapBytes]byte
+		if err := t.Encode(&buf); err != nil {
+			return fmt.Errorf("engine: tensor map of %c for %s: %w", m.Operand, g, err)
+		}
+		p.Bytes(buf[:], 64)
+	}
+	return nil
+}

@@ -1,0 +1,169 @@
+package ptx
+
+// tmaOperand is one operand staged by the bulk tensor copy engine: the
+// generic address of its tensor map (a kernel parameter, see TensorMap),
+// the block's origin along m (A) or n (B), and the boxes of one tile: one
+// for a k-contiguous tile, one per 64-element column of an m/n-contiguous
+// one, each of boxBytes at box·boxBytes in the tile.
+type tmaOperand struct {
+	o        operandGeom
+	tmap     string
+	mn0      string
+	boxes    int
+	boxBytes int
+}
+
+func (c *gemmCtx) newTMAOperand(isA bool) *tmaOperand {
+	b, g := c.b, c.g
+	t := &tmaOperand{o: g.b, mn0: c.n0}
+	name := "tmB"
+	if isA {
+		t.o, t.mn0, name = g.a, c.m0, "tmA"
+	}
+	p := b.reg(kB64)
+	b.ins("mov.b64 %s, p_%s", p, name)
+	t.tmap = b.reg(kB64)
+	b.ins("cvta.param.u64 %s, %s", t.tmap, p)
+	t.boxes = 1
+	if !t.o.kContig {
+		t.boxes = t.o.atoms
+	}
+	t.boxBytes = 128 * t.o.lo
+	return t
+}
+
+// issueTMA makes the producer thread arm the stage's mbarrier with the
+// tile's bytes and issue the tile's boxes for k-coordinate k into the stage
+// at byte offset stageOff. The copies complete the barrier's phase when
+// they have all landed.
+func (c *gemmCtx) issueTMA(ops []*tmaOperand, stageOff, bar, k string) {
+	b := c.b
+	tx := 0
+	for _, t := range ops {
+		tx += t.boxes * t.boxBytes
+	}
+	state := b.reg(kB64)
+	b.ins("mbarrier.arrive.expect_tx.shared.b64 %s, [%s], %d", state, bar, tx)
+	base := b.add32(c.smem, stageOff)
+	for _, t := range ops {
+		for box := 0; box < t.boxes; box++ {
+			dst := b.addImm32(base, t.o.offset+box*t.boxBytes)
+			var x, y string
+			if t.o.kContig {
+				x, y = k, t.mn0
+			} else {
+				x, y = b.addImm32(t.mn0, 64*box), k
+			}
+			b.ins("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%s], [%s, {%s, %s}], [%s]",
+				dst, t.tmap, x, y, bar)
+		}
+	}
+}
+
+// rotateBar advances an mbarrier address in place to the next stage's,
+// wrapping after the last; with phase it flips the parity on the wrap.
+func (c *gemmCtx) rotateBar(bar, first, phase string) {
+	b, S := c.b, c.g.cfg.Stages
+	b.ins("add.s32 %s, %s, 8", bar, bar)
+	end := b.reg(kB32)
+	b.ins("add.s32 %s, %s, %d", end, first, 8*S)
+	w := b.reg(kPred)
+	b.ins("setp.ge.u32 %s, %s, %s", w, bar, end)
+	b.ins("selp.b32 %s, %s, %s, %s", bar, first, bar, w)
+	if phase != "" {
+		f := b.reg(kB32)
+		b.ins("selp.b32 %s, 1, 0, %s", f, w)
+		b.ins("xor.b32 %s, %s, %s", phase, phase, f)
+	}
+}
+
+// loopTMA is the main loop of the wgmma kernels whose tiles the bulk tensor
+// copy engine stages (GemmConfig.TMA). Stage s has an mbarrier that thread
+// 0 arms with the tile's bytes before it issues the tile's boxes; the
+// copies complete the barrier's phase, and every thread waits for that
+// phase (its parity flips each time the stages wrap) before the tile's
+// wgmma group reads the stage: no fence, since the copies and the tensor
+// cores are both the async proxy. Tile t is in stage t%S. Iteration t
+// waits for tile t, issues its wgmma group, waits until only that group is
+// pending (group t-1 has retired) and passes the block barrier, after
+// which no warpgroup reads stage (t-1)%S and thread 0 issues tile t+S-1
+// into it: S-1 tiles in flight while one is under the tensor cores, where
+// the cp.async loop keeps S-2. Out-of-bounds elements (the m, n and k
+// edges) arrive as zeros, so no copy needs a bound.
+func (c *gemmCtx) loopTMA(comp *wgmmaCompute) {
+	b, g := c.b, c.g
+	S := g.cfg.Stages
+	ops := []*tmaOperand{c.newTMAOperand(true), c.newTMAOperand(false)}
+	bars := b.addImm32(c.smem, g.barOff)
+	prod := b.reg(kPred)
+	b.ins("setp.eq.u32 %s, %s, 0", prod, c.tid)
+	b.comment("tensor-copy pipeline: %d mbarriers, %d tiles in flight, one under wgmma", S, S-1)
+	skip := b.newLabel("tma_init")
+	b.insP("!"+prod, "bra %s", skip)
+	for s := 0; s < S; s++ {
+		b.ins("mbarrier.init.shared.b64 %s, 1", addr(bars, 8*s))
+	}
+	b.ins("fence.mbarrier_init.release.cluster")
+	for _, t := range ops {
+		b.ins("prefetch.tensormap [%s]", t.tmap)
+	}
+	b.label(skip)
+	b.ins("bar.sync 0")
+	for s := 0; s < S-1; s++ {
+		p := b.reg(kPred)
+		b.ins("setp.gt.s32 %s, %s, %d", p, c.nTiles, s)
+		b.ins("and.pred %s, %s, %s", p, p, prod)
+		skip := b.newLabel("tma_first")
+		b.insP("!"+p, "bra %s", skip)
+		off := b.reg(kB32)
+		b.ins("mov.b32 %s, %d", off, s*g.stageBytes)
+		c.issueTMA(ops, off, b.addImm32(bars, 8*s), b.addImm32(c.kBeg, s*g.cfg.U))
+		b.label(skip)
+	}
+	rd, wr := b.reg(kB32), b.reg(kB32)
+	b.ins("mov.b32 %s, 0", rd)
+	b.ins("mov.b32 %s, %d", wr, (S-1)*g.stageBytes)
+	barR, barW := b.reg(kB32), b.reg(kB32)
+	b.ins("mov.b32 %s, %s", barR, bars)
+	b.ins("add.s32 %s, %s, %d", barW, bars, 8*(S-1))
+	phase := b.reg(kB32)
+	b.ins("mov.b32 %s, 0", phase)
+	kNext := b.addImm32(c.kBeg, (S-1)*g.cfg.U) // S ≥ 3: a register of its own
+	left := b.reg(kB32) // tiles not issued yet
+	b.ins("sub.s32 %s, %s, %d", left, c.nTiles, S-1)
+	loop, done := b.newLabel("loop"), b.newLabel("done")
+	pz := b.reg(kPred)
+	b.ins("setp.le.s32 %s, %s, 0", pz, c.nTiles)
+	b.insP(pz, "bra.uni %s", done)
+	cnt := b.reg(kB32)
+	b.ins("mov.b32 %s, %s", cnt, c.nTiles)
+	b.label(loop)
+	wait := b.newLabel("tma_wait")
+	b.label(wait)
+	ready := b.reg(kPred)
+	b.ins("mbarrier.try_wait.parity.shared.b64 %s, [%s], %s", ready, barR, phase)
+	b.insP("!"+ready, "bra %s", wait)
+	comp.tile(rd)
+	b.ins("wgmma.wait_group.sync.aligned 1")
+	b.ins("bar.sync 0")
+	pi := b.reg(kPred)
+	b.ins("setp.gt.s32 %s, %s, 0", pi, left)
+	b.ins("and.pred %s, %s, %s", pi, pi, prod)
+	skipI := b.newLabel("tma_next")
+	b.insP("!"+pi, "bra %s", skipI)
+	c.issueTMA(ops, wr, barW, kNext)
+	b.label(skipI)
+	b.ins("sub.s32 %s, %s, 1", left, left)
+	b.ins("add.s32 %s, %s, %d", kNext, kNext, g.cfg.U)
+	c.rotate(wr)
+	c.rotateBar(barW, bars, "")
+	c.rotate(rd)
+	c.rotateBar(barR, bars, phase)
+	b.ins("sub.s32 %s, %s, 1", cnt, cnt)
+	pl := b.reg(kPred)
+	b.ins("setp.gt.s32 %s, %s, 0", pl, cnt)
+	b.insP(pl, "bra.uni %s", loop)
+	b.label(done)
+	b.ins("wgmma.wait_group.sync.aligned 0")
+	b.ins("bar.sync 0")
+}
