@@ -129,7 +129,7 @@ func (c *gemmCtx) loopTMA(comp *wgmmaCompute) {
 	phase := b.reg(kB32)
 	b.ins("mov.b32 %s, 0", phase)
 	kNext := b.addImm32(c.kBeg, (S-1)*g.cfg.U) // S ≥ 3: a register of its own
-	left := b.reg(kB32) // tiles not issued yet
+	left := b.reg(kB32)                        // tiles not issued yet
 	b.ins("sub.s32 %s, %s, %d", left, c.nTiles, S-1)
 	loop, done := b.newLabel("loop"), b.newLabel("done")
 	pz := b.reg(kPred)
