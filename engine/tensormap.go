@@ -12,13 +12,16 @@ import (
 // kernel (ptx.TensorMap) for call g: the operand's pointer, its extents
 // with the contiguous one first, its leading dimension in bytes, boxes of
 // 128-byte lines with the 128-byte swizzle, lines promoted to L2 in 256
-// bytes.
+// bytes. An empty extent (k = 0) is encoded as 1.
 func tensorMapOf(m ptx.TensorMap, g *request.Gemm) (cuda.TensorMap2D, error) {
 	base, ld := g.A, g.LDA
 	if m.Operand == 'B' {
 		base, ld = g.B, g.LDB
 	}
 	inner, outer, stride := m.Dims(int(g.M), int(g.N), int(g.K), int(ld))
+	// k = 0 (C = beta·C): the kernel copies nothing, but the driver takes
+	// no empty dimension.
+	inner, outer = max(inner, 1), max(outer, 1)
 	t := cuda.TensorMap2D{
 		Base: cuda.DevicePtr(base), Dims: [2]uint64{uint64(inner), uint64(outer)}, Stride: uint64(stride),
 		Box: [2]uint32{uint32(m.Box[0]), uint32(m.Box[1])}, Swizzle: cuda.Swizzle128B, Promotion: cuda.L2Promotion256B,
