@@ -40,11 +40,15 @@ func modelEngine(deviceKey string) (Engine, error) {
 		}
 		c := ch.Choose(in, cls)
 		// As the engine does (Serve): the best-ranked configuration whose
-		// kernel loads; Legal's register estimate can admit a kernel whose
+		// kernel loads, staged as the engine stages it; Legal's register estimate can admit a kernel whose
 		// real registers do not allow its block (then the next one runs).
 		for _, r := range c.Top {
-			if engine.Prepare(g, r.Config) == nil {
-				return r.Config, nil
+			cfg, err := engine.Staged(g, r.Config) // the tensor-copy twin, as the engine runs it
+			if err != nil {
+				return ptx.GemmConfig{}, err
+			}
+			if engine.Prepare(g, cfg) == nil {
+				return cfg, nil
 			}
 		}
 		return ptx.GemmConfig{}, fmt.Errorf("bench_compare: no loadable configuration among the model's %d best for %v", len(c.Top), g)

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
 )
 
 // forcedConfig is ISAAC_CONFIG, parsed once: when set, every served GEMM
@@ -26,8 +27,37 @@ func parseForced(s string) (*ptx.GemmConfig, error) {
 	return &c, nil
 }
 
+// useTMA is ISAAC_TMA: unless it is "0", a wgmma configuration the engine
+// chooses itself (the model's or the heuristic's, not ISAAC_CONFIG) runs as
+// its tensor-copy twin where that is legal (ptx.TMATwin): on the H100 the
+// twins of the 16-bit Table 4 rows' best configurations were 1.05× as fast
+// in geometric mean (51 rows, 47 of them at least 0.99×, the slowest 0.98×;
+// bench_compare/results/h100/ab/tma-twins.txt), and the model, trained
+// on the cp.async kernels, has no feature for the copies.
+var useTMA = sync.OnceValue(func() bool { return os.Getenv("ISAAC_TMA") != "0" })
+
+// staged is c as the engine runs a configuration it chose: the TMA twin
+// under useTMA.
+func staged(c ptx.GemmConfig, in ptx.InputClass, dev *deviceInfo) ptx.GemmConfig {
+	if !useTMA() {
+		return c
+	}
+	return ptx.TMATwin(c, in, dev.limits)
+}
+
+// Staged is cfg as the engine runs it when it chose cfg itself for g (the
+// model's or the heuristic's configuration): its tensor-copy twin where
+// legal and ISAAC_TMA is not "0" (see useTMA).
+func Staged(g *request.Gemm, cfg ptx.GemmConfig) (ptx.GemmConfig, error) {
+	_, info, in, err := prepare(g)
+	if err != nil {
+		return cfg, err
+	}
+	return staged(cfg, in, info), nil
+}
+
 // choose is the configuration for a request: ISAAC_CONFIG, else the
-// generator's heuristic. It is legal for the class on the device.
+// generator's heuristic (staged). It is legal for the class on the device.
 func choose(in ptx.InputClass, m, n, k int, dev *deviceInfo) (ptx.GemmConfig, error) {
 	forced, err := forcedConfig()
 	if err != nil {
@@ -44,6 +74,9 @@ func choose(in ptx.InputClass, m, n, k int, dev *deviceInfo) (ptx.GemmConfig, er
 	}
 	if err := ptx.Legal(c, in, dev.limits); err != nil {
 		return ptx.GemmConfig{}, err
+	}
+	if forced == nil {
+		c = staged(c, in, dev)
 	}
 	return c, nil
 }

@@ -163,7 +163,8 @@ func inBackground(key decisionKey, g *request.Gemm, info *deviceInfo, why reques
 
 // makeDecision chooses for one key: ISAAC_CONFIG when set; else the
 // device's model (best configuration first, the next when one fails to
-// compile), served under Auto only when it predicts a win; without a model,
+// compile; a wgmma one as its tensor-copy twin, see staged), served under
+// Auto only when it predicts a win; without a model,
 // the heuristic under Always and the vendor under Auto. Without compile, a
 // model's choice whose kernel would have to be compiled (neither loaded in
 // the context nor in the disk cache) is the pending reason FwdCompiling.
@@ -191,10 +192,11 @@ func makeDecision(key decisionKey, g *request.Gemm, info *deviceInfo, compile bo
 		if ptx.Legal(r.Config, key.in, info.limits) != nil {
 			continue // a disk cache written for other limits
 		}
-		if !compile && !kernelCached(key.ctx, r.Config, key.in, info) {
+		cfg := staged(r.Config, key.in, info)
+		if !compile && !kernelCached(key.ctx, cfg, key.in, info) {
 			return &decision{reason: request.FwdCompiling}
 		}
-		if lk, err := kernelFor(key.ctx, r.Config, key.in, info); err == nil {
+		if lk, err := kernelFor(key.ctx, cfg, key.in, info); err == nil {
 			d := &decision{lk: lk, reason: request.Served}
 			if key.mode == Auto {
 				d.meas = newMeasurement()

@@ -7,7 +7,7 @@
 #      operand layout and edge shape against the exact reference; split
 #      configurations run twice, bit-identical), the differential test's
 #      random TMA cases (ISAAC_GPU_TMA per type) against cuBLAS and the exact
-#      reference, and compute-sanitizer memcheck and racecheck samples
+#      reference, and a compute-sanitizer memcheck sample
 #   2. side by side with the cp.async kernels: bench_compare -cases on
 #      bench_compare/ab_cases_tma.txt (every 16-bit Table 4 row's best swept
 #      configuration and its TMA twins), each input's configurations
@@ -36,12 +36,10 @@ env "${only[@]}" ISAAC_GPU_TMA=3 ISAAC_GPU_MAXWORK=4000000 ISAAC_GPU_SEED=13 \
 	compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/engine.test" -test.run '^TestGPUDifferential$' \
 	>"$out/tma_memcheck.txt" 2>&1 || fail=1
 grep -E 'ERROR SUMMARY|--- ' "$out/tma_memcheck.txt" | tee -a "$summary"
-# racecheck (shared-memory hazards) for information: it may not model the
-# copy engine's writes completing on an mbarrier
-env "${only[@]}" ISAAC_GPU_TMA=2 ISAAC_GPU_MAXWORK=2000000 ISAAC_GPU_SEED=17 \
-	compute-sanitizer --tool racecheck "$dev/engine.test" -test.run '^TestGPUDifferential$' \
-	>"$out/tma_racecheck.txt" 2>&1
-grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|--- ' "$out/tma_racecheck.txt" | tee -a "$summary"
+# (compute-sanitizer's racecheck is left out: on the H100 with driver
+# 580.159.04 it reported "Internal Sanitizer Error: Detected a failure to
+# track a kernel launch" on the first TMA kernel and then hung until the
+# call's limit; ptx's TestTMAPipelineSimulated checks the stages' hazards.)
 
 say "== 2. TMA twins beside the cp.async configurations (bench_compare -cases)"
 "$dev/bench_compare" -cases bench_compare/ab_cases_tma.txt -out "$out" >"$out/cases.progress.log" 2>&1 || fail=1

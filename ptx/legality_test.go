@@ -132,3 +132,40 @@ func TestLegalWarpgroupRegisters(t *testing.T) {
 		}
 	}
 }
+
+// TMATwin turns a wgmma configuration into its tensor-copy twin where both
+// of its tiles are in 128-byte lines, and leaves every other configuration
+// as it is.
+func TestTMATwin(t *testing.T) {
+	nn := InputClass{AType: F16, BType: F16, CType: F16, Compute: F32, TransA: N, TransB: N, AlignA: 8, AlignB: 8, AlignC: 8}
+	nt := nn
+	nt.TransB = T
+	for _, tc := range []struct {
+		cfg  string
+		in   InputClass
+		twin bool
+	}{
+		{"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16", nn, true},
+		{"ms=1,ns=2,ml=64,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5,math=wgmma_f16", nn, true},
+		{"ms=1,ns=2,ml=64,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5,math=wgmma_f16", nt, false}, // B n-contiguous, 32-byte lines
+		{"ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16", nn, false},   // B k-contiguous, 64-byte lines
+		{"ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16", nt, true},    // both m/n-contiguous
+		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16", nn, false},
+	} {
+		c := mustParse(t, tc.cfg)
+		if err := Legal(c, tc.in, H100()); err != nil {
+			t.Fatalf("%s %s: %v", c, tc.in, err)
+		}
+		got := TMATwin(c, tc.in, H100())
+		want := c
+		if tc.twin {
+			want.TMA = 1
+		}
+		if got != want {
+			t.Errorf("%s %s: twin %s, want %s", c, tc.in, got, want)
+		}
+		if TMATwin(got, tc.in, H100()) != got {
+			t.Errorf("%s: the twin of a twin changed", got)
+		}
+	}
+}

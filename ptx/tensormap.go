@@ -57,3 +57,18 @@ func tensorMapParams(maps []TensorMap) []Param {
 	}
 	return out
 }
+
+// TMATwin is c staged by the bulk tensor copy engine (TMA = 1) when c is a
+// wgmma configuration whose twin Legal admits for in on dev, and c
+// otherwise: the same blocks, k-slice and stages, only the copies differ.
+func TMATwin(c GemmConfig, in InputClass, dev DeviceLimits) GemmConfig {
+	if !c.Math.IsWGMMA() || c.TMA != 0 {
+		return c
+	}
+	t := c
+	t.TMA = 1
+	if Legal(t, in, dev) != nil {
+		return c
+	}
+	return t
+}
