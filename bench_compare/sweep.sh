@@ -9,6 +9,9 @@
 # the layout of bench_compare/results/<device>/sweep/: copy $OUT there and run
 #   go run ./bench_compare -replot <dir>/sweep-table4.csv -readme README.md -targets
 #
+# "types NAME DTYPES" runs one group of data types of one's own into
+# sweep-table4-NAME.*: a group split over two device calls.
+#
 # "wide [shapes]" sweeps the inputs of a shapes file again with N=${N:-400}
 # candidates: bench_compare/sweep_wide_shapes.csv (FP32/FP64 LINPACK and
 # LAPACK, the default) into sweep-wide.csv, sweep_wide_<name>_shapes.csv
@@ -54,12 +57,13 @@ wide)
 	;;
 sd) run sd s,d ;;
 16bit) run 16bit h,hgemmex-f32acc,bf16gemmex-f32acc ;;
+types) run "$2" "$3" ;; # a group of one's own: sweep.sh types NAME DTYPES (to split a group over device calls)
 all)
 	run sd s,d
 	run 16bit h,hgemmex-f32acc,bf16gemmex-f32acc
 	;;
 *)
-	echo "usage: $0 [sd|16bit|all|wide]" >&2
+	echo "usage: $0 [sd|16bit|all|wide [shapes]|types NAME DTYPES]" >&2
 	exit 2
 	;;
 esac
