@@ -23,7 +23,7 @@ grep -v '^#' "$list" | while read -r m n k layout dtype config; do
 	printf 'm,n,k,layout,dtype,suite\n%s,%s,%s,%s,%s,ncu\n' "$m" "$n" "$k" "$layout" "$dtype" >"$csv"
 	rep=$out/ncu_${i}_${dtype}_${m}x${n}x${k}.txt
 	echo "== $m x $n x $k $layout $dtype $config" >"$rep"
-	name=$(echo "$config" | sed 's/,math=/_/; s/[=,]//g') # the kernel's name ends so
+	name=$(echo "$config" | sed 's/,math=/_/; s/,pp=/_pp/; s/,mr=/_mr/; s/,tma=/_tma/; s/[=,]//g') # the kernel's name ends so
 	filter=(-k "regex:${name}" -c 2)
 	if [ "${ALL:-0}" = 1 ]; then
 		filter=(-c "${COUNT:-12}")
