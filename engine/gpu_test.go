@@ -125,27 +125,7 @@ func TestGPUDifferential(t *testing.T) {
 			jobs = append(jobs, job{c: c, cfg: &cfg})
 		}
 		// wgmma kernels (sm_90a) on the cases whose operands allow them
-		sm90 := dev.limits.SMMajor == 9 && dev.limits.SMMinor == 0
-		for i, tries := 0, 0; sm90 && i < warpgroups && tries < 100*warpgroups; tries++ {
-			c := gemmcheck.RandomCase(rng, ty, maxWork/4)
-			in, err := classOfCase(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(ptx.WarpgroupMathsFor(in)) == 0 {
-				break // no wgmma math for the type
-			}
-			sp := ptx.WarpgroupSpace(in)
-			if len(sp.Math) == 0 {
-				continue // operands not 16-byte aligned
-			}
-			cfg, ok := sp.RandomLegal(rng, in, dev.limits, 20000)
-			if !ok {
-				t.Fatalf("%s: no legal wgmma configuration for %v", ty.Name, in)
-			}
-			jobs = append(jobs, job{c: c, cfg: &cfg})
-			i++
-		}
+		jobs = append(jobs, warpgroupJobs(t, rng, ty, warpgroups, maxWork/4, dev.limits, false)...)
 	}
 	for _, ty := range gemmcheck.Types {
 		if only != "" && !strings.Contains(","+only+",", ","+ty.Name+",") {
@@ -210,31 +190,7 @@ func TestGPUDifferential(t *testing.T) {
 		if only != "" && !strings.Contains(","+only+",", ","+ty.Name+",") {
 			continue
 		}
-		sm90 := dev.limits.SMMajor == 9 && dev.limits.SMMinor == 0
-		for i, tries := 0, 0; sm90 && i < tma && tries < 100*tma; tries++ {
-			c := gemmcheck.RandomCase(rng, ty, maxWork/4)
-			in, err := classOfCase(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(ptx.WarpgroupMathsFor(in)) == 0 {
-				break // no wgmma math for the type
-			}
-			sp := ptx.WarpgroupSpace(in)
-			if len(sp.Math) == 0 {
-				continue // operands not 16-byte aligned
-			}
-			sp.U = []int{64} // 128-byte lines of k-contiguous tiles
-			cfg, ok := sp.RandomLegal(rng, in, dev.limits, 20000)
-			if !ok {
-				continue
-			}
-			if cfg.TMA = 1; ptx.Legal(cfg, in, dev.limits) != nil {
-				continue
-			}
-			jobs = append(jobs, job{c: c, cfg: &cfg})
-			i++
-		}
+		jobs = append(jobs, warpgroupJobs(t, rng, ty, tma, maxWork/4, dev.limits, true)...)
 	}
 	rng.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
 
@@ -657,4 +613,46 @@ func TestGPUMultiDevice(t *testing.T) {
 		t.Errorf("kernels loaded in %d contexts, want one per device (%d)", len(contexts), n)
 	}
 	t.Logf("%d devices × 40 cases correct; kernels cached in %d contexts", n, len(contexts))
+}
+
+// warpgroupJobs draws n random cases of type ty (on sm_90a, where the type
+// has a wgmma math) whose operands allow a wgmma kernel, each with a random
+// legal configuration of ptx.WarpgroupSpace; with tma, the tensor-copy twin
+// of a configuration drawn at u = 64 (cases whose draw has no legal twin
+// are drawn again).
+func warpgroupJobs(t *testing.T, rng *rand.Rand, ty gemmcheck.Type, n, maxWork int, lim ptx.DeviceLimits, tma bool) []job {
+	var out []job
+	sm90 := lim.SMMajor == 9 && lim.SMMinor == 0
+	for i, tries := 0, 0; sm90 && i < n && tries < 100*n; tries++ {
+		c := gemmcheck.RandomCase(rng, ty, maxWork)
+		in, err := classOfCase(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ptx.WarpgroupMathsFor(in)) == 0 {
+			break // no wgmma math for the type
+		}
+		sp := ptx.WarpgroupSpace(in)
+		if len(sp.Math) == 0 {
+			continue // operands not 16-byte aligned
+		}
+		if tma {
+			sp.U = []int{64} // 128-byte lines of k-contiguous tiles
+		}
+		cfg, ok := sp.RandomLegal(rng, in, lim, 20000)
+		switch {
+		case !ok && !tma:
+			t.Fatalf("%s: no legal wgmma configuration for %v", ty.Name, in)
+		case !ok:
+			continue
+		}
+		if tma {
+			if cfg.TMA = 1; ptx.Legal(cfg, in, lim) != nil {
+				continue
+			}
+		}
+		out = append(out, job{c: c, cfg: &cfg})
+		i++
+	}
+	return out
 }

@@ -148,8 +148,8 @@ func TestTMATwin(t *testing.T) {
 		{"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16", nn, true},
 		{"ms=1,ns=2,ml=64,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5,math=wgmma_f16", nn, true},
 		{"ms=1,ns=2,ml=64,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5,math=wgmma_f16", nt, false}, // B n-contiguous, 32-byte lines
-		{"ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16", nn, false},   // B k-contiguous, 64-byte lines
-		{"ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16", nt, true},    // both m/n-contiguous
+		{"ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16", nn, false}, // B k-contiguous, 64-byte lines
+		{"ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16", nt, true},  // both m/n-contiguous
 		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16", nn, false},
 	} {
 		c := mustParse(t, tc.cfg)

@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strconv"
@@ -582,7 +583,15 @@ func TestWarpgroupPipelineSimulated(t *testing.T) {
 	} {
 		checkLoop(t, mustParse(t, tc.cfg), tc.in, tc.m, tc.n, tc.k)
 	}
-	rng := newRand(32)
+	checkRandomWarpgroup(t, newRand(32), false)
+}
+
+// checkRandomWarpgroup runs checkLoop on 20 random wgmma configurations of
+// the classes' spaces (grid and cluster splits of 1–3 and 1–2 blocks, tiles
+// of at most 128×128) on random inputs that cut every edge; with tma, on the
+// TMA twins of configurations drawn at u = 64 that have one.
+func checkRandomWarpgroup(t *testing.T, rng *rand.Rand, tma bool) {
+	t.Helper()
 	classes := allClasses()
 	for n, i := 0, 0; i < 20000; i++ {
 		in := classes[rng.IntN(len(classes))]
@@ -591,9 +600,17 @@ func TestWarpgroupPipelineSimulated(t *testing.T) {
 			continue
 		}
 		sp.KG, sp.KC = []int{1, 2, 3}, []int{1, 2}
+		if tma {
+			sp.U = []int{64}
+		}
 		c, ok := sp.RandomLegal(rng, in, H100(), 3000)
 		if !ok || c.ML*c.NL > 128*128 {
 			continue
+		}
+		if tma {
+			if c = withTMA(c); Legal(c, in, H100()) != nil {
+				continue
+			}
 		}
 		m, nn, k := c.ML+rng.IntN(2*c.ML), c.NL+rng.IntN(2*c.NL), c.U*c.KG*max(c.KC, 1)*(1+rng.IntN(5))+rng.IntN(c.U)
 		checkLoop(t, c, in, m, nn, k)
@@ -601,7 +618,7 @@ func TestWarpgroupPipelineSimulated(t *testing.T) {
 			return
 		}
 	}
-	t.Fatal("fewer than 20 random wgmma configurations")
+	t.Fatalf("fewer than 20 random wgmma configurations (tma %v)", tma)
 }
 
 func withPP(c GemmConfig) GemmConfig {

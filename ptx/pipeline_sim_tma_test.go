@@ -282,26 +282,7 @@ func TestTMAPipelineSimulated(t *testing.T) {
 		got := checkLoop(t, withTMA(cfg), tc.in, tc.m, tc.n, tc.k)
 		compareReads(t, withTMA(cfg), tc.in, got, plain)
 	}
-	rng := newRand(33)
-	classes := allClasses()
-	for n, i := 0, 0; i < 20000; i++ {
-		in := classes[rng.IntN(len(classes))]
-		sp := WarpgroupSpace(in)
-		if len(sp.Math) == 0 {
-			continue
-		}
-		sp.KG, sp.KC, sp.U = []int{1, 2, 3}, []int{1, 2}, []int{64}
-		c, ok := sp.RandomLegal(rng, in, H100(), 3000)
-		if !ok || c.ML*c.NL > 128*128 || Legal(withTMA(c), in, H100()) != nil {
-			continue
-		}
-		m, nn, k := c.ML+rng.IntN(2*c.ML), c.NL+rng.IntN(2*c.NL), c.U*c.KG*max(c.KC, 1)*(1+rng.IntN(5))+rng.IntN(c.U)
-		checkLoop(t, withTMA(c), in, m, nn, k)
-		if n++; n == 20 {
-			return
-		}
-	}
-	t.Fatal("fewer than 20 random configurations with a legal TMA twin")
+	checkRandomWarpgroup(t, newRand(33), true)
 }
 
 // compareReads checks that the TMA twin's wgmma instructions read the same

@@ -352,26 +352,7 @@ func TestWarpgroupLayout(t *testing.T) {
 		"ms=1,ns=1,ml=64,nl=8,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3",
 		"ms=2,ns=4,ml=128,nl=64,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3",
 	}
-	n := 0
-	for _, in := range allClasses() {
-		maths := WarpgroupSpace(in).Math
-		if len(maths) == 0 {
-			continue
-		}
-		for _, cs := range cfgs {
-			cfg, err := ParseConfig(cs + ",math=" + maths[0].String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := Legal(cfg, in, H100()); err != nil {
-				t.Fatalf("%s %s: %v", cfg, in, err)
-			}
-			if err := checkWarpgroupLayout(cfg, in); err != nil {
-				t.Errorf("%s %s: %v", cfg, in, err)
-			}
-			n++
-		}
-	}
+	n := checkLayouts(t, cfgs, false)
 	t.Logf("%d wgmma configurations checked", n)
 }
 
@@ -388,6 +369,20 @@ func TestTMALayout(t *testing.T) {
 		"ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5",
 		"ms=2,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4",
 	}
+	n := checkLayouts(t, cfgs, true)
+	if n < 40 {
+		t.Fatalf("only %d TMA configurations checked", n)
+	}
+	t.Logf("%d TMA configurations checked", n)
+}
+
+// checkLayouts runs checkWarpgroupLayout on every configuration of cfgs
+// (with each class's first wgmma math) for every class wgmma serves, and
+// returns how many it checked. Every configuration must be legal; with tma
+// the TMA twins are checked, and a class whose tiles the copy engine cannot
+// stage is skipped.
+func checkLayouts(t *testing.T, cfgs []string, tma bool) int {
+	t.Helper()
 	n := 0
 	for _, in := range allClasses() {
 		maths := WarpgroupSpace(in).Math
@@ -395,9 +390,15 @@ func TestTMALayout(t *testing.T) {
 			continue
 		}
 		for _, cs := range cfgs {
-			cfg := withTMA(mustParse(t, cs+",math="+maths[0].String()))
-			if Legal(cfg, in, H100()) != nil {
-				continue // an m/n-contiguous B narrower than 64 columns
+			cfg := mustParse(t, cs+",math="+maths[0].String())
+			if tma {
+				cfg = withTMA(cfg)
+			}
+			if err := Legal(cfg, in, H100()); err != nil {
+				if tma {
+					continue // an m/n-contiguous B narrower than 64 columns
+				}
+				t.Fatalf("%s %s: %v", cfg, in, err)
 			}
 			if err := checkWarpgroupLayout(cfg, in); err != nil {
 				t.Errorf("%s %s: %v", cfg, in, err)
@@ -405,8 +406,5 @@ func TestTMALayout(t *testing.T) {
 			n++
 		}
 	}
-	if n < 40 {
-		t.Fatalf("only %d TMA configurations checked", n)
-	}
-	t.Logf("%d TMA configurations checked", n)
+	return n
 }
