@@ -27,6 +27,7 @@ type loadedKernel struct {
 	kernel  *ptx.Kernel
 	fn      cuda.Function
 	reduce  cuda.Function
+	maps    atomic.Pointer[encodedMaps] // a TMA kernel's maps of its last call (packTensorMaps)
 }
 
 var kernels sync.Map // kernelKey → *loadedKernel

@@ -139,7 +139,7 @@ func launchGemm(ctx uint64, g *request.Gemm, lk *loadedKernel, info *deviceInfo)
 	defer paramPool.Put(p)
 	p.Reset()
 	packParams(p, g, lk.compute, ws, ctrs)
-	if err := packTensorMaps(p, g, lk.kernel); err != nil {
+	if err := packTensorMaps(p, g, lk); err != nil {
 		return err
 	}
 	if err := launch(lk.fn, lk.kernel, grid, stream, p); err != nil {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
@@ -41,19 +42,46 @@ func tensorMapOf(m ptx.TensorMap, g *request.Gemm) (cuda.TensorMap2D, error) {
 	return t, nil
 }
 
+// encodedMaps is a kernel's tensor maps as encoded for one call: the
+// drivers' descriptions and the bytes.
+type encodedMaps struct {
+	desc []cuda.TensorMap2D
+	buf  [][cuda.TensorMapBytes]byte
+}
+
 // packTensorMaps appends the kernel's tensor maps, encoded for g, to its
-// parameters.
-func packTensorMaps(p *cuda.Params, g *request.Gemm, k *ptx.Kernel) error {
-	for _, m := range k.TensorMaps {
+// parameters. The maps of lk's last call are kept: a call on the same
+// operands (pointers, sizes, leading dimensions), as a loop's calls
+// usually are, takes them without the driver. Calls from several threads
+// replace each other's, each an immutable snapshot.
+func packTensorMaps(p *cuda.Params, g *request.Gemm, lk *loadedKernel) error {
+	maps := lk.kernel.TensorMaps
+	if len(maps) == 0 {
+		return nil
+	}
+	var descs [2]cuda.TensorMap2D
+	if len(maps) > len(descs) {
+		return fmt.Errorf("engine: %d tensor maps", len(maps))
+	}
+	for i, m := range maps {
 		t, err := tensorMapOf(m, g)
 		if err != nil {
 			return err
 		}
-		var buf [cuda.TensorMapBytes]byte
-		if err := t.Encode(&buf); err != nil {
-			return fmt.Errorf("engine: tensor map of %c for %s: %w", m.Operand, g, err)
+		descs[i] = t
+	}
+	e := lk.maps.Load()
+	if e == nil || !slices.Equal(e.desc, descs[:len(maps)]) {
+		e = &encodedMaps{desc: slices.Clone(descs[:len(maps)]), buf: make([][cuda.TensorMapBytes]byte, len(maps))}
+		for i := range maps {
+			if err := e.desc[i].Encode(&e.buf[i]); err != nil {
+				return fmt.Errorf("engine: tensor map of %c for %s: %w", maps[i].Operand, g, err)
+			}
 		}
-		p.Bytes(buf[:], 64)
+		lk.maps.Store(e)
+	}
+	for i := range e.buf {
+		p.Bytes(e.buf[i][:], 64)
 	}
 	return nil
 }

@@ -299,3 +299,24 @@ func TestGPUEventDone(t *testing.T) {
 		t.Errorf("elapsed %v ms, %v", ms, err)
 	}
 }
+
+// BenchmarkGPUTensorMapEncode is the host time of encoding one tensor map
+// (cuTensorMapEncodeTiled through the loaded driver): what a TMA kernel's
+// call on new operands pays per map. Encoding needs no context, only the
+// driver.
+func BenchmarkGPUTensorMapEncode(b *testing.B) {
+	if err := Load(); err != nil {
+		b.Skipf("no GPU: %v", err)
+	}
+	if n, err := DeviceCount(); err != nil || n == 0 {
+		b.Skipf("no GPU: %d devices, %v", n, err)
+	}
+	desc := TensorMap2D{Type: TensorMapUint16, Base: 0x7f0000000000, Dims: [2]uint64{4096, 4096},
+		Stride: 8192, Box: [2]uint32{64, 128}, Swizzle: Swizzle128B, Promotion: L2Promotion256B}
+	var m [TensorMapBytes]byte
+	for b.Loop() {
+		if err := desc.Encode(&m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

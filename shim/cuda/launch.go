@@ -70,6 +70,16 @@ func (p *Params) F64(v float64) *Params { return p.U64(math.Float64bits(v)) }
 // .align A .b8 name[N] structure).
 func (p *Params) Bytes(b []byte, align int) *Params { copy(p.slot(len(b), align), b); return p }
 
+// Arg is the bytes of parameter i as packed (up to the next parameter's
+// offset, or the end): for tests and diagnostics.
+func (p *Params) Arg(i int) []byte {
+	end := len(p.buf)
+	if i+1 < len(p.offsets) {
+		end = int(p.offsets[i+1])
+	}
+	return p.buf[p.offsets[i]:end]
+}
+
 // Dim3 is a grid or block shape.
 type Dim3 [3]uint32
 
