@@ -10,7 +10,7 @@ import (
 
 // gpu skips the test unless a CUDA driver and a device are present, and
 // makes device 0's primary context current on the test's locked OS thread.
-func gpu(t *testing.T) Device {
+func gpu(t testing.TB) Device {
 	t.Helper()
 	if err := Load(); err != nil {
 		t.Skipf("no GPU: %v", err)
@@ -301,16 +301,10 @@ func TestGPUEventDone(t *testing.T) {
 }
 
 // BenchmarkGPUTensorMapEncode is the host time of encoding one tensor map
-// (cuTensorMapEncodeTiled through the loaded driver): what a TMA kernel's
-// call on new operands pays per map. Encoding needs no context, only the
-// driver.
+// (cuTensorMapEncodeTiled through the loaded driver, with a context
+// current): what a TMA kernel's call on new operands pays per map.
 func BenchmarkGPUTensorMapEncode(b *testing.B) {
-	if err := Load(); err != nil {
-		b.Skipf("no GPU: %v", err)
-	}
-	if n, err := DeviceCount(); err != nil || n == 0 {
-		b.Skipf("no GPU: %d devices, %v", n, err)
-	}
+	gpu(b)
 	desc := TensorMap2D{Type: TensorMapUint16, Base: 0x7f0000000000, Dims: [2]uint64{4096, 4096},
 		Stride: 8192, Box: [2]uint32{64, 128}, Swizzle: Swizzle128B, Promotion: L2Promotion256B}
 	var m [TensorMapBytes]byte

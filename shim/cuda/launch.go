@@ -35,8 +35,8 @@ func (p *Params) Len() int { return len(p.offsets) }
 
 func (p *Params) slot(size, align int) []byte {
 	off := (len(p.buf) + align - 1) &^ (align - 1)
-	for len(p.buf) < off+size {
-		p.buf = append(p.buf, 0)
+	if n := off + size - len(p.buf); n > 0 {
+		p.buf = append(p.buf, make([]byte, n)...) // zeroed padding and slot, no temporary
 	}
 	p.offsets = append(p.offsets, C.int(off))
 	return p.buf[off : off+size]
