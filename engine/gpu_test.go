@@ -463,7 +463,7 @@ func TestGPUGraphCapture(t *testing.T) {
 	if _, err := b.ReadC(s); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.BeginCapture(); err != nil {
+	if err := s.BeginCapture(cuda.CaptureThreadLocal); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := s.CaptureStatus(); st != cuda.CaptureActive {

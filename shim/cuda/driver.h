@@ -105,6 +105,7 @@ typedef struct isaac_cuda_api {
 	CUresult (*cuLinkComplete)(CUlinkState, void **, size_t *);
 	CUresult (*cuLinkDestroy)(CUlinkState);
 	CUresult (*cuStreamBeginCapture)(CUstream, int);
+	CUresult (*cuThreadExchangeStreamCaptureMode)(int *);
 	CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
 	CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph, unsigned long long);
 	CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);

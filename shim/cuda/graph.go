@@ -5,7 +5,10 @@ package cuda
 */
 import "C"
 
-import "unsafe"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Graph is a captured CUgraph; GraphExec its instantiation. Applications
 // capture cuBLAS calls into graphs; the shim's launches must be legal there,
@@ -15,9 +18,63 @@ type (
 	GraphExec uintptr
 )
 
-// BeginCapture starts capturing s in thread-local mode.
-func (s Stream) BeginCapture() error {
-	return check("cuStreamBeginCapture", C.isaac_cu_begin_capture(C.uintptr_t(s), 1 /* THREAD_LOCAL */))
+// CaptureMode is CUstreamCaptureMode: which threads' potentially unsafe
+// calls (outside any stream's order) a capture forbids while it lasts.
+type CaptureMode int
+
+// CUstreamCaptureMode values.
+const (
+	// CaptureGlobal (the default of cudaStreamBeginCapture, and PyTorch's):
+	// an unsafe call on any thread whose own mode is not relaxed
+	// invalidates the capture.
+	CaptureGlobal CaptureMode = 0
+	// CaptureThreadLocal: an unsafe call on the capturing thread does.
+	CaptureThreadLocal CaptureMode = 1
+	// CaptureRelaxed: none does.
+	CaptureRelaxed CaptureMode = 2
+)
+
+// CaptureModes are the three modes, for tests that try each.
+var CaptureModes = [...]CaptureMode{CaptureGlobal, CaptureThreadLocal, CaptureRelaxed}
+
+func (m CaptureMode) String() string {
+	switch m {
+	case CaptureGlobal:
+		return "global"
+	case CaptureThreadLocal:
+		return "thread_local"
+	case CaptureRelaxed:
+		return "relaxed"
+	}
+	return fmt.Sprintf("CaptureMode(%d)", int(m))
+}
+
+// BeginCapture starts capturing s in the given mode.
+func (s Stream) BeginCapture(mode CaptureMode) error {
+	return check("cuStreamBeginCapture", C.isaac_cu_begin_capture(C.uintptr_t(s), C.int(mode)))
+}
+
+// ExchangeCaptureMode sets the calling OS thread's capture interaction mode
+// and returns the previous one (cuThreadExchangeStreamCaptureMode). The
+// caller must hold its OS thread (runtime.LockOSThread) until it restores
+// the mode.
+func ExchangeCaptureMode(mode CaptureMode) (CaptureMode, error) {
+	m := C.int(mode)
+	err := check("cuThreadExchangeStreamCaptureMode", C.isaac_cu_exchange_capture_mode(&m))
+	return CaptureMode(m), err
+}
+
+// SetRelaxUnsafeCalls turns on (the default) or off the relaxed capture
+// mode of the binding's calls outside stream order (module loads, events,
+// memory pools: see ISAAC_CU_RELAXED in calls.h), and returns the previous
+// setting. Off is for tests that show what those calls would do to a
+// capture without it.
+func SetRelaxUnsafeCalls(on bool) bool {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	return C.isaac_set_relax_unsafe_calls(v) != 0
 }
 
 // EndCapture ends the capture and returns the graph.

@@ -42,6 +42,16 @@ func (s Stream) CaptureStatus() (CaptureStatus, error) {
 	return CaptureStatus(st), err
 }
 
+// Capturing reports whether work enqueued on s now would be captured into
+// a graph rather than run: s is being captured, its capture was
+// invalidated, or the driver cannot say (an error, e.g. the legacy stream
+// while another stream is captured). Only stream-ordered work of the call
+// itself may then go on s.
+func (s Stream) Capturing() bool {
+	st, err := s.CaptureStatus()
+	return err != nil || st != CaptureNone
+}
+
 // ID is the stream's identifier, unique in the process for the life of the
 // driver (a new stream never takes the ID of a destroyed one, though it may
 // take its handle). The special handles name the stream they stand for in
