@@ -102,9 +102,16 @@ func newMeasurement() *measurement {
 // (timed when it is ours's turn) or asks the caller to forward the call
 // (request.FwdMeasuring, when it is the vendor's turn: the caller then
 // calls AfterForward once the vendor's call is on the stream). A call that
-// finds another thread measuring, or a stream being captured into a graph,
-// is served untimed.
+// finds another thread measuring is served untimed. A call on a stream
+// being captured into a graph touches nothing of the check (its events are
+// not the graph's work, and querying them is an unsafe call during a
+// capture) and goes to the vendor (request.FwdCapturing): the graph will
+// replay the call any number of times, and the check has not confirmed
+// that ours is the faster.
 func (m *measurement) serve(launch, hold func() error, stream cuda.Stream) request.Reason {
+	if stream.Capturing() {
+		return request.FwdCapturing
+	}
 	if !m.mu.TryLock() {
 		return reasonOf(launch())
 	}
@@ -120,9 +127,6 @@ func (m *measurement) serve(launch, hold func() error, stream cuda.Stream) reque
 		if m.openAge++; m.openAge > measureStale {
 			m.open, m.begun[1] = nil, m.begun[1]-1
 		}
-		return reasonOf(launch())
-	}
-	if st, err := stream.CaptureStatus(); err != nil || st != cuda.CaptureNone {
 		return reasonOf(launch())
 	}
 	vendorTurn := m.begun[1] < m.begun[0]

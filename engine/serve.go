@@ -93,6 +93,9 @@ type decisionKey struct {
 
 var decisions sync.Map // decisionKey → *decision
 
+// undecidedInCapture answers a captured call whose decision is not made.
+var undecidedInCapture = &decision{reason: request.FwdCapturing}
+
 // asyncSearch is ISAAC_SEARCH=async: a call whose decision is not made yet
 // goes to the vendor while a background goroutine makes it.
 var asyncSearch = sync.OnceValue(func() bool { return os.Getenv("ISAAC_SEARCH") == "async" })
@@ -101,6 +104,14 @@ func decide(ctx uint64, in ptx.InputClass, g *request.Gemm, info *deviceInfo, mo
 	key := decisionKey{ctx, in, int(g.M), int(g.N), int(g.K), mode}
 	if v, ok := decisions.Load(key); ok {
 		return v.(*decision)
+	}
+	if cuda.Stream(g.Stream).Capturing() {
+		// A call captured into a graph makes no decision: that may load
+		// or compile a kernel, which is not the graph's work, and a graph
+		// replays whatever the call put on the stream. The decision is
+		// made in the background, and the graph gets the vendor's call.
+		inBackground(key, g, info, request.FwdSearching)
+		return undecidedInCapture
 	}
 	if asyncSearch() || mode == Auto && !choiceSoon(key, g, info) {
 		return inBackground(key, g, info, request.FwdSearching)

@@ -79,7 +79,7 @@ func (info *deviceInfo) streamWorkspaceFor(ctx uint64, s cuda.Stream, bytes, wor
 	if bytes > streamWorkspaceMax || words > streamCountersMax {
 		return nil
 	}
-	if st, err := s.CaptureStatus(); err != nil || st != cuda.CaptureNone {
+	if s.Capturing() {
 		return nil
 	}
 	id, err := s.ID()

@@ -27,6 +27,12 @@ const (
 	FwdCompiling // the chosen kernel is being compiled in the background
 	FwdMeasuring // forwarded so that the vendor's time on the input is measured beside ours
 	FwdMeasured  // our kernel measured slower than the vendor on this input
+	// FwdCapturing: the call's stream is being captured into a graph and
+	// the decision for its input is not final (not made yet, still being
+	// made, or a decision to serve not yet confirmed by its check): the
+	// graph gets the vendor's kernel, and nothing but the vendor's call goes
+	// on the stream.
+	FwdCapturing
 	reasonCount
 )
 
@@ -34,7 +40,7 @@ var reasonNames = [...]string{
 	"served", "disabled", "fork", "no_go", "handle", "invalid", "empty",
 	"unsupported", "too_large", "no_kernel", "no_driver", "policy", "error",
 	"no_weights", "weights", "predicted", "searching", "compiling",
-	"measuring", "measured",
+	"measuring", "measured", "capturing",
 }
 
 func (r Reason) String() string {

@@ -33,7 +33,7 @@ static const char *reason_names[ISAAC_REASON_COUNT] = {
 	"served", "disabled", "fork", "no_go", "handle", "invalid", "empty",
 	"unsupported", "too_large", "no_kernel", "no_driver", "policy", "error",
 	"no_weights", "weights", "predicted", "searching", "compiling",
-	"measuring", "measured",
+	"measuring", "measured", "capturing",
 };
 
 static int env_true(const char *name)

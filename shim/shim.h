@@ -52,6 +52,7 @@ enum isaac_reason {
 	ISAAC_FWD_COMPILING,    /* the chosen kernel is being compiled in the background */
 	ISAAC_FWD_MEASURING,    /* forwarded to time the vendor beside our kernel: call isaac_go_gemm_after */
 	ISAAC_FWD_MEASURED,     /* our kernel measured slower than the vendor on this input */
+	ISAAC_FWD_CAPTURING,    /* the stream is being captured and ISAAC's decision is not final */
 	ISAAC_REASON_COUNT
 };
 
