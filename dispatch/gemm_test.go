@@ -9,7 +9,8 @@ import (
 func TestClassifyGemm(t *testing.T) {
 	base := request.Gemm{TransA: request.OpN, TransB: request.OpN, M: 64, N: 64, K: 64,
 		LDA: 64, LDB: 64, LDC: 64, AType: request.R32F, BType: request.R32F, CType: request.R32F,
-		Compute: request.Compute32F}
+		Compute: request.Compute32F, Algo: request.AlgoDefault,
+		Alpha: request.Scalar{Ptr: 0x1000}, Beta: request.Scalar{Ptr: 0x1008}}
 	for _, c := range []struct {
 		name string
 		edit func(g *request.Gemm)
@@ -31,6 +32,9 @@ func TestClassifyGemm(t *testing.T) {
 			g.AType, g.BType, g.CType, g.Compute = request.R8I, request.R8I, request.R8I, request.Compute32I
 		}, request.FwdUnsupported},
 		{"tf32", func(g *request.Gemm) { g.Compute = request.Compute32FFastTF32 }, request.Served},
+		{"tensor-op algorithm", func(g *request.Gemm) { g.Algo = 99 }, request.Served},
+		{"invalid algorithm", func(g *request.Gemm) { g.Algo = 12345 }, request.FwdInvalid},
+		{"NULL alpha", func(g *request.Gemm) { g.Alpha.Ptr = 0 }, request.FwdInvalid},
 		{"f64", func(g *request.Gemm) {
 			g.AType, g.BType, g.CType, g.Compute = request.R64F, request.R64F, request.R64F, request.Compute64F
 		}, request.Served},

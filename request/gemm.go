@@ -36,7 +36,7 @@ type Gemm struct {
 	TransA, TransB      Op
 	AType, BType, CType DataType
 	Compute             ComputeType // for legacy entry points, the one cuBLAS uses
-	Algo                int
+	Algo                int         // cublasGemmAlgo_t; AlgoDefault for legacy entry points
 
 	M, N, K       int64
 	LDA, LDB, LDC int64
@@ -51,11 +51,33 @@ type Gemm struct {
 // ErrInvalid marks arguments cuBLAS rejects with CUBLAS_STATUS_INVALID_VALUE.
 var ErrInvalid = errors.New("invalid GEMM arguments")
 
+// AlgoDefault is CUBLAS_GEMM_DEFAULT, the algorithm of the legacy entry
+// points.
+const AlgoDefault = -1
+
+// ValidAlgo reports whether cuBLAS takes a as a cublasGemmAlgo_t:
+// CUBLAS_GEMM_DEFAULT (-1), CUBLAS_GEMM_ALGO0–23 (0–23),
+// CUBLAS_GEMM_DEFAULT_TENSOR_OP (99), CUBLAS_GEMM_ALGO0–15_TENSOR_OP
+// (100–115), and 999, which cuBLAS 13.1 takes too. It rejects every other
+// value with CUBLAS_STATUS_INVALID_VALUE: gputest/edge_cases.cu asks it
+// for each value, and a test checks this function against its answers
+// (gputest/results). ISAAC chooses its own kernel whatever the algorithm,
+// as cuBLAS treats the named ones as hints.
+func ValidAlgo(a int) bool {
+	return a == AlgoDefault || a >= 0 && a <= 23 || a >= 99 && a <= 115 || a == 999
+}
+
 // Validate reports the arguments cuBLAS itself rejects; such calls go to the
 // vendor so that the application gets exactly the vendor's status.
 func (g *Gemm) Validate() error {
 	if g.TransA < OpN || g.TransA > OpC || g.TransB < OpN || g.TransB > OpC {
 		return fmt.Errorf("%w: transa=%v transb=%v", ErrInvalid, g.TransA, g.TransB)
+	}
+	if !ValidAlgo(g.Algo) {
+		return fmt.Errorf("%w: algo=%d", ErrInvalid, g.Algo)
+	}
+	if g.Alpha.Ptr == 0 || g.Beta.Ptr == 0 {
+		return fmt.Errorf("%w: a NULL alpha or beta", ErrInvalid)
 	}
 	if g.M < 0 || g.N < 0 || g.K < 0 {
 		return fmt.Errorf("%w: m=%d n=%d k=%d", ErrInvalid, g.M, g.N, g.K)

@@ -1,14 +1,22 @@
 package request
 
 import (
+	"encoding/csv"
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
 func gemm(ta, tb Op, m, n, k, lda, ldb, ldc int64) *Gemm {
 	return &Gemm{TransA: ta, TransB: tb, M: m, N: n, K: k, LDA: lda, LDB: ldb, LDC: ldc,
-		AType: R32F, BType: R32F, CType: R32F, Compute: Compute32F}
+		AType: R32F, BType: R32F, CType: R32F, Compute: Compute32F, Algo: AlgoDefault,
+		Alpha: Scalar{Ptr: 0x1000}, Beta: Scalar{Ptr: 0x1008}}
 }
+
+func with(g *Gemm, f func(*Gemm)) *Gemm { f(g); return g }
 
 func TestValidate(t *testing.T) {
 	for _, c := range []struct {
@@ -27,6 +35,14 @@ func TestValidate(t *testing.T) {
 		{gemm(OpN, OpN, 0, 5, 6, 0, 6, 1), false}, // lda 0 < 1
 		{gemm(OpConjG, OpN, 4, 5, 6, 4, 6, 4), false},
 		{gemm(Op(7), OpN, 4, 5, 6, 4, 6, 4), false},
+		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Algo = 23 }), true},
+		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Algo = 99 }), true},
+		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Algo = 115 }), true},
+		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Algo = 24 }), false},
+		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Algo = 12345 }), false},
+		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Algo = -2 }), false},
+		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Alpha.Ptr = 0 }), false},
+		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Beta.Ptr = 0 }), false},
 	} {
 		err := c.g.Validate()
 		if (err == nil) != c.valid {
@@ -88,5 +104,41 @@ func TestTensorPacked(t *testing.T) {
 	}
 	if !nhwc.Packed([]int{0, 2, 3, 1}) || nhwc.Packed([]int{0, 1, 2, 3}) {
 		t.Error("NHWC tensor misclassified")
+	}
+}
+
+// TestValidAlgoAgainstCuBLAS checks ValidAlgo against what cuBLAS answered
+// for each algorithm value (gputest/edge_cases.cu on the GPU machine, the
+// vendor's own status in its table's algo rows).
+func TestValidAlgoAgainstCuBLAS(t *testing.T) {
+	path := filepath.Join("..", "gputest", "results", "h100", "capture", "edge_plain.csv")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Skipf("no table of cuBLAS's answers: %v", err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, r := range rows[1:] {
+		entry, row, vendor := r[0], r[1], r[2]
+		v, ok := strings.CutPrefix(row, "algo-")
+		if !ok || !strings.HasPrefix(entry, "cublas") {
+			continue
+		}
+		_, value, _ := strings.Cut(v, "=")
+		algo, err := strconv.ParseInt(value, 10, 64)
+		if err != nil {
+			t.Fatalf("%s %s: %v", entry, row, err)
+		}
+		if accepted := vendor == "0"; ValidAlgo(int(algo)) != accepted {
+			t.Errorf("%s %s: cuBLAS status %s, ValidAlgo(%d) = %v", entry, row, vendor, algo, ValidAlgo(int(algo)))
+		}
+		checked++
+	}
+	if checked < 100 {
+		t.Errorf("only %d algo rows in %s", checked, path)
 	}
 }

@@ -37,6 +37,9 @@ func DecodeGemm(call unsafe.Pointer, g *request.Gemm) {
 		A:       uintptr(c.A),
 		B:       uintptr(c.B),
 		C:       uintptr(c.C),
+		// The scalars' values are read with the handle's pointer mode.
+		Alpha: request.Scalar{Ptr: uintptr(c.alpha)},
+		Beta:  request.Scalar{Ptr: uintptr(c.beta)},
 	}
 }
 

@@ -178,6 +178,27 @@ func TestForwarding(t *testing.T) {
 	}
 }
 
+// TestInvalidForwarded: under every policy, a call of a served class with
+// an argument cuBLAS rejects (an unknown algorithm, a NULL alpha or beta)
+// goes to the vendor decided from its arguments alone (reason invalid),
+// never to the engine, so that the application gets cuBLAS's status.
+func TestInvalidForwarded(t *testing.T) {
+	e := setup(t)
+	for _, policy := range []string{"", "always", "never"} {
+		r := e.exec(t, []string{"ISAAC_LOG=1", "ISAAC_POLICY=" + policy}, "abi_linked", "invalid")
+		if r.err != nil || !strings.Contains(r.stdout, "PASS") {
+			t.Fatalf("policy %q: %v\n%s", policy, r.err, r)
+		}
+		if !strings.Contains(r.stdout, "getters=0\n") {
+			t.Errorf("policy %q: the handle was read for a call cuBLAS rejects\n%s", policy, r)
+		}
+		_, _, forwarded, reasons := parseLog(t, r.logLine(false))
+		if forwarded != "4" || reasons["invalid"] != "4" || len(reasons) != 1 {
+			t.Errorf("policy %q: forwarded %s, reasons %v: want 4 invalid", policy, forwarded, reasons)
+		}
+	}
+}
+
 // TestDisable: ISAAC_DISABLE=1 is a pure pass-through: no Go, no getters.
 func TestDisable(t *testing.T) {
 	e := setup(t)

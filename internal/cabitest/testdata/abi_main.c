@@ -7,6 +7,8 @@
  *   fork             a call, then every entry point in a forked child
  *   local            the vendor loaded with dlopen(RTLD_LOCAL), as PyTorch does
  *   novendor         no vendor library anywhere: NOT_INITIALIZED statuses
+ *   invalid          arguments cuBLAS rejects that a served class could
+ *                    otherwise carry: an unknown algorithm, a NULL scalar
  * Built three ways: linked -lisaac -lcublas -lcudnn, linked to the fakes only
  * (run with LD_PRELOAD=libisaac.so), or linked -lisaac only (local, novendor).
  */
@@ -127,6 +129,31 @@ static void run_all(int seed, int status)
 		"cudnnConvolutionForward: arguments differ");
 }
 
+/* Calls whose types and sizes ISAAC serves, with an argument cuBLAS
+ * rejects: each must reach the vendor, decided from its arguments alone. */
+static void run_invalid(void)
+{
+	float fa = 1.5f, fb = 0.25f;
+	__half ha = {0x3c00};
+	void *h = (void *)(uintptr_t)0x1000;
+	char *p = (char *)(uintptr_t)0x7f0000000000ULL;
+	set_status(7);
+	int s = cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &fa, p, CUDA_R_32F, 8, p, CUDA_R_32F, 8,
+		&fb, p, CUDA_R_32F, 8, CUBLAS_COMPUTE_32F, (cublasGemmAlgo_t)12345);
+	check_gemm("cublasGemmEx", s, 7, h, 0, 0, 8, 8, 8, &fa, p, 8, p, 8, &fb, p, 8,
+		CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 12345);
+	s = cublasGemmEx_64(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &fa, p, CUDA_R_32F, 8, p, CUDA_R_32F, 8,
+		&fb, p, CUDA_R_32F, 8, CUBLAS_COMPUTE_32F, (cublasGemmAlgo_t)24);
+	check_gemm("cublasGemmEx_64", s, 7, h, 0, 0, 8, 8, 8, &fa, p, 8, p, 8, &fb, p, 8,
+		CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 24);
+	s = cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, NULL, (float *)p, 8, (float *)p, 8,
+		&fb, (float *)p, 8);
+	check_gemm("cublasSgemm_v2", s, 7, h, 0, 0, 8, 8, 8, NULL, p, 8, p, 8, &fb, p, 8, -1, -1, -1, -1, -1);
+	s = cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &ha, (__half *)p, 8, (__half *)p, 8,
+		NULL, (__half *)p, 8);
+	check_gemm("cublasHgemm", s, 7, h, 0, 0, 8, 8, 8, &ha, p, 8, p, 8, NULL, p, 8, -1, -1, -1, -1, -1);
+}
+
 static void *thread_main(void *arg)
 {
 	int id = (int)(intptr_t)arg;
@@ -182,6 +209,8 @@ int main(int argc, char **argv)
 		run_all(1, argc > 2 ? atoi(argv[2]) : 0);
 	} else if (strcmp(mode, "local") == 0) {
 		run_all(2, 14);
+	} else if (strcmp(mode, "invalid") == 0) {
+		run_invalid();
 	} else if (strcmp(mode, "threads") == 0) {
 		pthread_t t[8];
 		set_status(13);
