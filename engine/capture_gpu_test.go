@@ -176,16 +176,15 @@ func TestGPUCaptureStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shape := 0
 	for _, mode := range cuda.CaptureModes {
 		for _, st := range captureStates() {
 			name := fmt.Sprintf("%s/%s", mode, st.name)
 			c := st.kase
 			if st.fresh {
-				// A shape no other state has used: decisions are per shape
-				// (M grows by 8: every column stays 16-byte aligned).
-				shape++
-				c.M += 8 * shape
+				// A shape no other state (nor an earlier run of the
+				// test) has used: decisions are per shape (M grows by 8:
+				// every column stays 16-byte aligned).
+				c.M += 8 * int(freshShape.Add(1))
 			}
 			if c.Type.AB == request.R16F && limits.SMMajor < 9 {
 				t.Logf("%s: skipped (no wgmma on sm_%d%d)", name, limits.SMMajor, limits.SMMinor)
@@ -325,7 +324,7 @@ var workerShapes = []gemmcheck.Case{
 	{Type: gemmcheck.Types[5], M: 192, N: 96, K: 768, Alpha: 1, Beta: 0, Seed: 95},
 }
 
-var captureRound atomic.Int64
+var captureRound, freshShape atomic.Int64
 
 // captureWhileOthersServe runs one capture on this thread (ctx current)
 // while eight worker threads call GEMMs, and checks the graph. It returns

@@ -15,9 +15,11 @@
  * ISAAC_CU_RELAXED makes one driver call with the calling thread's
  * stream-capture interaction mode set to relaxed, and restores the mode
  * after it. Some calls are "potentially unsafe" while a stream is captured
- * into a graph: loading or unloading a module, querying an event, creating
- * a memory pool, and a stream-ordered allocation or free on a stream that
- * is not being captured. In the default (global) mode such a call made on
+ * into a graph: loading or unloading a module (with lazy loading, the
+ * driver loads a kernel when it is first looked up, and may then allocate
+ * device memory for its code), querying an event, creating a memory pool,
+ * and a stream-ordered allocation or free on a stream that is not being
+ * captured. In the default (global) mode such a call made on
  * any thread while another thread captures invalidates that capture, and in
  * thread-local mode one made on the capturing thread does (the driver's
  * answers, call by call: TestGPUCaptureUnsafeCalls). The shim makes them on
@@ -74,7 +76,7 @@ static inline CUresult isaac_cu_ctx_get_device(CUdevice *d) { return ISAAC_CU_CA
 static inline CUresult isaac_cu_ctx_get_id(uintptr_t c, unsigned long long *id) { return ISAAC_CU_CALL(cuCtxGetId, (CUcontext)c, id); }
 static inline CUresult isaac_cu_ctx_synchronize(void) { return isaac_cu.cuCtxSynchronize == NULL ? 3 : isaac_cu.cuCtxSynchronize(); }
 static inline CUresult isaac_cu_module_unload(uintptr_t m) { return ISAAC_CU_RELAXED(cuModuleUnload, (CUmodule)m); }
-static inline CUresult isaac_cu_module_get_function(CUfunction *f, uintptr_t m, const char *name) { return ISAAC_CU_CALL(cuModuleGetFunction, f, (CUmodule)m, name); }
+static inline CUresult isaac_cu_module_get_function(CUfunction *f, uintptr_t m, const char *name) { return ISAAC_CU_RELAXED(cuModuleGetFunction, f, (CUmodule)m, name); }
 static inline CUresult isaac_cu_func_get_attribute(int *v, int a, uintptr_t f) { return ISAAC_CU_RELAXED(cuFuncGetAttribute, v, a, (CUfunction)f); }
 static inline CUresult isaac_cu_func_set_attribute(uintptr_t f, int a, int v) { return ISAAC_CU_RELAXED(cuFuncSetAttribute, (CUfunction)f, a, v); }
 static inline CUresult isaac_cu_stream_create(CUstream *s, unsigned int flags) { return ISAAC_CU_CALL(cuStreamCreate, s, flags); }
