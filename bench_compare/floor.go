@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // FloorRow is what the timer reads, on one input, for work that is not a

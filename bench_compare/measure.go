@@ -10,7 +10,7 @@ import (
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // Engine is one column of ours: the engine's own choice (Config nil) or a

@@ -12,7 +12,7 @@ import (
 	"github.com/isaacgo/isaac/engine"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // Sweeper finds, per input, the fastest of many legal configurations: the

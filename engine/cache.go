@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/isaacgo/isaac/ptx"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // kernelKey identifies a compiled kernel: the context it is loaded in (by

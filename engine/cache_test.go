@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/isaacgo/isaac/ptx"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // TestKernelCached: a kernel counts as quick to load (the default policy

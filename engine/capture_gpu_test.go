@@ -12,7 +12,7 @@ import (
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // shimCall does what the shim's entry point does with g: Serve, and the
@@ -276,7 +276,7 @@ func contains(list []request.Reason, r request.Reason) bool {
 // stays valid and its graph computes the right result. A control run in
 // which the other threads only call the vendor shows that the vendor's own
 // calls leave a capture valid; with the binding's relaxed mode turned off,
-// shim/cuda's TestGPUCaptureUnsafeCalls shows, call by call, what our
+// internal/cuda's TestGPUCaptureUnsafeCalls shows, call by call, what our
 // calls did to a capture before they were made in relaxed mode.
 func TestGPUCaptureWhileServing(t *testing.T) {
 	ctx := gpuContext(t)

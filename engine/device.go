@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/isaacgo/isaac/ptx"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // deviceInfo is what the engine needs to know about a device, read once.

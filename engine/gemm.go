@@ -7,7 +7,7 @@ import (
 
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // Errors that say why a GEMM was not launched; Serve turns them into

@@ -4,7 +4,7 @@ import (
 	"sync"
 
 	"github.com/isaacgo/isaac/ptx"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // measureHoldNS is how long the check's hold kernel keeps the stream busy

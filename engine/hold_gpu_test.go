@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // The check's hold kernel keeps the stream busy for measureHoldNS: events

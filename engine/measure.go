@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // A decision the model makes to serve is checked on the calls themselves:

@@ -8,7 +8,7 @@ import (
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // Serve computes g with ISAAC's kernel when mode decides so and reports

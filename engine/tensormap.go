@@ -6,7 +6,7 @@ import (
 
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // tensorMapOf is the driver's description of the tensor map m of a TMA

@@ -6,7 +6,7 @@ import (
 
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // The tensor maps of a TMA kernel describe each operand as the kernel's

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // workspaceKeep is how many bytes of split-K workspace each device's pool

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/isaacgo/isaac/internal/cudnn"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/weights"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // Fill writes n bytes of moderate random values of type t at p: a 1 MiB

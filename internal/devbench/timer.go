@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // Flush is how a Timer empties L2 before each timed call.

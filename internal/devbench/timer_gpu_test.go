@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // gpu skips the test unless a CUDA driver and a device are present, and

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/shim/cuda"
+	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // Buffers are a case's device buffers, in the current context.
