@@ -6,11 +6,11 @@ import (
 
 	"github.com/isaacgo/isaac/engine"
 	"github.com/isaacgo/isaac/internal/cublas"
+	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/devbench"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // Engine is one column of ours: the engine's own choice (Config nil) or a

@@ -4,10 +4,10 @@ import (
 	"fmt"
 
 	"github.com/isaacgo/isaac/engine"
+	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/weights"
 )
 

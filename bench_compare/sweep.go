@@ -10,13 +10,14 @@ import (
 	"sync"
 
 	"github.com/isaacgo/isaac/engine"
+	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/space"
 )
 
 // Sweeper finds, per input, the fastest of many legal configurations: the
-// heuristic's plus up to Candidates drawn from the parameter space and kept
+// heuristic's plus up to Candidates drawn from the parameter sp and kept
 // when they suit the shape (no block tile far larger than the problem,
 // grid splits only when K is deep enough). Candidates are screened with
 // Screen repeats; then up to Rounds of local search move one parameter at a
@@ -30,77 +31,7 @@ type Sweeper struct {
 	Seed       uint64
 	Seeds      Seeds // configurations recorded by earlier runs, screened first
 	ctx        cuda.Context
-	pools      map[ptx.InputClass][]ptx.GemmConfig
-}
-
-// poolSize is how many random legal configurations are drawn per input
-// class; every input of the class picks its candidates from the same pool,
-// so each kernel is compiled once for the whole sweep.
-const poolSize = 400
-
-// pool is the class's pool of random legal configurations, drawn once.
-func (s *Sweeper) pool(in ptx.InputClass, lim ptx.DeviceLimits, rng *rand.Rand) []ptx.GemmConfig {
-	if p, ok := s.pools[in]; ok {
-		return p
-	}
-	if s.pools == nil {
-		s.pools = map[ptx.InputClass][]ptx.GemmConfig{}
-	}
-	seen := map[ptx.GemmConfig]bool{}
-	var p []ptx.GemmConfig
-	space := ptx.SweepSpaceFor(in)
-	for tries := 0; len(p) < poolSize && tries < 4*poolSize; tries++ {
-		c, ok := space.RandomLegal(rng, in, lim, 5000)
-		if !ok {
-			break
-		}
-		if !seen[c] {
-			seen[c] = true
-			p = append(p, c)
-		}
-	}
-	s.pools[in] = p
-	return p
-}
-
-// candidates are the heuristic's configuration, up to Candidates from the
-// class's pool that suit the shape and, where the device and the class
-// allow wgmma, the warpgroup grid (warpgroupGrid) with as many random
-// warpgroup configurations as it has entries.
-func (s *Sweeper) candidates(in ptx.InputClass, lim ptx.DeviceLimits, m, n, k int, rng *rand.Rand) []ptx.GemmConfig {
-	out := []ptx.GemmConfig{ptx.DefaultConfig(in, m, n, k, lim)}
-	for _, c := range s.pool(in, lim, rng) {
-		if len(out) > s.Candidates {
-			break
-		}
-		if c != out[0] && ptx.Suits(c, m, n, k) {
-			out = append(out, c)
-		}
-	}
-	for _, c := range append(ptx.SIMTGrid(in, lim, m, n, k), ptx.MMAGrid(in, lim, m, n, k)...) {
-		if !containsConfig(out, c) {
-			out = append(out, c)
-		}
-	}
-	wsp := ptx.WarpgroupSpace(in)
-	if len(wsp.Math) == 0 {
-		return out
-	}
-	grid := ptx.WarpgroupGrid(in, lim, m, n, k)
-	out = append(out, grid...)
-	whole := 0 // as many random draws as the grid has whole-K entries
-	for _, c := range grid {
-		if c.KG == 1 {
-			whole++
-		}
-	}
-	for range whole {
-		c, ok := wsp.RandomLegal(rng, in, lim, 2000)
-		if ok && ptx.Suits(c, m, n, k) && !containsConfig(out, c) {
-			out = append(out, c)
-		}
-	}
-	return out
+	draws      space.Sweep
 }
 
 // compileAll prepares every candidate, in parallel (the JIT is the cost);
@@ -153,10 +84,11 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	if err != nil {
 		return Row{}, err
 	}
-	cands := s.candidates(cls, lim, in.M, in.N, in.K, rng)
+	s.draws.N = s.Candidates
+	cands := s.draws.Candidates(cls, lim, in.M, in.N, in.K, rng)
 	for _, c := range s.Seeds[seedKeyOf(in)] {
 		// Recorded by an earlier build: screened when still legal here.
-		if ptx.Legal(c, cls, lim) == nil && !containsConfig(cands, c) {
+		if ptx.Legal(c, cls, lim) == nil && !slices.Contains(cands, c) {
 			cands = append(cands, c)
 		}
 	}
@@ -178,7 +110,7 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
 	// The pipelined twins of the best mma.sync and SIMT configurations: the
 	// spaces do not draw PP, so the sweep tries it where it can matter.
-	twins := pipelinedTwins(screened, pipelinedTwinsOf, func(c ptx.GemmConfig) bool {
+	twins := space.PipelinedTwins(configs(screened[:min(pipelinedTwinsOf, len(screened))]), pipelinedTwinsOf, func(c ptx.GemmConfig) bool {
 		return !seen[c] && ptx.Legal(c, cls, lim) == nil
 	})
 	twins = s.compileAll(g, twins)
@@ -192,7 +124,7 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 		if err0 != nil || err1 != nil {
 			continue
 		}
-		if mr := registerCap(r0, r1, t.Threads(), lim.RegistersPerSM); mr > 0 {
+		if mr := space.RegisterCap(r0, r1, t.Threads(), lim.RegistersPerSM); mr > 0 {
 			c := t
 			c.MR = mr
 			if !seen[c] && ptx.Legal(c, cls, lim) == nil {
@@ -210,8 +142,9 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	// The tensor-copy twins (TMA) of the best wgmma configurations and of
 	// the warpgroup grid, which the spaces do not draw; when one of them is
 	// the fastest, the local search goes on from it.
-	tma := tmaTwins(screened, tmaTwinsOf, ptx.WarpgroupGrid(cls, lim, in.M, in.N, in.K), func(c ptx.GemmConfig) bool {
-		return !seen[c] && ptx.Legal(c, cls, lim) == nil && ptx.Suits(c, in.M, in.N, in.K)
+	from := append(space.WarpgroupGrid(cls, lim, in.M, in.N, in.K), configs(screened[:min(tmaTwinsOf, len(screened))])...)
+	tma := space.TMATwins(from, func(c ptx.GemmConfig) bool {
+		return !seen[c] && ptx.Legal(c, cls, lim) == nil && space.Suits(c, in.M, in.N, in.K)
 	})
 	for _, c := range tma {
 		seen[c] = true
@@ -252,7 +185,7 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 }
 
 // localSearch moves from the best screened configuration one parameter
-// at a time (the next smaller or larger value in its space) while a step
+// at a time (the next smaller or larger value in its sp) while a step
 // helps, for up to Rounds rounds; it returns every screened configuration,
 // fastest first.
 func (s *Sweeper) localSearch(b *Bench, g *request.Gemm, in Input, cls ptx.InputClass, lim ptx.DeviceLimits,
@@ -260,12 +193,12 @@ func (s *Sweeper) localSearch(b *Bench, g *request.Gemm, in Input, cls ptx.Input
 	for round := 0; round < s.Rounds && len(screened) > 0; round++ {
 		sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
 		var next []ptx.GemmConfig
-		space := ptx.SweepSpaceFor(cls)
+		sp := space.ForSweep(cls)
 		if screened[0].cfg.Math.IsWGMMA() {
-			space = ptx.WarpgroupSpace(cls)
+			sp = space.ForWarpgroup(cls)
 		}
-		for _, c := range ptx.Neighbors(screened[0].cfg, space) {
-			if !seen[c] && ptx.Legal(c, cls, lim) == nil && ptx.Suits(c, in.M, in.N, in.K) {
+		for _, c := range space.Neighbors(screened[0].cfg, sp) {
+			if !seen[c] && ptx.Legal(c, cls, lim) == nil && space.Suits(c, in.M, in.N, in.K) {
 				seen[c] = true
 				next = append(next, c)
 			}
@@ -288,76 +221,22 @@ func (s *Sweeper) localSearch(b *Bench, g *request.Gemm, in Input, cls ptx.Input
 // sweep also tries staged by the bulk tensor copy engine (ptx.GemmConfig.TMA).
 const tmaTwinsOf = 8
 
-// tmaTwins are the TMA = 1 twins of the n fastest screened wgmma
-// configurations (screened sorted fastest first) and of every
-// configuration of grid, each with u = 64 where its own k-slice keeps a
-// k-contiguous tile from the 128-byte lines the copy engine writes, that
-// ok accepts, without repeats.
-func tmaTwins(screened []scored, n int, grid []ptx.GemmConfig, ok func(ptx.GemmConfig) bool) []ptx.GemmConfig {
-	from := slices.Clone(grid)
-	for _, sc := range screened[:min(n, len(screened))] {
-		from = append(from, sc.cfg)
-	}
-	var out []ptx.GemmConfig
-	for _, c := range from {
-		if !c.Math.IsWGMMA() || c.TMA != 0 {
-			continue
-		}
-		c.TMA = 1
-		for _, u := range []int{c.U, 64} {
-			c.U = u
-			if ok(c) && !containsConfig(out, c) {
-				out = append(out, c)
-				break
-			}
-		}
-	}
-	return out
-}
-
 // pipelinedTwinsOf is how many of the best screened configurations the
 // sweep also tries with pipelined fragments (ptx.GemmConfig.PP).
 const pipelinedTwinsOf = 4
 
-// pipelinedTwins are the PP = 1 twins of the n fastest screened mma.sync
-// and SIMT configurations with cp.async stages (screened sorted fastest
-// first) that ok accepts.
-func pipelinedTwins(screened []scored, n int, ok func(ptx.GemmConfig) bool) []ptx.GemmConfig {
-	var out []ptx.GemmConfig
-	for _, sc := range screened[:min(n, len(screened))] {
-		c := sc.cfg
-		if c.Math.IsWGMMA() || c.Stages < 2 || c.PP != 0 {
-			continue
-		}
-		c.PP = 1
-		if ok(c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// registerCap is the register cap (ptx.GemmConfig.MR) that gives a kernel
-// of regs registers per thread and threads threads as many blocks per SM
-// (registers alone: regsPerSM, allocated per thread in units of 8) as its
-// plain twin of plain registers, when the kernel fits fewer; 0 when it does
-// not lose a block or no cap of at least plain's registers keeps it.
-func registerCap(plain, regs, threads, regsPerSM int) int {
-	blocks := func(r int) int { return regsPerSM / ((r + 7) / 8 * 8 * threads) }
-	want := blocks(plain)
-	if want == 0 || blocks(regs) >= want {
-		return 0
-	}
-	mr := min(regsPerSM/(want*threads)/8*8, 248)
-	if mr < plain || mr < 32 {
-		return 0
-	}
-	return mr
-}
-
 type scored struct {
 	cfg ptx.GemmConfig
 	us  float64
+}
+
+// configs are the configurations of s, in order.
+func configs(s []scored) []ptx.GemmConfig {
+	out := make([]ptx.GemmConfig, len(s))
+	for i, x := range s {
+		out[i] = x.cfg
+	}
+	return out
 }
 
 func minUS(s []scored) float64 {

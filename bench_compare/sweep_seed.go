@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/isaacgo/isaac/ptx"
@@ -42,7 +43,7 @@ func ReadSeeds(r io.Reader, into Seeds) error {
 			if err != nil {
 				return fmt.Errorf("seed %s %dx%dx%d: %w", row.DType, row.M, row.N, row.K, err)
 			}
-			if !containsConfig(into[key], c) {
+			if !slices.Contains(into[key], c) {
 				into[key] = append(into[key], c)
 			}
 		}
@@ -68,13 +69,4 @@ func LoadSeeds(paths string) (Seeds, error) {
 		}
 	}
 	return seeds, nil
-}
-
-func containsConfig(list []ptx.GemmConfig, c ptx.GemmConfig) bool {
-	for _, x := range list {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }

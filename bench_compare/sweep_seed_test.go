@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -41,96 +40,5 @@ func TestReadSeeds(t *testing.T) {
 	}
 	if _, err := LoadSeeds("no/such.csv"); err == nil {
 		t.Error("missing file: no error")
-	}
-}
-
-// The sweep tries the pipelined twins of the fastest mma.sync and SIMT
-// configurations only: not of wgmma ones, of single-stage ones, of those
-// already pipelined, or of those the filter refuses.
-func TestPipelinedTwins(t *testing.T) {
-	parse := func(s string) ptx.GemmConfig {
-		c, err := ptx.ParseConfig(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	sc := []scored{
-		{parse("ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8"), 1},
-		{parse("ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma"), 2},
-		{parse("ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16"), 3},
-		{parse("ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=4,va=2,vb=2,st=1,math=mma_f64"), 4},
-		{parse("ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=mma_f64k8,pp=1"), 5},
-		{parse("ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=mma_f64k16"), 6},
-		{parse("ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=mma_f64k8"), 7},
-	}
-	refuse := parse("ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=mma_f64k16,pp=1")
-	got := pipelinedTwins(sc, 6, func(c ptx.GemmConfig) bool { return c != refuse })
-	want := []string{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8,pp=1",
-		"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma,pp=1"}
-	if len(got) != len(want) || got[0].String() != want[0] || got[1].String() != want[1] {
-		t.Fatalf("twins %v, want %v", got, want)
-	}
-	if got := pipelinedTwins(sc, 7, func(ptx.GemmConfig) bool { return true }); len(got) != 4 {
-		t.Fatalf("all seven: %d twins, want 4 (%v)", len(got), got)
-	}
-}
-
-// The sweep tries the tensor-copy twins of the fastest wgmma
-// configurations and of the grid's, at their own k-slice or else at
-// u = 64, once each; not of mma.sync or SIMT ones, nor those the filter
-// refuses.
-func TestTMATwins(t *testing.T) {
-	parse := func(s string) ptx.GemmConfig {
-		c, err := ptx.ParseConfig(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	in := ptx.InputClass{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.N, AlignA: 8, AlignB: 8, AlignC: 8}
-	legal := func(c ptx.GemmConfig) bool { return ptx.Legal(c, in, ptx.H100()) == nil }
-	sc := []scored{
-		{parse("ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16"), 1},
-		{parse("ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16"), 2},
-		{parse("ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5,math=wgmma_f16"), 3},
-		{parse("ms=1,ns=2,ml=32,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5,math=wgmma_f16"), 4},
-		{parse("ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1"), 5},
-	}
-	grid := []ptx.GemmConfig{parse("ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5,math=wgmma_f16"),
-		parse("ms=1,ns=4,ml=64,nl=32,u=64,ks=1,kl=1,kg=3,va=8,vb=8,st=6,math=wgmma_f16")}
-	got := tmaTwins(sc, 5, grid, legal)
-	want := []string{
-		"ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5,math=wgmma_f16,tma=1",
-		"ms=1,ns=4,ml=64,nl=32,u=64,ks=1,kl=1,kg=3,va=8,vb=8,st=6,math=wgmma_f16,tma=1",
-		"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1", // u=32 moved to 64
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("twins\n%v\nwant\n%v", got, want)
-	}
-	if got := tmaTwins(sc, 5, nil, func(ptx.GemmConfig) bool { return false }); len(got) != 0 {
-		t.Fatalf("all refused: %v", got)
-	}
-}
-
-// A pipelined twin that loses a block per SM to a few registers gets the
-// cap that keeps its plain twin's blocks; one that loses none gets none.
-func TestRegisterCap(t *testing.T) {
-	const file = 65536
-	for _, c := range []struct{ plain, regs, threads, want int }{
-		{128, 131, 128, 128}, // FP64 64x64 u=8: 4 blocks, 3 with 131
-		{222, 232, 128, 0},   // 2 blocks either way
-		{178, 196, 128, 0},   // 2 blocks either way
-		{128, 164, 128, 128}, // SIMT 8x8 64x128
-		{100, 120, 256, 0},   // 2 blocks of 256 either way
-		{100, 136, 256, 128}, // 2 blocks of 256 at 104, 1 at 136
-		{250, 255, 256, 0},   // 1 block either way
-		{40, 48, 1024, 0},    // the plain twin fits 1 block of 1024, the twin 1 too
-		{64, 72, 1024, 64},   // the twin does not fit at all; capped at the plain twin's 64 it does
-		{60, 72, 1024, 64},
-	} {
-		if got := registerCap(c.plain, c.regs, c.threads, file); got != c.want {
-			t.Errorf("plain %d, twin %d, %d threads: cap %d, want %d", c.plain, c.regs, c.threads, got, c.want)
-		}
 	}
 }

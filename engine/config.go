@@ -7,6 +7,7 @@ import (
 
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/space"
 )
 
 // forcedConfig is ISAAC_CONFIG, parsed once: when set, every served GEMM
@@ -67,7 +68,7 @@ func choose(in ptx.InputClass, m, n, k int, dev *deviceInfo) (ptx.GemmConfig, er
 	if forced != nil {
 		c = *forced
 	} else {
-		c = ptx.DefaultConfig(in, m, n, k, dev.limits)
+		c = space.Default(in, m, n, k, dev.limits)
 	}
 	if c.KG > 1 && !dev.pools {
 		c.KG = 1 // no stream-ordered workspace on this device

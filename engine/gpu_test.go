@@ -15,9 +15,10 @@ import (
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/cublas"
+	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/ptx"
-	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/space"
 )
 
 // gpuContext skips without a GPU; otherwise it retains device 0's primary
@@ -75,7 +76,7 @@ type outcome struct {
 // and for the 16-bit types ISAAC_GPU_WGMMA cases whose operands are
 // 16-byte aligned a random legal wgmma configuration (on sm_90), and for the
 // types a SIMT math serves ISAAC_GPU_WIDE_SIMT cases a random legal SIMT
-// configuration with 16-wide thread tiles (ptx.SweepSpaceFor), and
+// configuration with 16-wide thread tiles (space.ForSweep), and
 // ISAAC_GPU_PIPELINED cases a random legal mma.sync or SIMT configuration
 // with pipelined fragments (PP = 1), and for the 16-bit types ISAAC_GPU_TMA
 // cases a random legal wgmma configuration whose tiles the bulk tensor copy
@@ -118,7 +119,7 @@ func TestGPUDifferential(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg, ok := ptx.SpaceFor(in).RandomLegal(rng, in, dev.limits, 200000)
+			cfg, ok := space.For(in).RandomLegal(rng, in, dev.limits, 200000)
 			if !ok {
 				t.Fatalf("%s: no legal random configuration for %v", ty.Name, in)
 			}
@@ -137,7 +138,7 @@ func TestGPUDifferential(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sp := ptx.SweepSpaceFor(in)
+			sp := space.ForSweep(in)
 			sp.Math = slices.DeleteFunc(sp.Math, ptx.Math.IsMMA)
 			if len(sp.Math) == 0 {
 				break // no SIMT math for the type
@@ -167,7 +168,7 @@ func TestGPUDifferential(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sp := ptx.SweepSpaceFor(in) // 16-wide SIMT thread tiles too
+			sp := space.ForSweep(in) // 16-wide SIMT thread tiles too
 			sp.Math = slices.DeleteFunc(slices.Clone(sp.Math), ptx.Math.IsWGMMA)
 			sp.Stages = slices.DeleteFunc(slices.Clone(sp.Stages), func(st int) bool { return st < 2 })
 			if len(sp.Math) == 0 || len(sp.Stages) == 0 {
@@ -617,7 +618,7 @@ func TestGPUMultiDevice(t *testing.T) {
 
 // warpgroupJobs draws n random cases of type ty (on sm_90a, where the type
 // has a wgmma math) whose operands allow a wgmma kernel, each with a random
-// legal configuration of ptx.WarpgroupSpace; with tma, the tensor-copy twin
+// legal configuration of space.ForWarpgroup; with tma, the tensor-copy twin
 // of a configuration drawn at u = 64 (cases whose draw has no legal twin
 // are drawn again).
 func warpgroupJobs(t *testing.T, rng *rand.Rand, ty gemmcheck.Type, n, maxWork int, lim ptx.DeviceLimits, tma bool) []job {
@@ -632,7 +633,7 @@ func warpgroupJobs(t *testing.T, rng *rand.Rand, ty gemmcheck.Type, n, maxWork i
 		if len(ptx.WarpgroupMathsFor(in)) == 0 {
 			break // no wgmma math for the type
 		}
-		sp := ptx.WarpgroupSpace(in)
+		sp := space.ForWarpgroup(in)
 		if len(sp.Math) == 0 {
 			continue // operands not 16-byte aligned
 		}

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/space"
 )
 
 // warpgroupConfigs are wgmma kernels of every shape family: the large
@@ -110,7 +111,7 @@ func runWarpgroupConfig(t *testing.T, dev *deviceInfo, cs string) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				maths := ptx.WarpgroupSpace(in).Math
+				maths := space.ForWarpgroup(in).Math
 				if len(maths) == 0 {
 					t.Fatalf("%s: no wgmma math for %s", c, in)
 				}

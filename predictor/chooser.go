@@ -1,13 +1,12 @@
 package predictor
 
 import (
-	"hash/fnv"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"sync"
 
 	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/space"
 )
 
 // Chooser picks kernel configurations for inputs with a configuration
@@ -69,73 +68,8 @@ func (c *Chooser) pool(cls ptx.InputClass) []ptx.GemmConfig {
 	if p, ok := c.pools.Load(cls); ok {
 		return p.([]ptx.GemmConfig)
 	}
-	h := fnv.New64a()
-	h.Write([]byte(cls.String()))
-	p := drawLegal(ptx.SpaceFor(cls), cls, c.Dev, c.Pool, h.Sum64(), poolStream)
-	if wsp := ptx.WarpgroupSpace(cls); len(wsp.Math) > 0 && c.Dev.SMMajor == 9 && c.Dev.SMMinor == 0 {
-		// wgmma kernels (sm_90a) where the class allows them: a quarter
-		// more seeds from their own space, with their own generators.
-		p = append(p, drawLegal(wsp, cls, c.Dev, c.Pool/4, h.Sum64(), warpgroupPoolStream)...)
-	}
+	p := space.SeedPool(cls, c.Dev, c.Pool)
 	c.pools.Store(cls, p)
-	return p
-}
-
-// The seed pool's generator streams (seeded by the class's hash).
-const (
-	poolStream          = 0x15AAC
-	warpgroupPoolStream = 0x15AAD
-)
-
-// drawBatch is how many configurations one generator of drawLegal draws.
-const drawBatch = 512
-
-// batchRNG is the generator of drawLegal's k-th batch: batches are
-// independent, so that processors draw them at once and the pool is the
-// same whatever their number.
-func batchRNG(seed, stream uint64, k int) *rand.Rand {
-	return rand.New(rand.NewPCG(seed+uint64(k)*0x9E3779B97F4A7C15, stream))
-}
-
-// drawLegal draws n distinct legal configurations of a space (at most 100·n
-// draws), in batches of drawBatch, batch k from batchRNG(seed, stream, k).
-// Every processor draws and checks one batch at a time (drawing costs
-// about a third of the time, checking legality the rest); candidates are
-// taken in batch and draw order, so the result is the one a serial loop
-// over the batches would build.
-func drawLegal(space ptx.Space, cls ptx.InputClass, dev ptx.DeviceLimits, n int, seed, stream uint64) []ptx.GemmConfig {
-	type drawn struct {
-		cand  [drawBatch]ptx.GemmConfig
-		legal [drawBatch]bool
-	}
-	workers := max(runtime.GOMAXPROCS(0), 1)
-	bufs := make([]drawn, workers)
-	seen := map[ptx.GemmConfig]bool{}
-	var p []ptx.GemmConfig
-	for k0, draws := 0, 0; len(p) < n && draws < 100*n; k0 += workers {
-		var wg sync.WaitGroup
-		for w := range bufs {
-			wg.Add(1)
-			go func(d *drawn, k int) {
-				defer wg.Done()
-				rng := batchRNG(seed, stream, k)
-				for i := range d.cand {
-					d.cand[i] = space.Random(rng)
-					d.legal[i] = ptx.Legal(d.cand[i], cls, dev) == nil
-				}
-			}(&bufs[w], k0+w)
-		}
-		wg.Wait()
-		for w := 0; w < workers && len(p) < n && draws < 100*n; w++ {
-			d := &bufs[w]
-			for i := 0; i < drawBatch && len(p) < n && draws < 100*n; i, draws = i+1, draws+1 {
-				if d.legal[i] && !seen[d.cand[i]] {
-					seen[d.cand[i]] = true
-					p = append(p, d.cand[i])
-				}
-			}
-		}
-	}
 	return p
 }
 
@@ -162,7 +96,7 @@ func parallelRange(n int, f func(lo, hi int)) {
 // Choose ranks configurations for an input of a class (cached): the
 // class's seed pool and the heuristic's candidates that suit the input,
 // then a model-guided neighbourhood search (Search). (Seeding it with the
-// sweep's grids, ptx.Grid, was measured and not kept: see
+// sweep's grids, space.Grid, was measured and not kept: see
 // bench_compare/results/h100/model/README.md.)
 func (c *Chooser) Choose(in Input, cls ptx.InputClass) *Choice {
 	key := choiceKey{in, cls}
@@ -171,12 +105,12 @@ func (c *Chooser) Choose(in Input, cls ptx.InputClass) *Choice {
 	}
 	var seeds []ptx.GemmConfig
 	for _, cfg := range c.pool(cls) {
-		if ptx.Suits(cfg, in.M, in.N, in.K) {
+		if space.Suits(cfg, in.M, in.N, in.K) {
 			seeds = append(seeds, cfg)
 		}
 	}
-	for _, cfg := range ptx.HeuristicCandidates(cls, in.M, in.N, in.K, c.Dev) {
-		if ptx.Suits(cfg, in.M, in.N, in.K) {
+	for _, cfg := range space.HeuristicCandidates(cls, in.M, in.N, in.K, c.Dev) {
+		if space.Suits(cfg, in.M, in.N, in.K) {
 			seeds = append(seeds, cfg)
 		}
 	}

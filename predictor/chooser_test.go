@@ -6,6 +6,7 @@ import (
 
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/space"
 	"github.com/isaacgo/isaac/weights"
 )
 
@@ -44,7 +45,7 @@ func TestChooserH100(t *testing.T) {
 			if err := ptx.Legal(r.Config, tc.cls, c.Dev); err != nil {
 				t.Errorf("%+v: choice %d illegal: %v", tc.in, i, err)
 			}
-			if !ptx.Suits(r.Config, tc.in.M, tc.in.N, tc.in.K) {
+			if !space.Suits(r.Config, tc.in.M, tc.in.N, tc.in.K) {
 				t.Errorf("%+v: choice %v does not suit the input", tc.in, r.Config)
 			}
 			if i > 0 && r.Score > ch.Top[i-1].Score {
@@ -79,7 +80,7 @@ func TestSearchScreened(t *testing.T) {
 	in := predictor.Input{Type: "sgemm", M: 2560, N: 32, K: 2560, AlignA: 4, AlignB: 4, AlignC: 4}
 	var seeds []ptx.GemmConfig
 	for _, cfg := range c.SeedPool(cls) {
-		if ptx.Suits(cfg, in.M, in.N, in.K) {
+		if space.Suits(cfg, in.M, in.N, in.K) {
 			seeds = append(seeds, cfg)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/space"
 )
 
 // Ranked is a configuration and its predicted ln TFLOP/s.
@@ -15,7 +16,7 @@ type Ranked struct {
 // Search ranks configurations for one input: it scores the seeds (legal
 // configurations: a random sample, the heuristic's candidates) in one batch,
 // then for up to rounds rounds scores every legal neighbour (one parameter
-// one step away, ptx.Neighbors) of the beam best-predicted configurations
+// one step away, space.Neighbors) of the beam best-predicted configurations
 // that suits the input, and stops when a round finds nothing predicted
 // better. It returns every configuration it scored, best first.
 func (m *Model) Search(in Input, cls ptx.InputClass, dev ptx.DeviceLimits, seeds []ptx.GemmConfig, rounds, beam int) []Ranked {
@@ -51,17 +52,17 @@ func (m *Model) SearchScreened(in Input, cls ptx.InputClass, dev ptx.DeviceLimit
 		sort.SliceStable(all, func(i, j int) bool { return all[i].Score > all[j].Score })
 	}
 	score(seeds)
-	space, wspace := ptx.SpaceFor(cls), ptx.WarpgroupSpace(cls)
+	full, wsp := space.For(cls), space.ForWarpgroup(cls)
 	for r := 0; r < rounds && len(all) > 0; r++ {
 		best := all[0].Score
 		var next []ptx.GemmConfig
 		for _, top := range all[:min(beam, len(all))] {
-			sp := space
+			sp := full
 			if top.Config.Math.IsWGMMA() {
-				sp = wspace // a wgmma configuration moves in its own space
+				sp = wsp // a wgmma configuration moves in its own space
 			}
-			for _, c := range ptx.Neighbors(top.Config, sp) {
-				if !seen[c] && ptx.Legal(c, cls, dev) == nil && ptx.Suits(c, in.M, in.N, in.K) {
+			for _, c := range space.Neighbors(top.Config, sp) {
+				if !seen[c] && ptx.Legal(c, cls, dev) == nil && space.Suits(c, in.M, in.N, in.K) {
 					next = append(next, c)
 				}
 			}

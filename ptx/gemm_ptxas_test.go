@@ -2,7 +2,6 @@ package ptx
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -10,24 +9,26 @@ import (
 	"github.com/isaacgo/isaac/internal/ptxas"
 )
 
-type ptxasJob struct {
-	cfg       GemmConfig
-	in        InputClass
-	heuristic bool
+// PTXASJob is one kernel for RunPTXAS: a configuration of a class, and
+// whether it is a heuristic's (then spills are limited).
+type PTXASJob struct {
+	Cfg       GemmConfig
+	In        InputClass
+	Heuristic bool
 }
 
 // runPTXAS compiles every job's kernels for sm_80 and sm_90 with 2 workers.
-func runPTXAS(t *testing.T, jobs []ptxasJob, maxSpillHeuristic int) {
+func runPTXAS(t *testing.T, jobs []PTXASJob, maxSpillHeuristic int) {
 	t.Helper()
 	if _, err := ptxas.Find(); err != nil {
 		t.Skip("ptxas not found: run scripts/fetch-ptxas.sh build/tools")
 	}
 	type result struct {
-		job ptxasJob
+		job PTXASJob
 		log string
 		err error
 	}
-	ch := make(chan ptxasJob)
+	ch := make(chan PTXASJob)
 	out := make(chan result)
 	var wg sync.WaitGroup
 	for w := 0; w < 2; w++ {
@@ -37,12 +38,12 @@ func runPTXAS(t *testing.T, jobs []ptxasJob, maxSpillHeuristic int) {
 			for j := range ch {
 				r := result{job: j}
 				for _, arch := range []string{"sm_80", "sm_90"} {
-					if arch == "sm_80" && j.cfg.needsSM90() {
+					if arch == "sm_80" && j.Cfg.needsSM90() {
 						continue
 					}
-					k, err := GenerateGemm(j.cfg, j.in, arch)
+					k, err := GenerateGemm(j.Cfg, j.In, arch)
 					target := arch
-					if j.cfg.Math.IsWGMMA() {
+					if j.Cfg.Math.IsWGMMA() {
 						target = "sm_90a"
 					}
 					if err != nil {
@@ -73,7 +74,7 @@ func runPTXAS(t *testing.T, jobs []ptxasJob, maxSpillHeuristic int) {
 							r.err = fmt.Errorf("%s on %s: %d registers × %d threads exceed the register file", kk.Name, arch, f.Registers, kk.Block[0])
 							break
 						}
-						if j.heuristic && f.SpillStores+f.SpillLoads > maxSpillHeuristic {
+						if j.Heuristic && f.SpillStores+f.SpillLoads > maxSpillHeuristic {
 							r.err = fmt.Errorf("%s on %s spills %d+%d bytes", kk.Name, arch, f.SpillStores, f.SpillLoads)
 						}
 					}
@@ -97,85 +98,13 @@ func runPTXAS(t *testing.T, jobs []ptxasJob, maxSpillHeuristic int) {
 	for r := range out {
 		n++
 		if r.err != nil {
-			t.Errorf("%s %s: %v", r.job.cfg, r.job.in, r.err)
+			t.Errorf("%s %s: %v", r.job.Cfg, r.job.In, r.err)
 			continue
 		}
-		t.Logf("%s %s:%s", r.job.cfg, r.job.in, r.log)
+		t.Logf("%s %s:%s", r.job.Cfg, r.job.In, r.log)
 	}
 	if n != len(jobs) {
 		t.Fatalf("compiled %d of %d", n, len(jobs))
-	}
-}
-
-// TestPTXASRandom assembles a broad random sample of legal configurations
-// across every input class for sm_80 and sm_90.
-func TestPTXASRandom(t *testing.T) {
-	count := 240
-	if testing.Short() {
-		count = 40
-	}
-	rng := newRand(2026)
-	classes := allClasses()
-	var jobs []ptxasJob
-	for i := 0; len(jobs) < count && i < 100*count; i++ {
-		in := classes[rng.IntN(len(classes))]
-		in.AlignC = []int{1, 2, 4, 8}[rng.IntN(4)]
-		sp := SpaceFor(in)
-		// Keep the unrolled kernels moderate so ptxas stays fast.
-		sp.U = []int{4, 8, 16, 32}
-		sp.ML, sp.NL = []int{8, 16, 32, 64, 128}, []int{8, 16, 32, 64, 128}
-		sp.Math = []Math{sp.Math[rng.IntN(len(sp.Math))]}
-		c, ok := sp.RandomLegal(rng, in, H100(), 3000)
-		if !ok {
-			continue
-		}
-		jobs = append(jobs, ptxasJob{cfg: c, in: in})
-	}
-	runPTXAS(t, jobs, 0)
-}
-
-// TestPTXASHeuristic assembles the DefaultConfig choice for every class and a
-// few shapes, and fails on register spills.
-func TestPTXASHeuristic(t *testing.T) {
-	shapes := [][3]int{{4096, 4096, 4096}, {64, 64, 64}, {1, 4096, 4096}, {256, 256, 100000}}
-	if testing.Short() {
-		shapes = shapes[:1]
-	}
-	seen := map[string]bool{}
-	var jobs []ptxasJob
-	for _, in := range allClasses() {
-		if in.AlignA != 8 && in.AlignA != 1 {
-			continue
-		}
-		for _, s := range shapes {
-			c := DefaultConfig(in, s[0], s[1], s[2], H100())
-			key := c.String() + in.String()
-			if !seen[key] {
-				seen[key] = true
-				jobs = append(jobs, ptxasJob{cfg: c, in: in, heuristic: true})
-			}
-		}
-	}
-	runPTXAS(t, jobs, 0)
-}
-
-func TestDeterministic(t *testing.T) {
-	rng := newRand(5)
-	classes := allClasses()
-	for i := 0; i < 30; i++ {
-		in := classes[rng.IntN(len(classes))]
-		c, ok := SpaceFor(in).RandomLegal(rng, in, H100(), 3000)
-		if !ok {
-			continue
-		}
-		k1, err1 := GenerateGemm(c, in, "sm_90")
-		k2, err2 := GenerateGemm(c, in, "sm_90")
-		if err1 != nil || err2 != nil {
-			t.Fatal(err1, err2)
-		}
-		if k1.PTX != k2.PTX || k1.Name != k2.Name || (k1.Reduce != nil && k1.Reduce.PTX != k2.Reduce.PTX) {
-			t.Fatalf("%s %s: PTX differs between runs", c, in)
-		}
 	}
 }
 
@@ -188,137 +117,6 @@ func ptxasWGMMA(t *testing.T) bool {
 	}
 	_, err := ptxas.Compile(header("sm_90a")+".visible .entry k()\n{\n\twgmma.fence.sync.aligned;\n\tret;\n}\n", "sm_90a")
 	return err == nil
-}
-
-// TestPTXASWarpgroup assembles wgmma kernels of every 16-bit class with
-// 16-byte alignment, both operand layouts (K-major and MN-major), every
-// wgmma math, one and two instructions per warpgroup along m, grid and
-// cluster splits, and a random sample of WarpgroupSpace; ptxas must neither
-// fail, spill, nor serialize the wgmma instructions.
-func TestPTXASWarpgroup(t *testing.T) {
-	if !ptxasWGMMA(t) {
-		t.Skip("this ptxas predates sm_90a: run scripts/fetch-ptxas.sh build/tools")
-	}
-	fixed := []GemmConfig{
-		{MS: 1, NS: 32, ML: 128, NL: 256, U: 64, KS: 1, KL: 1, KG: 1, VecA: 8, VecB: 8, Stages: 4},
-		{MS: 2, NS: 16, ML: 256, NL: 128, U: 64, KS: 1, KL: 1, KG: 1, VecA: 8, VecB: 8, Stages: 4},
-		{MS: 1, NS: 16, ML: 128, NL: 128, U: 32, KS: 1, KL: 1, KG: 1, VecA: 8, VecB: 8, Stages: 5},
-		{MS: 1, NS: 2, ML: 64, NL: 16, U: 64, KS: 1, KL: 1, KG: 8, VecA: 8, VecB: 8, Stages: 3},
-		{MS: 1, NS: 8, ML: 64, NL: 64, U: 32, KS: 1, KL: 1, KG: 1, KC: 2, VecA: 8, VecB: 8, Stages: 4},
-	}
-	var jobs []ptxasJob
-	rng := newRand(90)
-	for _, in := range allClasses() {
-		if in.AType.Size() != 2 || in.AlignA != 8 {
-			continue
-		}
-		sp := WarpgroupSpace(in)
-		for _, m := range sp.Math {
-			for i, c := range fixed {
-				c.Math = m
-				if err := Legal(c, in, H100()); err != nil {
-					t.Fatalf("%s %s: %v", c, in, err)
-				}
-				if i == 0 || rng.IntN(4) == 0 {
-					jobs = append(jobs, ptxasJob{cfg: c, in: in, heuristic: true})
-				}
-			}
-			sp.Math = []Math{m}
-			sp.U = []int{16, 32} // moderate unrolling keeps ptxas fast
-			if c, ok := sp.RandomLegal(rng, in, H100(), 3000); ok {
-				jobs = append(jobs, ptxasJob{cfg: c, in: in, heuristic: true})
-			}
-		}
-	}
-	if testing.Short() {
-		jobs = jobs[:8]
-	}
-	runPTXAS(t, jobs, 0)
-}
-
-// TestPTXASWideSIMT assembles the 16-wide SIMT thread tiles (16×8, 8×16)
-// that Legal accepts, for every class a SIMT math serves, and fails on
-// register spills or a block beyond the register file: their register
-// estimate (regEstimate) is the measured one, not the margined one.
-func TestPTXASWideSIMT(t *testing.T) {
-	var jobs []ptxasJob
-	for _, in := range allClasses() {
-		if in.AlignA != 8 && in.AlignA != 1 || in.TransA != N {
-			continue
-		}
-		sp := SweepSpaceFor(in)
-		for _, m := range sp.Math {
-			if m.IsMMA() {
-				continue
-			}
-			for _, tile := range [][4]int{{16, 8, 256, 128}, {8, 16, 128, 256}, {16, 8, 128, 64}, {16, 16, 256, 256}, {16, 4, 256, 64}} {
-				for _, u := range []int{8, 16} {
-					c := GemmConfig{MS: tile[0], NS: tile[1], ML: tile[2], NL: tile[3], U: u, KS: 1, KL: 1, KG: 1,
-						VecA: slices.Max(sp.VecA), VecB: slices.Max(sp.VecB), Stages: max(1, slices.Max(sp.Stages)/2), Math: m}
-					if Legal(c, in, H100()) == nil {
-						jobs = append(jobs, ptxasJob{cfg: c, in: in, heuristic: true})
-					}
-				}
-			}
-		}
-	}
-	if len(jobs) == 0 {
-		t.Fatal("no wide SIMT configuration is legal")
-	}
-	if testing.Short() {
-		jobs = jobs[:min(len(jobs), 8)]
-	}
-	runPTXAS(t, jobs, 0)
-}
-
-// TestPTXASPipelined assembles the pipelined twins (PP = 1) of random legal
-// mma.sync and SIMT configurations of every class, and, without spills, those of
-// the vendor-shaped f64 blocks the sweep found best on the LINPACK rows,
-// whose tiles are one k-step deep (one more fragment set costs them about
-// three registers).
-func TestPTXASPipelined(t *testing.T) {
-	count := 60
-	if testing.Short() {
-		count = 12
-	}
-	rng := newRand(2027)
-	classes := allClasses()
-	var jobs []ptxasJob
-	for i := 0; len(jobs) < count && i < 100*count; i++ {
-		in := classes[rng.IntN(len(classes))]
-		sp := SpaceFor(in)
-		sp.U = []int{8, 16, 32}
-		sp.ML, sp.NL = []int{16, 32, 64, 128}, []int{8, 16, 32, 64, 128}
-		sp.Math = []Math{sp.Math[rng.IntN(len(sp.Math))]} // mma.sync or SIMT
-		sp.Stages = []int{2, 3, 4}
-		c, ok := sp.RandomLegal(rng, in, H100(), 3000)
-		if !ok {
-			continue
-		}
-		if c.PP = 1; Legal(c, in, H100()) == nil {
-			jobs = append(jobs, ptxasJob{cfg: c, in: in})
-		}
-	}
-	f64 := InputClass{AType: F64, BType: F64, CType: F64, Compute: F64, TransA: N, TransB: T, AlignA: 2, AlignB: 2, AlignC: 2}
-	for _, s := range []string{
-		"ms=2,ns=8,ml=128,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=6,math=mma_f64k8,pp=1",
-		"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8,pp=1",
-		"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=32,va=2,vb=2,st=6,math=mma_f64k8,pp=1",
-	} {
-		jobs = append(jobs, ptxasJob{cfg: mustParse(t, s), in: f64, heuristic: true})
-	}
-	// and the SIMT 8×8 and 4×8 thread tiles of the FP32 rows, without spills
-	f32 := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, TransA: N, TransB: T, AlignA: 4, AlignB: 4, AlignC: 4}
-	for _, s := range []string{
-		"ms=8,ns=8,ml=64,nl=128,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma,pp=1",
-		"ms=4,ns=8,ml=64,nl=32,u=32,ks=1,kl=1,kg=1,kc=4,va=4,vb=4,st=2,math=ffma,pp=1",
-	} {
-		jobs = append(jobs, ptxasJob{cfg: mustParse(t, s), in: f32, heuristic: true})
-	}
-	// 8×16, the vendor's SIMT register blocking: 255 registers, the copies'
-	// addresses spilled (Legal admits it)
-	jobs = append(jobs, ptxasJob{cfg: mustParse(t, "ms=8,ns=16,ml=64,nl=128,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=4,math=ffma,pp=1"), in: f32})
-	runPTXAS(t, jobs, 0)
 }
 
 // A register cap (mr) holds: ptxas allocates at most that many registers
@@ -377,12 +175,12 @@ func TestPTXASTMA(t *testing.T) {
 		"ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=6",
 		"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=5",
 	}
-	var jobs []ptxasJob
-	for _, in := range allClasses() {
+	var jobs []PTXASJob
+	for _, in := range Classes() {
 		if in.AType.Size() != 2 || in.AlignA != 8 || in.AlignB != 8 {
 			continue
 		}
-		for _, m := range WarpgroupSpace(in).Math {
+		for _, m := range warpgroupMaths(in) {
 			for _, cs := range fixed {
 				c := mustParse(t, cs+",math="+m.String()+",tma=1")
 				if Legal(c, in, H100()) != nil {
@@ -396,7 +194,7 @@ func TestPTXASTMA(t *testing.T) {
 					!strings.Contains(k.PTX, "cp.async.bulk.tensor.2d") || strings.Contains(k.PTX, "cp.async.cg") || strings.Contains(k.PTX, "cp.async.ca") {
 					t.Fatalf("%s %s: not a tensor-copy kernel", c, in)
 				}
-				jobs = append(jobs, ptxasJob{cfg: c, in: in, heuristic: true})
+				jobs = append(jobs, PTXASJob{Cfg: c, In: in, Heuristic: true})
 			}
 		}
 	}

@@ -313,59 +313,25 @@ func checkLdmatrix(cfg GemmConfig, in InputClass) (int, int, error) {
 	return nLd, worst, nil
 }
 
-func TestLdmatrixSimulated(t *testing.T) {
-	rng := newRand(77)
-	classes := allClasses()
-	n, withLd := 0, 0
-	check := func(c GemmConfig, in InputClass) {
-		n++
-		ld, worst, err := checkLdmatrix(c, in)
-		if err != nil {
-			t.Errorf("%s %s: %v", c, in, err)
-			return
-		}
-		g := newGeometry(c, in)
-		if (ld > 0) != (g.ldmatrix(g.a) || g.ldmatrix(g.b)) {
-			t.Errorf("%s %s: %d ldmatrix, geometry says A=%v B=%v", c, in, ld, g.ldmatrix(g.a), g.ldmatrix(g.b))
-		}
-		if ld > 0 {
-			withLd++
-			// conflict-free unless a 16-bit mn-contiguous line is 16 bytes (nl=8)
-			if worst > 2 || worst == 2 && !(g.b.lc*g.es == 16 && g.ldmatrix(g.b) && !g.b.kContig) {
-				t.Errorf("%s %s: %d-way bank conflict in ldmatrix", c, in, worst)
-			}
-		}
+// checkLdmatrixConfig checks the ldmatrix addresses of an mma
+// configuration's kernel against its fragments (checkLdmatrix), that it
+// uses ldmatrix exactly where its geometry says, and its bank conflicts;
+// it reports whether the kernel uses ldmatrix. TestLdmatrixSimulated (in
+// drawn_test.go) runs it on drawn and heuristic configurations.
+func checkLdmatrixConfig(t *testing.T, c GemmConfig, in InputClass) bool {
+	t.Helper()
+	ld, worst, err := checkLdmatrix(c, in)
+	if err != nil {
+		t.Errorf("%s %s: %v", c, in, err)
+		return false
 	}
-	limit := 400
-	if testing.Short() {
-		limit = 60
+	g := newGeometry(c, in)
+	if (ld > 0) != (g.ldmatrix(g.a) || g.ldmatrix(g.b)) {
+		t.Errorf("%s %s: %d ldmatrix, geometry says A=%v B=%v", c, in, ld, g.ldmatrix(g.a), g.ldmatrix(g.b))
 	}
-	for i := 0; i < 4000 && n < limit; i++ {
-		in := classes[rng.IntN(len(classes))]
-		sp := SpaceFor(in)
-		var mm []Math
-		for _, m := range sp.Math {
-			if m.IsMMA() {
-				mm = append(mm, m)
-			}
-		}
-		if len(mm) == 0 {
-			continue
-		}
-		sp.Math = []Math{mm[rng.IntN(len(mm))]}
-		c, ok := sp.RandomLegal(rng, in, H100(), 3000)
-		if !ok {
-			continue
-		}
-		check(c, in)
+	// conflict-free unless a 16-bit mn-contiguous line is 16 bytes (nl=8)
+	if ld > 0 && (worst > 2 || worst == 2 && !(g.b.lc*g.es == 16 && g.ldmatrix(g.b) && !g.b.kContig)) {
+		t.Errorf("%s %s: %d-way bank conflict in ldmatrix", c, in, worst)
 	}
-	for _, in := range allClasses() {
-		for _, s := range [][3]int{{4096, 4096, 4096}, {64, 64, 64}, {1, 4096, 4096}, {256, 256, 100000}, {8, 8, 4096}} {
-			// mma.sync only: wgmma kernels read no fragments
-			if c := DefaultConfig(in, s[0], s[1], s[2], H100()); c.Math.IsMMA() && !c.Math.IsWGMMA() {
-				check(c, in)
-			}
-		}
-	}
-	t.Logf("%d mma configurations checked, %d use ldmatrix", n, withLd)
+	return ld > 0
 }

@@ -92,28 +92,6 @@ func TestLegal(t *testing.T) {
 	}
 }
 
-func TestDefaultConfigLegal(t *testing.T) {
-	dev := H100()
-	shapes := [][3]int{{1, 1, 1}, {1, 1000, 1}, {7, 13, 5}, {64, 64, 64}, {4096, 4096, 4096}, {16, 16, 100000}, {1000, 1, 50}, {512, 512, 65536}}
-	for _, in := range allClasses() {
-		for _, s := range shapes {
-			c := DefaultConfig(in, s[0], s[1], s[2], dev)
-			if err := Legal(c, in, dev); err != nil {
-				t.Fatalf("%s %v: %s illegal: %v", in, s, c, err)
-			}
-		}
-	}
-}
-
-func TestSpaceRandomLegal(t *testing.T) {
-	rng := newRand(1)
-	for _, in := range allClasses()[:8] {
-		if _, ok := SpaceFor(in).RandomLegal(rng, in, H100(), 5000); !ok {
-			t.Errorf("%s: no legal sample", in)
-		}
-	}
-}
-
 // A wgmma block of four warpgroups whose f16 accumulators the epilogue
 // unpacks into 159 registers (ptxas 12.4) cannot run 512 threads: Legal
 // says so, and keeps the four-warpgroup blocks that fit (88–96 registers).

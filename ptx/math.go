@@ -97,8 +97,8 @@ func (m Math) mmaShape() (int, int, int) {
 	return 1, 1, 1
 }
 
-// inputType is the A/B element type the instruction consumes.
-func (m Math) inputType() DataType {
+// InputType is the A/B element type the instruction consumes.
+func (m Math) InputType() DataType {
 	switch m {
 	case DFMA, MMA_F64, MMA_F64_K8, MMA_F64_K16:
 		return F64
@@ -132,7 +132,7 @@ func (m Math) compatible(t, c DataType, allowTF32 bool) bool {
 	case MMA_TF32:
 		return t == F32 && allowTF32
 	}
-	return m.inputType() == t
+	return m.InputType() == t
 }
 
 // WarpgroupMathsFor lists the wgmma maths valid for an input class.

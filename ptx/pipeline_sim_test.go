@@ -2,7 +2,6 @@ package ptx
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strconv"
@@ -535,31 +534,6 @@ func TestPipelineSimulated(t *testing.T) {
 	} {
 		comparePipelined(t, mustParse(t, tc.cfg), tc.in, tc.m, tc.n, tc.k)
 	}
-	// and random configurations of every class's space
-	rng := newRand(31)
-	classes := allClasses()
-	for n, i := 0, 0; i < 6000; i++ {
-		in := classes[rng.IntN(len(classes))]
-		sp := SweepSpaceFor(in)
-		sp.Math = slices.DeleteFunc(slices.Clone(sp.Math), Math.IsWGMMA)
-		sp.Stages = []int{2, 3, 4, 5}
-		sp.U = []int{8, 16, 32}
-		sp.ML, sp.NL = []int{16, 32, 64, 128}, []int{8, 16, 32, 64, 128}
-		sp.KG, sp.KC = []int{1, 2, 3}, []int{1, 2}
-		c, ok := sp.RandomLegal(rng, in, H100(), 3000)
-		if !ok {
-			continue
-		}
-		if pp := withPP(c); Legal(pp, in, H100()) != nil {
-			continue
-		}
-		m, nn, k := c.ML+rng.IntN(2*c.ML), c.NL+rng.IntN(2*c.NL), c.U*c.KG*max(c.KC, 1)*(1+rng.IntN(6))+rng.IntN(c.U)
-		comparePipelined(t, c, in, m, nn, k)
-		if n++; n == 60 {
-			return
-		}
-	}
-	t.Fatal("fewer than 60 random configurations with a legal pipelined twin")
 }
 
 // The wgmma loop (descriptors, reads in flight until wgmma.wait_group):
@@ -583,42 +557,6 @@ func TestWarpgroupPipelineSimulated(t *testing.T) {
 	} {
 		checkLoop(t, mustParse(t, tc.cfg), tc.in, tc.m, tc.n, tc.k)
 	}
-	checkRandomWarpgroup(t, newRand(32), false)
-}
-
-// checkRandomWarpgroup runs checkLoop on 20 random wgmma configurations of
-// the classes' spaces (grid and cluster splits of 1–3 and 1–2 blocks, tiles
-// of at most 128×128) on random inputs that cut every edge; with tma, on the
-// TMA twins of configurations drawn at u = 64 that have one.
-func checkRandomWarpgroup(t *testing.T, rng *rand.Rand, tma bool) {
-	t.Helper()
-	classes := allClasses()
-	for n, i := 0, 0; i < 20000; i++ {
-		in := classes[rng.IntN(len(classes))]
-		sp := WarpgroupSpace(in)
-		if len(sp.Math) == 0 {
-			continue
-		}
-		sp.KG, sp.KC = []int{1, 2, 3}, []int{1, 2}
-		if tma {
-			sp.U = []int{64}
-		}
-		c, ok := sp.RandomLegal(rng, in, H100(), 3000)
-		if !ok || c.ML*c.NL > 128*128 {
-			continue
-		}
-		if tma {
-			if c = withTMA(c); Legal(c, in, H100()) != nil {
-				continue
-			}
-		}
-		m, nn, k := c.ML+rng.IntN(2*c.ML), c.NL+rng.IntN(2*c.NL), c.U*c.KG*max(c.KC, 1)*(1+rng.IntN(5))+rng.IntN(c.U)
-		checkLoop(t, c, in, m, nn, k)
-		if n++; n == 20 {
-			return
-		}
-	}
-	t.Fatalf("fewer than 20 random wgmma configurations (tma %v)", tma)
 }
 
 func withPP(c GemmConfig) GemmConfig {

@@ -384,8 +384,8 @@ func TestTMALayout(t *testing.T) {
 func checkLayouts(t *testing.T, cfgs []string, tma bool) int {
 	t.Helper()
 	n := 0
-	for _, in := range allClasses() {
-		maths := WarpgroupSpace(in).Math
+	for _, in := range Classes() {
+		maths := warpgroupMaths(in)
 		if len(maths) == 0 {
 			continue
 		}
@@ -407,4 +407,14 @@ func checkLayouts(t *testing.T, cfgs []string, tma bool) int {
 		}
 	}
 	return n
+}
+
+// warpgroupMaths are the wgmma maths of a class whose operands allow the
+// 16-byte vectors the wgmma kernels load (none otherwise).
+func warpgroupMaths(in InputClass) []Math {
+	v := 16 / in.AType.Size()
+	if in.AlignA < v || in.AlignB < v {
+		return nil
+	}
+	return WarpgroupMathsFor(in)
 }

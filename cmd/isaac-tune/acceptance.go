@@ -10,7 +10,7 @@ import (
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/tune"
+	"github.com/isaacgo/isaac/space"
 )
 
 // acceptanceCmd measures, on the CPU (legality is a pure function), the
@@ -26,9 +26,9 @@ func acceptanceCmd(args []string) error {
 	dev := ptx.H100()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "type\tclasses\tcategorical\tuniform\tratio\t")
-	var tc, tu tune.Acceptance
+	var tc, tu space.Acceptance
 	for _, t := range gemmcheck.Types {
-		var c, u tune.Acceptance
+		var c, u space.Acceptance
 		n := 0
 		for _, layout := range [][2]ptx.Op{{ptx.N, ptx.N}, {ptx.N, ptx.T}, {ptx.T, ptx.N}, {ptx.T, ptx.T}} {
 			for _, align := range []int{1, 2, 4, 8} {
@@ -37,12 +37,12 @@ func acceptanceCmd(args []string) error {
 					continue
 				}
 				n++
-				s := tune.NewSampler(in, dev, *warmup, 3_000_000, rng)
-				s.Uniform = tune.Acceptance{} // count after the warm-up only
+				s := space.NewSampler(in, dev, *warmup, 3_000_000, rng)
+				s.Uniform = space.Acceptance{} // count after the warm-up only
 				for i := 0; i < *draws; i++ {
 					s.Draw(rng, nil, 1)
 				}
-				for _, p := range [][2]*tune.Acceptance{{&c, &s.Categorical}, {&u, &s.Uniform}, {&tc, &s.Categorical}, {&tu, &s.Uniform}} {
+				for _, p := range [][2]*space.Acceptance{{&c, &s.Categorical}, {&u, &s.Uniform}, {&tc, &s.Categorical}, {&tu, &s.Uniform}} {
 					p[0].Draws += p[1].Draws
 					p[0].Accepted += p[1].Accepted
 				}

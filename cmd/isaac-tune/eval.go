@@ -17,6 +17,7 @@ import (
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/space"
 	"github.com/isaacgo/isaac/tune"
 	"github.com/isaacgo/isaac/weights"
 )
@@ -134,7 +135,7 @@ func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelP
 	seen := map[ptx.GemmConfig]bool{}
 	var ranked []ptx.GemmConfig
 	for tries := 0; len(ranked) < modelPool && tries < 4*modelPool; tries++ {
-		cfg, ok := sm.Draw(rng, func(c ptx.GemmConfig) bool { return ptx.Suits(c, m, n, k) }, 20000)
+		cfg, ok := sm.Draw(rng, func(c ptx.GemmConfig) bool { return space.Suits(c, m, n, k) }, 20000)
 		if !ok {
 			break
 		}
@@ -148,17 +149,17 @@ func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelP
 	}
 	// The model ranks the random sample and the heuristic's candidates,
 	// then searches their neighbourhoods (predictor.Search).
-	heur := ptx.HeuristicCandidates(cls, m, n, k, s.lim)
+	heur := space.HeuristicCandidates(cls, m, n, k, s.lim)
 	var suited []ptx.GemmConfig
 	for _, c := range heur {
-		if ptx.Suits(c, m, n, k) {
+		if space.Suits(c, m, n, k) {
 			suited = append(suited, c)
 		}
 	}
 	order := model.Search(in, cls, s.lim, append(append([]ptx.GemmConfig{}, ranked...), suited...), 4, 8)
 	r := evalRow{in: in}
 	r.choice[0] = order[0].Config
-	r.choice[2] = ptx.DefaultConfig(cls, m, n, k, s.lim)
+	r.choice[2] = space.Default(cls, m, n, k, s.lim)
 	timed := ranked[:min(pool, len(ranked))]
 	occ := -1
 	for _, cfg := range timed {
@@ -296,7 +297,7 @@ func writeEval(dir string, rows []evalRow, s *sampleRun, w *predictor.Weights, h
 	fmt.Fprintf(&md, "Suboptimality S = (t_chosen − t_best) / t_best on %d held-out inputs (none in the training data; every type, four layouts), "+
 		"t_best the fastest of up to %d legal configurations per input (a categorical sample, and the choosers' picks) screened with medians of 3, its three fastest and the picks timed again with medians of 15 (S uses those). "+
 		"model: the model's best-predicted configuration after ranking 3,000 sampled configurations and the heuristic's candidates and searching their neighbourhoods; "+
-		"model-top5: the fastest measured of the model's five best-predicted; heuristic: ptx.DefaultConfig; max-occupancy: the sample's configuration with the most resident warps. %s, %s, cuBLAS %s, %s, commit `%s`, %s.\n\n",
+		"model-top5: the fastest measured of the model's five best-predicted; heuristic: space.Default; max-occupancy: the sample's configuration with the most resident warps. %s, %s, cuBLAS %s, %s, commit `%s`, %s.\n\n",
 		len(rows), maxPool(rows), e.Device, e.Driver, e.CUBLAS, time.Now().UTC().Format(time.RFC3339), commit, took.Round(time.Second))
 	fmt.Fprintf(&md, "| chooser | median S | p90 S | mean S | S = 0 (picked the best) |\n|---|--:|--:|--:|--:|\n")
 	for _, c := range choosers {

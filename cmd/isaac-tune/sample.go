@@ -15,12 +15,13 @@ import (
 
 	"github.com/isaacgo/isaac/engine"
 	"github.com/isaacgo/isaac/internal/cublas"
+	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/devbench"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/space"
 	"github.com/isaacgo/isaac/tune"
 	"github.com/isaacgo/isaac/weights"
 )
@@ -38,7 +39,7 @@ type sampleOptions struct {
 	vendorOnly          bool    // time cuBLAS alone (data for the vendor model)
 	pow2                float64 // share of dimensions rounded to a multiple of a power of two 32…1024
 	warpgroup           int     // per input, this many wgmma configurations too (classes that allow them)
-	grid                int     // per input, this many configurations of ptx.Grid too (those in the model's spaces)
+	grid                int     // per input, this many configurations of space.Grid too (those in the model's spaces)
 	pipelined           int     // per input, the pipelined twins (pp=1) of this many of its drawn configurations too
 	types               string  // comma-separated served types to draw (empty: all)
 	misaligned          float64 // share of batches with a random alignment below the widest
@@ -60,8 +61,8 @@ func sampleCmd(args []string) error {
 	fs.Float64Var(&o.pow2, "pow2", 0, "share of dimensions rounded to a multiple of 2^j, j uniform in 5..10 (cuBLAS is much faster on such shapes)")
 	fs.IntVar(&o.guided, "guided", 0, "per input, also measure this many of the embedded model's best-predicted configurations "+
 		"(model-guided sampling: data where the model's ranking matters)")
-	fs.IntVar(&o.warpgroup, "warpgroup", 0, "per input, also this many configurations from the class's wgmma space (sm_90a; 16-bit classes with 16-byte alignment)")
-	fs.IntVar(&o.grid, "grid", 0, "per input, also this many configurations drawn from the sweep's grids (ptx.Grid: tile families at several split counts) "+
+	fs.IntVar(&o.warpgroup, "warpgroup", 0, "per input, also this many configurations from the class's wgmma sp (sm_90a; 16-bit classes with 16-byte alignment)")
+	fs.IntVar(&o.grid, "grid", 0, "per input, also this many configurations drawn from the sweep's grids (space.Grid: tile families at several split counts) "+
 		"that lie in the model's spaces")
 	fs.IntVar(&o.pipelined, "pp", 0, "per input, also the pipelined twins (pp=1) of this many of its drawn mma.sync and SIMT configurations "+
 		"(data for a configuration schema that tells them apart; the current one does not, and training leaves them out)")
@@ -91,8 +92,8 @@ type sampleRun struct {
 	arenas   map[request.DataType][2]cuda.DevicePtr
 	c        cuda.DevicePtr
 	dist     tune.Distribution
-	samplers map[ptx.InputClass]*tune.Sampler
-	wgmma    map[ptx.InputClass]*tune.Sampler // nil entries: no wgmma for the class
+	samplers map[ptx.InputClass]*space.Sampler
+	wgmma    map[ptx.InputClass]*space.Sampler // nil entries: no wgmma for the class
 	rng      *rand.Rand
 	have     int              // samples in the file when the run started
 	guide    *predictor.Model // the embedded configuration model, with -guided
@@ -109,8 +110,8 @@ func newSampleRun(o sampleOptions) (*sampleRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sampleRun{opt: o, dist: tune.DefaultDistribution(), samplers: map[ptx.InputClass]*tune.Sampler{},
-		wgmma: map[ptx.InputClass]*tune.Sampler{}}
+	s := &sampleRun{opt: o, dist: tune.DefaultDistribution(), samplers: map[ptx.InputClass]*space.Sampler{},
+		wgmma: map[ptx.InputClass]*space.Sampler{}}
 	s.dist.Pow2Share = o.pow2
 	s.dist.MisalignedShare = o.misaligned
 	if o.types != "" {
@@ -199,12 +200,12 @@ func (s *sampleRun) provenance() []string {
 			"%s; CUDA events; one untimed warm-up, then the median of %d "+
 			"timed repeats (the first alone when it took over 10 ms); cuBLAS: median of 5 the same way", s.timer.Flush, s.opt.repeats),
 		fmt.Sprintf("sampler: categorical per parameter, Dirichlet prior alpha=%d, estimated from %d legal uniform draws per input class; "+
-			"%d configurations drawn per input (legal and suiting it: ptx.Suits), each also timed on the batch's other inputs it suits; %d inputs per batch",
-			tune.Alpha, s.opt.warmup, s.opt.configs, s.opt.shapes),
+			"%d configurations drawn per input (legal and suiting it: space.Suits), each also timed on the batch's other inputs it suits; %d inputs per batch",
+			space.Alpha, s.opt.warmup, s.opt.configs, s.opt.shapes),
 		fmt.Sprintf("guided: %d of the embedded model's best-predicted configurations per input too (0: none); vendor-only: %v", s.opt.guided, s.opt.vendorOnly),
-		fmt.Sprintf("warpgroup: %d configurations per input from the class's wgmma space too, where it has one (0: none); types: %s; misaligned batches: %.0f%%",
+		fmt.Sprintf("warpgroup: %d configurations per input from the class's wgmma sp too, where it has one (0: none); types: %s; misaligned batches: %.0f%%",
 			s.opt.warpgroup, typesOr(s.opt.types), 100*s.dist.MisalignedShare),
-		fmt.Sprintf("grid: %d configurations per input drawn without replacement from ptx.Grid's that lie in the class's spaces (0: none)", s.opt.grid),
+		fmt.Sprintf("grid: %d configurations per input drawn without replacement from space.Grid's that lie in the class's spaces (0: none)", s.opt.grid),
 		fmt.Sprintf("pp: the pipelined twins (pp=1) of up to %d of each input's drawn configurations too (0: none)", s.opt.pipelined),
 		fmt.Sprintf("inputs: m, n, k log-uniform in 1..%d (%.0f%% of k up to %d), %.0f%% near the Table 4 suites (each dimension x exp(U(-0.35,0.35)), exact suite shapes excluded), "+
 			"%.0f%% of dimensions >= 16 rounded down to a multiple of 8, then %.0f%% of all to the nearest multiple of 2^j (j uniform in 5..10); "+
@@ -214,10 +215,10 @@ func (s *sampleRun) provenance() []string {
 	}
 }
 
-func (s *sampleRun) samplerFor(in ptx.InputClass) *tune.Sampler {
+func (s *sampleRun) samplerFor(in ptx.InputClass) *space.Sampler {
 	sm, ok := s.samplers[in]
 	if !ok {
-		sm = tune.NewSampler(in, s.lim, s.opt.warmup, s.opt.warmupDraws, s.rng)
+		sm = space.NewSampler(in, s.lim, s.opt.warmup, s.opt.warmupDraws, s.rng)
 		s.samplers[in] = sm
 	}
 	return sm
@@ -232,10 +233,10 @@ func typesOr(t string) string {
 
 // warpgroupSamplerFor is the class's wgmma sampler (nil when no wgmma
 // kernel serves it).
-func (s *sampleRun) warpgroupSamplerFor(in ptx.InputClass) *tune.Sampler {
+func (s *sampleRun) warpgroupSamplerFor(in ptx.InputClass) *space.Sampler {
 	sm, ok := s.wgmma[in]
 	if !ok {
-		sm = tune.NewWarpgroupSampler(in, s.lim, s.opt.warmup, s.opt.warmupDraws, s.rng)
+		sm = space.NewWarpgroupSampler(in, s.lim, s.opt.warmup, s.opt.warmupDraws, s.rng)
 		s.wgmma[in] = sm
 	}
 	return sm
@@ -286,7 +287,7 @@ func (s *sampleRun) run() error {
 
 // acceptance sums the samplers' acceptance counts per type.
 func (s *sampleRun) acceptance() []string {
-	type acc struct{ cat, uni tune.Acceptance }
+	type acc struct{ cat, uni space.Acceptance }
 	per := map[string]*acc{}
 	var total acc
 	for in, sm := range s.samplers {
@@ -299,7 +300,7 @@ func (s *sampleRun) acceptance() []string {
 			a = &acc{}
 			per[k] = a
 		}
-		for _, p := range []struct{ dst, src *tune.Acceptance }{{&a.cat, &sm.Categorical}, {&a.uni, &sm.Uniform}, {&total.cat, &sm.Categorical}, {&total.uni, &sm.Uniform}} {
+		for _, p := range []struct{ dst, src *space.Acceptance }{{&a.cat, &sm.Categorical}, {&a.uni, &sm.Uniform}, {&total.cat, &sm.Categorical}, {&total.uni, &sm.Uniform}} {
 			p.dst.Draws += p.src.Draws
 			p.dst.Accepted += p.src.Accepted
 		}
@@ -345,7 +346,7 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 		}
 		m, n, k := b.Shapes[i][0], b.Shapes[i][1], b.Shapes[i][2]
 		for j := 0; j < s.opt.configs; j++ {
-			cfg, ok := sm.Draw(s.rng, func(c ptx.GemmConfig) bool { return ptx.Suits(c, m, n, k) }, 20000)
+			cfg, ok := sm.Draw(s.rng, func(c ptx.GemmConfig) bool { return space.Suits(c, m, n, k) }, 20000)
 			if !ok {
 				break
 			}
@@ -356,7 +357,7 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 		}
 		if ws := s.warpgroupSamplerFor(cls); ws != nil && s.opt.warpgroup > 0 {
 			for j := 0; j < s.opt.warpgroup; j++ {
-				cfg, ok := ws.Draw(s.rng, func(c ptx.GemmConfig) bool { return ptx.Suits(c, m, n, k) }, 20000)
+				cfg, ok := ws.Draw(s.rng, func(c ptx.GemmConfig) bool { return space.Suits(c, m, n, k) }, 20000)
 				if !ok {
 					break
 				}
@@ -372,7 +373,12 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 				drawn[cls] = append(drawn[cls], cfg)
 			}
 		}
-		for _, cfg := range pipelinedTwins(drawn[cls], s.opt.pipelined, cls, s.lim, m, n, k) {
+		// the pp=1 twins of the last drawn first: the current input's
+		recent := slices.Clone(drawn[cls])
+		slices.Reverse(recent)
+		for _, cfg := range space.PipelinedTwins(recent, s.opt.pipelined, func(c ptx.GemmConfig) bool {
+			return ptx.Legal(c, cls, s.lim) == nil && space.Suits(c, m, n, k)
+		}) {
 			if !seen[cls][cfg] {
 				seen[cls][cfg] = true
 				drawn[cls] = append(drawn[cls], cfg)
@@ -406,7 +412,7 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 			return rows, skipped, fmt.Errorf("cuBLAS on %v: %w", in.m, err)
 		}
 		for _, cfg := range loaded[in.cls] {
-			if !ptx.Suits(cfg, in.m[0], in.m[1], in.m[2]) {
+			if !space.Suits(cfg, in.m[0], in.m[1], in.m[2]) {
 				continue
 			}
 			c := cfg
@@ -454,55 +460,23 @@ func (s *sampleRun) vendorBatch(b tune.Batch) ([]tune.Sample, int, error) {
 }
 
 // gridConfigs are -grid configurations for an m×n×k input of class cls,
-// drawn without replacement from ptx.Grid's that lie in the class's spaces
-// (ptx.SpaceFor, ptx.WarpgroupSpace): the tile families and split counts the
+// drawn without replacement from space.Grid's that lie in the class's spaces
+// (space.For, space.ForWarpgroup): the tile families and split counts the
 // sweep searches, which the categorical draws rarely hit exactly, measured so
 // that the model learns them.
 func (s *sampleRun) gridConfigs(cls ptx.InputClass, m, n, k int) []ptx.GemmConfig {
 	if s.opt.grid <= 0 {
 		return nil
 	}
-	return gridDraw(ptx.Grid(cls, s.lim, m, n, k), cls, s.opt.grid, s.rng)
-}
-
-// gridDraw draws up to n configurations of grid, without replacement, among
-// those the class's spaces contain.
-func gridDraw(grid []ptx.GemmConfig, cls ptx.InputClass, n int, rng *rand.Rand) []ptx.GemmConfig {
-	space, wspace := ptx.SpaceFor(cls), ptx.WarpgroupSpace(cls)
-	var in []ptx.GemmConfig
-	for _, c := range grid {
-		if space.Contains(c) || c.Math.IsWGMMA() && wspace.Contains(c) {
-			in = append(in, c)
-		}
-	}
-	rng.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
-	return in[:min(n, len(in))]
-}
-
-// pipelinedTwins are the pp=1 twins of up to n of cfgs (the last drawn
-// first: the current input's) that are mma.sync or SIMT kernels with
-// cp.async stages, legal, and suit the input.
-func pipelinedTwins(cfgs []ptx.GemmConfig, n int, cls ptx.InputClass, lim ptx.DeviceLimits, m, nn, k int) []ptx.GemmConfig {
-	var out []ptx.GemmConfig
-	for i := len(cfgs) - 1; i >= 0 && len(out) < n; i-- {
-		c := cfgs[i]
-		if c.PP != 0 || c.Math.IsWGMMA() || c.Stages < 2 {
-			continue
-		}
-		c.PP = 1
-		if ptx.Legal(c, cls, lim) == nil && ptx.Suits(c, m, nn, k) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return space.GridDraw(space.Grid(cls, s.lim, m, n, k), cls, s.opt.grid, s.rng)
 }
 
 // guidedConfigs are the model's best-predicted configurations for input i
 // of the batch: it ranks 500 categorical draws and the heuristic's
 // candidates and searches their neighbourhoods (predictor.Search).
-func (s *sampleRun) guidedConfigs(b tune.Batch, i int, cls ptx.InputClass, sm *tune.Sampler) []ptx.GemmConfig {
+func (s *sampleRun) guidedConfigs(b tune.Batch, i int, cls ptx.InputClass, sm *space.Sampler) []ptx.GemmConfig {
 	m, n, k := b.Shapes[i][0], b.Shapes[i][1], b.Shapes[i][2]
-	suits := func(c ptx.GemmConfig) bool { return ptx.Suits(c, m, n, k) }
+	suits := func(c ptx.GemmConfig) bool { return space.Suits(c, m, n, k) }
 	var seeds []ptx.GemmConfig
 	for j := 0; j < 500; j++ {
 		if c, ok := sm.Draw(s.rng, suits, 20000); ok {
@@ -516,7 +490,7 @@ func (s *sampleRun) guidedConfigs(b tune.Batch, i int, cls ptx.InputClass, sm *t
 			}
 		}
 	}
-	for _, c := range ptx.HeuristicCandidates(cls, m, n, k, s.lim) {
+	for _, c := range space.HeuristicCandidates(cls, m, n, k, s.lim) {
 		if suits(c) {
 			seeds = append(seeds, c)
 		}

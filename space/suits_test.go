@@ -1,9 +1,13 @@
-package ptx
+package space
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/isaacgo/isaac/ptx"
+)
 
 func TestSuits(t *testing.T) {
-	c := GemmConfig{ML: 128, NL: 16, U: 16, KG: 4}
+	c := ptx.GemmConfig{ML: 128, NL: 16, U: 16, KG: 4}
 	if !Suits(c, 2560, 16, 2560) {
 		t.Error("a 128x16 tile does not fit 2560x16")
 	}

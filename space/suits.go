@@ -1,11 +1,13 @@
-package ptx
+package space
+
+import "github.com/isaacgo/isaac/ptx"
 
 // Suits reports whether a legal configuration suits an m×n×k problem: no
 // block tile far larger than the problem (at most twice the next power of
 // two above the extent, or 16), and a k-split only where every split still
 // has two U-deep slices of K. The sweep, the sampler and the search prune
 // with it; Legal says nothing about shapes.
-func Suits(c GemmConfig, m, n, k int) bool {
+func Suits(c ptx.GemmConfig, m, n, k int) bool {
 	ceil2 := func(x int) int {
 		p := 1
 		for p < x {
@@ -19,3 +21,5 @@ func Suits(c GemmConfig, m, n, k int) bool {
 	splits := c.KG * max(1, c.KC)
 	return splits == 1 || k/splits >= 2*c.U
 }
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -1,4 +1,6 @@
-package ptx
+package space
+
+import "github.com/isaacgo/isaac/ptx"
 
 // DefaultConfig picks a sensible legal configuration without a model:
 //
@@ -18,48 +20,48 @@ package ptx
 //
 // Every candidate is checked with Legal; the last resort is a small SIMT
 // configuration that is legal for every valid class.
-func DefaultConfig(in InputClass, m, n, k int, dev DeviceLimits) GemmConfig {
+func Default(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) ptx.GemmConfig {
 	for _, c := range candidates(in, m, n, k, dev) {
-		if Legal(c, in, dev) == nil {
+		if ptx.Legal(c, in, dev) == nil {
 			return c
 		}
 	}
 	return fallbackConfig(in)
 }
 
-func simtMath(in InputClass) Math {
+func simtMath(in ptx.InputClass) ptx.Math {
 	switch in.Compute {
-	case F64:
-		return DFMA
-	case F16:
-		return HFMA
+	case ptx.F64:
+		return ptx.DFMA
+	case ptx.F16:
+		return ptx.HFMA
 	}
-	return FFMA
+	return ptx.FFMA
 }
 
-func preferredMath(in InputClass, dev DeviceLimits) Math {
+func preferredMath(in ptx.InputClass, dev ptx.DeviceLimits) ptx.Math {
 	if dev.SMMajor < 8 {
 		return simtMath(in)
 	}
 	switch {
-	case in.Compute == F64 && dev.SMMajor >= 9:
-		return MMA_F64_K8
-	case in.Compute == F64:
-		return MMA_F64
-	case in.Compute == F16:
-		return MMA_F16_F16ACC
-	case in.AType == F16:
-		return MMA_F16
-	case in.AType == BF16:
-		return MMA_BF16
+	case in.Compute == ptx.F64 && dev.SMMajor >= 9:
+		return ptx.MMA_F64_K8
+	case in.Compute == ptx.F64:
+		return ptx.MMA_F64
+	case in.Compute == ptx.F16:
+		return ptx.MMA_F16_F16ACC
+	case in.AType == ptx.F16:
+		return ptx.MMA_F16
+	case in.AType == ptx.BF16:
+		return ptx.MMA_BF16
 	case in.AllowTF32:
-		return MMA_TF32
+		return ptx.MMA_TF32
 	}
-	return FFMA
+	return ptx.FFMA
 }
 
-func fallbackConfig(in InputClass) GemmConfig {
-	return GemmConfig{MS: 2, NS: 2, ML: 16, NL: 16, U: 8, KS: 1, KL: 1, KG: 1, KC: 1, VecA: 1, VecB: 1, Stages: 1, Math: simtMath(in)}
+func fallbackConfig(in ptx.InputClass) ptx.GemmConfig {
+	return ptx.GemmConfig{MS: 2, NS: 2, ML: 16, NL: 16, U: 8, KS: 1, KL: 1, KG: 1, KC: 1, VecA: 1, VecB: 1, Stages: 1, Math: simtMath(in)}
 }
 
 // tileFor is the block extent for a problem extent: 128 (large), 64, or the
@@ -83,11 +85,11 @@ func widestVec(align, es, extent int) int {
 	return max(v, 1)
 }
 
-func candidates(in InputClass, m, n, k int, dev DeviceLimits) []GemmConfig {
+func candidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
 	out := warpgroupCandidates(in, m, n, k, dev)
-	for _, math := range []Math{preferredMath(in, dev), simtMath(in)} {
+	for _, math := range []ptx.Math{preferredMath(in, dev), simtMath(in)} {
 		big := 128
-		if math.inputType() == F64 {
+		if math.InputType() == ptx.F64 {
 			big = 64
 		}
 		ml, nl := tileFor(m, big), tileFor(n, big)
@@ -128,18 +130,18 @@ func candidates(in InputClass, m, n, k int, dev DeviceLimits) []GemmConfig {
 // f32 accumulators: ptxas 11.8 allocates 254 registers there (at the limit,
 // a different JIT version may spill), against 220..236 for a 16-bit C and
 // 136..160 for f16 accumulators.
-func blockCandidates(in InputClass, ml, nl int, math Math) []GemmConfig {
-	mmaM, mmaN, mmaK := math.mmaShape()
+func blockCandidates(in ptx.InputClass, ml, nl int, math ptx.Math) []ptx.GemmConfig {
+	mmaM, mmaN, mmaK := math.Shape()
 	bounds := []int{16}
-	if math == MMA_F16_F16ACC || (math == MMA_F16 || math == MMA_BF16) && in.CType != F32 {
+	if math == ptx.MMA_F16_F16ACC || (math == ptx.MMA_F16 || math == ptx.MMA_BF16) && in.CType != ptx.F32 {
 		bounds = []int{32, 16}
 	}
 	if !math.IsMMA() {
 		bounds = []int{0}
 	}
-	var out []GemmConfig
+	var out []ptx.GemmConfig
 	for _, bound := range bounds {
-		c := GemmConfig{ML: ml, NL: nl, KS: 1, KL: 1, KG: 1, KC: 1, Math: math}
+		c := ptx.GemmConfig{ML: ml, NL: nl, KS: 1, KL: 1, KG: 1, KC: 1, Math: math}
 		if math.IsMMA() {
 			wm, wn := max(ml/2, mmaM), max(nl/2, mmaN)
 			c.MS, c.NS = max(wm/mmaM, 1), max(wn/mmaN, 1)
@@ -154,7 +156,7 @@ func blockCandidates(in InputClass, ml, nl int, math Math) []GemmConfig {
 				}
 			}
 			c.U = max(32, mmaK)
-			if math == MMA_F64 {
+			if math == ptx.MMA_F64 {
 				c.U = 16
 			}
 		} else {
@@ -165,9 +167,15 @@ func blockCandidates(in InputClass, ml, nl int, math Math) []GemmConfig {
 			}
 		}
 		es := in.AType.Size()
-		ga := newOperandGeom(in.TransA == T, ml, c.U, 1, 0, es, 1)
-		gb := newOperandGeom(in.TransB == N, nl, c.U, 1, 0, es, 1)
-		c.VecA, c.VecB = widestVec(in.AlignA, es, ga.lc), widestVec(in.AlignB, es, gb.lc)
+		// The tiles' contiguous extents: U where they run along k.
+		lcA, lcB := ml, nl
+		if in.TransA == ptx.T {
+			lcA = c.U
+		}
+		if in.TransB == ptx.N {
+			lcB = c.U
+		}
+		c.VecA, c.VecB = widestVec(in.AlignA, es, lcA), widestVec(in.AlignB, es, lcB)
 		c.Stages = 1
 		if c.VecA*es >= 4 && c.VecB*es >= 4 {
 			c.Stages = 3
@@ -190,19 +198,19 @@ func blockCandidates(in InputClass, ml, nl int, math Math) []GemmConfig {
 // grid is under half a wave. The best swept configurations of the H100 Table 4 sweep:
 // 128×256/u64/4 stages for 16-bit LINPACK 2048–8192 (0.85–1.04× cuBLAS
 // against 0.39× for the mma heuristic), 128×64/u64/6 for 1024³.
-func warpgroupCandidates(in InputClass, m, n, k int, dev DeviceLimits) []GemmConfig {
-	maths := WarpgroupMathsFor(in)
+func warpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
+	maths := ptx.WarpgroupMathsFor(in)
 	if len(maths) == 0 || dev.SMMajor != 9 || dev.SMMinor != 0 || m < 1024 || n < 1024 {
 		return nil
 	}
 	v := 16 / in.AType.Size()
-	var out []GemmConfig
+	var out []ptx.GemmConfig
 	for _, nl := range []int{256, 128, 64} {
 		tiles := ceilDiv(m, 128) * ceilDiv(n, nl)
 		if nl > 64 && (10*tiles < 9*dev.SMCount || k < 64 && nl > 128) {
 			continue // a wide tile leaves SMs idle; a shallow K writes C: more blocks
 		}
-		c := GemmConfig{MS: 1, NS: nl / 8, ML: 128, NL: nl, U: 64, KS: 1, KL: 1, KG: 1, KC: 1, VecA: v, VecB: v, Stages: 4, Math: maths[0]}
+		c := ptx.GemmConfig{MS: 1, NS: nl / 8, ML: 128, NL: nl, U: 64, KS: 1, KL: 1, KG: 1, KC: 1, VecA: v, VecB: v, Stages: 4, Math: maths[0]}
 		if nl == 64 {
 			c.Stages = 6
 		}
@@ -220,10 +228,10 @@ func warpgroupCandidates(in InputClass, m, n, k int, dev DeviceLimits) []GemmCon
 // HeuristicCandidates are the legal configurations DefaultConfig considers
 // for an input, in its order of preference (the first is DefaultConfig's
 // choice): a searcher starts from them as well as from random samples.
-func HeuristicCandidates(in InputClass, m, n, k int, dev DeviceLimits) []GemmConfig {
-	var out []GemmConfig
+func HeuristicCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
+	var out []ptx.GemmConfig
 	for _, c := range candidates(in, m, n, k, dev) {
-		if Legal(c, in, dev) == nil {
+		if ptx.Legal(c, in, dev) == nil {
 			out = append(out, c)
 		}
 	}

@@ -1,6 +1,11 @@
-package ptx
+package space
 
-import "slices"
+import (
+	"math/rand/v2"
+	"slices"
+
+	"github.com/isaacgo/isaac/ptx"
+)
 
 // Grids of configurations: structured complements to random draws from the
 // parameter space, for the sweep (bench_compare) and the chooser's seeds
@@ -10,9 +15,9 @@ import "slices"
 
 // Grid is every grid's configurations for an input (SIMTGrid, MMAGrid,
 // WarpgroupGrid), without repeats.
-func Grid(in InputClass, dev DeviceLimits, m, n, k int) []GemmConfig {
-	var out []GemmConfig
-	seen := map[GemmConfig]bool{}
+func Grid(in ptx.InputClass, dev ptx.DeviceLimits, m, n, k int) []ptx.GemmConfig {
+	var out []ptx.GemmConfig
+	seen := map[ptx.GemmConfig]bool{}
 	for _, c := range slices.Concat(SIMTGrid(in, dev, m, n, k), MMAGrid(in, dev, m, n, k), WarpgroupGrid(in, dev, m, n, k)) {
 		if !seen[c] {
 			seen[c] = true
@@ -27,16 +32,16 @@ func Grid(in InputClass, dev DeviceLimits, m, n, k int) []GemmConfig {
 // of the class, k-slices of 32 with 5 stages and of 64 with 4, each whole-K
 // and split (gridSplits); those that are legal and suit the shape. The
 // random draws and the local search add cluster splits.
-func WarpgroupGrid(in InputClass, dev DeviceLimits, m, n, k int) []GemmConfig {
+func WarpgroupGrid(in ptx.InputClass, dev ptx.DeviceLimits, m, n, k int) []ptx.GemmConfig {
 	v := 16 / in.AType.Size()
-	var out []GemmConfig
-	for _, math := range WarpgroupSpace(in).Math {
+	var out []ptx.GemmConfig
+	for _, math := range ForWarpgroup(in).Math {
 		for _, ml := range []int{64, 128, 256} {
 			for _, nl := range []int{16, 32, 64, 128, 256} {
 				for _, ms := range []int{1, 2} {
 					for _, ns := range []int{2, 4, 8, 16, 32} {
 						for _, us := range [][2]int{{32, 5}, {64, 4}} {
-							c := GemmConfig{MS: ms, NS: ns, ML: ml, NL: nl, U: us[0], KS: 1, KL: 1, KG: 1,
+							c := ptx.GemmConfig{MS: ms, NS: ns, ML: ml, NL: nl, U: us[0], KS: 1, KL: 1, KG: 1,
 								VecA: v, VecB: v, Stages: us[1], Math: math}
 							// at most 4 warpgroups, each at least 64×64
 							// unless the block is one warpgroup
@@ -58,7 +63,7 @@ func WarpgroupGrid(in InputClass, dev DeviceLimits, m, n, k int) []GemmConfig {
 // whose grid of tiles·KG blocks fills between half the GPU's SMs and three
 // waves of them, K deep enough (Suits: K/KG ≥ 2U). A split's time depends on
 // how its blocks fall into waves, so several counts, not powers of two only.
-func gridSplits(c GemmConfig, dev DeviceLimits, m, n, k int) []int {
+func gridSplits(c ptx.GemmConfig, dev ptx.DeviceLimits, m, n, k int) []int {
 	tiles := ceilDiv(m, c.ML) * ceilDiv(n, c.NL)
 	var out []int
 	for _, kg := range []int{2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256} {
@@ -71,14 +76,14 @@ func gridSplits(c GemmConfig, dev DeviceLimits, m, n, k int) []int {
 
 // withSplits appends c (whole-K) and its grid splits (gridSplits) that are
 // legal and suit the shape.
-func withSplits(out []GemmConfig, c GemmConfig, in InputClass, dev DeviceLimits, m, n, k int) []GemmConfig {
-	if Legal(c, in, dev) == nil && Suits(c, m, n, k) {
+func withSplits(out []ptx.GemmConfig, c ptx.GemmConfig, in ptx.InputClass, dev ptx.DeviceLimits, m, n, k int) []ptx.GemmConfig {
+	if ptx.Legal(c, in, dev) == nil && Suits(c, m, n, k) {
 		out = append(out, c)
 	}
 	for _, kg := range gridSplits(c, dev, m, n, k) {
 		s := c
 		s.KG = kg
-		if Legal(s, in, dev) == nil && Suits(s, m, n, k) {
+		if ptx.Legal(s, in, dev) == nil && Suits(s, m, n, k) {
 			out = append(out, s)
 		}
 	}
@@ -94,13 +99,13 @@ func withSplits(out []GemmConfig, c GemmConfig, in InputClass, dev DeviceLimits,
 // suit the shape. The random draws rarely land on one exact block, warp
 // and split together, and the time of a skinny input changes by up to a
 // third from one split count to the next.
-func MMAGrid(in InputClass, dev DeviceLimits, m, n, k int) []GemmConfig {
-	if len(WarpgroupSpace(in).Math) > 0 {
+func MMAGrid(in ptx.InputClass, dev ptx.DeviceLimits, m, n, k int) []ptx.GemmConfig {
+	if len(ForWarpgroup(in).Math) > 0 {
 		return nil
 	}
-	sp := SweepSpaceFor(in)
+	sp := ForSweep(in)
 	va, vb := slices.Max(sp.VecA), slices.Max(sp.VecB)
-	var out []GemmConfig
+	var out []ptx.GemmConfig
 	for _, math := range sp.Math {
 		if !math.IsMMA() || math.IsWGMMA() {
 			continue
@@ -116,7 +121,7 @@ func MMAGrid(in InputClass, dev DeviceLimits, m, n, k int) []GemmConfig {
 						continue
 					}
 					for _, us := range [][2]int{{16, 4}, {32, 3}} {
-						c := GemmConfig{MS: w[0] / mm, NS: w[1] / mn, ML: ml, NL: nl, U: us[0], KS: 1, KL: 1, KG: 1,
+						c := ptx.GemmConfig{MS: w[0] / mm, NS: w[1] / mn, ML: ml, NL: nl, U: us[0], KS: 1, KL: 1, KG: 1,
 							VecA: va, VecB: vb, Stages: us[1], Math: math}
 						out = withSplits(out, c, in, dev, m, n, k)
 					}
@@ -134,10 +139,10 @@ func MMAGrid(in InputClass, dev DeviceLimits, m, n, k int) []GemmConfig {
 // whole-K and split (gridSplits); those that are legal and
 // suit the shape. Random draws rarely reach these corners of the space, and
 // the local search then tries their splits and neighbours.
-func SIMTGrid(in InputClass, dev DeviceLimits, m, n, k int) []GemmConfig {
-	sp := SweepSpaceFor(in)
+func SIMTGrid(in ptx.InputClass, dev ptx.DeviceLimits, m, n, k int) []ptx.GemmConfig {
+	sp := ForSweep(in)
 	va, vb := slices.Max(sp.VecA), slices.Max(sp.VecB)
-	var out []GemmConfig
+	var out []ptx.GemmConfig
 	for _, math := range sp.Math {
 		if math.IsMMA() {
 			continue
@@ -148,11 +153,27 @@ func SIMTGrid(in InputClass, dev DeviceLimits, m, n, k int) []GemmConfig {
 			{8, 8, 64, 64}, {8, 8, 128, 64}, {8, 8, 64, 128},
 		} {
 			for _, us := range [][2]int{{8, 3}, {8, 4}, {16, 3}, {16, 4}} {
-				c := GemmConfig{MS: t[0], NS: t[1], ML: t[2], NL: t[3], U: us[0], KS: 1, KL: 1, KG: 1,
+				c := ptx.GemmConfig{MS: t[0], NS: t[1], ML: t[2], NL: t[3], U: us[0], KS: 1, KL: 1, KG: 1,
 					VecA: va, VecB: vb, Stages: us[1], Math: math}
 				out = withSplits(out, c, in, dev, m, n, k)
 			}
 		}
 	}
 	return out
+}
+
+// GridDraw draws up to n configurations of grid, without replacement,
+// among those the class's spaces (For, ForWarpgroup) contain: the tile
+// families and split counts the sweep searches, which the categorical draws
+// rarely hit exactly (isaac-tune sample -grid).
+func GridDraw(grid []ptx.GemmConfig, cls ptx.InputClass, n int, rng *rand.Rand) []ptx.GemmConfig {
+	sp, wsp := For(cls), ForWarpgroup(cls)
+	var in []ptx.GemmConfig
+	for _, c := range grid {
+		if sp.Contains(c) || c.Math.IsWGMMA() && wsp.Contains(c) {
+			in = append(in, c)
+		}
+	}
+	rng.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
+	return in[:min(n, len(in))]
 }

@@ -1,4 +1,4 @@
-package tune
+package space
 
 import (
 	"math"
@@ -60,8 +60,8 @@ func TestSamplerAccept(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	s := NewSampler(in, ptx.H100(), 200, 2_000_000, rng)
 	for i := 0; i < 50; i++ {
-		c, ok := s.Draw(rng, func(c ptx.GemmConfig) bool { return ptx.Suits(c, 4096, 16, 4096) }, 100000)
-		if !ok || !ptx.Suits(c, 4096, 16, 4096) {
+		c, ok := s.Draw(rng, func(c ptx.GemmConfig) bool { return Suits(c, 4096, 16, 4096) }, 100000)
+		if !ok || !Suits(c, 4096, 16, 4096) {
 			t.Fatalf("draw %d: %v %v", i, c, ok)
 		}
 	}

@@ -1,8 +1,10 @@
-package ptx
+package space
 
 import (
 	"math/rand/v2"
 	"slices"
+
+	"github.com/isaacgo/isaac/ptx"
 )
 
 // Space lists the categorical values of every tuning parameter, for the
@@ -11,7 +13,7 @@ type Space struct {
 	MS, NS, ML, NL, U  []int
 	KS, KL, KG, KC     []int
 	VecA, VecB, Stages []int
-	Math               []Math
+	Math               []ptx.Math
 }
 
 // SpaceFor is the full space for an input class: the values of the paper's
@@ -21,7 +23,7 @@ type Space struct {
 // Vector widths are limited to what the class's alignment allows, and
 // cp.async stages to classes where 4-byte copies are possible: values Legal
 // would reject for every other parameter choice are not offered.
-func SpaceFor(in InputClass) Space {
+func For(in ptx.InputClass) Space {
 	vecs := func(align int) []int {
 		var v []int
 		for w := 1; w <= 8 && w <= align && w*in.AType.Size() <= 16; w *= 2 {
@@ -45,7 +47,7 @@ func SpaceFor(in InputClass) Space {
 		VecA:   vecs(in.AlignA),
 		VecB:   vecs(in.AlignB),
 		Stages: stages,
-		Math:   MathsFor(in),
+		Math:   ptx.MathsFor(in),
 	}
 }
 
@@ -53,8 +55,8 @@ func SpaceFor(in InputClass) Space {
 // (16×8, 8×16, …, which Legal allows for SIMT math only): the space of
 // bench_compare's sweep, which measures what the kernel family reaches.
 // The predictor's pools and its training data keep to SpaceFor.
-func SweepSpaceFor(in InputClass) Space {
-	sp := SpaceFor(in)
+func ForSweep(in ptx.InputClass) Space {
+	sp := For(in)
 	sp.MS = append(append([]int(nil), sp.MS...), 16)
 	sp.NS = append(append([]int(nil), sp.NS...), 16)
 	return sp
@@ -71,8 +73,8 @@ func pickOr(rng *rand.Rand, v []int, def int) int {
 }
 
 // Random draws every parameter independently and uniformly.
-func (s Space) Random(rng *rand.Rand) GemmConfig {
-	return GemmConfig{
+func (s Space) Random(rng *rand.Rand) ptx.GemmConfig {
+	return ptx.GemmConfig{
 		MS: pick(rng, s.MS), NS: pick(rng, s.NS), ML: pick(rng, s.ML), NL: pick(rng, s.NL),
 		U: pick(rng, s.U), KS: pick(rng, s.KS), KL: pick(rng, s.KL), KG: pick(rng, s.KG), KC: pickOr(rng, s.KC, 1),
 		VecA: pick(rng, s.VecA), VecB: pick(rng, s.VecB), Stages: pick(rng, s.Stages),
@@ -81,20 +83,20 @@ func (s Space) Random(rng *rand.Rand) GemmConfig {
 }
 
 // RandomLegal draws until Legal accepts (at most tries draws).
-func (s Space) RandomLegal(rng *rand.Rand, in InputClass, dev DeviceLimits, tries int) (GemmConfig, bool) {
+func (s Space) RandomLegal(rng *rand.Rand, in ptx.InputClass, dev ptx.DeviceLimits, tries int) (ptx.GemmConfig, bool) {
 	for i := 0; i < tries; i++ {
 		c := s.Random(rng)
-		if Legal(c, in, dev) == nil {
+		if ptx.Legal(c, in, dev) == nil {
 			return c, true
 		}
 	}
-	return GemmConfig{}, false
+	return ptx.GemmConfig{}, false
 }
 
 // Neighbors are the configurations one step away from c in the space: one
 // parameter moved to the next smaller or larger value of its list.
-func Neighbors(c GemmConfig, sp Space) []GemmConfig {
-	var out []GemmConfig
+func Neighbors(c ptx.GemmConfig, sp Space) []ptx.GemmConfig {
+	var out []ptx.GemmConfig
 	step := func(field *int, values []int) {
 		orig := *field
 		for i, v := range values {
@@ -138,8 +140,8 @@ func Neighbors(c GemmConfig, sp Space) []GemmConfig {
 // math serves the class or its alignment rules out 16-byte vectors. It is
 // apart from SpaceFor because the predictor's features and weights know
 // only SpaceFor's maths.
-func WarpgroupSpace(in InputClass) Space {
-	sp := SpaceFor(in)
+func ForWarpgroup(in ptx.InputClass) Space {
+	sp := For(in)
 	v := 16 / max(1, in.AType.Size())
 	sp.MS, sp.NS = []int{1, 2}, []int{1, 2, 4, 8, 16, 32}
 	sp.ML = []int{64, 128, 256}
@@ -149,14 +151,14 @@ func WarpgroupSpace(in InputClass) Space {
 	sp.Stages = []int{3, 4, 5, 6}
 	sp.Math = nil
 	if in.AlignA >= v && in.AlignB >= v {
-		sp.Math = WarpgroupMathsFor(in)
+		sp.Math = ptx.WarpgroupMathsFor(in)
 	}
 	return sp
 }
 
 // Contains reports whether every parameter of c is one of the space's
 // values for it (KC 1 counts as in a space without cluster splits).
-func (s Space) Contains(c GemmConfig) bool {
+func (s Space) Contains(c ptx.GemmConfig) bool {
 	in := func(v int, vals []int) bool { return slices.Contains(vals, v) }
 	kc := c.KC
 	if kc == 0 {

@@ -1,4 +1,4 @@
-package predictor
+package space
 
 import (
 	"hash/fnv"
@@ -10,7 +10,7 @@ import (
 	"github.com/isaacgo/isaac/ptx"
 )
 
-// The seed pool drawn in parallel is the pool of the serial loops over the
+// SeedPool, drawn in parallel, is the pool of the serial loops over the
 // batches' generators: the class's first Pool distinct legal draws, then
 // (wgmma classes) the first Pool/4 of the warpgroup space, whatever the
 // number of processors.
@@ -21,7 +21,7 @@ func TestPoolMatchesSerial(t *testing.T) {
 	} {
 		h := fnv.New64a()
 		h.Write([]byte(cls.String()))
-		serial := func(space ptx.Space, n int, stream uint64) []ptx.GemmConfig {
+		serial := func(sp Space, n int, stream uint64) []ptx.GemmConfig {
 			var rng *rand.Rand
 			seen := map[ptx.GemmConfig]bool{}
 			var out []ptx.GemmConfig
@@ -29,7 +29,7 @@ func TestPoolMatchesSerial(t *testing.T) {
 				if draws%drawBatch == 0 {
 					rng = batchRNG(h.Sum64(), stream, draws/drawBatch)
 				}
-				cfg := space.Random(rng)
+				cfg := sp.Random(rng)
 				if !seen[cfg] && ptx.Legal(cfg, cls, ptx.H100()) == nil {
 					seen[cfg] = true
 					out = append(out, cfg)
@@ -37,13 +37,13 @@ func TestPoolMatchesSerial(t *testing.T) {
 			}
 			return out
 		}
-		want := serial(ptx.SpaceFor(cls), 300, poolStream)
-		if ws := ptx.WarpgroupSpace(cls); len(ws.Math) > 0 {
+		want := serial(For(cls), 300, poolStream)
+		if ws := ForWarpgroup(cls); len(ws.Math) > 0 {
 			want = append(want, serial(ws, 75, warpgroupPoolStream)...)
 		}
 		for _, procs := range []int{1, 3, 16} {
 			prev := runtime.GOMAXPROCS(procs)
-			got := (&Chooser{Dev: ptx.H100(), Pool: 300}).pool(cls)
+			got := SeedPool(cls, ptx.H100(), 300)
 			runtime.GOMAXPROCS(prev)
 			if !slices.Equal(got, want) {
 				t.Errorf("%s, %d processors: pool of %d differs from the serial loop's %d", cls, procs, len(got), len(want))

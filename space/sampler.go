@@ -1,4 +1,4 @@
-package tune
+package space
 
 import (
 	"math/rand/v2"
@@ -11,14 +11,14 @@ import (
 type param struct {
 	name   string
 	values int
-	get    func(c *ptx.GemmConfig, sp *ptx.Space) int
-	set    func(c *ptx.GemmConfig, sp *ptx.Space, i int)
+	get    func(c *ptx.GemmConfig, sp *Space) int
+	set    func(c *ptx.GemmConfig, sp *Space, i int)
 }
 
-func intParam(name string, field func(*ptx.GemmConfig) *int, list func(*ptx.Space) []int) param {
+func intParam(name string, field func(*ptx.GemmConfig) *int, list func(*Space) []int) param {
 	return param{
 		name: name,
-		get: func(c *ptx.GemmConfig, sp *ptx.Space) int {
+		get: func(c *ptx.GemmConfig, sp *Space) int {
 			v := *field(c)
 			for i, x := range list(sp) {
 				if x == v {
@@ -27,28 +27,28 @@ func intParam(name string, field func(*ptx.GemmConfig) *int, list func(*ptx.Spac
 			}
 			return -1
 		},
-		set: func(c *ptx.GemmConfig, sp *ptx.Space, i int) { *field(c) = list(sp)[i] },
+		set: func(c *ptx.GemmConfig, sp *Space, i int) { *field(c) = list(sp)[i] },
 	}
 }
 
 // params are the tuning parameters in a fixed order.
-func params(sp *ptx.Space) []param {
+func params(sp *Space) []param {
 	ps := []param{
-		intParam("ms", func(c *ptx.GemmConfig) *int { return &c.MS }, func(s *ptx.Space) []int { return s.MS }),
-		intParam("ns", func(c *ptx.GemmConfig) *int { return &c.NS }, func(s *ptx.Space) []int { return s.NS }),
-		intParam("ml", func(c *ptx.GemmConfig) *int { return &c.ML }, func(s *ptx.Space) []int { return s.ML }),
-		intParam("nl", func(c *ptx.GemmConfig) *int { return &c.NL }, func(s *ptx.Space) []int { return s.NL }),
-		intParam("u", func(c *ptx.GemmConfig) *int { return &c.U }, func(s *ptx.Space) []int { return s.U }),
-		intParam("ks", func(c *ptx.GemmConfig) *int { return &c.KS }, func(s *ptx.Space) []int { return s.KS }),
-		intParam("kl", func(c *ptx.GemmConfig) *int { return &c.KL }, func(s *ptx.Space) []int { return s.KL }),
-		intParam("kg", func(c *ptx.GemmConfig) *int { return &c.KG }, func(s *ptx.Space) []int { return s.KG }),
-		intParam("kc", func(c *ptx.GemmConfig) *int { return &c.KC }, func(s *ptx.Space) []int { return s.KC }),
-		intParam("va", func(c *ptx.GemmConfig) *int { return &c.VecA }, func(s *ptx.Space) []int { return s.VecA }),
-		intParam("vb", func(c *ptx.GemmConfig) *int { return &c.VecB }, func(s *ptx.Space) []int { return s.VecB }),
-		intParam("st", func(c *ptx.GemmConfig) *int { return &c.Stages }, func(s *ptx.Space) []int { return s.Stages }),
+		intParam("ms", func(c *ptx.GemmConfig) *int { return &c.MS }, func(s *Space) []int { return s.MS }),
+		intParam("ns", func(c *ptx.GemmConfig) *int { return &c.NS }, func(s *Space) []int { return s.NS }),
+		intParam("ml", func(c *ptx.GemmConfig) *int { return &c.ML }, func(s *Space) []int { return s.ML }),
+		intParam("nl", func(c *ptx.GemmConfig) *int { return &c.NL }, func(s *Space) []int { return s.NL }),
+		intParam("u", func(c *ptx.GemmConfig) *int { return &c.U }, func(s *Space) []int { return s.U }),
+		intParam("ks", func(c *ptx.GemmConfig) *int { return &c.KS }, func(s *Space) []int { return s.KS }),
+		intParam("kl", func(c *ptx.GemmConfig) *int { return &c.KL }, func(s *Space) []int { return s.KL }),
+		intParam("kg", func(c *ptx.GemmConfig) *int { return &c.KG }, func(s *Space) []int { return s.KG }),
+		intParam("kc", func(c *ptx.GemmConfig) *int { return &c.KC }, func(s *Space) []int { return s.KC }),
+		intParam("va", func(c *ptx.GemmConfig) *int { return &c.VecA }, func(s *Space) []int { return s.VecA }),
+		intParam("vb", func(c *ptx.GemmConfig) *int { return &c.VecB }, func(s *Space) []int { return s.VecB }),
+		intParam("st", func(c *ptx.GemmConfig) *int { return &c.Stages }, func(s *Space) []int { return s.Stages }),
 		{
 			name: "math",
-			get: func(c *ptx.GemmConfig, s *ptx.Space) int {
+			get: func(c *ptx.GemmConfig, s *Space) int {
 				for i, m := range s.Math {
 					if m == c.Math {
 						return i
@@ -56,7 +56,7 @@ func params(sp *ptx.Space) []param {
 				}
 				return -1
 			},
-			set: func(c *ptx.GemmConfig, s *ptx.Space, i int) { c.Math = s.Math[i] },
+			set: func(c *ptx.GemmConfig, s *Space, i int) { c.Math = s.Math[i] },
 		},
 	}
 	lists := [][]int{sp.MS, sp.NS, sp.ML, sp.NL, sp.U, sp.KS, sp.KL, sp.KG, sp.KC, sp.VecA, sp.VecB, sp.Stages}
@@ -77,7 +77,7 @@ func params(sp *ptx.Space) []param {
 type Sampler struct {
 	in     ptx.InputClass
 	dev    ptx.DeviceLimits
-	space  ptx.Space
+	space  Space
 	params []param
 	counts [][]float64
 	totals []float64
@@ -106,20 +106,20 @@ const Alpha = 100
 // NewSampler builds the sampler of an input class and runs its warm-up:
 // uniform draws until warmup of them are legal or maxDraws were made.
 func NewSampler(in ptx.InputClass, dev ptx.DeviceLimits, warmup, maxDraws int, rng *rand.Rand) *Sampler {
-	return newSampler(ptx.SpaceFor(in), in, dev, warmup, maxDraws, rng)
+	return newSampler(For(in), in, dev, warmup, maxDraws, rng)
 }
 
 // NewWarpgroupSampler is NewSampler over the class's wgmma space
-// (ptx.WarpgroupSpace), or nil when no wgmma kernel serves the class.
+// (ForWarpgroup), or nil when no wgmma kernel serves the class.
 func NewWarpgroupSampler(in ptx.InputClass, dev ptx.DeviceLimits, warmup, maxDraws int, rng *rand.Rand) *Sampler {
-	sp := ptx.WarpgroupSpace(in)
+	sp := ForWarpgroup(in)
 	if len(sp.Math) == 0 || dev.SMMajor != 9 || dev.SMMinor != 0 {
 		return nil
 	}
 	return newSampler(sp, in, dev, warmup, maxDraws, rng)
 }
 
-func newSampler(sp ptx.Space, in ptx.InputClass, dev ptx.DeviceLimits, warmup, maxDraws int, rng *rand.Rand) *Sampler {
+func newSampler(sp Space, in ptx.InputClass, dev ptx.DeviceLimits, warmup, maxDraws int, rng *rand.Rand) *Sampler {
 	s := &Sampler{in: in, dev: dev, space: sp, params: params(&sp)}
 	s.counts = make([][]float64, len(s.params))
 	s.totals = make([]float64, len(s.params))
@@ -140,7 +140,7 @@ func newSampler(sp ptx.Space, in ptx.InputClass, dev ptx.DeviceLimits, warmup, m
 }
 
 // Space is the sampler's parameter space.
-func (s *Sampler) Space() ptx.Space { return s.space }
+func (s *Sampler) Space() Space { return s.space }
 
 func (s *Sampler) observe(c ptx.GemmConfig) {
 	for i, p := range s.params {

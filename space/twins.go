@@ -1,0 +1,73 @@
+package space
+
+import (
+	"slices"
+
+	"github.com/isaacgo/isaac/ptx"
+)
+
+// Twins are configurations derived from drawn ones with options the spaces
+// never draw (the predictor's features do not describe them): pipelined
+// fragments (PP), a register cap (MR), tiles staged by the tensor copy
+// engine (TMA). A sweep or a sampler tries them beside the configurations
+// they derive from.
+
+// PipelinedTwins are the PP = 1 twins of the mma.sync and SIMT
+// configurations of cfgs with cp.async stages, in cfgs' order, that ok
+// accepts: at most n.
+func PipelinedTwins(cfgs []ptx.GemmConfig, n int, ok func(ptx.GemmConfig) bool) []ptx.GemmConfig {
+	var out []ptx.GemmConfig
+	for _, c := range cfgs {
+		if len(out) == n {
+			break
+		}
+		if c.Math.IsWGMMA() || c.Stages < 2 || c.PP != 0 {
+			continue
+		}
+		c.PP = 1
+		if ok(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TMATwins are the TMA = 1 twins of the wgmma configurations of cfgs, each
+// at its own k-slice or else at u = 64 (where its own keeps a k-contiguous
+// tile from the 128-byte lines the copy engine writes), that ok accepts,
+// without repeats.
+func TMATwins(cfgs []ptx.GemmConfig, ok func(ptx.GemmConfig) bool) []ptx.GemmConfig {
+	var out []ptx.GemmConfig
+	for _, c := range cfgs {
+		if !c.Math.IsWGMMA() || c.TMA != 0 {
+			continue
+		}
+		c.TMA = 1
+		for _, u := range []int{c.U, 64} {
+			c.U = u
+			if ok(c) && !slices.Contains(out, c) {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// RegisterCap is the register cap (ptx.GemmConfig.MR) that gives a kernel
+// of regs registers per thread and threads threads as many blocks per SM
+// (registers alone: regsPerSM, allocated per thread in units of 8) as its
+// plain twin of plain registers, when the kernel fits fewer; 0 when it does
+// not lose a block or no cap of at least plain's registers keeps it.
+func RegisterCap(plain, regs, threads, regsPerSM int) int {
+	blocks := func(r int) int { return regsPerSM / ((r + 7) / 8 * 8 * threads) }
+	want := blocks(plain)
+	if want == 0 || blocks(regs) >= want {
+		return 0
+	}
+	mr := min(regsPerSM/(want*threads)/8*8, 248)
+	if mr < plain || mr < 32 {
+		return 0
+	}
+	return mr
+}
