@@ -1,6 +1,6 @@
-// Package tune is the CPU side of the tuner (the paper's sections 4–6):
-// the categorical generative sampler over legal GEMM configurations, the
+// Package tune is the CPU side of the tuner (the paper's sections 4–6): the
 // distribution of inputs the sampler measures, the data set format that
 // isaac-tune writes on the GPU machine, and the training of the MLP whose
-// weights the predictor embeds. Nothing here touches the GPU.
+// weights the predictor embeds (the sampler itself is package space's).
+// Nothing here touches the GPU.
 package tune
