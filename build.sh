@@ -31,7 +31,8 @@ build() {
 	cp shim/shim.h shim/vendor_types.h build/
 	# GPU-side test binaries (the GPU machine has no Go): see gputest/README.md.
 	go test -c -o build/device/cuda.test ./internal/cuda
-	go test -c -o build/device/engine.test ./engine
+	go test -c -o build/device/kernels.test ./kernels
+	go test -c -o build/device/serve.test ./serve
 	go test -c -o build/device/devbench.test ./internal/devbench
 	# The results' provenance names the commit the program was built from
 	# (with "-dirty" when the tree had changes).

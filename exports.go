@@ -1,8 +1,8 @@
 // Command isaac is built with -buildmode=c-shared into libisaac.so, the
 // drop-in shim in front of cuBLAS and cuDNN. This file is the Go side of
 // every exported entry point: the C entry points in package shim call these
-// functions, which decode the call, let the dispatcher decide and return
-// ISAAC_SERVED or the reason the vendor must take the call.
+// functions, which hand the call to the process's server (package serve)
+// and return ISAAC_SERVED or the reason the vendor must take the call.
 package main
 
 /*
@@ -12,36 +12,39 @@ package main
 import "C"
 
 import (
+	"runtime/cgo"
+	"sync"
 	"unsafe"
 
-	"github.com/isaacgo/isaac/dispatch"
 	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/serve"
 	"github.com/isaacgo/isaac/shim"
 )
+
+// server is the process's server, its options read from the environment at
+// the first call.
+var server = sync.OnceValue(func() *serve.Server { return serve.New(serve.FromEnv()) })
+
+// gemmCall is an intercepted GEMM's C record, as serve.GemmCall.
+type gemmCall struct{ p unsafe.Pointer }
+
+func (c gemmCall) Arguments(g *request.Gemm)                 { shim.DecodeGemm(c.p, g) }
+func (c gemmCall) HandleState(g *request.Gemm) request.Reason { return shim.ReadGemmState(c.p, g) }
+func (c gemmCall) SetToken(t serve.Token)                     { shim.SetToken(c.p, uintptr(cgo.NewHandle(t))) }
 
 //export isaac_go_gemm
 func isaac_go_gemm(call *C.isaac_gemm_call) (reason C.int) {
 	defer recoverAsError(&reason)
-	var g request.Gemm
-	p := unsafe.Pointer(call)
-	shim.DecodeGemm(p, &g)
-	if r := dispatch.DecideGemm(&g); r != request.Served {
-		return C.int(r)
-	}
-	if r := shim.ReadGemmState(p, &g); r != request.Served {
-		return C.int(r)
-	}
-	return C.int(dispatch.ServeGemm(&g))
+	return C.int(server().Gemm(gemmCall{unsafe.Pointer(call)}))
 }
 
 //export isaac_go_gemm_after
 func isaac_go_gemm_after(call *C.isaac_gemm_call) {
 	defer func() { recover() }()
-	var g request.Gemm
-	p := unsafe.Pointer(call)
-	shim.DecodeGemm(p, &g)
-	if shim.ReadGemmState(p, &g) == request.Served {
-		dispatch.AfterGemm(&g)
+	if t := shim.Token(unsafe.Pointer(call)); t != 0 {
+		h := cgo.Handle(t)
+		defer h.Delete()
+		server().AfterForward(h.Value().(serve.Token))
 	}
 }
 
@@ -52,7 +55,7 @@ func isaac_go_conv(call *C.isaac_conv_call) (reason C.int) {
 	if r := shim.DecodeConv(unsafe.Pointer(call), &c); r != request.Served {
 		return C.int(r)
 	}
-	return C.int(dispatch.Conv(&c))
+	return C.int(serve.Conv(&c))
 }
 
 // recoverAsError turns a panic into "not served": the host process never

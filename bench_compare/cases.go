@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/isaacgo/isaac/engine"
 	"github.com/isaacgo/isaac/ptx"
 )
 
@@ -101,7 +100,7 @@ func runCases(b *Bench, path, out string, progress io.Writer) error {
 		// out; the others are still compared.
 		var kept []ptx.GemmConfig
 		for _, c := range ci.Configs {
-			if err := engine.Prepare(s.g, c); err != nil {
+			if err := b.Kernels.Prepare(s.g, c); err != nil {
 				fmt.Fprintf(w, "# %d %d %d %s %s %s: does not load: %v\n", ci.M, ci.N, ci.K, ci.Layout, ci.DType.Name, c, err)
 				continue
 			}

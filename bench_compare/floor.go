@@ -41,7 +41,7 @@ func (b *Bench) Floor(in Input) (FloorRow, error) {
 	if err := buf.MemsetD32Async(0x3f800000, n/4, b.stream); err != nil {
 		return FloorRow{}, err
 	}
-	read := func() error { return b.timer.Read(buf, n) }
+	read := func() error { return b.Timer.Read(buf, n) }
 	for range b.Warmup {
 		if err := read(); err != nil {
 			return FloorRow{}, err
@@ -49,12 +49,12 @@ func (b *Bench) Floor(in Input) (FloorRow, error) {
 	}
 	var floor, empty []float64
 	for range b.Repeats {
-		us, err := b.timer.Time(read)
+		us, err := b.Timer.Time(read)
 		if err != nil {
 			return FloorRow{}, err
 		}
 		floor = append(floor, us)
-		if us, err = b.timer.Time(func() error { return nil }); err != nil {
+		if us, err = b.Timer.Time(func() error { return nil }); err != nil {
 			return FloorRow{}, err
 		}
 		empty = append(empty, us)

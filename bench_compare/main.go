@@ -99,11 +99,11 @@ func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out 
 		return runCases(b, cases, out, os.Stderr)
 	}
 	if model {
-		e, err := modelEngine(b.Env.DeviceKey)
+		e, err := modelEngine(b)
 		if err != nil {
 			return err
 		}
-		engines = append(engines, e, dispatchEngine(b.vendor.Gemm))
+		engines = append(engines, e, dispatchEngine(b))
 	}
 	fmt.Fprintf(os.Stderr, "%s (%d SMs, %d MHz), %s, cuBLAS %s, cuDNN %s\n", b.Env.Device, b.Env.SMs,
 		b.Env.SMClockMHz, b.Env.Driver, b.Env.CUBLAS, b.Env.CUDNN)
@@ -145,7 +145,7 @@ func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out 
 			if err != nil {
 				return err
 			}
-			s := &Sweeper{Candidates: sweep, Screen: 3, Finalists: 3, Rounds: 3, Seed: 1, Seeds: seeds, ctx: b.ctx}
+			s := &Sweeper{Candidates: sweep, Screen: 3, Finalists: 3, Rounds: 3, Seed: 1, Seeds: seeds}
 			rows, err = sweepAll(b, s, inputs, os.Stderr)
 			suite = "sweep-" + suite
 		} else {

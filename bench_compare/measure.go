@@ -4,79 +4,51 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/isaacgo/isaac/engine"
-	"github.com/isaacgo/isaac/internal/cublas"
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/devbench"
+	"github.com/isaacgo/isaac/internal/devsession"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 )
 
-// Engine is one column of ours: the engine's own choice (Config nil) or a
-// forced configuration.
+// Engine is one column of ours: the server's own choice without a model
+// (Config nil: ISAAC_CONFIG or the heuristic's) or a forced configuration.
 type Engine struct {
 	Name   string
 	Config *ptx.GemmConfig
 	// Choose, when set, picks the configuration per input (the model's
 	// choice); it replaces Config.
 	Choose func(g *request.Gemm) (ptx.GemmConfig, error)
-	// Run, when set, is the whole call instead of engine.Gemm (the shim's
-	// dispatch: ours or the vendor's), and Describe says what it ran.
+	// Run, when set, is the whole call instead of the configuration's
+	// kernel (the shim's dispatch: ours or the vendor's), and Describe says
+	// what it ran.
 	Run      func(g *request.Gemm) error
 	Describe func(g *request.Gemm) string
 }
 
-// Bench measures inputs on device 0, in its primary context, on one stream.
-// The caller keeps the goroutine locked to its OS thread.
+// Bench measures inputs on device 0, in its primary context, on the
+// timer's stream (a devbench.Session). The caller keeps the goroutine
+// locked to its OS thread.
 type Bench struct {
-	Env     Env
-	ctx     cuda.Context
+	*devsession.Session
 	Repeats int
 	Warmup  int
-
-	stream cuda.Stream
-	vendor cublas.Handle
-	timer  *devbench.Timer
+	stream  cuda.Stream
 }
 
-// NewBench sets up the device, the vendor handle, the L2 flush buffer and
-// the environment record.
+// NewBench sets up the session: the device, the vendor handle, the L2 flush
+// buffer and the environment record.
 func NewBench(repeats, warmup int) (*Bench, error) {
-	if err := cuda.Load(); err != nil {
-		return nil, err
-	}
-	if n, err := cuda.DeviceCount(); err != nil || n == 0 {
-		return nil, fmt.Errorf("no CUDA device (%v)", err)
-	}
-	dev, err := cuda.GetDevice(0)
+	s, err := devsession.New(devsession.Options{Blocking: true, Flush: devbench.FlushRead})
 	if err != nil {
 		return nil, err
 	}
-	ctx, err := dev.RetainPrimaryContext()
-	if err != nil {
-		return nil, err
-	}
-	b := &Bench{Repeats: repeats, Warmup: warmup, ctx: ctx}
-	if b.Env, err = devbench.DeviceEnv(dev); err != nil {
-		return nil, err
-	}
-	// Reading (or writing) twice the L2's size evicts everything the
-	// previous run left.
-	if b.timer, err = devbench.NewTimerBlocking(b.Env.L2Bytes, devbench.FlushRead); err != nil {
-		return nil, err
-	}
+	b := &Bench{Session: s, Repeats: repeats, Warmup: warmup, stream: s.Timer.Stream}
 	b.Env.Method = "one process, same buffers; vendor and ISAAC interleaved (alternating which goes first); " +
-		b.timer.Describe() + "; CUDA events around the call; " +
+		b.Timer.Describe() + "; CUDA events around the call; " +
 		"median of the repeats; alpha=1, beta=0; peaks from device attributes (SMs x max SM clock x " +
 		"per-SM rate; memory clock x bus width x 2)"
-	b.stream = b.timer.Stream
-	if b.vendor, err = cublas.New(); err != nil {
-		return nil, err
-	}
-	if v, err := b.vendor.Version(); err == nil {
-		b.Env.CUBLAS = fmt.Sprintf("%d.%d.%d (%d)", v/10000, v/100%100, v%100, v)
-	}
 	return b, nil
 }
 
@@ -100,7 +72,7 @@ func (s *inputSetup) free() {
 func (b *Bench) setup(in Input) (*inputSetup, error) {
 	ta, tb := in.Ops()
 	c := gemmcheck.Case{
-		Type:   gemmcheck.Type{Name: in.DType.Name, AB: in.DType.AB, C: in.DType.C, Compute: in.DType.Compute, Math: in.DType.Math},
+		Type:   in.DType.GemmType,
 		TransA: ta, TransB: tb, M: in.M, N: in.N, K: in.K, Alpha: 1, Beta: 0,
 	}
 	s := &inputSetup{}
@@ -142,21 +114,25 @@ func (b *Bench) measureSetup(in Input, s *inputSetup, engines []Engine) (Row, er
 	g := s.g
 	engines = append([]Engine(nil), engines...)
 	for i, e := range engines {
-		if e.Choose != nil {
-			c, err := e.Choose(g)
+		choose := e.Choose
+		if choose == nil && e.Config == nil && e.Run == nil {
+			choose = b.Server.Heuristic // the server's own choice: ISAAC_CONFIG or the heuristic's
+		}
+		if choose != nil {
+			c, err := choose(g)
 			if err != nil {
 				return Row{}, err
 			}
 			engines[i].Config = &c
 		}
 	}
-	runs := []func() error{func() error { return b.vendor.Gemm(g) }}
+	runs := []func() error{func() error { return b.Vendor.Gemm(g) }}
 	for _, e := range engines {
 		if e.Run != nil {
 			runs = append(runs, func() error { return e.Run(g) })
 			continue
 		}
-		runs = append(runs, func() error { return engine.Gemm(g, e.Config) })
+		runs = append(runs, func() error { return b.Kernels.Gemm(g, *e.Config) })
 	}
 	for i := 0; i < b.Warmup; i++ {
 		for _, run := range runs {
@@ -206,13 +182,12 @@ func engineConfig(g *request.Gemm, e Engine) (string, error) {
 	if e.Config != nil {
 		return e.Config.String(), nil
 	}
-	c, err := engine.Chosen(g)
-	return c.String(), err
+	return "", fmt.Errorf("bench_compare: engine %s has no configuration", e.Name)
 }
 
 // time runs one call between two events, after flushing L2, and returns
 // the elapsed microseconds.
-func (b *Bench) time(run func() error) (float64, error) { return b.timer.Time(run) }
+func (b *Bench) time(run func() error) (float64, error) { return b.Timer.Time(run) }
 
 // agree checks, before timing, that every engine computes what the vendor
 // computes (normwise, within the data type's tolerance): a benchmark of a

@@ -11,25 +11,24 @@ import (
 	"github.com/isaacgo/isaac/request"
 )
 
-// DType is a GEMM data-type class as bench_compare names it (the names of
-// ../shared/reference's vendor figures).
+// DType is a served GEMM type (request.GemmTypes) as bench_compare names it
+// (the names of ../shared/reference's vendor figures), with the peak that
+// bounds it.
 type DType struct {
-	Name    string
-	AB, C   request.DataType
-	Compute request.ComputeType
-	Math    request.MathMode
-	Peak    string // which PeakTFLOPs entry bounds it
+	Name string
+	request.GemmType
+	Peak string // which PeakTFLOPs entry bounds it
 }
 
 // DTypes are the classes the suites run: cublasSgemm (FP32, default math),
 // cublasDgemm, cublasHgemm, and cublasGemmEx FP16 and BF16 with FP32 compute.
 var DTypes = []DType{
-	{"s", request.R32F, request.R32F, request.Compute32F, request.MathDefault, "fp32"},
-	{"d", request.R64F, request.R64F, request.Compute64F, request.MathDefault, "fp64-tensor"},
-	{"h", request.R16F, request.R16F, request.Compute16F, request.MathDefault, "fp16-tensor"},
-	{"hgemmex-f32acc", request.R16F, request.R16F, request.Compute32F, request.MathDefault, "fp16-tensor"},
-	{"bf16gemmex-f32acc", request.R16BF, request.R16BF, request.Compute32F, request.MathDefault, "fp16-tensor"},
-	{"sgemm-tf32", request.R32F, request.R32F, request.Compute32F, request.MathTF32TensorOp, "tf32-tensor"},
+	{"s", request.Sgemm, "fp32"},
+	{"d", request.Dgemm, "fp64-tensor"},
+	{"h", request.Hgemm, "fp16-tensor"},
+	{"hgemmex-f32acc", request.GemmExF16F32, "fp16-tensor"},
+	{"bf16gemmex-f32acc", request.GemmExBF16F32, "fp16-tensor"},
+	{"sgemm-tf32", request.SgemmTF32, "tf32-tensor"},
 }
 
 // DTypeByName finds a class by name.

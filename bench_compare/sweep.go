@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
 
-	"github.com/isaacgo/isaac/engine"
-	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/space"
@@ -30,40 +27,7 @@ type Sweeper struct {
 	Rounds     int // local-search rounds after the random screening
 	Seed       uint64
 	Seeds      Seeds // configurations recorded by earlier runs, screened first
-	ctx        cuda.Context
 	draws      space.Sweep
-}
-
-// compileAll prepares every candidate, in parallel (the JIT is the cost);
-// configurations whose kernels do not load are dropped.
-func (s *Sweeper) compileAll(g *request.Gemm, cands []ptx.GemmConfig) []ptx.GemmConfig {
-	ok := make([]bool, len(cands))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < max(1, runtime.NumCPU()-1); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			s.ctx.SetCurrent()
-			for i := range next {
-				ok[i] = engine.Prepare(g, cands[i]) == nil
-			}
-		}()
-	}
-	for i := range cands {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	var out []ptx.GemmConfig
-	for i, c := range cands {
-		if ok[i] {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // Sweep measures one input: the vendor, the heuristic's configuration and
@@ -76,14 +40,11 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	}
 	defer setup.free()
 	g := setup.g
-	cls, err := engine.Class(g)
+	cls, err := kernels.Class(g)
 	if err != nil {
 		return Row{}, err
 	}
-	lim, err := engine.Limits()
-	if err != nil {
-		return Row{}, err
-	}
+	lim := b.Limits
 	s.draws.N = s.Candidates
 	cands := s.draws.Candidates(cls, lim, in.M, in.N, in.K, rng)
 	for _, c := range s.Seeds[seedKeyOf(in)] {
@@ -92,7 +53,7 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 			cands = append(cands, c)
 		}
 	}
-	cands = s.compileAll(g, cands)
+	cands = b.Compile(g, cands)
 	if len(cands) == 0 {
 		return Row{}, fmt.Errorf("no candidate configuration loads")
 	}
@@ -113,14 +74,14 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	twins := space.PipelinedTwins(configs(screened[:min(pipelinedTwinsOf, len(screened))]), pipelinedTwinsOf, func(c ptx.GemmConfig) bool {
 		return !seen[c] && ptx.Legal(c, cls, lim) == nil
 	})
-	twins = s.compileAll(g, twins)
+	twins = b.Compile(g, twins)
 	// A twin that needs a few registers more than its plain configuration
 	// and so fits fewer blocks per SM is tried capped too (mr).
 	for _, t := range twins {
 		plain := t
 		plain.PP = 0
-		r0, err0 := engine.Registers(g, plain)
-		r1, err1 := engine.Registers(g, t)
+		r0, err0 := b.Kernels.Registers(g, plain)
+		r1, err1 := b.Kernels.Registers(g, t)
 		if err0 != nil || err1 != nil {
 			continue
 		}
@@ -133,7 +94,7 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 			}
 		}
 	}
-	more, err := s.screen(b, g, in, s.compileAll(g, twins))
+	more, err := s.screen(b, g, in, b.Compile(g, twins))
 	if err != nil {
 		return Row{}, err
 	}
@@ -149,7 +110,7 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	for _, c := range tma {
 		seen[c] = true
 	}
-	if more, err = s.screen(b, g, in, s.compileAll(g, tma)); err != nil {
+	if more, err = s.screen(b, g, in, b.Compile(g, tma)); err != nil {
 		return Row{}, err
 	}
 	screened = append(screened, more...)
@@ -203,7 +164,7 @@ func (s *Sweeper) localSearch(b *Bench, g *request.Gemm, in Input, cls ptx.Input
 				next = append(next, c)
 			}
 		}
-		more, err := s.screen(b, g, in, s.compileAll(g, next))
+		more, err := s.screen(b, g, in, b.Compile(g, next))
 		if err != nil {
 			return nil, err
 		}
@@ -256,7 +217,7 @@ func (s *Sweeper) screen(b *Bench, g *request.Gemm, in Input, cands []ptx.GemmCo
 		n = 1 // the largest problems: one timed run screens
 	}
 	for _, c := range cands {
-		run := func() error { return engine.Gemm(g, &c) }
+		run := func() error { return b.Kernels.Gemm(g, c) }
 		if err := run(); err != nil {
 			continue
 		}

@@ -11,8 +11,9 @@ import (
 
 // Chooser picks kernel configurations for inputs with a configuration
 // model and compares the predicted rate with a vendor model's, so that a
-// call is served only where a win is predicted. Choices are cached per
-// input; it is safe for concurrent use.
+// call is served only where a win is predicted. It keeps the seed pools it
+// draws, not its choices (the caller keeps those: serve's choice store);
+// it is safe for concurrent use.
 type Chooser struct {
 	Config *Model           // predicts ln TFLOP/s of (input, configuration)
 	Vendor *Model           // predicts ln TFLOP/s of the vendor on an input (nil: never serve)
@@ -22,7 +23,6 @@ type Chooser struct {
 	Pool   int              // legal configurations drawn per input class (the search's seeds)
 	Screen int              // per batch of the search, configurations the ensemble scores, kept by its first member's prediction (0: all)
 	pools  sync.Map         // ptx.InputClass → []ptx.GemmConfig
-	cache  sync.Map         // choiceKey → *Choice
 	mu     sync.Mutex       // serializes pool construction per chooser
 }
 
@@ -32,11 +32,6 @@ type Choice struct {
 	OursTFLOPs   float64  // predicted rate of Top[0]
 	VendorTFLOPs float64  // predicted rate of the vendor (NaN without a vendor model)
 	Serve        bool     // a predicted win by the margin
-}
-
-type choiceKey struct {
-	in  Input
-	cls ptx.InputClass
 }
 
 // SeedPool is the class's seed configurations (drawing them on first use):
@@ -93,16 +88,12 @@ func parallelRange(n int, f func(lo, hi int)) {
 	wg.Wait()
 }
 
-// Choose ranks configurations for an input of a class (cached): the
+// Choose ranks configurations for an input of a class: the
 // class's seed pool and the heuristic's candidates that suit the input,
 // then a model-guided neighbourhood search (Search). (Seeding it with the
 // sweep's grids, space.Grid, was measured and not kept: see
 // bench_compare/results/h100/model/README.md.)
 func (c *Chooser) Choose(in Input, cls ptx.InputClass) *Choice {
-	key := choiceKey{in, cls}
-	if v, ok := c.cache.Load(key); ok {
-		return v.(*Choice)
-	}
 	var seeds []ptx.GemmConfig
 	for _, cfg := range c.pool(cls) {
 		if space.Suits(cfg, in.M, in.N, in.K) {
@@ -125,6 +116,5 @@ func (c *Chooser) Choose(in Input, cls ptx.InputClass) *Choice {
 			ch.Serve = ch.Top[0].Score-v >= math.Log(max(c.Margin, 1e-9))
 		}
 	}
-	v, _ := c.cache.LoadOrStore(key, ch)
-	return v.(*Choice)
+	return ch
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
 )
 
 // Input is a GEMM input as the model sees it.
@@ -15,8 +16,14 @@ type Input struct {
 	AlignA, AlignB, AlignC int // elements
 }
 
-// Types are the served types in feature order.
-var Types = []string{"sgemm", "sgemm_tf32", "dgemm", "hgemm", "gemmex_f16_f32", "gemmex_bf16_f32", "gemmex_f32_fasttf32"}
+// Types are the served types' names (request.GemmTypes) in feature order.
+var Types = func() []string {
+	var out []string
+	for _, t := range request.GemmTypes {
+		out = append(out, t.Name)
+	}
+	return out
+}()
 
 // Maths are the kernel maths in feature order.
 var Maths = []ptx.Math{ptx.FFMA, ptx.DFMA, ptx.HFMA, ptx.MMA_F16, ptx.MMA_F16_F16ACC, ptx.MMA_BF16, ptx.MMA_TF32, ptx.MMA_F64, ptx.MMA_F64_K8, ptx.MMA_F64_K16,

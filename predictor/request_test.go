@@ -11,7 +11,7 @@ import (
 // it, and an unserved one does not.
 func TestTypeOf(t *testing.T) {
 	for _, ty := range gemmcheck.Types {
-		g := &request.Gemm{AType: ty.AB, BType: ty.AB, CType: ty.C, Compute: ty.Compute, MathMode: ty.Math}
+		g := &request.Gemm{AType: ty.AB, BType: ty.AB, CType: ty.C, Compute: ty.Compute(), MathMode: ty.Math()}
 		got, ok := TypeOf(g)
 		if !ok || got != ty.Name {
 			t.Errorf("%s: TypeOf = %q, %v", ty.Name, got, ok)

@@ -56,6 +56,20 @@ func (d DataType) Size() int {
 	return 0
 }
 
+// UnitRoundoff is the type's unit roundoff (half an ulp of 1): the error
+// bound of the conformance tests counts in it.
+func (d DataType) UnitRoundoff() float64 {
+	switch d {
+	case R16F:
+		return 0x1p-11
+	case R16BF:
+		return 0x1p-8
+	case R64F:
+		return 0x1p-53
+	}
+	return 0x1p-24
+}
+
 func (d DataType) String() string {
 	switch d {
 	case R32F:

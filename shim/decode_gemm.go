@@ -96,3 +96,10 @@ func readScalar(p unsafe.Pointer, onDevice bool, t request.DataType) request.Sca
 	}
 	return s
 }
+
+// SetToken keeps t in the call record for the hook that follows a
+// forward with reason request.FwdMeasuring.
+func SetToken(call unsafe.Pointer, t uintptr) { (*C.isaac_gemm_call)(call).token = C.uintptr_t(t) }
+
+// Token is the call record's token (0: none).
+func Token(call unsafe.Pointer) uintptr { return uintptr((*C.isaac_gemm_call)(call).token) }

@@ -70,6 +70,7 @@ typedef struct isaac_gemm_call {
 	const void *alpha, *beta;
 	const void *A, *B;
 	void *C;
+	uintptr_t token;             /* set by Go with ISAAC_FWD_MEASURING, for isaac_go_gemm_after */
 } isaac_gemm_call;
 
 /* One cudnnConvolutionForward call exactly as the application made it. */
@@ -109,7 +110,7 @@ typedef struct isaac_conv_state {
 int isaac_go_gemm(isaac_gemm_call *call);
 int isaac_go_conv(isaac_conv_call *call);
 /* After a forward with reason ISAAC_FWD_MEASURING, once the vendor's call
- * is on the stream: Go closes the vendor's timing. */
+ * is on the stream: Go closes the vendor's timing (call->token says which). */
 void isaac_go_gemm_after(isaac_gemm_call *call);
 
 /* Guards and counters (guards.c). */

@@ -50,7 +50,7 @@ func DefaultDistribution() Distribution {
 			switch {
 			case t.AB.Size() == 2:
 				return 6e11
-			case t.Math.AllowsTF32() || t.Compute == request.Compute32FFastTF32:
+			case t.TF32:
 				return 3e11
 			}
 			return 8e10

@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/ptx"
-	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/space"
 )
 
@@ -57,20 +57,8 @@ func acceptanceCmd(args []string) error {
 // classOf is the input class of a served type, layout and alignment (false
 // when the alignment is wider than the type's 16-byte vectors).
 func classOf(t gemmcheck.Type, layout [2]ptx.Op, align int) (ptx.InputClass, bool) {
-	dt := map[request.DataType]ptx.DataType{request.R32F: ptx.F32, request.R64F: ptx.F64, request.R16F: ptx.F16, request.R16BF: ptx.BF16}
-	ab, c := dt[t.AB], dt[t.C]
 	if align*t.AB.Size() > 16 {
 		return ptx.InputClass{}, false
 	}
-	in := ptx.InputClass{AType: ab, BType: ab, CType: c, TransA: layout[0], TransB: layout[1], AlignA: align, AlignB: align, AlignC: min(align, 16/t.C.Size())}
-	switch t.Compute {
-	case request.Compute16F:
-		in.Compute = ptx.F16
-	case request.Compute64F:
-		in.Compute = ptx.F64
-	default:
-		in.Compute = ptx.F32
-		in.AllowTF32 = ab == ptx.F32 && (t.Compute == request.Compute32FFastTF32 || t.Math.AllowsTF32())
-	}
-	return in, true
+	return kernels.TypeClass(t, layout[0], layout[1], align, align, min(align, 16/t.C.Size())), true
 }

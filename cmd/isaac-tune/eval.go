@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/isaacgo/isaac/engine"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
@@ -71,7 +71,7 @@ func evalCmd(args []string) error {
 	if *wpath != "" {
 		w, err = weights.Load(*wpath)
 	} else {
-		w, err = weights.For(s.env.DeviceKey)
+		w, err = weights.For(s.Env.DeviceKey)
 	}
 	if err != nil {
 		return err
@@ -123,8 +123,8 @@ func opString(o request.Op) string { return string(opByte(o)) }
 func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelPool int, rng *rand.Rand) (evalRow, error) {
 	pair := s.arenas[b.Type.AB]
 	c := b.Case(0)
-	g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.timer.Stream))
-	cls, err := engine.Class(g)
+	g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.Timer.Stream))
+	cls, err := kernels.Class(g)
 	if err != nil {
 		return evalRow{}, err
 	}
@@ -149,21 +149,21 @@ func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelP
 	}
 	// The model ranks the random sample and the heuristic's candidates,
 	// then searches their neighbourhoods (predictor.Search).
-	heur := space.HeuristicCandidates(cls, m, n, k, s.lim)
+	heur := space.HeuristicCandidates(cls, m, n, k, s.Limits)
 	var suited []ptx.GemmConfig
 	for _, c := range heur {
 		if space.Suits(c, m, n, k) {
 			suited = append(suited, c)
 		}
 	}
-	order := model.Search(in, cls, s.lim, append(append([]ptx.GemmConfig{}, ranked...), suited...), 4, 8)
+	order := model.Search(in, cls, s.Limits, append(append([]ptx.GemmConfig{}, ranked...), suited...), 4, 8)
 	r := evalRow{in: in}
 	r.choice[0] = order[0].Config
-	r.choice[2] = space.Default(cls, m, n, k, s.lim)
+	r.choice[2] = space.Default(cls, m, n, k, s.Limits)
 	timed := ranked[:min(pool, len(ranked))]
 	occ := -1
 	for _, cfg := range timed {
-		if o := ptx.Occupancy(cfg, cls, s.lim); o > occ {
+		if o := ptx.Occupancy(cfg, cls, s.Limits); o > occ {
 			occ, r.choice[3] = o, cfg
 		}
 	}
@@ -172,8 +172,8 @@ func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelP
 		top = append(top, o.Config)
 	}
 	all := append(append(append([]ptx.GemmConfig{}, timed...), r.choice[:]...), top...)
-	loaded := s.compile(g, all)
-	r.vendorUS, err = s.median(func() error { return s.vendor.Gemm(g) }, 5)
+	loaded := s.Compile(g, all)
+	r.vendorUS, err = s.Median(func() error { return s.Vendor.Gemm(g) }, 5)
 	if err != nil {
 		return r, err
 	}
@@ -184,7 +184,7 @@ func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelP
 			continue
 		}
 		cc := cfg
-		us, err := s.median(func() error { return engine.Gemm(g, &cc) }, 3)
+		us, err := s.Median(func() error { return s.Kernels.Gemm(g, cc) }, 3)
 		if err != nil {
 			continue // a launch the resources refuse: not a candidate
 		}
@@ -226,7 +226,7 @@ func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelP
 		if _, ok := times[c]; !ok {
 			continue
 		}
-		us, err := s.median(func() error { return engine.Gemm(g, &c) }, 15)
+		us, err := s.Median(func() error { return s.Kernels.Gemm(g, c) }, 15)
 		if err != nil {
 			return r, err
 		}
@@ -289,7 +289,7 @@ func writeEval(dir string, rows []evalRow, s *sampleRun, w *predictor.Weights, h
 		return err
 	}
 	var md strings.Builder
-	e := s.env
+	e := s.Env
 	commit := buildCommit
 	if commit == "" {
 		commit = "unknown"

@@ -10,14 +10,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/isaacgo/isaac/engine"
-	"github.com/isaacgo/isaac/internal/cublas"
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/devbench"
+	"github.com/isaacgo/isaac/internal/devsession"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
@@ -83,12 +82,8 @@ func sampleCmd(args []string) error {
 // sampleRun is one sampling process: the device, the vendor handle, the
 // operand arenas, one sampler per input class and the output file.
 type sampleRun struct {
+	*devsession.Session
 	opt      sampleOptions
-	ctx      cuda.Context
-	env      devbench.Env
-	timer    *devbench.Timer
-	vendor   cublas.Handle
-	lim      ptx.DeviceLimits
 	arenas   map[request.DataType][2]cuda.DevicePtr
 	c        cuda.DevicePtr
 	dist     tune.Distribution
@@ -100,17 +95,11 @@ type sampleRun struct {
 }
 
 func newSampleRun(o sampleOptions) (*sampleRun, error) {
-	if err := cuda.Load(); err != nil {
-		return nil, err
-	}
-	if n, err := cuda.DeviceCount(); err != nil || n == 0 {
-		return nil, fmt.Errorf("no CUDA device (%v)", err)
-	}
-	dev, err := cuda.GetDevice(0)
+	sess, err := devsession.New(devsession.Options{Flush: devbench.FlushWrite})
 	if err != nil {
 		return nil, err
 	}
-	s := &sampleRun{opt: o, dist: tune.DefaultDistribution(), samplers: map[ptx.InputClass]*space.Sampler{},
+	s := &sampleRun{Session: sess, opt: o, dist: tune.DefaultDistribution(), samplers: map[ptx.InputClass]*space.Sampler{},
 		wgmma: map[ptx.InputClass]*space.Sampler{}}
 	s.dist.Pow2Share = o.pow2
 	s.dist.MisalignedShare = o.misaligned
@@ -122,27 +111,6 @@ func newSampleRun(o sampleOptions) (*sampleRun, error) {
 			}
 			s.dist.Types = append(s.dist.Types, gemmcheck.Types[i])
 		}
-	}
-	if s.ctx, err = dev.RetainPrimaryContext(); err != nil {
-		return nil, err
-	}
-	if err := s.ctx.SetCurrent(); err != nil {
-		return nil, err
-	}
-	if s.env, err = devbench.DeviceEnv(dev); err != nil {
-		return nil, err
-	}
-	if s.timer, err = devbench.NewTimer(s.env.L2Bytes, devbench.FlushWrite); err != nil {
-		return nil, err
-	}
-	if s.vendor, err = cublas.New(); err != nil {
-		return nil, err
-	}
-	if v, err := s.vendor.Version(); err == nil {
-		s.env.CUBLAS = fmt.Sprintf("%d.%d.%d (%d)", v/10000, v/100%100, v%100, v)
-	}
-	if s.lim, err = engine.Limits(); err != nil {
-		return nil, err
 	}
 	existing, _, err := tune.ReadFile(o.out)
 	if err != nil {
@@ -170,7 +138,7 @@ func newSampleRun(o sampleOptions) (*sampleRun, error) {
 		return nil, err
 	}
 	if o.guided > 0 {
-		w, err := weights.For(s.env.DeviceKey)
+		w, err := weights.For(s.Env.DeviceKey)
 		if err != nil {
 			return nil, fmt.Errorf("-guided: %w", err)
 		}
@@ -184,7 +152,7 @@ func newSampleRun(o sampleOptions) (*sampleRun, error) {
 }
 
 func (s *sampleRun) provenance() []string {
-	e := s.env
+	e := s.Env
 	commit := buildCommit
 	if commit == "" {
 		commit = "unknown"
@@ -198,7 +166,7 @@ func (s *sampleRun) provenance() []string {
 		"cublas: " + e.CUBLAS,
 		fmt.Sprintf("method: per input, cuBLAS then each configuration on the same buffers (alpha=1, beta=0, one stream); "+
 			"%s; CUDA events; one untimed warm-up, then the median of %d "+
-			"timed repeats (the first alone when it took over 10 ms); cuBLAS: median of 5 the same way", s.timer.Flush, s.opt.repeats),
+			"timed repeats (the first alone when it took over 10 ms); cuBLAS: median of 5 the same way", s.Timer.Flush, s.opt.repeats),
 		fmt.Sprintf("sampler: categorical per parameter, Dirichlet prior alpha=%d, estimated from %d legal uniform draws per input class; "+
 			"%d configurations drawn per input (legal and suiting it: space.Suits), each also timed on the batch's other inputs it suits; %d inputs per batch",
 			space.Alpha, s.opt.warmup, s.opt.configs, s.opt.shapes),
@@ -218,7 +186,7 @@ func (s *sampleRun) provenance() []string {
 func (s *sampleRun) samplerFor(in ptx.InputClass) *space.Sampler {
 	sm, ok := s.samplers[in]
 	if !ok {
-		sm = space.NewSampler(in, s.lim, s.opt.warmup, s.opt.warmupDraws, s.rng)
+		sm = space.NewSampler(in, s.Limits, s.opt.warmup, s.opt.warmupDraws, s.rng)
 		s.samplers[in] = sm
 	}
 	return sm
@@ -236,7 +204,7 @@ func typesOr(t string) string {
 func (s *sampleRun) warpgroupSamplerFor(in ptx.InputClass) *space.Sampler {
 	sm, ok := s.wgmma[in]
 	if !ok {
-		sm = space.NewWarpgroupSampler(in, s.lim, s.opt.warmup, s.opt.warmupDraws, s.rng)
+		sm = space.NewWarpgroupSampler(in, s.Limits, s.opt.warmup, s.opt.warmupDraws, s.rng)
 		s.wgmma[in] = sm
 	}
 	return sm
@@ -334,8 +302,8 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 	seen := map[ptx.InputClass]map[ptx.GemmConfig]bool{}
 	for i := range b.Shapes {
 		c := b.Case(i)
-		g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.timer.Stream))
-		cls, err := engine.Class(g)
+		g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.Timer.Stream))
+		cls, err := kernels.Class(g)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -377,7 +345,7 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 		recent := slices.Clone(drawn[cls])
 		slices.Reverse(recent)
 		for _, cfg := range space.PipelinedTwins(recent, s.opt.pipelined, func(c ptx.GemmConfig) bool {
-			return ptx.Legal(c, cls, s.lim) == nil && space.Suits(c, m, n, k)
+			return ptx.Legal(c, cls, s.Limits) == nil && space.Suits(c, m, n, k)
 		}) {
 			if !seen[cls][cfg] {
 				seen[cls][cfg] = true
@@ -400,14 +368,14 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 		if _, done := loaded[in.cls]; done {
 			continue
 		}
-		ok := s.compile(in.g, drawn[in.cls])
+		ok := s.Compile(in.g, drawn[in.cls])
 		loaded[in.cls] = ok
 		skipped += len(drawn[in.cls]) - len(ok)
 	}
 	var rows []tune.Sample
 	for _, in := range ins {
 		g := in.g
-		vendor, err := s.median(func() error { return s.vendor.Gemm(g) }, 5)
+		vendor, err := s.Median(func() error { return s.Vendor.Gemm(g) }, 5)
 		if err != nil {
 			return rows, skipped, fmt.Errorf("cuBLAS on %v: %w", in.m, err)
 		}
@@ -416,11 +384,11 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 				continue
 			}
 			c := cfg
-			us, err := s.median(func() error { return engine.Gemm(g, &c) }, s.opt.repeats)
+			us, err := s.Median(func() error { return s.Kernels.Gemm(g, c) }, s.opt.repeats)
 			if err != nil {
 				// A launch the kernel's resources refuse leaves the context
 				// usable: skip the configuration. A fault does not: stop.
-				if errors.Is(err, engine.ErrUnsupported) || s.timer.Stream.Synchronize() == nil && s.vendor.Gemm(g) == nil && s.timer.Stream.Synchronize() == nil {
+				if errors.Is(err, kernels.ErrUnsupported) || s.Timer.Stream.Synchronize() == nil && s.Vendor.Gemm(g) == nil && s.Timer.Stream.Synchronize() == nil {
 					skipped++
 					continue
 				}
@@ -443,12 +411,12 @@ func (s *sampleRun) vendorBatch(b tune.Batch) ([]tune.Sample, int, error) {
 	var rows []tune.Sample
 	for i := range b.Shapes {
 		c := b.Case(i)
-		g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.timer.Stream))
-		cls, err := engine.Class(g)
+		g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.Timer.Stream))
+		cls, err := kernels.Class(g)
 		if err != nil {
 			return rows, 0, err
 		}
-		us, err := s.median(func() error { return s.vendor.Gemm(g) }, 5)
+		us, err := s.Median(func() error { return s.Vendor.Gemm(g) }, 5)
 		if err != nil {
 			return rows, 0, fmt.Errorf("cuBLAS on %v: %w", b.Shapes[i], err)
 		}
@@ -468,7 +436,7 @@ func (s *sampleRun) gridConfigs(cls ptx.InputClass, m, n, k int) []ptx.GemmConfi
 	if s.opt.grid <= 0 {
 		return nil
 	}
-	return space.GridDraw(space.Grid(cls, s.lim, m, n, k), cls, s.opt.grid, s.rng)
+	return space.GridDraw(space.Grid(cls, s.Limits, m, n, k), cls, s.opt.grid, s.rng)
 }
 
 // guidedConfigs are the model's best-predicted configurations for input i
@@ -490,7 +458,7 @@ func (s *sampleRun) guidedConfigs(b tune.Batch, i int, cls ptx.InputClass, sm *s
 			}
 		}
 	}
-	for _, c := range space.HeuristicCandidates(cls, m, n, k, s.lim) {
+	for _, c := range space.HeuristicCandidates(cls, m, n, k, s.Limits) {
 		if suits(c) {
 			seeds = append(seeds, c)
 		}
@@ -498,7 +466,7 @@ func (s *sampleRun) guidedConfigs(b tune.Batch, i int, cls ptx.InputClass, sm *s
 	in := predictor.Input{Type: b.Type.Name, TransA: b.TransA.Transposed(), TransB: b.TransB.Transposed(), M: m, N: n, K: k,
 		AlignA: cls.AlignA, AlignB: cls.AlignB, AlignC: cls.AlignC}
 	var out []ptx.GemmConfig
-	for _, r := range s.guide.Search(in, cls, s.lim, seeds, 3, 8) {
+	for _, r := range s.guide.Search(in, cls, s.Limits, seeds, 3, 8) {
 		if len(out) == s.opt.guided {
 			break
 		}
@@ -512,59 +480,4 @@ func opByte(o request.Op) byte {
 		return 'T'
 	}
 	return 'N'
-}
-
-// median runs run once untimed (a first call may load modules: cuBLAS's
-// first use of a kernel took up to 130 ms in the first runs), then times it
-// repeats times and returns the median (the first timed run alone when it
-// took over 10 ms).
-func (s *sampleRun) median(run func() error, repeats int) (float64, error) {
-	if err := run(); err != nil {
-		return 0, err
-	}
-	ts := make([]float64, 0, repeats)
-	for r := 0; r < repeats; r++ {
-		us, err := s.timer.Time(run)
-		if err != nil {
-			return 0, err
-		}
-		ts = append(ts, us)
-		if us > 10_000 {
-			return us, nil
-		}
-	}
-	sort.Float64s(ts)
-	return ts[len(ts)/2], nil
-}
-
-// compile prepares configurations from all cores but one, each with the
-// context current, and returns those whose kernels load.
-func (s *sampleRun) compile(g *request.Gemm, cfgs []ptx.GemmConfig) []ptx.GemmConfig {
-	ok := make([]bool, len(cfgs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < max(1, runtime.NumCPU()-1); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			s.ctx.SetCurrent()
-			for i := range next {
-				ok[i] = engine.Prepare(g, cfgs[i]) == nil
-			}
-		}()
-	}
-	for i := range cfgs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	var out []ptx.GemmConfig
-	for i, c := range cfgs {
-		if ok[i] {
-			out = append(out, c)
-		}
-	}
-	return out
 }

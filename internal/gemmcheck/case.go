@@ -8,26 +8,11 @@ import (
 	"github.com/isaacgo/isaac/request"
 )
 
-// Type is one of the GEMM data-type classes cuBLAS and ISAAC serve.
-type Type struct {
-	Name    string
-	AB, C   request.DataType
-	Compute request.ComputeType
-	Math    request.MathMode // the handle's math mode
-}
+// Type is a served GEMM type (request.GemmType).
+type Type = request.GemmType
 
-// Types are the served classes: cublasSgemm (FP32 FMA, and TF32 when the
-// handle allows it), cublasDgemm, cublasHgemm, and cublasGemmEx's
-// f16/f32-compute, bf16/f32-compute and f32 FAST_TF32.
-var Types = []Type{
-	{"sgemm", request.R32F, request.R32F, request.Compute32F, request.MathDefault},
-	{"sgemm_tf32", request.R32F, request.R32F, request.Compute32F, request.MathTF32TensorOp},
-	{"dgemm", request.R64F, request.R64F, request.Compute64F, request.MathDefault},
-	{"hgemm", request.R16F, request.R16F, request.Compute16F, request.MathDefault},
-	{"gemmex_f16_f32", request.R16F, request.R16F, request.Compute32F, request.MathDefault},
-	{"gemmex_bf16_f32", request.R16BF, request.R16BF, request.Compute32F, request.MathDefault},
-	{"gemmex_f32_fasttf32", request.R32F, request.R32F, request.Compute32FFastTF32, request.MathDefault},
-}
+// Types are the served types, request.GemmTypes.
+var Types = request.GemmTypes
 
 // Case is one GEMM input.
 type Case struct {
@@ -171,16 +156,16 @@ func (c Case) RequestAt(a, b, cc, scalars, stream uintptr) *request.Gemm {
 	g := &request.Gemm{
 		Stream: stream,
 		TransA: c.TransA, TransB: c.TransB,
-		AType: c.Type.AB, BType: c.Type.AB, CType: c.Type.C, Compute: c.Type.Compute,
+		AType: c.Type.AB, BType: c.Type.AB, CType: c.Type.C, Compute: c.Type.Compute(),
 		M: int64(c.M), N: int64(c.N), K: int64(c.K),
 		LDA: int64(c.LDA()), LDB: int64(c.LDB()), LDC: int64(c.LDC()),
 		A:        a + uintptr(c.OffA)*es(c.Type.AB),
 		B:        b + uintptr(c.OffB)*es(c.Type.AB),
 		C:        cc + uintptr(c.OffC)*es(c.Type.C),
-		MathMode: c.Type.Math,
+		MathMode: c.Type.Math(),
 	}
-	ab, size := ScalarBits(c.Type.Compute, c.Alpha)
-	bb, _ := ScalarBits(c.Type.Compute, c.Beta)
+	ab, size := ScalarBits(c.Type.Compute(), c.Alpha)
+	bb, _ := ScalarBits(c.Type.Compute(), c.Beta)
 	if c.DeviceScalars {
 		g.PointerMode = request.PointerDevice
 		g.Alpha = request.Scalar{Ptr: scalars, OnDevice: true}

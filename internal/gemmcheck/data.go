@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
-
-	"github.com/isaacgo/isaac/request"
 )
 
 // Data holds a case's host inputs (as float64 values, exact in every type)
@@ -81,31 +79,9 @@ func NewData(c Case) *Data {
 	return d
 }
 
-func unitRoundoff(t request.DataType) float64 {
-	switch t {
-	case request.R16F:
-		return 0x1p-11
-	case request.R16BF:
-		return 0x1p-8
-	case request.R64F:
-		return 0x1p-53
-	}
-	return 0x1p-24
-}
-
-func accumulationRoundoff(c Case) float64 {
-	switch c.Type.Compute {
-	case request.Compute16F:
-		return 0x1p-11
-	case request.Compute64F:
-		return 0x1p-53
-	}
-	return 0x1p-24
-}
-
 // Bound is the documented error bound of element i (see the package doc).
 func (d *Data) Bound(c Case, i int) float64 {
-	uAcc, uOut := accumulationRoundoff(c), unitRoundoff(c.Type.C)
+	uAcc, uOut := c.Type.Acc.UnitRoundoff(), c.Type.C.UnitRoundoff()
 	return 2*(float64(c.K+2)*uAcc*d.Scale[i]+uOut*math.Abs(d.Ref[i])) + 1e-300
 }
 

@@ -2,9 +2,11 @@ package gemmcheck
 
 import (
 	"fmt"
+	"runtime"
+	"testing"
 
-	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/request"
 )
 
 // Buffers are a case's device buffers, in the current context.
@@ -41,8 +43,8 @@ func Upload(c Case, d *Data) (*Buffers, error) {
 		b.Free()
 		return nil, err
 	}
-	ab, size := ScalarBits(c.Type.Compute, c.Alpha)
-	bb, _ := ScalarBits(c.Type.Compute, c.Beta)
+	ab, size := ScalarBits(c.Type.Compute(), c.Alpha)
+	bb, _ := ScalarBits(c.Type.Compute(), c.Beta)
 	raw := make([]byte, 2*size)
 	for i := 0; i < size; i++ {
 		raw[i] = byte(ab >> (8 * i))
@@ -84,4 +86,28 @@ func (b *Buffers) ReadC(stream cuda.Stream) ([]float64, error) {
 		return nil, err
 	}
 	return Decode(b.c.Type.C, raw), nil
+}
+
+// GPUContext skips t without a CUDA driver or device; otherwise it retains
+// device 0's primary context and returns it (the caller makes it current
+// on its locked thread).
+func GPUContext(t testing.TB) cuda.Context {
+	t.Helper()
+	if err := cuda.Load(); err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	if n, err := cuda.DeviceCount(); err != nil || n == 0 {
+		t.Skipf("no GPU: %d devices, %v", n, err)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	d, err := cuda.GetDevice(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := d.RetainPrimaryContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx
 }

@@ -1,0 +1,145 @@
+package kernels
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+)
+
+var paramPool = sync.Pool{New: func() any { return new(cuda.Params) }}
+
+// Launch launches kernel k for g on g's stream in t's context: the kernel,
+// and its reduction kernel when it has one, with the split-K workspace
+// they need. It does not synchronize. g must be valid, not empty, with
+// 32-bit sizes.
+func (rt *Runtime) Launch(t Target, g *request.Gemm, k *Kernel) error {
+	m, n, kk := int(g.M), int(g.N), int(g.K)
+	grid := k.gen.Grid(m, n, kk)
+	if !k.gen.SplitLimit(m, n) {
+		return fmt.Errorf("%w: %d×%d output too large for a split-K reduction", ErrUnsupported, m, n)
+	}
+	if grid[1] > 65535 || grid[2] > 65535 {
+		return fmt.Errorf("%w: grid %v too large", ErrUnsupported, grid)
+	}
+	stream := cuda.Stream(g.Stream)
+	var ws, ctrs cuda.DevicePtr
+	if bytes := k.gen.WorkspaceBytes(m, n, kk); bytes > 0 {
+		words := k.gen.Counters(m, n)
+		if sw := rt.streamWorkspaceFor(t, stream, bytes, words); sw != nil {
+			// Held until the kernels are on the stream.
+			defer sw.mu.Unlock()
+			ws, ctrs = sw.ws, sw.ctrs
+		} else {
+			// A workspace of this call's own, stream-ordered (legal during
+			// graph capture): the partials, then the counters, zeroed.
+			off := (bytes + 15) / 16 * 16
+			var err error
+			if ws, err = t.Dev.allocWorkspace(off+4*words, stream); err != nil {
+				return err
+			}
+			defer ws.FreeAsync(stream)
+			if words > 0 {
+				ctrs = ws + cuda.DevicePtr(off)
+				if err := ctrs.MemsetD32Async(0, words, stream); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	p := paramPool.Get().(*cuda.Params)
+	defer paramPool.Put(p)
+	p.Reset()
+	packParams(p, g, k.compute, ws, ctrs)
+	if err := packTensorMaps(p, g, k); err != nil {
+		return err
+	}
+	if err := launch(k.fn, k.gen, grid, stream, p); err != nil {
+		return err
+	}
+	if k.reduce != 0 {
+		return launch(k.reduce, k.gen.Reduce, k.gen.Reduce.Grid(m, n, kk), stream, p)
+	}
+	return nil
+}
+
+// Gemm launches g on its stream in the calling thread's current context
+// with configuration cfg, compiling its kernel if it is not loaded yet. It
+// does not synchronize (tuners, benchmarks, tests).
+func (rt *Runtime) Gemm(g *request.Gemm, cfg ptx.GemmConfig) error {
+	t, k, err := rt.kernelFor(g, cfg)
+	if err != nil {
+		return err
+	}
+	return rt.Launch(t, g, k)
+}
+
+// Prepare loads (generating and compiling if needed) the kernel that
+// Gemm(g, cfg) would launch, without launching it: a tuner compiles its
+// candidates ahead, from many threads, each with the context current.
+func (rt *Runtime) Prepare(g *request.Gemm, cfg ptx.GemmConfig) error {
+	_, _, err := rt.kernelFor(g, cfg)
+	return err
+}
+
+// Registers is how many registers per thread the driver gave the kernel of
+// cfg for g's input class (loading it first, as Prepare does).
+func (rt *Runtime) Registers(g *request.Gemm, cfg ptx.GemmConfig) (int, error) {
+	_, k, err := rt.kernelFor(g, cfg)
+	if err != nil {
+		return 0, err
+	}
+	return k.Registers()
+}
+
+// kernelFor is cfg's kernel for g in the current context, where cfg is
+// legal for g's class.
+func (rt *Runtime) kernelFor(g *request.Gemm, cfg ptx.GemmConfig) (Target, *Kernel, error) {
+	t, err := rt.Target(g)
+	if err != nil {
+		return t, nil, err
+	}
+	if err := ptx.Legal(cfg, t.Class, t.Dev.Limits); err != nil {
+		return t, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	k, err := rt.Kernel(t, cfg)
+	return t, k, err
+}
+
+func launch(f cuda.Function, k *ptx.Kernel, grid [3]int, s cuda.Stream, p *cuda.Params) error {
+	if cl := k.Cluster(); cl > 0 {
+		return cuda.LaunchCluster(f, cuda.Dim3{uint32(grid[0]), uint32(grid[1]), uint32(grid[2])},
+			cuda.Dim3{uint32(k.Block[0]), uint32(k.Block[1]), uint32(k.Block[2])}, cuda.Dim3{1, 1, uint32(cl)},
+			k.SharedBytes, s, p)
+	}
+	return cuda.Launch(f, cuda.Dim3{uint32(grid[0]), uint32(grid[1]), uint32(grid[2])},
+		cuda.Dim3{uint32(k.Block[0]), uint32(k.Block[1]), uint32(k.Block[2])}, k.SharedBytes, s, p)
+}
+
+// packParams writes the kernel ABI's parameters (see package ptx).
+func packParams(p *cuda.Params, g *request.Gemm, compute ptx.DataType, ws, ctrs cuda.DevicePtr) {
+	p.Ptr(g.A).Ptr(g.B).Ptr(g.C)
+	p.I32(int32(g.M)).I32(int32(g.N)).I32(int32(g.K))
+	p.I32(int32(g.LDA)).I32(int32(g.LDB)).I32(int32(g.LDC))
+	for _, s := range [2]request.Scalar{g.Alpha, g.Beta} {
+		bits := s.Bits
+		if s.OnDevice {
+			bits = 0
+		}
+		switch compute {
+		case ptx.F16:
+			p.U16(uint16(bits))
+		case ptx.F64:
+			p.U64(bits)
+		default:
+			p.U32(uint32(bits))
+		}
+	}
+	var alphaPtr, betaPtr uintptr
+	if g.Alpha.OnDevice {
+		alphaPtr, betaPtr = g.Alpha.Ptr, g.Beta.Ptr
+	}
+	p.Ptr(alphaPtr).Ptr(betaPtr).Ptr(uintptr(ws)).Ptr(uintptr(ctrs))
+}

@@ -1,0 +1,136 @@
+package kernels
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/ptx"
+)
+
+// kernelKey identifies a compiled kernel: the context it is loaded in (by
+// its unique ID, never reused) and the kernel's name, which encodes the
+// configuration and the input class.
+type kernelKey struct {
+	ctx  uint64
+	name string
+}
+
+// Kernel is a configuration's kernel (and its split-K reduction kernel)
+// loaded in one context.
+type Kernel struct {
+	once    sync.Once
+	loaded  atomic.Bool // load succeeded
+	err     error
+	cfg     ptx.GemmConfig
+	compute ptx.DataType // the class's compute type: the scalars' width
+	gen     *ptx.Kernel
+	fn      cuda.Function
+	reduce  cuda.Function
+	maps    atomic.Pointer[encodedMaps] // a TMA kernel's maps of its last call (packTensorMaps)
+}
+
+// Config is the kernel's configuration.
+func (k *Kernel) Config() ptx.GemmConfig { return k.cfg }
+
+// Registers is the driver's count of registers per thread of the kernel.
+func (k *Kernel) Registers() (int, error) { return k.fn.Attribute(cuda.FuncNumRegs) }
+
+// Kernel returns cfg's kernel for t's class, loaded in t's context,
+// generating and compiling it on first use (once per context, whatever the
+// number of threads asking; from the disk cache when it holds the image).
+func (rt *Runtime) Kernel(t Target, cfg ptx.GemmConfig) (*Kernel, error) {
+	key := kernelKey{t.Ctx, ptx.KernelName(cfg, t.Class)}
+	v, ok := rt.kernels.Load(key)
+	if !ok {
+		v, _ = rt.kernels.LoadOrStore(key, &Kernel{})
+	}
+	k := v.(*Kernel)
+	k.once.Do(func() {
+		k.cfg, k.compute = cfg, t.Class.Compute
+		k.err = rt.load(k, cfg, t.Class, t.Dev)
+		k.loaded.Store(k.err == nil)
+	})
+	return k, k.err
+}
+
+// Loaded reports whether Kernel(t, cfg) would be quick: the kernel is
+// loaded in the context, or the disk cache holds its images (its reduction
+// kernel's too), or it cannot be generated (an error Kernel reports at
+// once). Otherwise Kernel would compile.
+func (rt *Runtime) Loaded(t Target, cfg ptx.GemmConfig) bool {
+	if v, ok := rt.kernels.Load(kernelKey{t.Ctx, ptx.KernelName(cfg, t.Class)}); ok && v.(*Kernel).loaded.Load() {
+		return true
+	}
+	k, err := ptx.GenerateGemm(cfg, t.Class, t.Dev.Limits.Arch())
+	if err != nil {
+		return true
+	}
+	arch := fmt.Sprintf("sm_%d%d", t.Dev.Limits.SMMajor, t.Dev.Limits.SMMinor)
+	driver, _ := cuda.DriverVersion()
+	for _, k := range []*ptx.Kernel{k, k.Reduce} {
+		if k == nil {
+			continue
+		}
+		if p := rt.imagePath(k.PTX, arch, driver); p == "" || !fileExists(p) {
+			return false
+		}
+	}
+	return true
+}
+
+func (rt *Runtime) load(k *Kernel, cfg ptx.GemmConfig, in ptx.InputClass, dev *Device) error {
+	arch := fmt.Sprintf("sm_%d%d", dev.Limits.SMMajor, dev.Limits.SMMinor)
+	gen, err := ptx.GenerateGemm(cfg, in, dev.Limits.Arch())
+	if err != nil {
+		return err
+	}
+	rt.count(func(s *Stats) { s.Generated++ })
+	k.gen = gen
+	if k.fn, err = rt.loadFunction(gen, arch); err != nil {
+		return err
+	}
+	// The JIT's register allocation decides how many threads a block may
+	// have; Legal only estimates it.
+	if max, err := k.fn.Attribute(cuda.FuncMaxThreadsPerBlock); err != nil {
+		return err
+	} else if gen.Block[0]*gen.Block[1]*gen.Block[2] > max {
+		return fmt.Errorf("%w: %s needs %d threads per block, its registers allow %d",
+			ErrUnsupported, gen.Name, gen.Block[0]*gen.Block[1]*gen.Block[2], max)
+	}
+	if gen.SharedBytes > 48<<10 {
+		if err := k.fn.SetMaxDynamicShared(gen.SharedBytes); err != nil {
+			return err
+		}
+	}
+	if gen.Reduce != nil {
+		if k.reduce, err = rt.loadFunction(gen.Reduce, arch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadFunction loads one kernel's image, from the disk cache when it is
+// there, else by compiling its PTX (and keeping the image).
+func (rt *Runtime) loadFunction(k *ptx.Kernel, arch string) (cuda.Function, error) {
+	driver, _ := cuda.DriverVersion()
+	path := rt.imagePath(k.PTX, arch, driver)
+	image := readImage(path)
+	if image != nil {
+		rt.count(func(s *Stats) { s.DiskHits++ })
+	} else {
+		var err error
+		if image, _, err = cuda.CompilePTX(k.PTX); err != nil {
+			return 0, fmt.Errorf("kernels: compiling %s: %w", k.Name, err)
+		}
+		rt.count(func(s *Stats) { s.Compiled++ })
+		writeImage(path, image)
+	}
+	mod, err := cuda.LoadImage(image)
+	if err != nil {
+		return 0, err
+	}
+	return mod.Function(k.Name)
+}

@@ -1,0 +1,163 @@
+// Package kernels is ISAAC's kernel runtime: it generates a configuration's
+// GEMM kernel (package ptx), compiles and loads it in the caller's current
+// context once, keeps compiled images on disk for later processes, and
+// launches kernels on a request's stream with their split-K workspaces and
+// tensor maps. What to run is decided elsewhere (package serve for the
+// shim, the tools for themselves).
+//
+// A split-K kernel's workspace (partial tiles and arrival counters) is kept
+// per stream and reused from call to call, so such a call puts only its
+// kernels on the stream; on a stream being captured into a graph each call
+// takes a workspace of its own, in stream order (the graph's allocation).
+package kernels
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+)
+
+// Runtime generates, compiles, keeps and launches kernels in the callers'
+// contexts. Its state (devices, loaded kernels, the streams' workspaces,
+// counters) lives in the value: the shim keeps one for the process, a tool
+// or a test makes its own. It is safe for concurrent use from many threads
+// and contexts.
+type Runtime struct {
+	cacheDir string   // compiled images are kept under it ("": nowhere)
+	devices  sync.Map // cuda.Device → *Device
+	kernels  sync.Map // kernelKey → *Kernel
+	streams  sync.Map // streamKey → *streamWorkspace
+
+	statsMu sync.Mutex
+	stats   Stats
+}
+
+// New is a runtime that keeps compiled kernel images under cacheDir (""
+// keeps none).
+func New(cacheDir string) *Runtime { return &Runtime{cacheDir: cacheDir} }
+
+// Stats counts what the kernel cache did, for tests and ISAAC_LOG.
+type Stats struct {
+	Generated, DiskHits, Compiled int
+}
+
+// Stats returns the kernel cache's counters.
+func (rt *Runtime) Stats() Stats {
+	rt.statsMu.Lock()
+	defer rt.statsMu.Unlock()
+	return rt.stats
+}
+
+func (rt *Runtime) count(f func(*Stats)) {
+	rt.statsMu.Lock()
+	f(&rt.stats)
+	rt.statsMu.Unlock()
+}
+
+// Errors that say why a GEMM was not launched.
+var (
+	ErrNoContext   = errors.New("kernels: no current CUDA context")
+	ErrUnsupported = errors.New("kernels: input not served by the kernel family")
+)
+
+// Device is what the runtime knows about a device, read once.
+type Device struct {
+	Dev    cuda.Device
+	Limits ptx.DeviceLimits
+	Pools  bool // stream-ordered allocation (cuMemAllocAsync) is supported
+
+	workspace workspacePool
+	kept      atomic.Int64 // bytes of the streams' kept workspaces (streamWorkspace)
+}
+
+func (rt *Runtime) device(d cuda.Device) (*Device, error) {
+	if v, ok := rt.devices.Load(d); ok {
+		return v.(*Device), nil
+	}
+	attr := func(a cuda.DeviceAttribute, dst *int, err *error) {
+		if *err == nil {
+			*dst, *err = d.Attribute(a)
+		}
+	}
+	var err error
+	var l ptx.DeviceLimits
+	var pools, reserved int
+	attr(cuda.AttrComputeCapabilityMajor, &l.SMMajor, &err)
+	attr(cuda.AttrComputeCapabilityMinor, &l.SMMinor, &err)
+	attr(cuda.AttrMaxThreadsPerBlock, &l.MaxThreadsPerBlock, &err)
+	attr(cuda.AttrMaxSharedPerBlockOptin, &l.MaxSharedPerBlockOptin, &err)
+	attr(cuda.AttrMaxSharedPerSM, &l.MaxSharedPerSM, &err)
+	attr(cuda.AttrMaxRegistersPerSM, &l.RegistersPerSM, &err)
+	attr(cuda.AttrMaxRegistersPerBlock, &l.RegistersPerBlock, &err)
+	attr(cuda.AttrMultiprocessorCount, &l.SMCount, &err)
+	attr(cuda.AttrMemoryPoolsSupported, &pools, &err)
+	attr(cuda.AttrReservedSharedPerBlock, &reserved, &err)
+	if err != nil {
+		return nil, err
+	}
+	l.MaxRegistersPerThread = 255
+	// The per-SM budget also holds each block's reserved shared memory.
+	l.MaxSharedPerSM -= reserved
+	v, _ := rt.devices.LoadOrStore(d, &Device{Dev: d, Limits: l, Pools: pools != 0})
+	return v.(*Device), nil
+}
+
+// Target is where a request runs: the calling thread's current context (by
+// its ID, unique in the process), its device, and the request's input
+// class.
+type Target struct {
+	Ctx   uint64
+	Dev   *Device
+	Class ptx.InputClass
+}
+
+// Target finds g's target in the calling thread's current context.
+func (rt *Runtime) Target(g *request.Gemm) (Target, error) {
+	dev, ctx, err := rt.current()
+	if err != nil {
+		return Target{}, err
+	}
+	in, err := Class(g)
+	if err != nil {
+		return Target{}, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	return Target{Ctx: ctx, Dev: dev, Class: in}, nil
+}
+
+// current is the current context's device and ID.
+func (rt *Runtime) current() (*Device, uint64, error) {
+	if err := cuda.Load(); err != nil {
+		return nil, 0, err
+	}
+	ctx, err := cuda.CurrentContext()
+	if err != nil {
+		return nil, 0, err
+	}
+	if ctx == 0 {
+		return nil, 0, ErrNoContext
+	}
+	id, err := ctx.ID()
+	if err != nil {
+		return nil, 0, err
+	}
+	d, err := cuda.CurrentDevice()
+	if err != nil {
+		return nil, 0, err
+	}
+	dev, err := rt.device(d)
+	return dev, id, err
+}
+
+// Limits are the current context's device limits, as ptx.Legal takes them.
+func (rt *Runtime) Limits() (ptx.DeviceLimits, error) {
+	dev, _, err := rt.current()
+	if err != nil {
+		return ptx.DeviceLimits{}, err
+	}
+	return dev.Limits, nil
+}

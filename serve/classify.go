@@ -1,0 +1,36 @@
+package serve
+
+import "github.com/isaacgo/isaac/request"
+
+// Classify returns request.Served for a GEMM that ISAAC's kernels could
+// compute, or the reason the vendor must take it: arguments the vendor
+// rejects (it gives its own status), nothing to compute, sizes beyond 32
+// bits, a type ISAAC does not serve.
+func Classify(g *request.Gemm) request.Reason {
+	if g.Validate() != nil {
+		return request.FwdInvalid
+	}
+	if g.Empty() {
+		return request.FwdEmpty
+	}
+	if !g.Fits32() {
+		return request.FwdTooLarge
+	}
+	if _, ok := request.TypeOf(g); !ok {
+		return request.FwdUnsupported
+	}
+	return request.Served
+}
+
+// Conv answers whether ISAAC serves a convolution, or why the vendor takes
+// it. There are no convolution kernels yet: every convolution goes to
+// cuDNN, a 2-D one of one data type with reason no_kernel.
+func Conv(c *request.Conv) request.Reason {
+	switch {
+	case c.SpatialDims() != 2:
+		return request.FwdUnsupported
+	case c.X.Type != c.Y.Type || c.X.Type != c.W.Type:
+		return request.FwdUnsupported
+	}
+	return request.FwdNoKernel
+}

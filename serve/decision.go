@@ -1,0 +1,180 @@
+package serve
+
+import (
+	"runtime"
+
+	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/kernels"
+	"github.com/isaacgo/isaac/predictor"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+)
+
+// A decision is what Serve does with a (context, class, shape, policy): the
+// server's one table of choices made, cached for the process.
+//
+// Under Auto the first call of a shape waits for the model's choice (one
+// search), not for the driver to compile the chosen kernel: a kernel that
+// is neither loaded nor in the disk cache is compiled in the background
+// while the vendor takes the calls (reason compiling). The first input of a
+// class whose seed pool is not drawn yet (nor on disk) does not wait for
+// the choice either: the vendor takes it (reason searching) while the pool,
+// the choice and the kernel are made in the background. Under Always the
+// call waits for all. With Options.AsyncSearch every decision is made in
+// the background. A call captured into a graph makes none (see decide).
+type decision struct {
+	k       *kernels.Kernel // the kernel to launch when reason is Served
+	reason  request.Reason  // Served, or the forward reason
+	pending bool            // a background goroutine is making the decision (searching, compiling)
+	meas    *measurement    // the model's decision to serve under Auto, checked on the calls (nil: not checked)
+}
+
+type decisionKey struct {
+	ctx     uint64
+	class   ptx.InputClass
+	m, n, k int
+	policy  Policy
+}
+
+func keyOf(t kernels.Target, g *request.Gemm, p Policy) decisionKey {
+	return decisionKey{t.Ctx, t.Class, int(g.M), int(g.N), int(g.K), p}
+}
+
+// undecidedInCapture answers a captured call whose decision is not made.
+var undecidedInCapture = &decision{reason: request.FwdCapturing}
+
+func (s *Server) decide(t kernels.Target, g *request.Gemm, p Policy) *decision {
+	key := keyOf(t, g, p)
+	if v, ok := s.decisions.Load(key); ok {
+		return v.(*decision)
+	}
+	if cuda.Stream(g.Stream).Capturing() {
+		// A call captured into a graph makes no decision: that may load
+		// or compile a kernel, which is not the graph's work, and a graph
+		// replays whatever the call put on the stream. The decision is
+		// made in the background, and the graph gets the vendor's call.
+		s.inBackground(key, t, g, request.FwdSearching)
+		return undecidedInCapture
+	}
+	if s.opts.AsyncSearch || p == Auto && !s.choiceSoon(t, g) {
+		return s.inBackground(key, t, g, request.FwdSearching)
+	}
+	d := s.makeDecision(key, t, g, p != Auto)
+	if d.reason == request.FwdCompiling {
+		return s.inBackground(key, t, g, request.FwdCompiling)
+	}
+	v, _ := s.decisions.LoadOrStore(key, d)
+	return v.(*decision)
+}
+
+// choiceSoon reports whether the decision for g needs at most one model
+// search (choiceAtHand), or no model choice at all (Options.Config, no
+// usable model, an input the model does not describe: makeDecision settles
+// those at once). The first input of a class whose seed pool is neither
+// drawn nor on disk is not: under Auto its decision is made in the
+// background while the vendor takes the call, since the kernel it chooses
+// would, in such a process, almost always have to be compiled before
+// serving anyway.
+func (s *Server) choiceSoon(t kernels.Target, g *request.Gemm) bool {
+	if s.opts.ConfigErr != nil || s.opts.Config != nil {
+		return true
+	}
+	ch, id, err := s.model(t.Dev)
+	if err != nil {
+		return true
+	}
+	in, ok := predictor.InputOf(g, t.Class)
+	if !ok {
+		return true
+	}
+	return s.choiceAtHand(ch, id, in, t.Class)
+}
+
+// inBackground makes key's decision (compiling in line) on a goroutine
+// that has the caller's context current, and returns the pending decision
+// that forwards the calls meanwhile with reason why. One goroutine per key.
+func (s *Server) inBackground(key decisionKey, t kernels.Target, g *request.Gemm, why request.Reason) *decision {
+	p := &decision{reason: why, pending: true}
+	if v, loaded := s.decisions.LoadOrStore(key, p); loaded {
+		return v.(*decision)
+	}
+	cctx, err := cuda.CurrentContext()
+	gc := *g // the request's fields; its buffers are not touched
+	go func() {
+		// Compiling needs the caller's context current on this thread.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err == nil {
+			err = cctx.SetCurrent()
+		}
+		d := &decision{reason: request.FwdNoDriver}
+		if err == nil {
+			d = s.makeDecision(key, t, &gc, true)
+		}
+		s.decisions.CompareAndSwap(key, p, d) // Decide may have made it already
+	}()
+	return p
+}
+
+// makeDecision chooses for one key: Options.Config when set; else the
+// device's model (best configuration first, the next when one fails to
+// compile; a wgmma one as its tensor-copy twin, see staged), served under
+// Auto only when it predicts a win; without a model, the heuristic under
+// Always and the vendor under Auto. Without compile, a model's choice
+// whose kernel would have to be compiled (neither loaded in the context
+// nor in the disk cache) is the pending reason FwdCompiling.
+func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm, compile bool) *decision {
+	if s.opts.ConfigErr != nil || s.opts.Config != nil {
+		return s.heuristicDecision(t, g)
+	}
+	ch, id, err := s.model(t.Dev)
+	if err != nil {
+		s.logOnce(err)
+		if key.policy == Always {
+			return s.heuristicDecision(t, g)
+		}
+		return &decision{reason: reasonOf(err)}
+	}
+	input, ok := predictor.InputOf(g, t.Class)
+	if !ok {
+		return &decision{reason: request.FwdUnsupported}
+	}
+	c := s.choiceFor(ch, id, input, t.Class)
+	if key.policy == Auto && !c.Serve {
+		return &decision{reason: request.FwdPredicted}
+	}
+	for _, r := range c.Top {
+		if ptx.Legal(r.Config, t.Class, t.Dev.Limits) != nil {
+			continue // a disk cache written for other limits
+		}
+		cfg := s.staged(r.Config, t)
+		if !compile && !s.rt.Loaded(t, cfg) {
+			return &decision{reason: request.FwdCompiling}
+		}
+		if k, err := s.rt.Kernel(t, cfg); err == nil {
+			d := &decision{k: k, reason: request.Served}
+			if key.policy == Auto {
+				d.meas = s.newCheck()
+			}
+			return d
+		}
+	}
+	if key.policy == Always {
+		return s.heuristicDecision(t, g)
+	}
+	return &decision{reason: request.FwdNoKernel}
+}
+
+// heuristicDecision serves with the heuristic's configuration (or
+// Options.Config).
+func (s *Server) heuristicDecision(t kernels.Target, g *request.Gemm) *decision {
+	cfg, err := s.heuristic(t, g)
+	if err != nil {
+		return &decision{reason: reasonOf(err)}
+	}
+	k, err := s.rt.Kernel(t, cfg)
+	if err != nil {
+		return &decision{reason: reasonOf(err)}
+	}
+	return &decision{k: k, reason: request.Served}
+}

@@ -1,0 +1,114 @@
+package serve
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/isaacgo/isaac/internal/cublas"
+	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+)
+
+// TestGPUMeasuredDispatch: a decision to serve is checked on its first
+// calls, as the shim makes them (Serve; on request.FwdMeasuring the vendor,
+// then AfterForward). A kernel far slower than cuBLAS (16×16 blocks of
+// one-element threads, no cp.async, on 1024³) is turned to the vendor:
+// every later call is forwarded with reason measured. The best swept kernel
+// of a row where we win (FP32 DeepBench bwd 2560×16×2560) settles too, and
+// keeps serving when it is measured the faster. Each side is timed
+// measureWarmups+measureCalls times, and served results are exact.
+func TestGPUMeasuredDispatch(t *testing.T) {
+	ctx := gpuContext(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := ctx.SetCurrent(); err != nil {
+		t.Fatal(err)
+	}
+	h, err := cublas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Destroy()
+	for _, tc := range []struct {
+		c          gemmcheck.Case
+		cfg        string
+		wantVendor bool
+	}{
+		{gemmcheck.Case{Type: gemmcheck.Types[0], M: 1024, N: 1024, K: 1024, Alpha: 1, Seed: 41},
+			"ms=1,ns=1,ml=16,nl=16,u=4,ks=1,kl=1,kg=1,va=1,vb=1,st=1,math=ffma", true},
+		{gemmcheck.Case{Type: gemmcheck.Types[0], TransA: request.OpT, M: 2560, N: 16, K: 2560, Alpha: 1, Seed: 42},
+			"ms=4,ns=2,ml=8,nl=16,u=64,ks=2,kl=8,kg=1,va=2,vb=2,st=4,math=ffma", false},
+	} {
+		d := gemmcheck.NewData(tc.c)
+		b, err := gemmcheck.Upload(tc.c, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Free()
+		g := b.Request(0)
+		cfg, err := ptx.ParseConfig(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The decision the model would make with this kernel.
+		srv := testServer(Auto)
+		srv.storeDecision(t, g, tc.cfg, srv.newCheck())
+		counts := map[request.Reason]int{}
+		for i := 0; i < 64 && !srv.Measured(g).Settled; i++ {
+			r, tok := srv.Serve(g)
+			counts[r]++
+			switch r {
+			case request.Served, request.FwdMeasured: // the verdict may come with the call
+			case request.FwdMeasuring:
+				if err := h.Gemm(g); err != nil {
+					t.Fatal(err)
+				}
+				srv.AfterForward(tok)
+			default:
+				t.Fatalf("%d×%d×%d: call %d: reason %v", tc.c.M, tc.c.N, tc.c.K, i, r)
+			}
+			if err := cuda.Stream(0).Synchronize(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m := srv.Measured(g)
+		t.Logf("%s %d×%d×%d %s: ours %.1f µs, cuBLAS %.1f µs, ours faster %v; calls %v",
+			tc.c.Type.Name, tc.c.M, tc.c.N, tc.c.K, cfg, m.OursUS, m.VendorUS, m.OursFaster, counts)
+		if !m.Checked || !m.Settled {
+			t.Fatalf("no verdict after %v", counts)
+		}
+		if timed := measureWarmups + measureCalls; counts[request.Served] < timed || counts[request.FwdMeasuring] != timed {
+			t.Errorf("calls %v: want %d timed on each side (%d of them warm-ups)", counts, timed, measureWarmups)
+		}
+		if m.OursUS <= 0 || m.VendorUS <= 0 {
+			t.Errorf("medians %.2f, %.2f µs", m.OursUS, m.VendorUS)
+		}
+		if tc.wantVendor && m.OursFaster {
+			t.Errorf("the slow kernel (%.1f µs against %.1f) kept serving", m.OursUS, m.VendorUS)
+		}
+		want := request.Served
+		if !m.OursFaster {
+			want = request.FwdMeasured
+		}
+		if err := b.ResetC(); err != nil {
+			t.Fatal(err)
+		}
+		if r, _ := srv.Serve(g); r != want {
+			t.Errorf("after the verdict: %v, want %v", r, want)
+		}
+		if _, r := srv.Decide(g); r != want {
+			t.Errorf("Decide after the verdict: %v, want %v", r, want)
+		}
+		if want == request.Served {
+			got, err := b.ReadC(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := d.Check(tc.c, got); res.Bad > 0 {
+				t.Errorf("served wrong: %s", res.FirstBad)
+			}
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package serve
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/isaacgo/isaac/kernels"
+	"github.com/isaacgo/isaac/predictor"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/weights"
+)
+
+// Chooser settings used at run time.
+const (
+	// serveMargin is the predicted speed-up over the vendor a call needs
+	// to be served under Auto: the models' test errors make a smaller
+	// predicted win a coin toss.
+	serveMargin = 1.1
+	// choiceTopK configurations are kept per input, best first; when the
+	// best fails to compile the next is used.
+	choiceTopK = 5
+	// seedPool is the number of legal configurations per input class the
+	// model search starts from; of each batch the search scores (the seeds
+	// that suit the input, each round's neighbours) the ensemble's first
+	// member keeps seedScreen for the whole ensemble.
+	seedPool   = 1024
+	seedScreen = 64
+)
+
+// Why a device has no model: no weights for it, or weights that did not
+// load (both are forward reasons under Auto).
+var (
+	ErrNoWeights = errors.New("serve: no performance model for this device")
+	ErrWeights   = errors.New("serve: the performance model's weights failed to load")
+)
+
+// deviceModel is a device's performance model, loaded on first use.
+type deviceModel struct {
+	once sync.Once
+	ch   *predictor.Chooser
+	id   string // names the weights: the disk cache of choices is per id
+	err  error
+}
+
+// model returns the device's model: the weights in Options.Weights (a file
+// isaac-tune wrote) or else those shipped for the device's key.
+func (s *Server) model(dev *kernels.Device) (*predictor.Chooser, string, error) {
+	v, _ := s.models.LoadOrStore(dev.Dev, &deviceModel{})
+	m := v.(*deviceModel)
+	m.once.Do(func() { m.ch, m.id, m.err = loadModel(s.opts.Weights, dev) })
+	return m.ch, m.id, m.err
+}
+
+func loadModel(path string, dev *kernels.Device) (*predictor.Chooser, string, error) {
+	name, err := dev.Dev.Name()
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %v", ErrNoWeights, err)
+	}
+	key := weights.DeviceKey(name)
+	var w *predictor.Weights
+	var id string
+	if path != "" {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, "", fmt.Errorf("%w: ISAAC_WEIGHTS: %v", ErrWeights, err)
+		}
+		if w, err = predictor.Decode(raw); err != nil {
+			return nil, "", fmt.Errorf("%w: ISAAC_WEIGHTS=%s: %v", ErrWeights, path, err)
+		}
+		if w.Device.Key != key {
+			return nil, "", fmt.Errorf("%w: ISAAC_WEIGHTS=%s was measured on %q, this is %q (%s)",
+				ErrWeights, path, w.Device.Key, key, name)
+		}
+		sum := sha256.Sum256(raw)
+		id = key + "-" + hex.EncodeToString(sum[:8])
+	} else {
+		if w, err = weights.For(key); err != nil {
+			if errors.Is(err, weights.ErrNoWeights) {
+				return nil, "", fmt.Errorf("%w: %s (%s)", ErrNoWeights, key, name)
+			}
+			return nil, "", fmt.Errorf("%w: %v", ErrWeights, err)
+		}
+		sum := sha256.Sum256([]byte(w.Dataset + w.Trained + w.Commit))
+		id = key + "-" + hex.EncodeToString(sum[:8])
+	}
+	ch, err := newChooser(w, dev.Limits)
+	return ch, id, err
+}
+
+// newChooser is the run-time chooser of a device's weights.
+func newChooser(w *predictor.Weights, lim ptx.DeviceLimits) (*predictor.Chooser, error) {
+	cfg, ok := w.Model("config")
+	if !ok || cfg.Schema != predictor.ConfigSchema {
+		return nil, fmt.Errorf("%w: no configuration model of schema %s", ErrWeights, predictor.ConfigSchema)
+	}
+	vendor, ok := w.Model("vendor")
+	if !ok || vendor.Schema != predictor.VendorSchema && vendor.Schema != predictor.InputSchema {
+		vendor = nil // Always can still use the model; Auto never serves
+	}
+	return &predictor.Chooser{Config: cfg, Vendor: vendor, Dev: lim,
+		TopK: choiceTopK, Margin: serveMargin, Pool: seedPool, Screen: seedScreen}, nil
+}

@@ -1,0 +1,132 @@
+package serve
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/isaacgo/isaac/ptx"
+)
+
+// Policy is which calls of a served class ISAAC runs (ISAAC_POLICY).
+type Policy int
+
+// Policies.
+const (
+	// Auto (the default) serves a call when the device's performance model
+	// predicts a win over the vendor by a margin, and checks that decision
+	// on the shape's first calls. A device without weights gets the vendor
+	// for every call.
+	Auto Policy = iota
+	// Always serves every call of a served class: ISAAC_CONFIG, else the
+	// model's best configuration, else the generator's heuristic (tests,
+	// tuning).
+	Always
+	// Never forwards every call once Go has decoded it (unlike
+	// ISAAC_DISABLE=1, which is pure C).
+	Never
+)
+
+func (p Policy) String() string {
+	switch p {
+	case Auto:
+		return "auto"
+	case Always:
+		return "always"
+	case Never:
+		return "never"
+	}
+	return fmt.Sprintf("Policy(%d)", int(p))
+}
+
+// ParsePolicy reads an ISAAC_POLICY value; a forced configuration
+// (ISAAC_CONFIG) implies Always unless the policy is never. Anything else
+// is Auto.
+func ParsePolicy(policy, forcedConfig string) Policy {
+	switch policy {
+	case "always":
+		return Always
+	case "never":
+		return Never
+	}
+	if forcedConfig != "" {
+		return Always
+	}
+	return Auto
+}
+
+// Options are everything a Server takes from its environment. FromEnv
+// reads them, once, from these variables (ISAAC_DISABLE and ISAAC_LIBCUDA
+// are read by the C side and the driver binding):
+//
+//	variable            field         meaning
+//	ISAAC_POLICY        Policy        auto (default), always or never
+//	ISAAC_CONFIG        Config        one configuration for every call (ptx.GemmConfig's text); implies always
+//	ISAAC_SEARCH=async  AsyncSearch   a call whose decision is not made goes to the vendor while it is made
+//	ISAAC_MEASURE=0     Check=false   no check of a decision to serve on its first calls
+//	ISAAC_CHECK_MARGIN  CheckMargin   the check keeps our kernel when ours × margin ≤ the vendor's (default 1)
+//	ISAAC_TMA=0         TMA=false     chosen wgmma configurations keep their cp.async copies
+//	ISAAC_WEIGHTS       Weights       a weights file instead of the ones shipped for the device
+//	ISAAC_CACHE_DIR     CacheDir      compiled kernels, choices and seed pools (default ~/.cache/isaac)
+//	ISAAC_LOG           Log           why a model cannot be used, once, on standard error
+type Options struct {
+	Policy      Policy
+	Config      *ptx.GemmConfig // nil: choose per input
+	ConfigErr   error           // ISAAC_CONFIG does not parse: no call is served
+	AsyncSearch bool
+	Check       bool
+	CheckMargin float64
+	TMA         bool
+	Weights     string
+	CacheDir    string // "": nothing is kept on disk
+	Log         bool
+}
+
+// Defaults are the options of an empty environment, without a disk cache.
+func Defaults() Options {
+	return Options{Policy: Auto, Check: true, CheckMargin: 1, TMA: true}
+}
+
+// FromEnv reads the options from the environment (see Options).
+func FromEnv() Options {
+	o := Defaults()
+	config := os.Getenv("ISAAC_CONFIG")
+	o.Policy = ParsePolicy(os.Getenv("ISAAC_POLICY"), config)
+	if config != "" {
+		c, err := ptx.ParseConfig(config)
+		if err != nil {
+			o.ConfigErr = fmt.Errorf("ISAAC_CONFIG: %w", err)
+		} else {
+			o.Config = &c
+		}
+	}
+	o.AsyncSearch = os.Getenv("ISAAC_SEARCH") == "async"
+	o.Check = os.Getenv("ISAAC_MEASURE") != "0"
+	o.CheckMargin = parseMargin(os.Getenv("ISAAC_CHECK_MARGIN"))
+	o.TMA = os.Getenv("ISAAC_TMA") != "0"
+	o.Weights = os.Getenv("ISAAC_WEIGHTS")
+	o.CacheDir = os.Getenv("ISAAC_CACHE_DIR")
+	if o.CacheDir == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			o.CacheDir = filepath.Join(d, "isaac")
+		}
+	}
+	v := os.Getenv("ISAAC_LOG")
+	o.Log = v != "" && v != "0"
+	return o
+}
+
+// parseMargin is ISAAC_CHECK_MARGIN: a value that does not parse, is below
+// 1 or is not finite is 1. The check times calls back to back on warm
+// buffers, where a memory-bound kernel whose operands stay in L2 can look
+// faster than it is on a cold cache: a margin keeps close calls with the
+// vendor.
+func parseMargin(s string) float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v >= 1) || math.IsInf(v, 1) {
+		return 1
+	}
+	return v
+}

@@ -1,0 +1,82 @@
+package serve
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/isaacgo/isaac/internal/gemmcheck"
+
+	"github.com/isaacgo/isaac/kernels"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+)
+
+// FromEnv reads ISAAC_CONFIG into a configuration (implying always), and a
+// malformed one into an error that serves no call.
+func TestOptionsConfig(t *testing.T) {
+	t.Setenv("ISAAC_POLICY", "")
+	t.Setenv("ISAAC_CONFIG", "")
+	if o := FromEnv(); o.Config != nil || o.ConfigErr != nil || o.Policy != Auto {
+		t.Errorf("empty ISAAC_CONFIG: %+v", o)
+	}
+	t.Setenv("ISAAC_CONFIG", "ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=2,va=4,vb=4,st=3,math=ffma")
+	o := FromEnv()
+	if c := o.Config; c == nil || c.KG != 2 || c.Stages != 3 || c.Math != ptx.FFMA || o.Policy != Always {
+		t.Errorf("parsed %+v, policy %v", c, o.Policy)
+	}
+	t.Setenv("ISAAC_CONFIG", "ms=four")
+	if o := FromEnv(); o.ConfigErr == nil || o.Config != nil {
+		t.Error("a malformed ISAAC_CONFIG was accepted")
+	}
+	g := &request.Gemm{M: 64, N: 64, K: 64}
+	if _, err := New(FromEnv()).heuristic(testTarget(), g); err == nil {
+		t.Error("a malformed ISAAC_CONFIG yields a configuration")
+	}
+}
+
+// testTarget is a float32 target on an H100 without a device behind it.
+func testTarget() kernels.Target {
+	return kernels.Target{
+		Dev:   &kernels.Device{Limits: ptx.H100()},
+		Class: ptx.InputClass{AType: ptx.F32, BType: ptx.F32, CType: ptx.F32, Compute: ptx.F32, AlignA: 4, AlignB: 4, AlignC: 4},
+	}
+}
+
+// A server given a configuration (ISAAC_CONFIG) runs it for every call it
+// serves, and computes the right result with it.
+func TestGPUForcedConfig(t *testing.T) {
+	ctx := gpuContext(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ctx.SetCurrent()
+	const forced = "ms=2,ns=2,ml=32,nl=16,u=8,ks=1,kl=1,kg=4,va=1,vb=1,st=1,math=dfma"
+	cfg, err := ptx.ParseConfig(forced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := FromEnv()
+	o.Config, o.ConfigErr, o.Policy = &cfg, nil, Always
+	s := NewOn(testRT, o)
+	c := gemmcheck.Case{Type: gemmcheck.Types[2], M: 100, N: 50, K: 300, Alpha: 2, Beta: 1, Seed: 5}
+	d := gemmcheck.NewData(c)
+	b, err := gemmcheck.Upload(c, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free()
+	g := b.Request(0)
+	got, r := s.Decide(g)
+	if r != request.Served || got != cfg {
+		t.Fatalf("decided %v (%v), want %v", got, r, cfg)
+	}
+	if r, _ := s.Serve(g); r != request.Served {
+		t.Fatalf("forwarded: %v", r)
+	}
+	out, err := b.ReadC(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := d.Check(c, out); rep.Bad > 0 {
+		t.Fatal(rep.FirstBad)
+	}
+}
