@@ -28,7 +28,7 @@ var server = sync.OnceValue(func() *serve.Server { return serve.New(serve.FromEn
 // gemmCall is an intercepted GEMM's C record, as serve.GemmCall.
 type gemmCall struct{ p unsafe.Pointer }
 
-func (c gemmCall) Arguments(g *request.Gemm)                 { shim.DecodeGemm(c.p, g) }
+func (c gemmCall) Arguments(g *request.Gemm)                  { shim.DecodeGemm(c.p, g) }
 func (c gemmCall) HandleState(g *request.Gemm) request.Reason { return shim.ReadGemmState(c.p, g) }
 func (c gemmCall) SetToken(t serve.Token)                     { shim.SetToken(c.p, uintptr(cgo.NewHandle(t))) }
 

@@ -8,11 +8,11 @@ import "slices"
 // the conformance tests and the benchmarks all take the served types from
 // GemmTypes.
 type GemmType struct {
-	Name     string        // as the model's features and the tests name it
-	AB, C    DataType      // A and B, and C
-	Acc      DataType      // what the kernels accumulate in (and alpha and beta's type)
+	Name     string         // as the model's features and the tests name it
+	AB, C    DataType       // A and B, and C
+	Acc      DataType       // what the kernels accumulate in (and alpha and beta's type)
 	Computes [2]ComputeType // the compute types a call may name, the usual first (0: none)
-	TF32     bool          // FP32 on TF32 tensor cores: the handle's math mode allows it, or 32F_FAST_TF32
+	TF32     bool           // FP32 on TF32 tensor cores: the handle's math mode allows it, or 32F_FAST_TF32
 }
 
 // The served types.

@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/isaacgo/isaac/internal/cudnn"
 	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/internal/cudnn"
 	"github.com/isaacgo/isaac/weights"
 )
 

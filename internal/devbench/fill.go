@@ -3,9 +3,9 @@ package devbench
 import (
 	"math/rand/v2"
 
+	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/internal/cuda"
 )
 
 // Fill writes n bytes of moderate random values of type t at p: a 1 MiB
