@@ -4,11 +4,11 @@ import (
 	"fmt"
 
 	"github.com/isaacgo/isaac/internal/cuda"
-	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/serve"
+	"github.com/isaacgo/isaac/space"
 	"github.com/isaacgo/isaac/weights"
 )
 
@@ -28,7 +28,7 @@ func modelEngine(b *Bench) (Engine, error) {
 	vendor, _ := w.Model("vendor")
 	ch := &predictor.Chooser{Config: cfg, Vendor: vendor, Dev: b.Limits, TopK: 5, Margin: 1, Pool: 1024}
 	return Engine{Name: "model", Choose: func(g *request.Gemm) (ptx.GemmConfig, error) {
-		cls, err := kernels.Class(g)
+		cls, err := space.Class(g)
 		if err != nil {
 			return ptx.GemmConfig{}, err
 		}

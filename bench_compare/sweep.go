@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/space"
@@ -40,7 +39,7 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	}
 	defer setup.free()
 	g := setup.g
-	cls, err := kernels.Class(g)
+	cls, err := space.Class(g)
 	if err != nil {
 		return Row{}, err
 	}

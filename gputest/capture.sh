@@ -8,9 +8,9 @@
 #   1. the driver binding's calls outside stream order during a capture, in
 #      each mode, on the capturing thread and on another, with and without
 #      the relaxed mode (cuda.test TestGPUCaptureUnsafeCalls)
-#   2. the engine: a captured call in each mode × policy × state of its
+#   2. the server: a captured call in each mode × policy × state of its
 #      decision, replayed and checked; captures while eight threads serve
-#      (engine.test TestGPUCapture*), and the earlier capture and check tests
+#      (serve.test TestGPUCapture*), and the earlier capture and check tests
 #   3. gputest/capture.cu through the shim as an application sees it: 16
 #      threads with their own handles and streams, then captures of every
 #      kind in each mode, then captures while the threads run; plain cuBLAS,
@@ -24,7 +24,7 @@
 #      torch.compile(mode="reduce-overhead"), plain and under LD_PRELOAD
 #
 # SECTIONS="1 2 3" runs only those sections (all by default), to fit the
-# device's ten minutes a call; COUNT=n runs the engine's captures while
+# device's ten minutes a call; COUNT=n runs the server's captures while
 # threads serve n times.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -62,10 +62,12 @@ grep -E 'relaxed=false|^--- |FAIL' "$out/unsafe_calls.txt" | grep -E 'valid=fals
 fi
 
 if want 2; then
-say "== 2. engine: captured calls by mode × policy × state, captures while threads serve"
-ISAAC_CACHE_DIR=$(mktemp -d) "$dev/engine.test" -test.run '^TestGPU(CaptureStates|GraphCapture|MeasuredDispatch|StreamWorkspace)$' \
+say "== 2. kernels and server: captured calls by mode × policy × state, captures while threads serve"
+ISAAC_CACHE_DIR=$(mktemp -d) "$dev/kernels.test" -test.run '^TestGPU(GraphCapture|StreamWorkspace)$' \
 	-test.v -test.timeout 10m >"$out/engine_capture.txt" 2>&1 || fail=1
-ISAAC_CACHE_DIR=$(mktemp -d) "$dev/engine.test" -test.run '^TestGPUCaptureWhileServing$' \
+ISAAC_CACHE_DIR=$(mktemp -d) "$dev/serve.test" -test.run '^TestGPU(CaptureStates|MeasuredDispatch)$' \
+	-test.v -test.timeout 10m >>"$out/engine_capture.txt" 2>&1 || fail=1
+ISAAC_CACHE_DIR=$(mktemp -d) "$dev/serve.test" -test.run '^TestGPUCaptureWhileServing$' \
 	-test.v -test.count "${COUNT:-1}" -test.timeout 10m >>"$out/engine_capture.txt" 2>&1 || fail=1
 grep -E '^(--- |ok|FAIL|PASS)|capture_gpu_test.go.*(reason|valid|capture:)' "$out/engine_capture.txt" | cut -c1-200 | tee -a "$summary"
 fi

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -48,19 +47,6 @@ func heuristicGemm(g *request.Gemm) error {
 		return err
 	}
 	return testRT.Gemm(g, cfg)
-}
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return v
-	}
-	return def
-}
-
-// classOfCase is the input class of a case on 256-byte aligned buffers
-// (cuMemAlloc's alignment), offsets included.
-func classOfCase(c gemmcheck.Case) (ptx.InputClass, error) {
-	return Class(c.RequestAt(0x100000, 0x200000, 0x300000, 0x400000, 0))
 }
 
 // TestGPUDiskCache: a new process loads compiled kernels from

@@ -20,6 +20,7 @@ import (
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/space"
 )
 
 // Runtime generates, compiles, keeps and launches kernels in the callers'
@@ -122,7 +123,7 @@ func (rt *Runtime) Target(g *request.Gemm) (Target, error) {
 	if err != nil {
 		return Target{}, err
 	}
-	in, err := Class(g)
+	in, err := space.Class(g)
 	if err != nil {
 		return Target{}, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}

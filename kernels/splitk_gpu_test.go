@@ -59,10 +59,7 @@ func TestGPUOnePassSplitK(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := classOfCase(tc.c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := tc.c.Class()
 		k, err := ptx.GenerateGemm(cfg, in, "sm_90")
 		if err != nil {
 			t.Fatalf("%s %s: %v", tc.cfg, in, err)

@@ -107,9 +107,6 @@ func reruns(c gemmcheck.Case, cfg ptx.GemmConfig, s cuda.Stream, n int) (string,
 
 func classOf(t *testing.T, c gemmcheck.Case) ptx.InputClass {
 	t.Helper()
-	in, err := classOfCase(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := c.Class()
 	return in
 }

@@ -120,7 +120,7 @@ func TestGPUStreamWorkspace(t *testing.T) {
 	w := v.(*streamWorkspace)
 	words, bytes := 0, 0
 	for _, sc := range cs {
-		k, err := ptx.GenerateGemm(sc.cfg, mustClass(t, sc.c), "sm_90")
+		k, err := ptx.GenerateGemm(sc.cfg, sc.c.Class(), "sm_90")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,13 +164,4 @@ func TestGPUStreamWorkspace(t *testing.T) {
 			t.Errorf("stream %d of 2: %v", i, err)
 		}
 	}
-}
-
-func mustClass(t *testing.T, c gemmcheck.Case) ptx.InputClass {
-	t.Helper()
-	in, err := classOfCase(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
 }

@@ -107,10 +107,7 @@ func runWarpgroupConfig(t *testing.T, dev *Device, cs string) {
 					ldb = c.N
 				}
 				c.PadA, c.PadB, c.PadC = pad8(lda), pad8(ldb), pad8(c.M)
-				in, err := classOfCase(c)
-				if err != nil {
-					t.Fatal(err)
-				}
+				in := c.Class()
 				maths := space.ForWarpgroup(in).Math
 				if len(maths) == 0 {
 					t.Fatalf("%s: no wgmma math for %s", c, in)
@@ -284,10 +281,7 @@ func probeWarpgroupLayout(t *testing.T, cs string, k, shift int) {
 					}
 				}
 			}
-			in, err := classOfCase(c)
-			if err != nil {
-				t.Fatal(err)
-			}
+			in := c.Class()
 			if err := ptx.Legal(cfg, in, ptx.H100()); err != nil {
 				t.Logf("%s %s: not legal (%v): skipped", cs, in, err)
 				continue

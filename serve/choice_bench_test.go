@@ -9,10 +9,10 @@ import (
 
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/internal/suites"
-	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/space"
 	"github.com/isaacgo/isaac/weights"
 )
 
@@ -49,7 +49,7 @@ func BenchmarkFirstChoice(b *testing.B) {
 		seen := map[ptx.InputClass]bool{}
 		var first, later []float64
 		for _, g := range inputs {
-			cls, err := kernels.Class(g)
+			cls, err := space.Class(g)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/isaacgo/isaac/internal/gemmcheck"
-	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/space"
 )
 
 // serveCases are inputs the H100 model may serve or forward (DeepBench,
@@ -73,7 +73,7 @@ func TestGPUServeChild(t *testing.T) {
 				t.Errorf("%s %d×%d×%d served wrong: %s", c.Type.Name, c.M, c.N, c.K, res.FirstBad)
 			}
 		}
-		cls, _ := kernels.Class(g)
+		cls, _ := space.Class(g)
 		fmt.Printf("outcome %s %d×%d×%d class=%s first=%s then=%s\n", c.Type.Name, c.M, c.N, c.K, cls, first, r)
 		b.Free()
 	}

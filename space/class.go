@@ -1,4 +1,4 @@
-package kernels
+package space
 
 import (
 	"fmt"
@@ -40,7 +40,7 @@ func op(o request.Op) ptx.Op {
 func Class(g *request.Gemm) (ptx.InputClass, error) {
 	t, ok := request.TypeOf(g)
 	if !ok {
-		return ptx.InputClass{}, fmt.Errorf("kernels: unsupported types %v/%v/%v, compute %v", g.AType, g.BType, g.CType, g.Compute)
+		return ptx.InputClass{}, fmt.Errorf("space: unsupported types %v/%v/%v, compute %v", g.AType, g.BType, g.CType, g.Compute)
 	}
 	es, ec := t.AB.Size(), t.C.Size()
 	in := TypeClass(t, op(g.TransA), op(g.TransB),

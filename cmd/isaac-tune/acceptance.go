@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/isaacgo/isaac/internal/gemmcheck"
-	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/space"
 )
@@ -60,5 +59,5 @@ func classOf(t gemmcheck.Type, layout [2]ptx.Op, align int) (ptx.InputClass, boo
 	if align*t.AB.Size() > 16 {
 		return ptx.InputClass{}, false
 	}
-	return kernels.TypeClass(t, layout[0], layout[1], align, align, min(align, 16/t.C.Size())), true
+	return space.TypeClass(t, layout[0], layout[1], align, align, min(align, 16/t.C.Size())), true
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/isaacgo/isaac/internal/gemmcheck"
-	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
@@ -124,7 +123,7 @@ func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelP
 	pair := s.arenas[b.Type.AB]
 	c := b.Case(0)
 	g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.Timer.Stream))
-	cls, err := kernels.Class(g)
+	cls, err := space.Class(g)
 	if err != nil {
 		return evalRow{}, err
 	}

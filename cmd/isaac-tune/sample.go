@@ -303,7 +303,7 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 	for i := range b.Shapes {
 		c := b.Case(i)
 		g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.Timer.Stream))
-		cls, err := kernels.Class(g)
+		cls, err := space.Class(g)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -412,7 +412,7 @@ func (s *sampleRun) vendorBatch(b tune.Batch) ([]tune.Sample, int, error) {
 	for i := range b.Shapes {
 		c := b.Case(i)
 		g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.Timer.Stream))
-		cls, err := kernels.Class(g)
+		cls, err := space.Class(g)
 		if err != nil {
 			return rows, 0, err
 		}

@@ -5,7 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/space"
 )
 
 // Type is a served GEMM type (request.GemmType).
@@ -148,12 +150,47 @@ func RandomCase(rng *rand.Rand, t Type, maxWork int) Case {
 	return c
 }
 
+// Entry is the cuBLAS entry point a program calls the case through: the
+// type's own routine (cublasSgemm_v2, cublasDgemm_v2, cublasHgemm), where
+// it has one, or cublasGemmEx, in the 32- or 64-bit API, drawn from the
+// case's seed.
+func (c Case) Entry() request.Entry {
+	e := request.EntryGemmEx
+	legacy := map[request.DataType]struct {
+		compute request.ComputeType // the compute type cuBLAS uses for the routine
+		entry   request.Entry
+	}{
+		request.R32F: {request.Compute32F, request.EntrySgemm},
+		request.R64F: {request.Compute64F, request.EntryDgemm},
+		request.R16F: {request.Compute16F, request.EntryHgemm},
+	}
+	if l, ok := legacy[c.Type.AB]; ok && c.Seed&1 == 0 && c.Type.C == c.Type.AB && c.Type.Compute() == l.compute {
+		e = l.entry
+	}
+	if c.Seed&2 != 0 {
+		e += request.EntrySgemm64 - request.EntrySgemm
+	}
+	return e
+}
+
+// Class is the generator's input class of the case (its alignments those
+// of buffers allocated on 1 MiB boundaries, as the driver's are).
+func (c Case) Class() ptx.InputClass {
+	in, err := space.Class(c.RequestAt(0x100000, 0x200000, 0x300000, 0x400000, 0))
+	if err != nil {
+		panic(fmt.Sprintf("gemmcheck: %v has no input class: %v", c, err)) // every served type has one
+	}
+	return in
+}
+
 // RequestAt is the case's GEMM request for buffers allocated at a, b and c
 // (before the case's offsets) and device scalars at scalars (alpha, then
 // beta), as the shim would build it from a cuBLAS call.
 func (c Case) RequestAt(a, b, cc, scalars, stream uintptr) *request.Gemm {
 	es := func(t request.DataType) uintptr { return uintptr(t.Size()) }
 	g := &request.Gemm{
+		Entry:  c.Entry(),
+		Algo:   request.AlgoDefault,
 		Stream: stream,
 		TransA: c.TransA, TransB: c.TransB,
 		AType: c.Type.AB, BType: c.Type.AB, CType: c.Type.C, Compute: c.Type.Compute(),

@@ -111,3 +111,15 @@ func GPUContext(t testing.TB) cuda.Context {
 	}
 	return ctx
 }
+
+// InContext runs f on the calling goroutine's thread, locked, with ctx
+// current.
+func InContext[T any](ctx cuda.Context, f func() (T, error)) (T, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := ctx.SetCurrent(); err != nil {
+		var zero T
+		return zero, err
+	}
+	return f()
+}

@@ -1,0 +1,210 @@
+package gemmcheck
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/space"
+)
+
+// A Job is one row of the conformance table: a case, and the kernel
+// configuration an implementation of ISAAC's kernels runs it with (nil:
+// the implementation's own choice). Implementations that choose for
+// themselves (the vendor, the server, the C ABI) ignore the configuration.
+type Job struct {
+	Case   Case
+	Config *ptx.GemmConfig
+}
+
+// splits reports whether the job's configuration splits the reduction
+// (then a second run must be bit-identical).
+func (j Job) splits() bool {
+	return j.Config != nil && (j.Config.KG > 1 || j.Config.KL > 1 || j.Config.KS > 1)
+}
+
+// TableSize is how many jobs of each kind the table has per served type.
+type TableSize struct {
+	Cases      int // ISAAC's own choice
+	Configs    int // a random legal configuration of the type's space
+	Warpgroups int // 16-bit types on sm_90: a random legal wgmma configuration
+	WideSIMT   int // SIMT maths: a configuration with 16-wide thread tiles (space.ForSweep)
+	Pipelined  int // mma.sync or SIMT with pipelined fragments (PP = 1)
+	TMA        int // 16-bit types on sm_90: wgmma staged by the tensor copy engine (TMA = 1)
+	MaxWork    int // bound on m·n·k (the host reference's cost)
+	Seed       uint64
+	Types      []string // the served types' names to draw (empty: all)
+}
+
+// TableSizeFromEnv is the default table, resized by ISAAC_GPU_CASES,
+// ISAAC_GPU_CONFIGS, ISAAC_GPU_WGMMA, ISAAC_GPU_WIDE_SIMT,
+// ISAAC_GPU_PIPELINED, ISAAC_GPU_TMA, ISAAC_GPU_MAXWORK, ISAAC_GPU_SEED and
+// ISAAC_GPU_TYPES (comma-separated names), so that every implementation's
+// test runs the same table.
+func TableSizeFromEnv() TableSize {
+	n := func(name string, def int) int {
+		if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
+			return v
+		}
+		return def
+	}
+	s := TableSize{
+		Cases: n("ISAAC_GPU_CASES", 150), Configs: n("ISAAC_GPU_CONFIGS", 200),
+		Warpgroups: n("ISAAC_GPU_WGMMA", 60), WideSIMT: n("ISAAC_GPU_WIDE_SIMT", 40),
+		Pipelined: n("ISAAC_GPU_PIPELINED", 30), TMA: n("ISAAC_GPU_TMA", 40),
+		MaxWork: n("ISAAC_GPU_MAXWORK", 40_000_000), Seed: uint64(n("ISAAC_GPU_SEED", 1)),
+	}
+	if only := os.Getenv("ISAAC_GPU_TYPES"); only != "" {
+		s.Types = strings.Split(only, ",")
+	}
+	return s
+}
+
+// Table draws the conformance table for a device: random cases of every
+// served type (odd and prime sizes up to 5000, k up to 100,000, padded
+// leading dimensions, pointers offset by one element, every alpha and
+// beta including beta = 0 over NaN in C, device pointer mode), some with
+// ISAAC's own choice, others each with a random legal configuration of
+// every kernel family the generator emits on the device, shuffled.
+func Table(s TableSize, lim ptx.DeviceLimits) ([]Job, error) {
+	rng := rand.New(rand.NewPCG(s.Seed, 2))
+	var types []Type
+	for _, ty := range Types {
+		if len(s.Types) == 0 || slices.Contains(s.Types, ty.Name) {
+			types = append(types, ty)
+		}
+	}
+	var jobs []Job
+	for _, ty := range types {
+		for i := 0; i < s.Cases; i++ {
+			jobs = append(jobs, Job{Case: RandomCase(rng, ty, s.MaxWork)})
+		}
+		for i := 0; i < s.Configs; i++ {
+			c := RandomCase(rng, ty, s.MaxWork/4)
+			in := c.Class()
+			cfg, ok := space.For(in).RandomLegal(rng, in, lim, 200000)
+			if !ok {
+				return nil, fmt.Errorf("gemmcheck: %s: no legal random configuration for %v", ty.Name, in)
+			}
+			jobs = append(jobs, Job{c, &cfg})
+		}
+		wg, err := warpgroupJobs(rng, ty, s.Warpgroups, s.MaxWork/4, lim, false)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, wg...)
+	}
+	for _, ty := range types {
+		jobs = append(jobs, wideSIMTJobs(rng, ty, s.WideSIMT, s.MaxWork/4, lim)...)
+	}
+	for _, ty := range types {
+		jobs = append(jobs, pipelinedJobs(rng, ty, s.Pipelined, s.MaxWork/4, lim)...)
+	}
+	for _, ty := range types {
+		tma, err := warpgroupJobs(rng, ty, s.TMA, s.MaxWork/4, lim, true)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, tma...)
+	}
+	rng.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
+	return jobs, nil
+}
+
+// wideSIMTJobs draws n cases of type ty, where a SIMT math serves it, each
+// with a random legal SIMT configuration whose thread tiles are 16 wide in
+// m or n (the sweep's space, which the model's does not draw).
+func wideSIMTJobs(rng *rand.Rand, ty Type, n, maxWork int, lim ptx.DeviceLimits) []Job {
+	var out []Job
+	for i, tries := 0, 0; i < n && tries < 100*n; tries++ {
+		c := RandomCase(rng, ty, maxWork)
+		in := c.Class()
+		sp := space.ForSweep(in)
+		sp.Math = slices.DeleteFunc(sp.Math, ptx.Math.IsMMA)
+		if len(sp.Math) == 0 {
+			break // no SIMT math for the type
+		}
+		if i%2 == 0 {
+			sp.MS = []int{16}
+		} else {
+			sp.NS = []int{16}
+		}
+		cfg, ok := sp.RandomLegal(rng, in, lim, 20000)
+		if !ok {
+			continue
+		}
+		out = append(out, Job{c, &cfg})
+		i++
+	}
+	return out
+}
+
+// pipelinedJobs draws n cases of type ty, each with a random legal
+// mma.sync or SIMT configuration with pipelined fragments
+// (ptx.GemmConfig.PP), which the model's spaces do not draw.
+func pipelinedJobs(rng *rand.Rand, ty Type, n, maxWork int, lim ptx.DeviceLimits) []Job {
+	var out []Job
+	for i, tries := 0, 0; i < n && tries < 100*n; tries++ {
+		c := RandomCase(rng, ty, maxWork)
+		in := c.Class()
+		sp := space.ForSweep(in) // 16-wide SIMT thread tiles too
+		sp.Math = slices.DeleteFunc(slices.Clone(sp.Math), ptx.Math.IsWGMMA)
+		sp.Stages = slices.DeleteFunc(slices.Clone(sp.Stages), func(st int) bool { return st < 2 })
+		if len(sp.Math) == 0 || len(sp.Stages) == 0 {
+			continue // no cp.async stages (misaligned operands) or wgmma only: nothing to pipeline
+		}
+		cfg, ok := sp.RandomLegal(rng, in, lim, 20000)
+		if !ok {
+			continue
+		}
+		if cfg.PP = 1; ptx.Legal(cfg, in, lim) != nil {
+			continue
+		}
+		out = append(out, Job{c, &cfg})
+		i++
+	}
+	return out
+}
+
+// warpgroupJobs draws n random cases of type ty (on sm_90, where the type
+// has a wgmma math) whose operands allow a wgmma kernel, each with a random
+// legal configuration of space.ForWarpgroup; with tma, the tensor-copy twin
+// of a configuration drawn at u = 64 (cases whose draw has no legal twin
+// are drawn again).
+func warpgroupJobs(rng *rand.Rand, ty Type, n, maxWork int, lim ptx.DeviceLimits, tma bool) ([]Job, error) {
+	var out []Job
+	sm90 := lim.SMMajor == 9 && lim.SMMinor == 0
+	for i, tries := 0, 0; sm90 && i < n && tries < 100*n; tries++ {
+		c := RandomCase(rng, ty, maxWork)
+		in := c.Class()
+		if len(ptx.WarpgroupMathsFor(in)) == 0 {
+			break // no wgmma math for the type
+		}
+		sp := space.ForWarpgroup(in)
+		if len(sp.Math) == 0 {
+			continue // operands not 16-byte aligned
+		}
+		if tma {
+			sp.U = []int{64} // 128-byte lines of k-contiguous tiles
+		}
+		cfg, ok := sp.RandomLegal(rng, in, lim, 20000)
+		switch {
+		case !ok && !tma:
+			return nil, fmt.Errorf("gemmcheck: %s: no legal wgmma configuration for %v", ty.Name, in)
+		case !ok:
+			continue
+		}
+		if tma {
+			if cfg.TMA = 1; ptx.Legal(cfg, in, lim) != nil {
+				continue
+			}
+		}
+		out = append(out, Job{c, &cfg})
+		i++
+	}
+	return out, nil
+}
