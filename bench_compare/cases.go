@@ -9,22 +9,23 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/isaacgo/isaac/internal/suites"
 	"github.com/isaacgo/isaac/ptx"
 )
 
 // caseInput is one input of a cases file with the configurations listed
 // for it, in file order.
 type caseInput struct {
-	Input
+	input
 	Configs []ptx.GemmConfig
 }
 
-// ReadCases reads lines "m n k layout dtype config" (ab.sh's cases format;
+// readCases reads lines "m n k layout dtype config" (ab.sh's cases format;
 // '#' starts a comment line) and groups the configurations by input, in
 // the order inputs first appear.
-func ReadCases(r io.Reader) ([]caseInput, error) {
+func readCases(r io.Reader) ([]caseInput, error) {
 	var out []caseInput
-	index := map[Input]int{}
+	index := map[input]int{}
 	sc := bufio.NewScanner(r)
 	for line := 1; sc.Scan(); line++ {
 		text := strings.TrimSpace(sc.Text())
@@ -47,7 +48,7 @@ func ReadCases(r io.Reader) ([]caseInput, error) {
 		if len(layout) != 2 || strings.Trim(layout, "NT") != "" {
 			return nil, fmt.Errorf("cases line %d: layout %q", line, f[3])
 		}
-		d, err := DTypeByName(f[4])
+		d, err := dtypeByName(f[4])
 		if err != nil {
 			return nil, fmt.Errorf("cases line %d: %w", line, err)
 		}
@@ -55,12 +56,12 @@ func ReadCases(r io.Reader) ([]caseInput, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cases line %d: %w", line, err)
 		}
-		in := Input{Shape{Suite: "cases", M: dims[0], N: dims[1], K: dims[2], Layout: layout}, d}
+		in := input{suites.Shape{Suite: "cases", M: dims[0], N: dims[1], K: dims[2], Layout: layout}, d}
 		i, ok := index[in]
 		if !ok {
 			i = len(out)
 			index[in] = i
-			out = append(out, caseInput{Input: in})
+			out = append(out, caseInput{input: in})
 		}
 		out[i].Configs = append(out[i].Configs, cfg)
 	}
@@ -69,16 +70,16 @@ func ReadCases(r io.Reader) ([]caseInput, error) {
 
 // runCases measures a cases file in this process: per input, cuBLAS, the
 // heuristic's configuration and every listed configuration, interleaved on
-// the same buffers (Bench.Measure), so that configurations of one input are
+// the same buffers (bench.measureSetup), so that configurations of one input are
 // compared within one set of repeats. Lines of <out>/cases.txt: the input,
 // the configuration, cuBLAS's median and the configuration's, in µs, and
 // their ratio.
-func runCases(b *Bench, path, out string, progress io.Writer) error {
+func runCases(b *bench, path, out string, progress io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
-	inputs, err := ReadCases(f)
+	inputs, err := readCases(f)
 	f.Close()
 	if err != nil {
 		return err
@@ -91,7 +92,7 @@ func runCases(b *Bench, path, out string, progress io.Writer) error {
 	fmt.Fprintf(w, "# %s, %s, cuBLAS %s, %s, commit %s; %s; %d repeats\n# m n k layout dtype config cublas_us config_us speedup\n",
 		b.Env.Device, b.Env.Driver, b.Env.CUBLAS, b.Env.Date, b.Env.Commit, b.Env.Method, b.Repeats)
 	for i, ci := range inputs {
-		s, err := b.setup(ci.Input)
+		s, err := b.setup(ci.input)
 		if err != nil {
 			return err
 		}
@@ -106,11 +107,11 @@ func runCases(b *Bench, path, out string, progress io.Writer) error {
 			}
 			kept = append(kept, c)
 		}
-		engines := []Engine{{Name: "ours"}} // the heuristic's, as in every run
+		engines := []engine{{Name: "ours"}} // the heuristic's, as in every run
 		for j := range kept {
-			engines = append(engines, Engine{Name: fmt.Sprintf("c%d", j+1), Config: &kept[j]})
+			engines = append(engines, engine{Name: fmt.Sprintf("c%d", j+1), Config: &kept[j]})
 		}
-		row, err := b.measureSetup(ci.Input, s, engines)
+		row, err := b.measureSetup(ci.input, s, engines)
 		s.free()
 		if err != nil {
 			return fmt.Errorf("%s %dx%dx%d %s: %w", ci.DType.Name, ci.M, ci.N, ci.K, ci.Layout, err)

@@ -4,16 +4,20 @@
 // timed call, timed with CUDA events, median of repeats; each row also gets
 // the device's roofline time. Results go to the terminal and, as CSV (with a
 // sibling .env provenance file), Markdown and SVG, to
-// bench_compare/results/<device>/<suite>.*.
+// results/<device>/<suite>.*.
 //
 //	go run ./bench_compare -suite table4            # the ISAAC paper's Table 4 GEMMs
 //	go run ./bench_compare -suite csv -shapes my.csv
 //	go run ./bench_compare -config ms=4,ns=4,...    # also "always ours with configuration X"
-//	go run ./bench_compare -cases bench_compare/ab_cases_pp.txt   # configurations side by side, per input
+//	go run ./bench_compare -cases bench_compare/cases/ab_cases_pp.txt   # configurations side by side, per input
 //	go run ./bench_compare -overhead -lib build/libisaac.so
-//	go run ./bench_compare -replot bench_compare/results/h100/table4.csv -readme README.md   # no GPU
+//	go run ./bench_compare -replot results/h100/table4.csv -readme README.md   # no GPU
 //
-// Without a GPU it says so and exits cleanly.
+// Without a GPU it says so and exits cleanly. This package measures (the
+// bench, the sweep, the floors, the cases, the host overhead); the result
+// files and the tables are package report's (internal/report). The case
+// files of -cases and -shapes runs are in cases/, the scripts that drive
+// runs on the GPU machine in scripts/.
 package main
 
 import (
@@ -26,79 +30,117 @@ import (
 	"strings"
 	"time"
 
+	"github.com/isaacgo/isaac/bench_compare/internal/report"
+	"github.com/isaacgo/isaac/internal/suites"
 	"github.com/isaacgo/isaac/ptx"
 )
 
+// Options are the command's flags, every one read into a field in one
+// place (Options.bind).
+type Options struct {
+	Suites  string // -suite: suites to run, comma-separated ("": none)
+	Shapes  string // -shapes: CSV of inputs for the csv suite
+	DTypes  string // -dtypes: data types, comma-separated
+	Repeats int    // -repeats: timed repeats per input and engine
+	Warmup  int    // -warmup: untimed runs per input and engine first
+	Config  string // -config: also run ISAAC with this configuration
+	Out     string // -out: results folder ("": results/<device>)
+	Limit   int    // -limit: measure only the first Limit inputs of each suite (0: all)
+	Sweep   int    // -sweep: random configurations tried per input (0: no sweep)
+	Seed    string // -seed: with Sweep, result CSVs whose configurations are screened too
+	Model   bool   // -model: also the model's choice and the default dispatch
+	Floor   bool   // -floor: each input's floor instead of GEMMs
+	Cases   string // -cases: this file's (input, configuration) pairs instead of suites
+
+	Overhead bool   // -overhead: host time per call and first-call latency
+	Lib      string // -lib: libisaac.so for Overhead
+	CUDAHome string // -cuda: CUDA installation for Overhead
+
+	// Replot (-replot), when set, is a results CSV to regenerate the
+	// reports of, without a GPU, instead of measuring; -readme, -targets
+	// and -floors fill ReplotOptions.
+	Replot string
+	report.ReplotOptions
+}
+
+// bind defines the command's flags on fs, each with its default, into o.
+func (o *Options) bind(fs *flag.FlagSet) {
+	fs.StringVar(&o.Suites, "suite", "table4", "suites to run, comma-separated: table4, table5, csv (empty: none, e.g. with -overhead)")
+	fs.StringVar(&o.Shapes, "shapes", "", "CSV of inputs for -suite csv (columns m,n,k[,layout][,dtype][,suite])")
+	fs.StringVar(&o.DTypes, "dtypes", "s,d,h,hgemmex-f32acc,bf16gemmex-f32acc", "data types, comma-separated")
+	fs.IntVar(&o.Repeats, "repeats", 15, "timed repeats per input and engine (median reported)")
+	fs.IntVar(&o.Warmup, "warmup", 3, "untimed runs per input and engine first")
+	fs.StringVar(&o.Config, "config", "", "also run ISAAC with this configuration (column \"config\")")
+	fs.StringVar(&o.Out, "out", "", "results folder (default results/<device>)")
+	fs.IntVar(&o.Limit, "limit", 0, "measure only the first N inputs of each suite (smoke runs)")
+	fs.StringVar(&o.Seed, "seed", "", "with -sweep: result CSVs (comma-separated) whose configurations for the same inputs are screened too")
+	fs.IntVar(&o.Sweep, "sweep", 0, "sweep: per input, also try this many random legal configurations and report the best (suite files get the prefix sweep-)")
+	fs.BoolVar(&o.Overhead, "overhead", false, "measure host time per call and first-call latency (C harness, needs -lib and CUDA headers)")
+	fs.StringVar(&o.Lib, "lib", "build/libisaac.so", "libisaac.so for -overhead")
+	fs.StringVar(&o.CUDAHome, "cuda", "/usr/local/cuda", "CUDA installation for -overhead")
+	fs.StringVar(&o.Replot, "replot", "", "regenerate Markdown, SVG and the terminal table from a results CSV (no GPU)")
+	fs.StringVar(&o.Readme, "readme", "", "with -replot: update this README's bench_compare section")
+	fs.BoolVar(&o.Targets, "targets", false, "with -replot: also write <csv>-targets.md, the GEMM issue's targets met or missed")
+	fs.StringVar(&o.Column, "column", "", "with -replot: report this extra column of the run (model, dispatch) in place of ISAAC's first: <csv>-<column>.md and .svg, README section <suite>-<column>")
+	fs.StringVar(&o.Floors, "floors", "", "with -replot -targets: a floor CSV (-floor) of the same inputs, to set each missed target against what reading the input takes")
+	fs.BoolVar(&o.Floor, "floor", false, "instead of GEMMs, measure each input's floor: the timer's reading for a kernel that only reads the input's bytes, and for an empty region (floor-<suite>.csv)")
+	fs.StringVar(&o.Cases, "cases", "", "instead of suites, measure the (input, configuration) pairs of this file (lines \"m n k layout dtype config\", ab.sh's format): per input cuBLAS and its configurations interleaved on the same buffers; writes <out>/cases.txt")
+	fs.BoolVar(&o.Model, "model", false, "also run the shipped model's choice per input (column \"model\") and the shim's default dispatch (column \"dispatch\": the model's choice where it predicts a win, cuBLAS elsewhere)")
+}
+
 func main() {
-	suites := flag.String("suite", "table4", "suites to run, comma-separated: table4, table5, csv (empty: none, e.g. with -overhead)")
-	shapes := flag.String("shapes", "", "CSV of inputs for -suite csv (columns m,n,k[,layout][,dtype][,suite])")
-	dtypes := flag.String("dtypes", "s,d,h,hgemmex-f32acc,bf16gemmex-f32acc", "data types, comma-separated")
-	repeats := flag.Int("repeats", 15, "timed repeats per input and engine (median reported)")
-	warmup := flag.Int("warmup", 3, "untimed runs per input and engine first")
-	config := flag.String("config", "", "also run ISAAC with this configuration (column \"config\")")
-	out := flag.String("out", "", "results folder (default bench_compare/results/<device>)")
-	limit := flag.Int("limit", 0, "measure only the first N inputs of each suite (smoke runs)")
-	seed := flag.String("seed", "", "with -sweep: result CSVs (comma-separated) whose configurations for the same inputs are screened too")
-	sweep := flag.Int("sweep", 0, "sweep: per input, also try this many random legal configurations and report the best (suite files get the prefix sweep-)")
-	overhead := flag.Bool("overhead", false, "measure host time per call and first-call latency (C harness, needs -lib and CUDA headers)")
-	lib := flag.String("lib", "build/libisaac.so", "libisaac.so for -overhead")
-	cudaHome := flag.String("cuda", "/usr/local/cuda", "CUDA installation for -overhead")
-	replot := flag.String("replot", "", "regenerate Markdown, SVG and the terminal table from a results CSV (no GPU)")
-	readme := flag.String("readme", "", "with -replot: update this README's bench_compare section")
-	targets := flag.Bool("targets", false, "with -replot: also write <csv>-targets.md, the GEMM issue's targets met or missed")
-	floorCSV := flag.String("floors", "", "with -replot -targets: a floor CSV (-floor) of the same inputs, to set each missed target against what reading the input takes")
-	floor := flag.Bool("floor", false, "instead of GEMMs, measure each input's floor: the timer's reading for a kernel that only reads the input's bytes, and for an empty region (floor-<suite>.csv)")
-	cases := flag.String("cases", "", "instead of suites, measure the (input, configuration) pairs of this file (lines \"m n k layout dtype config\", ab.sh's format): per input cuBLAS and its configurations interleaved on the same buffers; writes <out>/cases.txt")
-	model := flag.Bool("model", false, "also run the shipped model's choice per input (column \"model\") and the shim's default dispatch (column \"dispatch\": the model's choice where it predicts a win, cuBLAS elsewhere)")
+	var o Options
+	o.bind(flag.CommandLine)
 	flag.Parse()
-	if *replot != "" {
-		if err := replotCSV(*replot, *readme, *targets, *floorCSV); err != nil {
-			fmt.Fprintln(os.Stderr, "bench_compare:", err)
-			os.Exit(1)
-		}
-		return
+	var err error
+	if o.Replot != "" {
+		err = report.Replot(o.Replot, o.ReplotOptions, os.Stdout)
+	} else {
+		err = run(o)
 	}
-	if err := run(*suites, *shapes, *dtypes, *repeats, *warmup, *config, *out, *limit, *sweep, *seed, *overhead, *lib, *cudaHome, *model, *floor, *cases); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench_compare:", err)
 		os.Exit(1)
 	}
 }
 
-func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out string, limit, sweep int, seedPaths string,
-	overhead bool, lib, cudaHome string, model, floor bool, cases string) error {
-	var dts []DType
-	for _, name := range strings.Split(dtypeList, ",") {
-		d, err := DTypeByName(strings.TrimSpace(name))
+// run measures what o asks for. Without a GPU it says so on stderr and
+// returns nil.
+func run(o Options) error {
+	var dts []dtype
+	for _, name := range strings.Split(o.DTypes, ",") {
+		d, err := dtypeByName(strings.TrimSpace(name))
 		if err != nil {
 			return err
 		}
 		dts = append(dts, d)
 	}
-	engines := []Engine{{Name: "ours"}}
-	if config != "" {
-		c, err := ptx.ParseConfig(config)
+	engines := []engine{{Name: "ours"}}
+	if o.Config != "" {
+		c, err := ptx.ParseConfig(o.Config)
 		if err != nil {
 			return err
 		}
-		engines = append(engines, Engine{Name: "config", Config: &c})
+		engines = append(engines, engine{Name: "config", Config: &c})
 	}
 	runtime.LockOSThread()
-	b, err := NewBench(repeats, warmup)
+	b, err := newBench(o.Repeats, o.Warmup)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bench_compare: no GPU (%v): nothing measured\n", err)
 		return nil
 	}
+	out := o.Out
 	if out == "" {
-		out = filepath.Join("bench_compare", "results", b.Env.DeviceKey)
+		out = filepath.Join("results", b.Env.DeviceKey)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
 	b.Env.Commit = gitCommit()
-	if cases != "" {
-		return runCases(b, cases, out, os.Stderr)
+	if o.Cases != "" {
+		return runCases(b, o.Cases, out, os.Stderr)
 	}
-	if model {
+	if o.Model {
 		e, err := modelEngine(b)
 		if err != nil {
 			return err
@@ -107,22 +149,22 @@ func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out 
 	}
 	fmt.Fprintf(os.Stderr, "%s (%d SMs, %d MHz), %s, cuBLAS %s, cuDNN %s\n", b.Env.Device, b.Env.SMs,
 		b.Env.SMClockMHz, b.Env.Driver, b.Env.CUBLAS, b.Env.CUDNN)
-	for _, suite := range strings.Split(suites, ",") {
-		var inputs []Input
+	for _, suite := range strings.Split(o.Suites, ",") {
+		var inputs []input
 		switch suite = strings.TrimSpace(suite); suite {
 		case "": // -suite "": no suite (-overhead alone)
 			continue
 		case "table4":
-			inputs = Inputs(Table4(), dts)
+			inputs = inputsOf(suites.Table4(), dts)
 		case "table5":
-			fmt.Fprintf(os.Stderr, "table5: %d convolutions skipped: the shim serves no convolution yet (cuDNN takes them)\n", len(Table5))
+			fmt.Fprintf(os.Stderr, "table5: %d convolutions skipped: the shim serves no convolution yet (cuDNN takes them)\n", len(table5))
 			continue
 		case "csv":
-			f, err := os.Open(shapesPath)
+			f, err := os.Open(o.Shapes)
 			if err != nil {
 				return fmt.Errorf("-suite csv needs -shapes: %w", err)
 			}
-			inputs, err = ReadShapes(f, dts)
+			inputs, err = readShapes(f, dts)
 			f.Close()
 			if err != nil {
 				return err
@@ -130,59 +172,68 @@ func run(suites, shapesPath, dtypeList string, repeats, warmup int, config, out 
 		default:
 			return fmt.Errorf("unknown suite %q", suite)
 		}
-		if limit > 0 && len(inputs) > limit {
-			inputs = inputs[:limit]
+		if o.Limit > 0 && len(inputs) > o.Limit {
+			inputs = inputs[:o.Limit]
 		}
-		if floor {
-			if err := floorAll(b, inputs, out, suite, os.Stderr); err != nil {
-				return err
-			}
-			continue
-		}
-		var rows []Row
-		if sweep > 0 {
-			seeds, err := LoadSeeds(seedPaths)
-			if err != nil {
-				return err
-			}
-			s := &Sweeper{Candidates: sweep, Screen: 3, Finalists: 3, Rounds: 3, Seed: 1, Seeds: seeds}
-			rows, err = sweepAll(b, s, inputs, os.Stderr)
-			suite = "sweep-" + suite
-		} else {
-			rows, err = measureAll(b, inputs, engines, os.Stderr)
-		}
-		if err != nil {
-			return err
-		}
-		if err := writeResults(out, suite, b.Env, rows); err != nil {
+		if err := runSuite(b, o, out, suite, inputs, engines); err != nil {
 			return err
 		}
 	}
-	if overhead {
-		bin, err := buildHarness(cudaHome, lib)
-		if err != nil {
-			return err
-		}
-		rows, first, err := MeasureOverhead(bin, os.Stderr)
-		if err != nil {
-			return err
-		}
-		if err := writeFile(filepath.Join(out, "overhead.csv"), func(w io.Writer) error { return WriteOverheadCSV(w, rows, first) }); err != nil {
-			return err
-		}
-		if err := writeFile(filepath.Join(out, "overhead.env"), func(w io.Writer) error { return WriteEnv(w, b.Env) }); err != nil {
-			return err
-		}
+	if o.Overhead {
+		return runOverhead(b, o, out)
 	}
 	return nil
 }
 
+// runSuite measures a suite's inputs as o asks (floors, a sweep, or the
+// engines side by side) and writes the results into out.
+func runSuite(b *bench, o Options, out, suite string, inputs []input, engines []engine) error {
+	if o.Floor {
+		return floorAll(b, inputs, out, suite, os.Stderr)
+	}
+	var rows []report.Row
+	if o.Sweep > 0 {
+		seeds, err := loadSeeds(o.Seed)
+		if err != nil {
+			return err
+		}
+		s := &sweeper{Candidates: o.Sweep, Screen: 3, Finalists: 3, Rounds: 3, Seed: 1, Seeds: seeds}
+		if rows, err = sweepAll(b, s, inputs, os.Stderr); err != nil {
+			return err
+		}
+		suite = "sweep-" + suite
+	} else {
+		var err error
+		if rows, err = measureAll(b, inputs, engines, os.Stderr); err != nil {
+			return err
+		}
+	}
+	return writeResults(out, suite, b.Env, rows)
+}
+
+// runOverhead builds the host-overhead harness against o.Lib and writes
+// overhead.csv and overhead.env into out.
+func runOverhead(b *bench, o Options, out string) error {
+	bin, err := buildHarness(o.CUDAHome, o.Lib)
+	if err != nil {
+		return err
+	}
+	rows, first, err := measureOverhead(bin, os.Stderr)
+	if err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(out, "overhead.csv"), func(w io.Writer) error { return writeOverheadCSV(w, rows, first) }); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(out, "overhead.env"), func(w io.Writer) error { return report.WriteEnv(w, b.Env) })
+}
+
 // measureAll measures every input, with a progress line (rate and ETA).
-func measureAll(b *Bench, inputs []Input, engines []Engine, progress io.Writer) ([]Row, error) {
-	var rows []Row
+func measureAll(b *bench, inputs []input, engines []engine, progress io.Writer) ([]report.Row, error) {
+	var rows []report.Row
 	start := time.Now()
 	for i, in := range inputs {
-		row, err := b.Measure(in, engines)
+		row, err := b.measure(in, engines)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s %dx%dx%d %s: %w", in.Suite, in.DType.Name, in.M, in.N, in.K, in.Layout, err)
 		}
@@ -196,10 +247,10 @@ func measureAll(b *Bench, inputs []Input, engines []Engine, progress io.Writer) 
 }
 
 // floorAll measures every input's floor and writes floor-<suite>.csv and .env.
-func floorAll(b *Bench, inputs []Input, out, suite string, progress io.Writer) error {
-	var rows []FloorRow
+func floorAll(b *bench, inputs []input, out, suite string, progress io.Writer) error {
+	var rows []report.FloorRow
 	for i, in := range inputs {
-		r, err := b.Floor(in)
+		r, err := b.floor(in)
 		if err != nil {
 			return fmt.Errorf("%s %s %dx%dx%d %s: %w", in.Suite, in.DType.Name, in.M, in.N, in.K, in.Layout, err)
 		}
@@ -208,10 +259,10 @@ func floorAll(b *Bench, inputs []Input, out, suite string, progress io.Writer) e
 			i+1, len(inputs), in.Suite, in.DType.Name, in.M, in.N, in.K, in.Layout, r.Bytes/1e6, r.FloorUS, r.GBs(), r.EmptyUS)
 	}
 	base := filepath.Join(out, "floor-"+suite)
-	if err := writeFile(base+".csv", func(w io.Writer) error { return WriteFloorCSV(w, rows) }); err != nil {
+	if err := writeFile(base+".csv", func(w io.Writer) error { return report.WriteFloorCSV(w, rows) }); err != nil {
 		return err
 	}
-	return writeFile(base+".env", func(w io.Writer) error { return WriteEnv(w, b.Env) })
+	return writeFile(base+".env", func(w io.Writer) error { return report.WriteEnv(w, b.Env) })
 }
 
 func writeFile(path string, write func(io.Writer) error) error {
@@ -226,122 +277,14 @@ func writeFile(path string, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-// writeResults writes <suite>.csv, .env, .md and .svg, and the table to stdout.
-func writeResults(dir, suite string, env Env, rows []Row) error {
-	base := filepath.Join(dir, suite)
-	title := fmt.Sprintf("ISAAC vs cuBLAS — %s suite on %s", suite, env.Device)
-	steps := []struct {
-		ext   string
-		write func(io.Writer) error
-	}{
-		{".csv", func(w io.Writer) error { return WriteCSV(w, rows) }},
-		{".env", func(w io.Writer) error { return WriteEnv(w, env) }},
-		{".md", func(w io.Writer) error { return WriteMarkdown(w, title, env, rows) }},
-		{".svg", func(w io.Writer) error { return WriteSVG(w, title, env, rows) }},
-	}
-	for _, s := range steps {
-		if err := writeFile(base+s.ext, s.write); err != nil {
-			return err
-		}
-	}
-	if err := writeDTypePlots(base, suite, env, rows); err != nil {
+// writeResults writes <suite>.csv, .env, .md and .svg (and one SVG per data
+// type) into dir, and the table to stdout.
+func writeResults(dir, suite string, env report.Env, rows []report.Row) error {
+	if err := report.WriteSuite(dir, suite, env, rows); err != nil {
 		return err
 	}
-	WriteTable(os.Stdout, rows)
-	fmt.Fprintf(os.Stderr, "wrote %s.{csv,env,md,svg} and one SVG per data type\n", base)
-	return nil
-}
-
-// writeDTypePlots writes <base>-<dtype>.svg for every data type of the
-// rows: one figure per precision, as in the paper's Figures 6–11.
-func writeDTypePlots(base, suite string, env Env, rows []Row) error {
-	var order []string
-	by := map[string][]Row{}
-	for _, r := range rows {
-		if _, ok := by[r.DType]; !ok {
-			order = append(order, r.DType)
-		}
-		by[r.DType] = append(by[r.DType], r)
-	}
-	if len(order) < 2 {
-		return nil
-	}
-	for _, d := range order {
-		title := fmt.Sprintf("ISAAC vs cuBLAS — %s suite, %s, on %s", suite, d, env.Device)
-		if err := writeFile(base+"-"+d+".svg", func(w io.Writer) error { return WriteSVG(w, title, env, by[d]) }); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// replotCSV regenerates the Markdown, the SVG and the table from recorded
-// results (the .env next to the CSV gives the provenance).
-func replotCSV(path, readme string, targets bool, floorPath string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	rows, err := ReadCSV(f)
-	f.Close()
-	if err != nil {
-		return err
-	}
-	base := strings.TrimSuffix(path, ".csv")
-	ef, err := os.Open(base + ".env")
-	if err != nil {
-		return err
-	}
-	env, err := ReadEnv(ef)
-	ef.Close()
-	if err != nil {
-		return err
-	}
-	suite := filepath.Base(base)
-	title := fmt.Sprintf("ISAAC vs cuBLAS — %s suite on %s", suite, env.Device)
-	if err := writeFile(base+".md", func(w io.Writer) error { return WriteMarkdown(w, title, env, rows) }); err != nil {
-		return err
-	}
-	if err := writeFile(base+".svg", func(w io.Writer) error { return WriteSVG(w, title, env, rows) }); err != nil {
-		return err
-	}
-	if err := writeDTypePlots(base, suite, env, rows); err != nil {
-		return err
-	}
-	var floors Floors
-	if floorPath != "" {
-		ff, err := os.Open(floorPath)
-		if err != nil {
-			return err
-		}
-		floors, err = ReadFloorCSV(ff)
-		ff.Close()
-		if err != nil {
-			return err
-		}
-	}
-	if targets {
-		err := writeFile(base+"-targets.md", func(w io.Writer) error {
-			fmt.Fprintf(w, "# %s: the GEMM issue's targets\n\nBest swept configuration per row; %s, %s, cuBLAS %s, %s, commit `%s`.\n\n",
-				suite, env.Device, env.Driver, env.CUBLAS, env.Date, short(env.Commit))
-			WriteTargets(w, rows, floors)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		WriteTargets(os.Stdout, rows, floors)
-	}
-	if readme != "" {
-		rel, err := filepath.Rel(filepath.Dir(readme), filepath.Dir(path))
-		if err != nil {
-			return err
-		}
-		if err := UpdateReadme(readme, filepath.ToSlash(rel), suite, env, rows); err != nil {
-			return err
-		}
-	}
-	WriteTable(os.Stdout, rows)
+	report.WriteTable(os.Stdout, rows)
+	fmt.Fprintf(os.Stderr, "wrote %s.{csv,env,md,svg} and one SVG per data type\n", filepath.Join(dir, suite))
 	return nil
 }
 

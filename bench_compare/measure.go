@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/isaacgo/isaac/bench_compare/internal/report"
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/devbench"
 	"github.com/isaacgo/isaac/internal/devsession"
@@ -12,9 +13,9 @@ import (
 	"github.com/isaacgo/isaac/request"
 )
 
-// Engine is one column of ours: the server's own choice without a model
+// engine is one column of ours: the server's own choice without a model
 // (Config nil: ISAAC_CONFIG or the heuristic's) or a forced configuration.
-type Engine struct {
+type engine struct {
 	Name   string
 	Config *ptx.GemmConfig
 	// Choose, when set, picks the configuration per input (the model's
@@ -27,24 +28,24 @@ type Engine struct {
 	Describe func(g *request.Gemm) string
 }
 
-// Bench measures inputs on device 0, in its primary context, on the
-// timer's stream (a devbench.Session). The caller keeps the goroutine
+// bench measures inputs on device 0, in its primary context, on the
+// timer's stream (a devsession.Session). The caller keeps the goroutine
 // locked to its OS thread.
-type Bench struct {
+type bench struct {
 	*devsession.Session
 	Repeats int
 	Warmup  int
 	stream  cuda.Stream
 }
 
-// NewBench sets up the session: the device, the vendor handle, the L2 flush
+// newBench sets up the session: the device, the vendor handle, the L2 flush
 // buffer and the environment record.
-func NewBench(repeats, warmup int) (*Bench, error) {
+func newBench(repeats, warmup int) (*bench, error) {
 	s, err := devsession.New(devsession.Options{Blocking: true, Flush: devbench.FlushRead})
 	if err != nil {
 		return nil, err
 	}
-	b := &Bench{Session: s, Repeats: repeats, Warmup: warmup, stream: s.Timer.Stream}
+	b := &bench{Session: s, Repeats: repeats, Warmup: warmup, stream: s.Timer.Stream}
 	b.Env.Method = "one process, same buffers; vendor and ISAAC interleaved (alternating which goes first); " +
 		b.Timer.Describe() + "; CUDA events around the call; " +
 		"median of the repeats; alpha=1, beta=0; peaks from device attributes (SMs x max SM clock x " +
@@ -69,7 +70,7 @@ func (s *inputSetup) free() {
 
 // setup allocates and fills an input's operands (never zeros) and builds
 // its request on the bench's stream.
-func (b *Bench) setup(in Input) (*inputSetup, error) {
+func (b *bench) setup(in input) (*inputSetup, error) {
 	ta, tb := in.Ops()
 	c := gemmcheck.Case{
 		Type:   in.DType.GemmType,
@@ -98,11 +99,11 @@ func (b *Bench) setup(in Input) (*inputSetup, error) {
 	return s, nil
 }
 
-// Measure times one input through the vendor and every engine.
-func (b *Bench) Measure(in Input, engines []Engine) (Row, error) {
+// measure times one input through the vendor and every engine.
+func (b *bench) measure(in input, engines []engine) (report.Row, error) {
 	s, err := b.setup(in)
 	if err != nil {
-		return Row{}, err
+		return report.Row{}, err
 	}
 	defer s.free()
 	return b.measureSetup(in, s, engines)
@@ -110,9 +111,9 @@ func (b *Bench) Measure(in Input, engines []Engine) (Row, error) {
 
 // measureSetup times the vendor and the engines on prepared buffers: warm-up,
 // the agreement check, then interleaved timed repeats.
-func (b *Bench) measureSetup(in Input, s *inputSetup, engines []Engine) (Row, error) {
+func (b *bench) measureSetup(in input, s *inputSetup, engines []engine) (report.Row, error) {
 	g := s.g
-	engines = append([]Engine(nil), engines...)
+	engines = append([]engine(nil), engines...)
 	for i, e := range engines {
 		choose := e.Choose
 		if choose == nil && e.Config == nil && e.Run == nil {
@@ -121,7 +122,7 @@ func (b *Bench) measureSetup(in Input, s *inputSetup, engines []Engine) (Row, er
 		if choose != nil {
 			c, err := choose(g)
 			if err != nil {
-				return Row{}, err
+				return report.Row{}, err
 			}
 			engines[i].Config = &c
 		}
@@ -137,15 +138,15 @@ func (b *Bench) measureSetup(in Input, s *inputSetup, engines []Engine) (Row, er
 	for i := 0; i < b.Warmup; i++ {
 		for _, run := range runs {
 			if err := run(); err != nil {
-				return Row{}, err
+				return report.Row{}, err
 			}
 		}
 	}
 	if err := b.stream.Synchronize(); err != nil {
-		return Row{}, err
+		return report.Row{}, err
 	}
 	if err := b.agree(g, runs, in, s.cSize); err != nil {
-		return Row{}, err
+		return report.Row{}, err
 	}
 	times := make([][]float64, len(runs))
 	for rep := 0; rep < b.Repeats; rep++ {
@@ -153,16 +154,16 @@ func (b *Bench) measureSetup(in Input, s *inputSetup, engines []Engine) (Row, er
 			k := (j + rep) % len(runs) // rotate who goes first
 			us, err := b.time(runs[k])
 			if err != nil {
-				return Row{}, err
+				return report.Row{}, err
 			}
 			times[k] = append(times[k], us)
 		}
 	}
-	flops, bytes := Work(in, true)
-	row := Row{
+	flops, bytes := work(in, true)
+	row := report.Row{
 		Suite: in.Suite, Op: "gemm", DType: in.DType.Name, M: in.M, N: in.N, K: in.K, Layout: in.Layout,
-		VendorUS: Median(times[0]), OursUS: Median(times[1]), Flops: flops, Bytes: bytes,
-		RooflineUS: RooflineUS(flops, bytes, b.Env.PeakTFLOPs[in.DType.Peak], b.Env.BandwidthGBs),
+		VendorUS: median(times[0]), OursUS: median(times[1]), Flops: flops, Bytes: bytes,
+		RooflineUS: rooflineUS(flops, bytes, b.Env.PeakTFLOPs[in.DType.Peak], b.Env.BandwidthGBs),
 	}
 	row.Speedup = row.VendorUS / row.OursUS
 	if cfg, err := engineConfig(g, engines[0]); err == nil {
@@ -170,12 +171,12 @@ func (b *Bench) measureSetup(in Input, s *inputSetup, engines []Engine) (Row, er
 	}
 	for j, e := range engines[1:] {
 		cfg, _ := engineConfig(g, e)
-		row.Alt = append(row.Alt, Alt{Name: e.Name, US: Median(times[j+2]), Config: cfg})
+		row.Alt = append(row.Alt, report.Alt{Name: e.Name, US: median(times[j+2]), Config: cfg})
 	}
 	return row, nil
 }
 
-func engineConfig(g *request.Gemm, e Engine) (string, error) {
+func engineConfig(g *request.Gemm, e engine) (string, error) {
 	if e.Describe != nil {
 		return e.Describe(g), nil
 	}
@@ -187,12 +188,12 @@ func engineConfig(g *request.Gemm, e Engine) (string, error) {
 
 // time runs one call between two events, after flushing L2, and returns
 // the elapsed microseconds.
-func (b *Bench) time(run func() error) (float64, error) { return b.Timer.Time(run) }
+func (b *bench) time(run func() error) (float64, error) { return b.Timer.Time(run) }
 
 // agree checks, before timing, that every engine computes what the vendor
 // computes (normwise, within the data type's tolerance): a benchmark of a
 // wrong result is worthless. Results too large to copy back are skipped.
-func (b *Bench) agree(g *request.Gemm, runs []func() error, in Input, cBytes int) error {
+func (b *bench) agree(g *request.Gemm, runs []func() error, in input, cBytes int) error {
 	if cBytes > 256<<20 {
 		return nil
 	}
@@ -235,7 +236,7 @@ func (b *Bench) agree(g *request.Gemm, runs []func() error, in Input, cBytes int
 // agreement check accepts: loose enough for the accumulation-order
 // differences of deep reductions (f16 accumulation in cublasHgemm above
 // all), tight enough that a wrong kernel (errors of order |C|) fails.
-func tolerance(in Input) float64 {
+func tolerance(in input) float64 {
 	switch in.DType.Name {
 	case "d":
 		return 1e-9

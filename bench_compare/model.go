@@ -15,19 +15,19 @@ import (
 // modelEngine is the "model" column: per input, the best-predicted
 // configuration of the device's shipped weights (predictor.Chooser: seed
 // pool, heuristic candidates, model-guided search).
-func modelEngine(b *Bench) (Engine, error) {
+func modelEngine(b *bench) (engine, error) {
 	deviceKey := b.Env.DeviceKey
 	w, err := weights.For(deviceKey)
 	if err != nil {
-		return Engine{}, err
+		return engine{}, err
 	}
 	cfg, ok := w.Model("config")
 	if !ok || cfg.Schema != predictor.ConfigSchema {
-		return Engine{}, fmt.Errorf("bench_compare: the %s weights have no configuration model of this build's schema", deviceKey)
+		return engine{}, fmt.Errorf("bench_compare: the %s weights have no configuration model of this build's schema", deviceKey)
 	}
 	vendor, _ := w.Model("vendor")
 	ch := &predictor.Chooser{Config: cfg, Vendor: vendor, Dev: b.Limits, TopK: 5, Margin: 1, Pool: 1024}
-	return Engine{Name: "model", Choose: func(g *request.Gemm) (ptx.GemmConfig, error) {
+	return engine{Name: "model", Choose: func(g *request.Gemm) (ptx.GemmConfig, error) {
 		cls, err := space.Class(g)
 		if err != nil {
 			return ptx.GemmConfig{}, err
@@ -64,7 +64,7 @@ func modelEngine(b *Bench) (Engine, error) {
 // kernel compiles in the background, and a decision to serve is then
 // checked on calls as the shim's are (settle), so that no timed call is
 // one of the check's.
-func dispatchEngine(b *Bench) Engine {
+func dispatchEngine(b *bench) engine {
 	o := b.Server.Options()
 	o.Policy = serve.Auto
 	srv := serve.NewOn(b.Kernels, o)
@@ -77,7 +77,7 @@ func dispatchEngine(b *Bench) Engine {
 		srv.AfterForward(t)
 		return err
 	}
-	return Engine{Name: "dispatch",
+	return engine{Name: "dispatch",
 		Choose: func(g *request.Gemm) (ptx.GemmConfig, error) {
 			cfg, r := srv.Decide(g)
 			if r == request.Served {

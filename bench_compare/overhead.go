@@ -14,18 +14,18 @@ import (
 //go:embed harness/host_overhead.c
 var harnessSource []byte
 
-// OverheadRow is the host time per call of the shim against cuBLAS in one
+// overheadRow is the host time per call of the shim against cuBLAS in one
 // process (harness/host_overhead.c), in one mode.
-type OverheadRow struct {
+type overheadRow struct {
 	Mode                       string // "forwarded" (Go decides, vendor runs), "served", "disabled" (C pass-through)
 	Round, N                   int
 	VendorNS, ShimNS           float64 // median host ns per call
 	AddedMedianNS, AddedMeanNS float64
 }
 
-// FirstCallRow is the latency of the first call on a new shape, with an
+// firstCallRow is the latency of the first call on a new shape, with an
 // empty kernel cache (cold: generate and JIT) or a warm disk cache.
-type FirstCallRow struct {
+type firstCallRow struct {
 	Cache             string // "cold" or "warm-disk"
 	M, N, K           int
 	FirstUS, SecondUS float64
@@ -73,21 +73,21 @@ func atof(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
 func atoi(s string) int     { v, _ := strconv.Atoi(s); return v }
 
 // parseCalls reads the harness's "calls" line.
-func parseCalls(mode string, round int, out string) (OverheadRow, error) {
+func parseCalls(mode string, round int, out string) (overheadRow, error) {
 	m := callsRE.FindStringSubmatch(out)
 	if m == nil {
-		return OverheadRow{}, fmt.Errorf("unexpected harness output %q", out)
+		return overheadRow{}, fmt.Errorf("unexpected harness output %q", out)
 	}
-	return OverheadRow{mode, round, atoi(m[1]), atof(m[2]), atof(m[3]), atof(m[4]), atof(m[5])}, nil
+	return overheadRow{mode, round, atoi(m[1]), atof(m[2]), atof(m[3]), atof(m[4]), atof(m[5])}, nil
 }
 
 // parseFirst reads the harness's "first" line.
-func parseFirst(cache, out string) (FirstCallRow, error) {
+func parseFirst(cache, out string) (firstCallRow, error) {
 	m := firstRE.FindStringSubmatch(out)
 	if m == nil {
-		return FirstCallRow{}, fmt.Errorf("unexpected harness output %q", out)
+		return firstCallRow{}, fmt.Errorf("unexpected harness output %q", out)
 	}
-	return FirstCallRow{cache, atoi(m[1]), atoi(m[2]), atoi(m[3]), atof(m[4]), atof(m[5])}, nil
+	return firstCallRow{cache, atoi(m[1]), atoi(m[2]), atoi(m[3]), atof(m[4]), atof(m[5])}, nil
 }
 
 var overheadModes = []struct {
@@ -100,10 +100,10 @@ var overheadModes = []struct {
 	{"disabled", []string{"ISAAC_DISABLE=1"}},
 }
 
-// MeasureOverhead runs the harness: 3 rounds of every mode for SGEMMs of
+// measureOverhead runs the harness: 3 rounds of every mode for SGEMMs of
 // 16³ and 64³, then first-call latencies cold and with a warm disk cache.
-func MeasureOverhead(bin string, progress io.Writer) ([]OverheadRow, []FirstCallRow, error) {
-	var rows []OverheadRow
+func measureOverhead(bin string, progress io.Writer) ([]overheadRow, []firstCallRow, error) {
+	var rows []overheadRow
 	for round := 1; round <= 3; round++ {
 		for _, n := range []int{16, 64} {
 			for _, mode := range overheadModes {
@@ -125,7 +125,7 @@ func MeasureOverhead(bin string, progress io.Writer) ([]OverheadRow, []FirstCall
 		return nil, nil, err
 	}
 	defer os.RemoveAll(cache)
-	var first []FirstCallRow
+	var first []firstCallRow
 	// cuBLAS's own first call on the shape (forwarded: the baseline), the
 	// heuristic (always: the kernel compiled in line) and the model (auto:
 	// its choice in line; a kernel not on disk is compiled in the
@@ -161,8 +161,8 @@ func MeasureOverhead(bin string, progress io.Writer) ([]OverheadRow, []FirstCall
 	return rows, first, nil
 }
 
-// WriteOverheadCSV writes both tables.
-func WriteOverheadCSV(w io.Writer, rows []OverheadRow, first []FirstCallRow) error {
+// writeOverheadCSV writes both tables.
+func writeOverheadCSV(w io.Writer, rows []overheadRow, first []firstCallRow) error {
 	fmt.Fprintln(w, "kind,mode,round,m,n,k,vendor_ns,shim_ns,added_median_ns,added_mean_ns,first_us,second_us")
 	for _, r := range rows {
 		fmt.Fprintf(w, "per-call,%s,%d,%d,%d,%d,%.0f,%.0f,%.0f,%.0f,,\n", r.Mode, r.Round, r.N, r.N, r.N,

@@ -2,9 +2,9 @@ package main
 
 import "math"
 
-// Work is the arithmetic and the minimum memory traffic of a GEMM: every
+// work is the arithmetic and the minimum memory traffic of a GEMM: every
 // operand read once, C written (and read first when beta ≠ 0).
-func Work(in Input, betaZero bool) (flops, bytes float64) {
+func work(in input, betaZero bool) (flops, bytes float64) {
 	m, n, k := float64(in.M), float64(in.N), float64(in.K)
 	ab := float64(in.DType.AB.Size())
 	c := float64(in.DType.C.Size())
@@ -16,9 +16,9 @@ func Work(in Input, betaZero bool) (flops, bytes float64) {
 	return flops, bytes
 }
 
-// RooflineUS is the physical lower bound on the time, in microseconds:
+// rooflineUS is the physical lower bound on the time, in microseconds:
 // max(flops / peak flops, bytes / peak bandwidth).
-func RooflineUS(flops, bytes, peakTFLOPs, bandwidthGBs float64) float64 {
+func rooflineUS(flops, bytes, peakTFLOPs, bandwidthGBs float64) float64 {
 	if peakTFLOPs <= 0 || bandwidthGBs <= 0 {
 		return math.NaN()
 	}

@@ -11,18 +11,18 @@ import (
 	"github.com/isaacgo/isaac/request"
 )
 
-// DType is a served GEMM type (request.GemmTypes) as bench_compare names it
+// dtype is a served GEMM type (request.GemmTypes) as bench_compare names it
 // (the names of ../shared/reference's vendor figures), with the peak that
 // bounds it.
-type DType struct {
+type dtype struct {
 	Name string
 	request.GemmType
 	Peak string // which PeakTFLOPs entry bounds it
 }
 
-// DTypes are the classes the suites run: cublasSgemm (FP32, default math),
+// dtypes are the classes the suites run: cublasSgemm (FP32, default math),
 // cublasDgemm, cublasHgemm, and cublasGemmEx FP16 and BF16 with FP32 compute.
-var DTypes = []DType{
+var dtypes = []dtype{
 	{"s", request.Sgemm, "fp32"},
 	{"d", request.Dgemm, "fp64-tensor"},
 	{"h", request.Hgemm, "fp16-tensor"},
@@ -31,31 +31,25 @@ var DTypes = []DType{
 	{"sgemm-tf32", request.SgemmTF32, "tf32-tensor"},
 }
 
-// DTypeByName finds a class by name.
-func DTypeByName(name string) (DType, error) {
-	for _, d := range DTypes {
+// dtypeByName finds a class by name.
+func dtypeByName(name string) (dtype, error) {
+	for _, d := range dtypes {
 		if d.Name == name {
 			return d, nil
 		}
 	}
-	return DType{}, fmt.Errorf("unknown dtype %q", name)
+	return dtype{}, fmt.Errorf("unknown dtype %q", name)
 }
 
-// Shape is one GEMM input of a suite.
-type Shape = suites.Shape
-
-// Input is a shape in a data type.
-type Input struct {
-	Shape
-	DType DType
+// input is a GEMM input of a suite (internal/suites) in a data type.
+type input struct {
+	suites.Shape
+	DType dtype
 }
 
-// Table4 is the ISAAC paper's Table 4 suite (see internal/suites).
-func Table4() []Shape { return suites.Table4() }
-
-// Table5 is the paper's Table 5 convolutions (N, P, Q, K, C, R, S). The
+// table5 is the paper's Table 5 convolutions (N, P, Q, K, C, R, S). The
 // shim serves no convolution yet: the suite is listed and skipped.
-var Table5 = [][7]int{
+var table5 = [][7]int{
 	{16, 79, 341, 32, 1, 5, 20}, {16, 38, 166, 32, 32, 5, 10}, {16, 24, 240, 32, 16, 3, 3},
 	{16, 12, 120, 64, 32, 3, 3}, {8, 54, 54, 64, 64, 3, 3}, {8, 27, 27, 128, 128, 3, 3},
 	{16, 14, 14, 48, 512, 5, 5}, {16, 7, 7, 128, 832, 5, 5}, {8, 112, 112, 128, 64, 3, 3},
@@ -63,21 +57,21 @@ var Table5 = [][7]int{
 	{16, 7, 7, 512, 512, 3, 3}, {16, 7, 7, 2048, 1024, 1, 1},
 }
 
-// Inputs crosses shapes with data types.
-func Inputs(shapes []Shape, dtypes []DType) []Input {
-	var in []Input
-	for _, d := range dtypes {
+// inputsOf crosses shapes with data types.
+func inputsOf(shapes []suites.Shape, dts []dtype) []input {
+	var in []input
+	for _, d := range dts {
 		for _, s := range shapes {
-			in = append(in, Input{s, d})
+			in = append(in, input{s, d})
 		}
 	}
 	return in
 }
 
-// ReadShapes reads a user's CSV of inputs: a header naming at least the
+// readShapes reads a user's CSV of inputs: a header naming at least the
 // columns m, n, k, and optionally layout (default NN), dtype (one input per
 // listed dtype when absent) and suite (default "csv"); '#' lines are skipped.
-func ReadShapes(r io.Reader, defaultDTypes []DType) ([]Input, error) {
+func readShapes(r io.Reader, defaultDTypes []dtype) ([]input, error) {
 	cr := csv.NewReader(r)
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
@@ -104,7 +98,7 @@ func ReadShapes(r io.Reader, defaultDTypes []DType) ([]Input, error) {
 		}
 		return def
 	}
-	var out []Input
+	var out []input
 	for line, rec := range recs[1:] {
 		var dims [3]int
 		for i, name := range []string{"m", "n", "k"} {
@@ -118,17 +112,17 @@ func ReadShapes(r io.Reader, defaultDTypes []DType) ([]Input, error) {
 		if len(layout) != 2 || strings.Trim(layout, "NT") != "" {
 			return nil, fmt.Errorf("shapes CSV line %d: layout %q", line+2, layout)
 		}
-		s := Shape{Suite: get(rec, "suite", "csv"), M: dims[0], N: dims[1], K: dims[2], Layout: layout}
+		s := suites.Shape{Suite: get(rec, "suite", "csv"), M: dims[0], N: dims[1], K: dims[2], Layout: layout}
 		dts := defaultDTypes
 		if name := get(rec, "dtype", ""); name != "" {
-			d, err := DTypeByName(name)
+			d, err := dtypeByName(name)
 			if err != nil {
 				return nil, fmt.Errorf("shapes CSV line %d: %w", line+2, err)
 			}
-			dts = []DType{d}
+			dts = []dtype{d}
 		}
 		for _, d := range dts {
-			out = append(out, Input{s, d})
+			out = append(out, input{s, d})
 		}
 	}
 	return out, nil

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/devbench"
+	"github.com/isaacgo/isaac/internal/suites"
 	"github.com/isaacgo/isaac/request"
 )
 
 func TestTable4(t *testing.T) {
-	shapes := Table4()
+	shapes := suites.Table4()
 	count := map[string]int{}
 	for _, s := range shapes {
 		count[s.Suite]++
@@ -45,13 +46,13 @@ func TestTable4(t *testing.T) {
 			}
 		}
 	}
-	if n := len(Inputs(shapes, DTypes[:5])); n != 5*19 {
+	if n := len(inputsOf(shapes, dtypes[:5])); n != 5*19 {
 		t.Errorf("%d inputs, want %d", n, 5*19)
 	}
-	if len(Table5) != 14 {
-		t.Errorf("Table 5 has %d convolutions, want 14", len(Table5))
+	if len(table5) != 14 {
+		t.Errorf("Table 5 has %d convolutions, want 14", len(table5))
 	}
-	for i, c := range Table5 {
+	for i, c := range table5 {
 		npq, crs := c[0]*c[1]*c[2], c[4]*c[5]*c[6]
 		// the paper's NPQ and CRS columns
 		wantNPQ := []int{431024, 100928, 92160, 23040, 23328, 5832, 3136, 784, 100352, 25088, 79872, 77824, 784, 784}
@@ -63,7 +64,7 @@ func TestTable4(t *testing.T) {
 }
 
 func TestReadShapes(t *testing.T) {
-	in, err := ReadShapes(strings.NewReader("# my shapes\nm,n,k,layout,dtype\n100,200,300,TN,d\n7, 8, 9,,\n"), DTypes[:2])
+	in, err := readShapes(strings.NewReader("# my shapes\nm,n,k,layout,dtype\n100,200,300,TN,d\n7, 8, 9,,\n"), dtypes[:2])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestReadShapes(t *testing.T) {
 		t.Errorf("defaults: %+v %+v", in[1], in[2])
 	}
 	for _, bad := range []string{"m,n\n1,2\n", "m,n,k\n0,1,1\n", "m,n,k,layout\n1,1,1,X\n", "m,n,k,dtype\n1,1,1,q\n"} {
-		if _, err := ReadShapes(strings.NewReader(bad), DTypes[:1]); err == nil {
+		if _, err := readShapes(strings.NewReader(bad), dtypes[:1]); err == nil {
 			t.Errorf("accepted %q", bad)
 		}
 	}
@@ -85,32 +86,37 @@ func TestReadShapes(t *testing.T) {
 
 func TestRoofline(t *testing.T) {
 	// 4096³ FP16 at 1000 TFLOP/s and 3000 GB/s: compute bound.
-	in := Input{Shape{Suite: "linpack", M: 4096, N: 4096, K: 4096, Layout: "NT"}, DTypes[2]}
-	flops, bytes := Work(in, true)
+	in := input{suites.Shape{Suite: "linpack", M: 4096, N: 4096, K: 4096, Layout: "NT"}, dtypes[2]}
+	flops, bytes := work(in, true)
 	if flops != 2*4096*4096*4096 || bytes != 2*3*4096*4096 {
 		t.Errorf("work %v flops %v bytes", flops, bytes)
 	}
-	if us := RooflineUS(flops, bytes, 1000, 3000); math.Abs(us-flops/1e9) > 1e-9 {
+	if us := rooflineUS(flops, bytes, 1000, 3000); math.Abs(us-flops/1e9) > 1e-9 {
 		t.Errorf("compute-bound roofline %v µs, want %v", us, flops/1e9)
 	}
 	// ICA 32×32×60000 FP32: memory bound, 4·(2·32·60000 + 32·32) bytes.
-	ica := Input{Shape{Suite: "ica", M: 32, N: 32, K: 60000, Layout: "NT"}, DTypes[0]}
-	_, bytes = Work(ica, true)
+	ica := input{suites.Shape{Suite: "ica", M: 32, N: 32, K: 60000, Layout: "NT"}, dtypes[0]}
+	_, bytes = work(ica, true)
 	if want := 4.0 * (2*32*60000 + 32*32); bytes != want {
 		t.Errorf("ICA bytes %v, want %v", bytes, want)
 	}
-	if us := RooflineUS(2*32*32*60000, bytes, 60, 3000); math.Abs(us-bytes/3e6) > 1e-9 {
+	if us := rooflineUS(2*32*32*60000, bytes, 60, 3000); math.Abs(us-bytes/3e6) > 1e-9 {
 		t.Errorf("memory-bound roofline %v µs, want %v", us, bytes/3e6)
 	}
-	if _, withC := Work(ica, false); withC != bytes+4*32*32 {
+	if _, withC := work(ica, false); withC != bytes+4*32*32 {
 		t.Error("beta ≠ 0 does not add C's read")
+	}
+	// FP16 DeepBench 2560×16×2560: 2·(2560·2560 + 2560·16) + 2·2560·16 bytes.
+	db := input{suites.Shape{Suite: "deepbench-f", M: 2560, N: 16, K: 2560, Layout: "NN"}, dtypes[2]}
+	if _, bytes := work(db, true); bytes != 13271040 {
+		t.Errorf("DeepBench bytes %v, want 13271040", bytes)
 	}
 	// H100 SXM: 132 SMs at 1980 MHz, HBM3 2619 MHz × 5120 bits.
 	peaks, bw := devbench.Peaks(9, 0, 132, 1980, 2619, 5120)
 	if math.Abs(peaks["fp32"]-66.9) > 0.1 || math.Abs(peaks["fp16-tensor"]-1070.5) > 0.5 || math.Abs(bw-3352.3) > 0.5 {
 		t.Errorf("H100 peaks %v, bandwidth %v GB/s", peaks, bw)
 	}
-	if !math.IsNaN(RooflineUS(1, 1, 0, 1)) {
+	if !math.IsNaN(rooflineUS(1, 1, 0, 1)) {
 		t.Error("no peak gives a roofline")
 	}
 }
@@ -128,7 +134,7 @@ func TestParseHarness(t *testing.T) {
 		t.Error("garbage parsed")
 	}
 	var b strings.Builder
-	WriteOverheadCSV(&b, []OverheadRow{r}, []FirstCallRow{f})
+	writeOverheadCSV(&b, []overheadRow{r}, []firstCallRow{f})
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[1], "per-call,served,2,16,16,16,7412,6500,-912,-880") ||
 		!strings.HasPrefix(lines[2], "first-call,cold,,333,77,4099") {
@@ -138,10 +144,10 @@ func TestParseHarness(t *testing.T) {
 
 // TestNoGPU: without a GPU the program says so and measures nothing.
 func TestNoGPU(t *testing.T) {
-	if _, err := NewBench(1, 0); err == nil {
+	if _, err := newBench(1, 0); err == nil {
 		t.Skip("a GPU is present")
 	}
-	if err := run("table4", "", "s", 1, 0, "", t.TempDir(), 1, 0, "", false, "", "", true, false, ""); err != nil {
+	if err := run(Options{Suites: "table4", DTypes: "s", Repeats: 1, Out: t.TempDir(), Limit: 1, Model: true}); err != nil {
 		t.Errorf("run without a GPU: %v", err)
 	}
 }
@@ -155,7 +161,7 @@ func TestReadCases(t *testing.T) {
 
 512 512 512 nt s ms=4,ns=8,ml=64,nl=64,u=16,ks=2,kl=1,kg=1,kc=2,va=4,vb=4,st=4,math=ffma,pp=1
 `
-	got, err := ReadCases(strings.NewReader(in))
+	got, err := readCases(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,16 +176,16 @@ func TestReadCases(t *testing.T) {
 		"512 512 512 NT q ms=4,ns=8,ml=64,nl=64,u=16,ks=2,kl=1,kg=1,va=4,vb=4,st=4,math=ffma",
 		"512 512 512 NT s ms=4",
 	} {
-		if _, err := ReadCases(strings.NewReader(bad)); err == nil {
+		if _, err := readCases(strings.NewReader(bad)); err == nil {
 			t.Errorf("%q: want an error", bad)
 		}
 	}
-	f, err := os.Open("ab_cases_pp.txt")
+	f, err := os.Open("cases/ab_cases_pp.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if cs, err := ReadCases(f); err != nil || len(cs) < 20 {
-		t.Fatalf("ab_cases_pp.txt: %d inputs, %v", len(cs), err)
+	if cs, err := readCases(f); err != nil || len(cs) < 20 {
+		t.Fatalf("cases/ab_cases_pp.txt: %d inputs, %v", len(cs), err)
 	}
 }

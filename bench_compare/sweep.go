@@ -7,41 +7,42 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/isaacgo/isaac/bench_compare/internal/report"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/space"
 )
 
-// Sweeper finds, per input, the fastest of many legal configurations: the
+// sweeper finds, per input, the fastest of many legal configurations: the
 // heuristic's plus up to Candidates drawn from the parameter sp and kept
 // when they suit the shape (no block tile far larger than the problem,
 // grid splits only when K is deep enough). Candidates are screened with
 // Screen repeats; then up to Rounds of local search move one parameter at a
 // time from the best; the best few are re-timed with the bench's full
 // repeats.
-type Sweeper struct {
+type sweeper struct {
 	Candidates int
 	Screen     int
 	Finalists  int
 	Rounds     int // local-search rounds after the random screening
 	Seed       uint64
-	Seeds      Seeds // configurations recorded by earlier runs, screened first
+	Seeds      seedSet // configurations recorded by earlier runs, screened first
 	draws      space.Sweep
 }
 
-// Sweep measures one input: the vendor, the heuristic's configuration and
+// sweep measures one input: the vendor, the heuristic's configuration and
 // the best swept configuration. The row's ISAAC time and config are the
 // best swept; the heuristic is an extra column.
-func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
+func (s *sweeper) sweep(b *bench, in input, rng *rand.Rand) (report.Row, error) {
 	setup, err := b.setup(in)
 	if err != nil {
-		return Row{}, err
+		return report.Row{}, err
 	}
 	defer setup.free()
 	g := setup.g
 	cls, err := space.Class(g)
 	if err != nil {
-		return Row{}, err
+		return report.Row{}, err
 	}
 	lim := b.Limits
 	s.draws.N = s.Candidates
@@ -54,18 +55,18 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	}
 	cands = b.Compile(g, cands)
 	if len(cands) == 0 {
-		return Row{}, fmt.Errorf("no candidate configuration loads")
+		return report.Row{}, fmt.Errorf("no candidate configuration loads")
 	}
 	screened, err := s.screen(b, g, in, cands)
 	if err != nil {
-		return Row{}, err
+		return report.Row{}, err
 	}
 	seen := map[ptx.GemmConfig]bool{}
 	for _, c := range screened {
 		seen[c.cfg] = true
 	}
 	if screened, err = s.localSearch(b, g, in, cls, lim, screened, seen); err != nil {
-		return Row{}, err
+		return report.Row{}, err
 	}
 	sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
 	// The pipelined twins of the best mma.sync and SIMT configurations: the
@@ -95,7 +96,7 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 	}
 	more, err := s.screen(b, g, in, b.Compile(g, twins))
 	if err != nil {
-		return Row{}, err
+		return report.Row{}, err
 	}
 	screened = append(screened, more...)
 	sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
@@ -110,37 +111,37 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 		seen[c] = true
 	}
 	if more, err = s.screen(b, g, in, b.Compile(g, tma)); err != nil {
-		return Row{}, err
+		return report.Row{}, err
 	}
 	screened = append(screened, more...)
 	sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
 	if screened[0].cfg.TMA == 1 {
 		if screened, err = s.localSearch(b, g, in, cls, lim, screened, seen); err != nil {
-			return Row{}, err
+			return report.Row{}, err
 		}
 	}
-	finalists := []Engine{{Name: "heuristic", Config: &cands[0]}}
+	finalists := []engine{{Name: "heuristic", Config: &cands[0]}}
 	for i := 0; i < len(screened) && len(finalists) < s.Finalists+1; i++ {
 		if screened[i].cfg != cands[0] {
 			c := screened[i].cfg
-			finalists = append(finalists, Engine{Name: fmt.Sprintf("finalist%d", len(finalists)), Config: &c})
+			finalists = append(finalists, engine{Name: fmt.Sprintf("finalist%d", len(finalists)), Config: &c})
 		}
 	}
 	row, err := b.measureSetup(in, setup, finalists)
 	if err != nil {
-		return Row{}, err
+		return report.Row{}, err
 	}
 	// The best of the heuristic and the finalists is ISAAC's swept figure.
-	best := Alt{Name: "heuristic", US: row.OursUS, Config: row.Config}
+	best := report.Alt{Name: "heuristic", US: row.OursUS, Config: row.Config}
 	for _, a := range row.Alt {
 		if a.US < best.US {
 			best = a
 		}
 	}
-	heuristic := Alt{Name: "heuristic", US: row.OursUS, Config: row.Config}
+	heuristic := report.Alt{Name: "heuristic", US: row.OursUS, Config: row.Config}
 	row.OursUS, row.Config = best.US, best.Config
 	row.Speedup = row.VendorUS / row.OursUS
-	row.Alt = []Alt{heuristic}
+	row.Alt = []report.Alt{heuristic}
 	return row, nil
 }
 
@@ -148,7 +149,7 @@ func (s *Sweeper) Sweep(b *Bench, in Input, rng *rand.Rand) (Row, error) {
 // at a time (the next smaller or larger value in its sp) while a step
 // helps, for up to Rounds rounds; it returns every screened configuration,
 // fastest first.
-func (s *Sweeper) localSearch(b *Bench, g *request.Gemm, in Input, cls ptx.InputClass, lim ptx.DeviceLimits,
+func (s *sweeper) localSearch(b *bench, g *request.Gemm, in input, cls ptx.InputClass, lim ptx.DeviceLimits,
 	screened []scored, seen map[ptx.GemmConfig]bool) ([]scored, error) {
 	for round := 0; round < s.Rounds && len(screened) > 0; round++ {
 		sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
@@ -209,7 +210,7 @@ func minUS(s []scored) float64 {
 
 // screen times each configuration a few times (once for the largest
 // problems) and returns the medians.
-func (s *Sweeper) screen(b *Bench, g *request.Gemm, in Input, cands []ptx.GemmConfig) ([]scored, error) {
+func (s *sweeper) screen(b *bench, g *request.Gemm, in input, cands []ptx.GemmConfig) ([]scored, error) {
 	var out []scored
 	n := s.Screen
 	if 2*float64(in.M)*float64(in.N)*float64(in.K) > 1e12 {
@@ -228,17 +229,17 @@ func (s *Sweeper) screen(b *Bench, g *request.Gemm, in Input, cands []ptx.GemmCo
 			}
 			ts = append(ts, us)
 		}
-		out = append(out, scored{c, Median(ts)})
+		out = append(out, scored{c, median(ts)})
 	}
 	return out, nil
 }
 
 // sweepAll sweeps every input with a progress line.
-func sweepAll(b *Bench, s *Sweeper, inputs []Input, progress io.Writer) ([]Row, error) {
+func sweepAll(b *bench, s *sweeper, inputs []input, progress io.Writer) ([]report.Row, error) {
 	rng := rand.New(rand.NewPCG(s.Seed, 3))
-	var rows []Row
+	var rows []report.Row
 	for i, in := range inputs {
-		row, err := s.Sweep(b, in, rng)
+		row, err := s.sweep(b, in, rng)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s %dx%dx%d %s: %w", in.Suite, in.DType.Name, in.M, in.N, in.K, in.Layout, err)
 		}

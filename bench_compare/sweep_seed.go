@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/isaacgo/isaac/bench_compare/internal/report"
 	"github.com/isaacgo/isaac/ptx"
 )
 
@@ -16,26 +17,26 @@ type seedKey struct {
 	m, n, k       int
 }
 
-func seedKeyOf(in Input) seedKey {
+func seedKeyOf(in input) seedKey {
 	return seedKey{in.DType.Name, in.Layout, in.M, in.N, in.K}
 }
 
-// Seeds are configurations recorded by earlier runs, per input: a sweep
+// seedSet holds configurations recorded by earlier runs, per input: a sweep
 // screens them beside its random candidates, so that a new sweep starts from
 // the best configurations already found (and a kernel-family change is
 // measured against them), instead of depending on its random draw.
-type Seeds map[seedKey][]ptx.GemmConfig
+type seedSet map[seedKey][]ptx.GemmConfig
 
-// ReadSeeds reads the ISAAC configuration columns ("config", and the
+// readSeeds reads the ISAAC configuration columns ("config", and the
 // "heuristic_config" of sweeps) of recorded result CSVs.
-func ReadSeeds(r io.Reader, into Seeds) error {
-	rows, err := ReadCSV(r)
+func readSeeds(r io.Reader, into seedSet) error {
+	rows, err := report.ReadCSV(r)
 	if err != nil {
 		return err
 	}
 	for _, row := range rows {
 		key := seedKey{row.DType, row.Layout, row.M, row.N, row.K}
-		for _, text := range []string{row.Config, row.altConfig("heuristic")} {
+		for _, text := range []string{row.Config, altConfig(row, "heuristic")} {
 			if text == "" {
 				continue
 			}
@@ -51,9 +52,9 @@ func ReadSeeds(r io.Reader, into Seeds) error {
 	return nil
 }
 
-// LoadSeeds reads a comma-separated list of result CSV paths.
-func LoadSeeds(paths string) (Seeds, error) {
-	seeds := Seeds{}
+// loadSeeds reads a comma-separated list of result CSV paths.
+func loadSeeds(paths string) (seedSet, error) {
+	seeds := seedSet{}
 	for _, p := range strings.Split(paths, ",") {
 		if p = strings.TrimSpace(p); p == "" {
 			continue
@@ -62,11 +63,21 @@ func LoadSeeds(paths string) (Seeds, error) {
 		if err != nil {
 			return nil, err
 		}
-		err = ReadSeeds(f, seeds)
+		err = readSeeds(f, seeds)
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 	}
 	return seeds, nil
+}
+
+// altConfig is the configuration of the row's extra column name, or "".
+func altConfig(r report.Row, name string) string {
+	for _, a := range r.Alt {
+		if a.Name == name {
+			return a.Config
+		}
+	}
+	return ""
 }

@@ -10,13 +10,13 @@ import (
 // Seeds come from a recorded sweep: the best and the heuristic's
 // configuration of each input, keyed by data type, layout and shape.
 func TestReadSeeds(t *testing.T) {
-	f, err := os.Open("results/h100/sweep/sweep-table4.csv")
+	f, err := os.Open("../results/h100/sweep/sweep-table4.csv")
 	if err != nil {
 		t.Skip("no recorded sweep:", err)
 	}
 	defer f.Close()
-	seeds := Seeds{}
-	if err := ReadSeeds(f, seeds); err != nil {
+	seeds := seedSet{}
+	if err := readSeeds(f, seeds); err != nil {
 		t.Fatal(err)
 	}
 	if len(seeds) != 95 {
@@ -35,10 +35,10 @@ func TestReadSeeds(t *testing.T) {
 			t.Errorf("seed %s: %v", c, err)
 		}
 	}
-	if _, err := LoadSeeds("results/h100/sweep/sweep-table4.csv, results/h100/table4.csv"); err != nil {
+	if _, err := loadSeeds("../results/h100/sweep/sweep-table4.csv, ../results/h100/table4.csv"); err != nil {
 		t.Error(err)
 	}
-	if _, err := LoadSeeds("no/such.csv"); err == nil {
+	if _, err := loadSeeds("no/such.csv"); err == nil {
 		t.Error("missing file: no error")
 	}
 }

@@ -5,11 +5,11 @@
 #
 #   1. TestGPUWarpgroup on the TMA configurations only (every 16-bit type,
 #      operand layout and edge shape against the exact reference; split
-#      configurations run twice, bit-identical), the differential test's
+#      configurations run twice, bit-identical), the conformance test's
 #      random TMA cases (ISAAC_GPU_TMA per type) against cuBLAS and the exact
 #      reference, and a compute-sanitizer memcheck sample
 #   2. side by side with the cp.async kernels: bench_compare -cases on
-#      bench_compare/ab_cases_tma.txt (every 16-bit Table 4 row's best swept
+#      bench_compare/cases/ab_cases_tma.txt (every 16-bit Table 4 row's best swept
 #      configuration and its TMA twins), each input's configurations
 #      interleaved with cuBLAS on the same buffers
 set -uo pipefail
@@ -27,13 +27,13 @@ only=(ISAAC_GPU_CASES=0 ISAAC_GPU_CONFIGS=0 ISAAC_GPU_WGMMA=0 ISAAC_GPU_WIDE_SIM
 	ISAAC_GPU_TYPES=hgemm,gemmex_f16_f32,gemmex_bf16_f32)
 
 say "== 1. correctness ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader))"
-ISAAC_GPU_TMA_ONLY=1 "$dev/engine.test" -test.run '^TestGPUWarpgroup$' -test.v >"$out/tma_warpgroup.txt" 2>&1 || fail=1
+ISAAC_GPU_TMA_ONLY=1 "$dev/kernels.test" -test.run '^TestGPUWarpgroup$' -test.v >"$out/tma_warpgroup.txt" 2>&1 || fail=1
 grep -E -- '--- |runs \(|wrong|differs|panic' "$out/tma_warpgroup.txt" | cut -c1-300 | head -40 | tee -a "$summary"
 env "${only[@]}" ISAAC_GPU_TMA=${TMA_CASES:-60} \
-	"$dev/engine.test" -test.run '^TestGPUDifferential$' -test.v >"$out/tma_differential.txt" 2>&1 || fail=1
+	"$dev/kernels.test" -test.run '^TestGPUConformance$' -test.v >"$out/tma_differential.txt" 2>&1 || fail=1
 grep -E '^\s+(type|sgemm|dgemm|hgemm|gemmex)|worst case|--- |FAIL|panic' "$out/tma_differential.txt" | cut -c1-300 | head -40 | tee -a "$summary"
 env "${only[@]}" ISAAC_GPU_TMA=3 ISAAC_GPU_MAXWORK=4000000 ISAAC_GPU_SEED=13 \
-	compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/engine.test" -test.run '^TestGPUDifferential$' \
+	compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/kernels.test" -test.run '^TestGPUConformance$' \
 	>"$out/tma_memcheck.txt" 2>&1 || fail=1
 grep -E 'ERROR SUMMARY|--- ' "$out/tma_memcheck.txt" | tee -a "$summary"
 # (compute-sanitizer's racecheck is left out: on the H100 with driver
@@ -42,7 +42,7 @@ grep -E 'ERROR SUMMARY|--- ' "$out/tma_memcheck.txt" | tee -a "$summary"
 # call's limit; ptx's TestTMAPipelineSimulated checks the stages' hazards.)
 
 say "== 2. TMA twins beside the cp.async configurations (bench_compare -cases)"
-"$dev/bench_compare" -cases bench_compare/ab_cases_tma.txt -out "$out" >"$out/cases.progress.log" 2>&1 || fail=1
+"$dev/bench_compare" -cases bench_compare/cases/ab_cases_tma.txt -out "$out" >"$out/cases.progress.log" 2>&1 || fail=1
 tail -n 3 "$out/cases.progress.log" | tee -a "$summary"
 
 say "== done: $([ $fail = 0 ] && echo all checks passed || echo FAILURES)"

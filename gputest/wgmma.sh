@@ -6,11 +6,11 @@
 #      and unswizzled tiles, cluster and grid splits) and TestGPUWarpgroup:
 #      every wgmma math, operand layout and configuration family against the
 #      exact reference
-#   2. the differential test's random wgmma cases only (ISAAC_GPU_WGMMA per
+#   2. the conformance test's random wgmma cases only (ISAAC_GPU_WGMMA per
 #      16-bit type), and a compute-sanitizer memcheck sample of them
 #   3. a speed sample: fixed wgmma configurations against cuBLAS on
 #      gputest/wgmma_shapes.csv (bench_compare -config)
-#   4. with SWEEP=1, the 16-bit Table 4 sweep (bench_compare/sweep.sh 16bit)
+#   4. with SWEEP=1, the 16-bit Table 4 sweep (bench_compare/scripts/sweep.sh 16bit)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/isaac-wgmma}
@@ -24,16 +24,16 @@ summary=$out/wgmma_summary.txt
 say() { echo "$*" | tee -a "$summary"; }
 
 say "== 1. TestGPUWarpgroup ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader))"
-"$dev/engine.test" -test.run '^TestGPUWarpgroup(Layout)?$' -test.v >"$out/wgmma_test.txt" 2>&1 || fail=1
+"$dev/kernels.test" -test.run '^TestGPUWarpgroup(Layout)?$' -test.v >"$out/wgmma_test.txt" 2>&1 || fail=1
 grep -E -- '--- |FAIL|[1-9][0-9]* of 512 elements wrong|runs \(' "$out/wgmma_test.txt" | cut -c1-300 | head -60 | tee -a "$summary"
 
-say "== 2. differential test, wgmma cases only; memcheck sample"
+say "== 2. conformance test, wgmma cases only; memcheck sample"
 types=hgemm,gemmex_f16_f32,gemmex_bf16_f32
 ISAAC_GPU_CASES=0 ISAAC_GPU_CONFIGS=0 ISAAC_GPU_WIDE_SIMT=0 ISAAC_GPU_PIPELINED=0 ISAAC_GPU_WGMMA=${WGMMA_CASES:-150} ISAAC_GPU_TYPES=$types \
-	"$dev/engine.test" -test.run '^TestGPUDifferential$' -test.v >"$out/wgmma_differential.txt" 2>&1 || fail=1
+	"$dev/kernels.test" -test.run '^TestGPUConformance$' -test.v >"$out/wgmma_differential.txt" 2>&1 || fail=1
 grep -E '^\s+(type|hgemm|gemmex)|worst case|--- |FAIL' "$out/wgmma_differential.txt" | cut -c1-300 | head -40 | tee -a "$summary"
 ISAAC_GPU_CASES=0 ISAAC_GPU_CONFIGS=0 ISAAC_GPU_WIDE_SIMT=0 ISAAC_GPU_PIPELINED=0 ISAAC_GPU_WGMMA=3 ISAAC_GPU_TYPES=$types ISAAC_GPU_MAXWORK=4000000 ISAAC_GPU_SEED=7 \
-	compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/engine.test" -test.run '^TestGPUDifferential$' \
+	compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/kernels.test" -test.run '^TestGPUConformance$' \
 	>"$out/wgmma_memcheck.txt" 2>&1 || fail=1
 grep -E 'ERROR SUMMARY|--- ' "$out/wgmma_memcheck.txt" | tee -a "$summary"
 
@@ -53,7 +53,7 @@ done
 
 if [ "${SWEEP:-0}" = 1 ]; then
 	say "== 4. 16-bit Table 4 sweep"
-	OUT=$out/sweep bash bench_compare/sweep.sh 16bit 2>&1 | tee -a "$summary"
+	OUT=$out/sweep bash bench_compare/scripts/sweep.sh 16bit 2>&1 | tee -a "$summary"
 fi
 say "== done: $([ $fail = 0 ] && echo all checks passed || echo FAILURES)"
 exit $fail

@@ -92,7 +92,7 @@ func parallelRange(n int, f func(lo, hi int)) {
 // class's seed pool and the heuristic's candidates that suit the input,
 // then a model-guided neighbourhood search (Search). (Seeding it with the
 // sweep's grids, space.Grid, was measured and not kept: see
-// bench_compare/results/h100/model/README.md.)
+// results/h100/model/README.md.)
 func (c *Chooser) Choose(in Input, cls ptx.InputClass) *Choice {
 	var seeds []ptx.GemmConfig
 	for _, cfg := range c.pool(cls) {

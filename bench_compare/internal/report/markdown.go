@@ -1,0 +1,175 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// mdEscaper protects free text (names, versions) inside Markdown prose and
+// table cells.
+var mdEscaper = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+	"<", `\<`, ">", `\>`, "|", `\|`, "\n", " ", "\r", " ",
+)
+
+func mdText(s string) string { return mdEscaper.Replace(s) }
+
+// mdCode renders s as a code span in a table cell: pipes are escaped (GFM
+// splits cells on them even inside code), and the fence is longer than any
+// backtick run in s.
+func mdCode(s string) string {
+	if s == "" {
+		return "—"
+	}
+	s = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// mdNum formats a positive finite value with prec decimals, "—" otherwise.
+func mdNum(v float64, prec int) string {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return "—"
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
+// mdSpeedup formats a speed-up as "1.23×", in bold when it is at least 1.
+func mdSpeedup(v float64) string {
+	s := mdNum(v, 2)
+	if s == "—" {
+		return s
+	}
+	s += "×"
+	if v >= 1 {
+		s = "**" + s + "**"
+	}
+	return s
+}
+
+// orDash is s, or "—" when s is empty.
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "—"
+	}
+	return s
+}
+
+// provenance is the one-paragraph description of where and how the rows
+// were measured.
+func provenance(env Env) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Measured on **%s**", mdText(orDash(env.Device)))
+	var hw []string
+	if env.SMs > 0 {
+		hw = append(hw, fmt.Sprintf("%d SMs", env.SMs))
+	}
+	if env.ComputeCap != "" {
+		hw = append(hw, "compute capability "+mdText(env.ComputeCap))
+	}
+	if env.SMClockMHz > 0 {
+		hw = append(hw, fmt.Sprintf("SM clock %d MHz", env.SMClockMHz))
+	}
+	if env.MemClockMHz > 0 {
+		hw = append(hw, fmt.Sprintf("memory clock %d MHz", env.MemClockMHz))
+	}
+	if len(hw) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(hw, ", "))
+	}
+	fmt.Fprintf(&b, ", driver %s, cuBLAS %s, cuDNN %s, on %s.",
+		mdText(orDash(env.Driver)), mdText(orDash(env.CUBLAS)), mdText(orDash(env.CUDNN)), mdText(orDash(env.Date)))
+	if env.Method != "" {
+		fmt.Fprintf(&b, " Method: %s.", strings.TrimSuffix(mdText(env.Method), "."))
+	}
+	if env.BandwidthGBs > 0 {
+		fmt.Fprintf(&b, " Roofline from %s GB/s", strconv.FormatFloat(env.BandwidthGBs, 'g', 6, 64))
+		if len(env.PeakTFLOPs) > 0 {
+			b.WriteString(" and the peak rates in the env file")
+		}
+		b.WriteString(".")
+	}
+	if env.Commit != "" {
+		fmt.Fprintf(&b, " Sources at commit `%s`.", strings.ReplaceAll(env.Commit, "`", ""))
+	}
+	return b.String()
+}
+
+// summaryStats is the geometric mean of the speed-ups (NaN when none is
+// positive), the number of rows with a positive speed-up, and the number
+// at least 1×.
+func summaryStats(rows []Row) (geo float64, measured, wins int) {
+	sp := speedups(rows)
+	for _, s := range sp {
+		if s > 0 {
+			measured++
+		}
+	}
+	return geomean(sp), measured, countAtLeastOne(rows)
+}
+
+// writeMarkdown writes a heading, a provenance paragraph and a GitHub
+// Markdown table of rows, then the geometric mean of the speed-ups and the
+// number of rows where ISAAC is at least 1.0× the vendor.
+func writeMarkdown(w io.Writer, title string, env Env, rows []Row) error {
+	bw := bufio.NewWriter(w)
+	if title != "" {
+		fmt.Fprintf(bw, "# %s\n\n", mdText(title))
+	}
+	fmt.Fprintf(bw, "%s\n\n", provenance(env))
+
+	names := altNames(rows)
+	head := []string{"suite", "dtype", "m", "n", "k", "layout", "cuBLAS µs", "ISAAC µs",
+		"speed-up", "ISAAC TFLOP/s", "roofline µs", "% of roofline (ISAAC)", "config"}
+	align := []string{"---", "---", "--:", "--:", "--:", "---", "--:", "--:", "--:", "--:", "--:", "--:", "---"}
+	for _, n := range names {
+		head = append(head, mdText(n)+" µs", mdText(n)+" speed-up", mdText(n)+" config")
+		align = append(align, "--:", "--:", "---")
+	}
+	fmt.Fprintf(bw, "| %s |\n", strings.Join(head, " | "))
+	fmt.Fprintf(bw, "|%s|\n", strings.Join(align, "|"))
+	for _, r := range rows {
+		cells := []string{
+			mdText(orDash(r.Suite)), mdText(orDash(r.DType)),
+			strconv.Itoa(r.M), strconv.Itoa(r.N), strconv.Itoa(r.K), mdText(orDash(r.Layout)),
+			mdNum(r.VendorUS, 2), mdNum(r.OursUS, 2), mdSpeedup(r.Speedup),
+			mdNum(r.tflops(r.OursUS), 2), mdNum(r.RooflineUS, 2),
+			pctCell(r.rooflinePercent(r.OursUS)), mdCode(r.Config),
+		}
+		for _, n := range names {
+			a, ok := findAlt(r, n)
+			if !ok {
+				cells = append(cells, "—", "—", "—")
+				continue
+			}
+			cells = append(cells, mdNum(a.US, 2), mdSpeedup(ratio(r.VendorUS, a.US)), mdCode(a.Config))
+		}
+		fmt.Fprintf(bw, "| %s |\n", strings.Join(cells, " | "))
+	}
+	geo, measured, wins := summaryStats(rows)
+	geoText := "—"
+	if !math.IsNaN(geo) {
+		geoText = strconv.FormatFloat(geo, 'f', 2, 64) + "×"
+	}
+	fmt.Fprintf(bw, "\nGeometric mean of the speed-ups: **%s** (%d rows measured); ISAAC ≥ 1.0× on %d of %d rows.\n",
+		geoText, measured, wins, len(rows))
+	return bw.Flush()
+}
+
+// pctCell formats a percentage with one decimal, "—" when not positive.
+func pctCell(v float64) string {
+	s := mdNum(v, 1)
+	if s == "—" {
+		return s
+	}
+	return s + "%"
+}
