@@ -51,7 +51,7 @@ const (
 // kernel leaves its counters zero, so they are zeroed once, when made, not
 // before every call: a split-K call then puts nothing on the stream but its
 // kernels (the alternative, a workspace per call, adds a stream-ordered
-// allocation, a memset and a free: about 1.4 µs of GPU time per call).
+// allocation, a memset and a free to every call's GPU time).
 //
 // Streams are told apart by their ID (cuStreamGetId), never reused within
 // a process, so a new stream that takes a destroyed one's handle cannot

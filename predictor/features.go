@@ -51,8 +51,8 @@ var configFeatureNames = func() []string {
 // vendorFeatureNames are the vendor model's features: the input's, then
 // how many times 2 divides m, n and k (capped at vendorPow2Cap): cuBLAS is
 // several times faster on shapes that are multiples of large powers of two
-// than on their odd neighbours (on the H100, BF16 2048³ at 640 TFLOP/s,
-// 2439×1518×1821 at 106), which the logarithms alone cannot express.
+// than on their odd neighbours (weights/README.md), which the logarithms
+// alone cannot express.
 var vendorFeatureNames = append(append([]string{}, inputFeatureNames...), "pow2_m", "pow2_n", "pow2_k")
 
 // vendorPow2Cap caps the power-of-two features (1024 divides every size

@@ -11,7 +11,7 @@ import (
 // multiple of the kernel's 16 columns, every row goes through an 8-wide
 // fused multiply-add kernel, 4 rows at a time: gonum's float32 products are
 // 4-wide SSE multiply-then-add, and these products are most of a chooser's
-// latency (BenchmarkNet32Predict: 6.4× faster on one core). Other layers,
+// latency (BenchmarkNet32Predict compares the two). Other layers,
 // and every other processor, take gonum's product.
 func layer(out, in, w, b []float32, rows, k, cols int, relu bool) {
 	in, out = in[:rows*k], out[:rows*cols]

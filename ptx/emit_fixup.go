@@ -8,10 +8,9 @@ const serialSplitBytes = 256 << 10
 
 // twoLevelBytes bounds what one block sums in each level of a two-level
 // one-pass split (splitGroup): G slices of a tile, or the KG/G group sums.
-// Measured on an H100 (ICA-like inputs, K = 60000, KG = 128–256): with 4 KiB
-// tiles (G·tile = 64 KiB) two levels took 0.5–1.4 µs less than the
-// reduction kernel; with 8–32 KiB tiles (96–256 KiB per level) 2.2–5 µs
-// more, the fixups' loads in series after the grid's last block.
+// Above it the fixups' loads, in series after the grid's last block, take
+// longer than the separate reduction kernel (docs/method.md, "Generator
+// calibrations").
 const twoLevelBytes = 64 << 10
 
 // fixupInFlight is how many vector loads of partials each thread of the

@@ -287,37 +287,31 @@ func (g geometry) regEstimate() int {
 	}
 	if c.PP == 1 && !c.Math.IsMMA() {
 		// SIMT with pipelined fragments (outside the model's spaces, so
-		// this estimate moves no choice of the model), fitted to ptxas
-		// 12.4 on sm_90 without the margin below: about three k-values'
+		// this estimate moves no choice of the model), fitted to ptxas's
+		// allocations without the margin below: about three k-values'
 		// rows and columns live, and the copies' addresses, of which
 		// ptxas keeps what does not fit in local memory and reloads it
-		// once per tile (8×16 thread tiles: 255 registers and 60 bytes
-		// spilled, all of it copy addresses, 6 local loads per 1,024
-		// FFMAs; 4×4: 74 registers where this gives 82, 8×8: 164–193 /
-		// 159–160).
+		// once per tile (docs/method.md, "Generator calibrations").
 		return acc + 3*(c.MS+c.NS)*w + stage + 32 + min(5*loads, 16)
 	}
 	regs := acc + frag + stage + 5*loads + 32
 	if c.Math == WGMMA_F16_F16ACC {
 		// The epilogue unpacks the paired f16 accumulators into one
-		// register each: about 2·acc + 24 at the end (ptxas 12.4, sm_90a:
-		// 80–96 registers for 32 packed, 159 for the 256×256 block of four
-		// warpgroups with MS = 2, NS = 16, which 512 threads cannot have).
+		// register each: about 2·acc + 24 at the end, fitted to ptxas's
+		// allocations (docs/method.md).
 		regs = max(regs, 2*acc+24)
 	}
 	if !c.Math.IsMMA() && c.MS*c.NS > 64 {
 		// Thread tiles above 8×8 (16×8, 8×16): ptxas interleaves the
 		// fragment loads of the vk k-steps with the FMAs, so about two
-		// k-steps' fragments are live, and no margin is needed (ptxas 12.4,
-		// sm_90, f32: 189–220 registers where this gives 223–235; the
-		// estimate above gave 338–370).
+		// k-steps' fragments are live, and no margin is needed (the
+		// general estimate below overshoots such tiles; docs/method.md).
 		return acc + 2*(c.MS+c.NS)*w + stage + 5*loads + 32
 	}
 	if !c.Math.IsMMA() {
-		// 25% margin for SIMT: the JIT's allocation exceeds the count of
-		// live values (measured on an H100: a 512-thread f16 FFMA kernel
-		// estimated at 120 registers needed more than 128). The mma
-		// estimate is already above what ptxas allocates.
+		// 25% margin for SIMT: the JIT's allocation can exceed the count
+		// of live values (docs/method.md). The mma estimate is already
+		// above what ptxas allocates.
 		regs = regs * 5 / 4
 	}
 	return regs

@@ -80,10 +80,10 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	case cfg.PP == 1 && (m.IsWGMMA() || cfg.Stages < 2):
 		return illegal("ptx: pp=1 (fragments pipelined across tiles) needs mma.sync or SIMT math and cp.async stages (math %s, st=%d)", m, cfg.Stages)
 	case cfg.PP == 1 && max(cfg.KG, 1) > 1 && max(cfg.KC, 1) > 1:
-		// On H100 such a kernel (FP64 TN 16×32×10736, kg=48, kc=2) gave a
-		// different, wrong result on most runs, where its plain twin and
-		// its pp twins with kg=1, kc=1 or kg=6 were exact
-		// (engine TestGPUSplitReruns). Not understood yet: not served.
+		// Such a kernel gave a different, wrong result on most runs on
+		// an H100, where its plain twin and its pp twins without one of
+		// the splits were exact (kernels TestGPUSplitReruns has the case).
+		// Not understood yet: not served.
 		return illegal("ptx: pp=1 with both a grid split (kg=%d) and a cluster split (kc=%d) is not allowed (nondeterministic on H100)", cfg.KG, cfg.KC)
 	}
 	if cfg.TMA < 0 || cfg.TMA > 1 {

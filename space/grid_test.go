@@ -80,8 +80,8 @@ func TestSIMTGrid(t *testing.T) {
 }
 
 // The mma grid: for f64, legal configurations that suit the shape,
-// among them the block, warp and split shaped like the vendor's kernel that
-// measured 36.8 µs on FP64 DeepBench 2560×64×2560 NN (bench_compare/results/h100/ab/
+// among them the block, warp and split shaped like the vendor's kernel on
+// FP64 DeepBench 2560×64×2560 NN (results/h100/ab/
 // f64-cublas-like-configs.txt), which the random draws had missed; none for
 // a class wgmma serves.
 func TestMMAGrid(t *testing.T) {

@@ -11,11 +11,10 @@ import "github.com/isaacgo/isaac/ptx"
 //   - vectors: the widest load the alignment allows; cp.async with 3 stages
 //     when both operands can use ≥4-byte copies, register prefetch otherwise;
 //   - KG: split K across the grid while the grid is below one wave, each
-//     split keeping at least 128 of K (so at most two waves; the H100 sweeps
-//     found 8–16 splits best for DeepBench's 2560×N×2560 and 128–512 for
-//     ICA's 32²–64²×60000);
+//     split keeping at least 128 of K (so at most two waves), as the
+//     sweeps' best configurations of deep, narrow inputs do;
 //   - f64 on sm_90: mma m16n8k8, 64×64 blocks of 2×2 warps, U = 32 (the
-//     best swept configuration of LINPACK FP64 1024–8192 on the H100);
+//     sweeps' best for large square FP64);
 //   - large 16-bit outputs on sm_90: wgmma first (warpgroupCandidates).
 //
 // Every candidate is checked with Legal; the last resort is a small SIMT
@@ -94,8 +93,8 @@ func candidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.Gemm
 		}
 		ml, nl := tileFor(m, big), tileFor(n, big)
 		// Mid-size outputs with a shallow K: smaller tiles before any split,
-		// until the grid holds half a wave (LINPACK 512: 32×32 tiles were
-		// 2.6× faster than 128×128 split in K on the H100).
+		// until the grid holds half a wave (small tiles beat large ones
+		// split in K there in the sweeps).
 		for ceilDiv(m, ml)*ceilDiv(n, nl)*2 < dev.SMCount && ml > 32 && nl > 32 && k <= 4*max(m, n) {
 			ml, nl = ml/2, nl/2
 		}
@@ -195,9 +194,9 @@ func blockCandidates(in ptx.InputClass, ml, nl int, math ptx.Math) []ptx.GemmCon
 // 64×NL) whose grid fills 90 % of the SMs (at most 128 wide when K < 64,
 // where the kernel mostly writes C), k-slices of 64 with 4 stages (6 for
 // 128×64) or, for K < 64, of 32 with 3, and a grid split only while the
-// grid is under half a wave. The best swept configurations of the H100 Table 4 sweep:
-// 128×256/u64/4 stages for 16-bit LINPACK 2048–8192 (0.85–1.04× cuBLAS
-// against 0.39× for the mma heuristic), 128×64/u64/6 for 1024³.
+// grid is under half a wave: the shapes of the sweeps' best 16-bit
+// configurations of large square inputs (128×256 with 4 stages from 2048,
+// 128×64 with 6 at 1024).
 func warpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
 	maths := ptx.WarpgroupMathsFor(in)
 	if len(maths) == 0 || dev.SMMajor != 9 || dev.SMMinor != 0 || m < 1024 || n < 1024 {

@@ -122,7 +122,7 @@ func (s *Session) Compile(g *request.Gemm, cfgs []ptx.GemmConfig) []ptx.GemmConf
 
 // Median runs run once untimed (a first call may load modules), then times
 // it repeats times and returns the median (the first timed run alone when
-// it took over 10 ms).
+// it takes over 10 ms: a long run's median needs no repeats).
 func (s *Session) Median(run func() error, repeats int) (float64, error) {
 	if err := run(); err != nil {
 		return 0, err
