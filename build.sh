@@ -34,7 +34,6 @@ build() {
 	go test -c -o build/device/kernels.test ./kernels
 	go test -c -o build/device/serve.test ./serve
 	go test -c -o build/device/gemmcheck.test ./internal/gemmcheck
-	go test -c -o build/device/cabitest.test ./internal/cabitest
 	go test -c -o build/device/devbench.test ./internal/devbench
 	# The results' provenance names the commit the program was built from
 	# (with "-dirty" when the tree had changes).

@@ -222,10 +222,10 @@ func runOverhead(b *bench, o Options, out string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(out, "overhead.csv"), func(w io.Writer) error { return writeOverheadCSV(w, rows, first) }); err != nil {
+	if err := report.WriteFile(filepath.Join(out, "overhead.csv"), func(w io.Writer) error { return writeOverheadCSV(w, rows, first) }); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(out, "overhead.env"), func(w io.Writer) error { return report.WriteEnv(w, b.Env) })
+	return report.WriteFile(filepath.Join(out, "overhead.env"), func(w io.Writer) error { return report.WriteEnv(w, b.Env) })
 }
 
 // measureAll measures every input, with a progress line (rate and ETA).
@@ -259,22 +259,10 @@ func floorAll(b *bench, inputs []input, out, suite string, progress io.Writer) e
 			i+1, len(inputs), in.Suite, in.DType.Name, in.M, in.N, in.K, in.Layout, r.Bytes/1e6, r.FloorUS, r.GBs(), r.EmptyUS)
 	}
 	base := filepath.Join(out, "floor-"+suite)
-	if err := writeFile(base+".csv", func(w io.Writer) error { return report.WriteFloorCSV(w, rows) }); err != nil {
+	if err := report.WriteFile(base+".csv", func(w io.Writer) error { return report.WriteFloorCSV(w, rows) }); err != nil {
 		return err
 	}
-	return writeFile(base+".env", func(w io.Writer) error { return report.WriteEnv(w, b.Env) })
-}
-
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return report.WriteFile(base+".env", func(w io.Writer) error { return report.WriteEnv(w, b.Env) })
 }
 
 // writeResults writes <suite>.csv, .env, .md and .svg (and one SVG per data

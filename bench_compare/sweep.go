@@ -250,5 +250,3 @@ func sweepAll(b *bench, s *sweeper, inputs []input, progress io.Writer) ([]repor
 	}
 	return rows, nil
 }
-
-func ceilDiv(a, b int) int { return (a + b - 1) / b }

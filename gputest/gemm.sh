@@ -5,10 +5,10 @@
 #   1. the conformance table (internal/gemmcheck: random inputs of every
 #      served type and layout, odd sizes, padding, offsets, scalars; every
 #      kernel family on random legal configurations) through every
-#      implementation against one error bound: ISAAC's kernels
-#      (kernels.test), its server under ISAAC_POLICY=always (serve.test),
-#      cuBLAS (gemmcheck.test) and libisaac.so's C entry points from a plain
-#      cuBLAS client (cabitest.test)
+#      implementation against one error bound (gemmcheck.test
+#      TestGPUConformance): ISAAC's kernels, its server under
+#      ISAAC_POLICY=always, cuBLAS, and libisaac.so's C entry points from a
+#      plain cuBLAS client
 #   2. compute-sanitizer memcheck on a sample of it through the kernels
 #   3. the kernel runtime's and the server's GPU tests: the disk cache,
 #      graph capture of a split-K GEMM, the one-pass split-K (exact and
@@ -33,20 +33,16 @@ say() { echo "$*" | tee -a "$summary"; }
 table=(${TABLE:-})
 
 say "== 1. conformance: kernels, server, cuBLAS, C ABI ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader))"
-for t in kernels serve gemmcheck:Vendor cabitest; do
-	bin=${t%%:*} suffix=${t#*:}
-	[ "$suffix" = "$t" ] && suffix=
-	env "${table[@]}" ISAAC_GPU_REPORT_DIR=$out/conformance ISAAC_LIB=$dev/libisaac.so \
-		"$dev/$bin.test" -test.run "^TestGPUConformance$suffix\$" -test.v -test.timeout 20m \
-		>"$out/conformance/${bin}_log.txt" 2>&1 || fail=1
-	grep -E -- '^--- |calls through|FAIL' "$out/conformance/${bin}_log.txt" | cut -c1-300 | tee -a "$summary"
-done
+env "${table[@]}" ISAAC_GPU_REPORT_DIR=$out/conformance ISAAC_LIB=$dev/libisaac.so \
+	"$dev/gemmcheck.test" -test.run '^TestGPUConformance$' -test.v -test.timeout 30m \
+	>"$out/conformance_log.txt" 2>&1 || fail=1
+grep -E -- '--- |calls through|FAIL' "$out/conformance_log.txt" | cut -c1-300 | tee -a "$summary"
 cat "$out"/conformance/*.txt 2>/dev/null | grep -E '^[a-z-]+: [0-9]+ cases|^(type|sgemm|dgemm|hgemm|gemmex)' | tee -a "$summary"
 
 say "== 2. compute-sanitizer memcheck on a sample"
 ISAAC_GPU_CASES=3 ISAAC_GPU_CONFIGS=3 ISAAC_GPU_WGMMA=2 ISAAC_GPU_WIDE_SIMT=2 ISAAC_GPU_PIPELINED=2 ISAAC_GPU_TMA=2 \
 	ISAAC_GPU_MAXWORK=2000000 ISAAC_GPU_SEED=5 \
-	compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/kernels.test" -test.run '^TestGPUConformance$' \
+	compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/gemmcheck.test" -test.run '^TestGPUConformance$/^kernels$' \
 	>"$out/memcheck.txt" 2>&1 || fail=1
 grep -E 'ERROR SUMMARY|^--- ' "$out/memcheck.txt" | tee -a "$summary"
 

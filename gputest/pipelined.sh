@@ -27,10 +27,10 @@ only=(ISAAC_GPU_CASES=0 ISAAC_GPU_CONFIGS=0 ISAAC_GPU_WGMMA=0 ISAAC_GPU_WIDE_SIM
 
 say "== 1. conformance test, pipelined cases only ($(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader))"
 env "${only[@]}" ISAAC_GPU_PIPELINED=${PP_CASES:-30} \
-	"$dev/kernels.test" -test.run '^TestGPUConformance$' -test.v >"$out/pipelined_differential.txt" 2>&1 || fail=1
+	"$dev/gemmcheck.test" -test.run '^TestGPUConformance$/^kernels$' -test.v >"$out/pipelined_differential.txt" 2>&1 || fail=1
 grep -E '^\s+(type|sgemm|dgemm|hgemm|gemmex)|worst case|--- |FAIL' "$out/pipelined_differential.txt" | cut -c1-300 | head -40 | tee -a "$summary"
 env "${only[@]}" ISAAC_GPU_PIPELINED=3 ISAAC_GPU_MAXWORK=4000000 ISAAC_GPU_SEED=11 \
-	compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/kernels.test" -test.run '^TestGPUConformance$' \
+	compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/gemmcheck.test" -test.run '^TestGPUConformance$/^kernels$' \
 	>"$out/pipelined_memcheck.txt" 2>&1 || fail=1
 grep -E 'ERROR SUMMARY|--- ' "$out/pipelined_memcheck.txt" | tee -a "$summary"
 

@@ -30,10 +30,10 @@ say "== 1. correctness ($(nvidia-smi --query-gpu=name,driver_version --format=cs
 ISAAC_GPU_TMA_ONLY=1 "$dev/kernels.test" -test.run '^TestGPUWarpgroup$' -test.v >"$out/tma_warpgroup.txt" 2>&1 || fail=1
 grep -E -- '--- |runs \(|wrong|differs|panic' "$out/tma_warpgroup.txt" | cut -c1-300 | head -40 | tee -a "$summary"
 env "${only[@]}" ISAAC_GPU_TMA=${TMA_CASES:-60} \
-	"$dev/kernels.test" -test.run '^TestGPUConformance$' -test.v >"$out/tma_differential.txt" 2>&1 || fail=1
+	"$dev/gemmcheck.test" -test.run '^TestGPUConformance$/^kernels$' -test.v >"$out/tma_differential.txt" 2>&1 || fail=1
 grep -E '^\s+(type|sgemm|dgemm|hgemm|gemmex)|worst case|--- |FAIL|panic' "$out/tma_differential.txt" | cut -c1-300 | head -40 | tee -a "$summary"
 env "${only[@]}" ISAAC_GPU_TMA=3 ISAAC_GPU_MAXWORK=4000000 ISAAC_GPU_SEED=13 \
-	compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/kernels.test" -test.run '^TestGPUConformance$' \
+	compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/gemmcheck.test" -test.run '^TestGPUConformance$/^kernels$' \
 	>"$out/tma_memcheck.txt" 2>&1 || fail=1
 grep -E 'ERROR SUMMARY|--- ' "$out/tma_memcheck.txt" | tee -a "$summary"
 # (compute-sanitizer's racecheck is left out: on the H100 with driver

@@ -30,10 +30,10 @@ grep -E -- '--- |FAIL|[1-9][0-9]* of 512 elements wrong|runs \(' "$out/wgmma_tes
 say "== 2. conformance test, wgmma cases only; memcheck sample"
 types=hgemm,gemmex_f16_f32,gemmex_bf16_f32
 ISAAC_GPU_CASES=0 ISAAC_GPU_CONFIGS=0 ISAAC_GPU_WIDE_SIMT=0 ISAAC_GPU_PIPELINED=0 ISAAC_GPU_WGMMA=${WGMMA_CASES:-150} ISAAC_GPU_TYPES=$types \
-	"$dev/kernels.test" -test.run '^TestGPUConformance$' -test.v >"$out/wgmma_differential.txt" 2>&1 || fail=1
+	"$dev/gemmcheck.test" -test.run '^TestGPUConformance$/^kernels$' -test.v >"$out/wgmma_differential.txt" 2>&1 || fail=1
 grep -E '^\s+(type|hgemm|gemmex)|worst case|--- |FAIL' "$out/wgmma_differential.txt" | cut -c1-300 | head -40 | tee -a "$summary"
 ISAAC_GPU_CASES=0 ISAAC_GPU_CONFIGS=0 ISAAC_GPU_WIDE_SIMT=0 ISAAC_GPU_PIPELINED=0 ISAAC_GPU_WGMMA=3 ISAAC_GPU_TYPES=$types ISAAC_GPU_MAXWORK=4000000 ISAAC_GPU_SEED=7 \
-	compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/kernels.test" -test.run '^TestGPUConformance$' \
+	compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/gemmcheck.test" -test.run '^TestGPUConformance$/^kernels$' \
 	>"$out/wgmma_memcheck.txt" 2>&1 || fail=1
 grep -E 'ERROR SUMMARY|--- ' "$out/wgmma_memcheck.txt" | tee -a "$summary"
 

@@ -17,10 +17,6 @@ import (
 	"github.com/isaacgo/isaac/space"
 )
 
-// gpuContext skips without a GPU; otherwise it retains device 0's primary
-// context.
-func gpuContext(t *testing.T) cuda.Context { return gemmcheck.GPUContext(t) }
-
 // testRT is the tests' runtime, keeping kernels under ISAAC_CACHE_DIR (none
 // when it is not set).
 var testRT = New(os.Getenv("ISAAC_CACHE_DIR"))
@@ -52,7 +48,7 @@ func heuristicGemm(g *request.Gemm) error {
 // TestGPUDiskCache: a new process loads compiled kernels from
 // ISAAC_CACHE_DIR instead of compiling them again.
 func TestGPUDiskCache(t *testing.T) {
-	gpuContext(t)
+	gemmcheck.GPUContext(t)
 	if os.Getenv("ISAAC_DISK_CHILD") != "" {
 		t.Skip("child")
 	}
@@ -79,10 +75,7 @@ func TestGPUDiskCacheChild(t *testing.T) {
 	if os.Getenv("ISAAC_DISK_CHILD") == "" {
 		t.Skip("runs as a child of TestGPUDiskCache")
 	}
-	ctx := gpuContext(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	ctx.SetCurrent()
+	gemmcheck.GPUThread(t)
 	c := gemmcheck.Case{Type: gemmcheck.Types[0], M: 70, N: 33, K: 129, Alpha: 1, Beta: 0.5, Seed: 3}
 	cfg := diskCacheConfig
 	d := gemmcheck.NewData(c)
@@ -108,10 +101,7 @@ func TestGPUDiskCacheChild(t *testing.T) {
 // TestGPUGraphCapture captures a split-K GEMM (workspace allocated in
 // stream order, legal during capture) into a graph and replays it.
 func TestGPUGraphCapture(t *testing.T) {
-	ctx := gpuContext(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	ctx.SetCurrent()
+	gemmcheck.GPUThread(t)
 	s, err := cuda.NewStream()
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +169,7 @@ func TestGPUGraphCapture(t *testing.T) {
 // TestGPUMultiDevice runs cases on every device at once, each from its own
 // thread in that device's primary context: kernels are cached per context.
 func TestGPUMultiDevice(t *testing.T) {
-	gpuContext(t)
+	gemmcheck.GPUContext(t)
 	n, _ := cuda.DeviceCount()
 	if n < 2 {
 		t.Skipf("one device: the multi-device test needs two")

@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"runtime"
 	"slices"
 	"testing"
 
@@ -14,10 +13,7 @@ import (
 // computes C within the reference's bound capped or not, down to a cap that
 // spills.
 func TestGPURegisters(t *testing.T) {
-	ctx := gpuContext(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	ctx.SetCurrent()
+	gemmcheck.GPUThread(t)
 	i := slices.IndexFunc(gemmcheck.Types, func(ty gemmcheck.Type) bool { return ty.Name == "dgemm" })
 	c := gemmcheck.Case{Type: gemmcheck.Types[i], TransA: 0, TransB: 1, M: 300, N: 200, K: 517, Alpha: 1, Beta: 0.5, Seed: 9}
 	d := gemmcheck.NewData(c)

@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"runtime"
 	"slices"
 	"testing"
 
@@ -50,10 +49,7 @@ var onePassCases = []struct {
 // the order of the additions must not), which also shows that each launch
 // leaves the stream's counters zero for the next.
 func TestGPUOnePassSplitK(t *testing.T) {
-	ctx := gpuContext(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	ctx.SetCurrent()
+	gemmcheck.GPUThread(t)
 	for _, tc := range onePassCases {
 		cfg, err := ptx.ParseConfig(tc.cfg)
 		if err != nil {

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"testing"
 
@@ -22,12 +21,7 @@ import (
 // and its neighbours: without pp, without the cluster, without the grid
 // split, a full tile of rows.
 func TestGPUSplitReruns(t *testing.T) {
-	ctx := gpuContext(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := ctx.SetCurrent(); err != nil {
-		t.Fatal(err)
-	}
+	gemmcheck.GPUThread(t)
 	dgemm := gemmcheck.Types[slices.IndexFunc(gemmcheck.Types, func(ty gemmcheck.Type) bool { return ty.Name == "dgemm" })]
 	odd := gemmcheck.Case{Type: dgemm, TransA: request.OpT, TransB: request.OpN, M: 2, N: 17, K: 10736,
 		PadA: 7, PadB: 5, PadC: 1, Alpha: 0.5, Beta: 0.5, Seed: 1}

@@ -88,10 +88,7 @@ func runStreamCases(cs []streamCase, s cuda.Stream, rounds int) error {
 // run the cases at the same time on different data: each stream has a
 // workspace of its own, so neither sees the other's partials or counters.
 func TestGPUStreamWorkspace(t *testing.T) {
-	ctx := gpuContext(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	ctx.SetCurrent()
+	ctx := gemmcheck.GPUThread(t)
 	ctxID, err := ctx.ID()
 	if err != nil {
 		t.Fatal(err)

@@ -58,10 +58,7 @@ func pad8(min int) int { return (8 - min%8) % 8 }
 // ≠ 0 on half of them; the split configurations run twice and must be
 // bit-identical.
 func TestGPUWarpgroup(t *testing.T) {
-	ctx := gpuContext(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	ctx.SetCurrent()
+	ctx := gemmcheck.GPUThread(t)
 	d, err := cuda.CurrentDevice()
 	if err != nil {
 		t.Fatal(err)
@@ -187,10 +184,7 @@ func equalBits(a, b []float64) bool {
 // in f16, so a wrong element names the element of A or B that took its
 // place.
 func TestGPUWarpgroupLayout(t *testing.T) {
-	ctx := gpuContext(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	ctx.SetCurrent()
+	ctx := gemmcheck.GPUThread(t)
 	d, err := cuda.CurrentDevice()
 	if err != nil {
 		t.Fatal(err)

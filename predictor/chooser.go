@@ -2,7 +2,6 @@ package predictor
 
 import (
 	"math"
-	"runtime"
 	"sync"
 
 	"github.com/isaacgo/isaac/ptx"
@@ -68,43 +67,14 @@ func (c *Chooser) pool(cls ptx.InputClass) []ptx.GemmConfig {
 	return p
 }
 
-// parallelRange runs f over [0, n) split into one contiguous range per
-// processor.
-func parallelRange(n int, f func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	per := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += per {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			f(lo, hi)
-		}(lo, min(n, lo+per))
-	}
-	wg.Wait()
-}
-
 // Choose ranks configurations for an input of a class: the
 // class's seed pool and the heuristic's candidates that suit the input,
 // then a model-guided neighbourhood search (Search). (Seeding it with the
 // sweep's grids, space.Grid, was measured and not kept: see
 // results/h100/model/README.md.)
 func (c *Chooser) Choose(in Input, cls ptx.InputClass) *Choice {
-	var seeds []ptx.GemmConfig
-	for _, cfg := range c.pool(cls) {
-		if space.Suits(cfg, in.M, in.N, in.K) {
-			seeds = append(seeds, cfg)
-		}
-	}
-	for _, cfg := range space.HeuristicCandidates(cls, in.M, in.N, in.K, c.Dev) {
-		if space.Suits(cfg, in.M, in.N, in.K) {
-			seeds = append(seeds, cfg)
-		}
-	}
+	seeds := append(space.Suited(c.pool(cls), in.M, in.N, in.K),
+		space.Suited(space.HeuristicCandidates(cls, in.M, in.N, in.K, c.Dev), in.M, in.N, in.K)...)
 	ch := &Choice{VendorTFLOPs: math.NaN()}
 	ranked := c.Config.SearchScreened(in, cls, c.Dev, seeds, 3, 8, c.Screen)
 	ch.Top = ranked[:min(max(c.TopK, 1), len(ranked))]

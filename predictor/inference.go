@@ -114,34 +114,5 @@ func (n *net32) predict(raw []float64, rows int, y []float64) {
 // and Model.Verify use Predict. Large batches are split into row blocks as
 // in Predict.
 func (e Ensemble) Score(raw []float64, n int) []float64 {
-	if len(e) == 0 || n == 0 {
-		return make([]float64, n)
-	}
-	feats := len(raw) / n
-	blocks := predictBlocks(n, len(e))
-	rows := ceilDivInt(n, blocks)
-	parts := make([][]float64, len(e)*blocks) // member-major
-	var wg sync.WaitGroup
-	for mi, m := range e {
-		net := m.inference()
-		for b := 0; b < blocks; b++ {
-			lo, hi := b*rows, min(n, (b+1)*rows)
-			if lo >= hi {
-				continue
-			}
-			part := make([]float64, hi-lo)
-			parts[mi*blocks+b] = part
-			if len(e) == 1 && blocks == 1 {
-				net.predict(raw[lo*feats:hi*feats], hi-lo, part)
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				net.predict(raw[lo*feats:hi*feats], hi-lo, part)
-			}()
-		}
-	}
-	wg.Wait()
-	return averageParts(parts, e, blocks, rows, n)
+	return e.average(raw, n, func(mi int) func([]float64, int, []float64) { return e[mi].inference().predict })
 }

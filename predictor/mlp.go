@@ -132,6 +132,15 @@ type Ensemble []*MLP
 // thousand configurations, and the caller waits for it. The result does not
 // depend on the split (each row's arithmetic is the same).
 func (e Ensemble) Predict(raw []float64, n int) []float64 {
+	return e.average(raw, n, func(mi int) func([]float64, int, []float64) {
+		return func(raw []float64, rows int, out []float64) { copy(out, e[mi].Predict(raw, rows)) }
+	})
+}
+
+// average has every member predict every row block of n rows of raw
+// features (predict(member) computes one block), each (member, block) on
+// its own goroutine, and averages the members' predictions.
+func (e Ensemble) average(raw []float64, n int, predict func(member int) func(raw []float64, rows int, out []float64)) []float64 {
 	if len(e) == 0 || n == 0 {
 		return make([]float64, n)
 	}
@@ -140,16 +149,23 @@ func (e Ensemble) Predict(raw []float64, n int) []float64 {
 	rows := ceilDivInt(n, blocks)
 	parts := make([][]float64, len(e)*blocks) // member-major
 	var wg sync.WaitGroup
-	for mi, m := range e {
+	for mi := range e {
+		run := predict(mi)
 		for b := 0; b < blocks; b++ {
 			lo, hi := b*rows, min(n, (b+1)*rows)
 			if lo >= hi {
 				continue
 			}
+			part := make([]float64, hi-lo)
+			parts[mi*blocks+b] = part
+			if len(e) == 1 && blocks == 1 {
+				run(raw[lo*feats:hi*feats], hi-lo, part)
+				continue
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				parts[mi*blocks+b] = m.Predict(raw[lo*feats:hi*feats], hi-lo)
+				run(raw[lo*feats:hi*feats], hi-lo, part)
 			}()
 		}
 	}

@@ -49,9 +49,6 @@ type GemmConfig struct {
 // clusterSize is the number of blocks of a cluster (1 without one).
 func (c GemmConfig) clusterSize() int { return max(1, c.KC) }
 
-// needsSM90 reports whether the configuration uses sm_90-only features.
-func (c GemmConfig) needsSM90() bool { return c.Math.sm90Only() || c.KC > 1 }
-
 // threads is the block size implied by the configuration.
 func (c GemmConfig) threads() int {
 	mM, mN, _ := c.Math.mmaShape()

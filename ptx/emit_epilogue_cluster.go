@@ -74,44 +74,7 @@ func (c *gemmCtx) clusterStore(elems []accElem, vals []string, t storeTarget) {
 			}
 		}
 	}
-	gr := b.add32(c.m0, r)
-	gc := b.add32(c.n0, col)
-	ga := b.elemAddr64(t.base, gr, gc, t.ld, t.es)
-	pc := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", pc, gc, c.N)
-	scalar := func() {
-		for e := 0; e < v; e++ {
-			p := b.reg(kPred)
-			b.ins("setp.lt.s32 %s, %s, %s", p, b.addImm32(gr, e), c.M)
-			b.ins("and.pred %s, %s, %s", p, p, pc)
-			if cfg.KG == 1 {
-				t.ops.storeC(b, sum[e], ga, e*t.es, p)
-			} else {
-				b.insP(p, "st.global.%s %s, %s", s, addr(ga, e*t.es), sum[e])
-			}
-		}
-	}
-	if v == 1 {
-		scalar()
-	} else {
-		full := b.reg(kPred)
-		b.ins("setp.lt.s32 %s, %s, %s", full, b.addImm32(gr, v-1), c.M)
-		b.ins("and.pred %s, %s, %s", full, full, pc)
-		if t.vecOK != "" {
-			b.ins("and.pred %s, %s, %s", full, full, t.vecOK)
-		}
-		lScalar, lDone := b.newLabel("cl_scalar"), b.newLabel("cl_done")
-		b.insP("!"+full, "bra %s", lScalar)
-		if cfg.KG == 1 {
-			t.ops.storeCVec(b, sum, ga, 0)
-		} else {
-			b.ins("st.global%s.%s %s, %s", vsuffix(v), s, addr(ga, 0), braces(sum))
-		}
-		b.ins("bra %s", lDone)
-		b.label(lScalar)
-		scalar()
-		b.label(lDone)
-	}
+	c.storeColumnVector(t, sum, b.add32(c.m0, r), b.add32(c.n0, col), "cl")
 	b.ins("add.u32 %s, %s, %d", idx, idx, T)
 	b.ins("bra %s", lVec)
 	b.label(lVecEnd)

@@ -91,8 +91,25 @@ func (c *gemmCtx) stagedStore(elems []accElem, vals []string, t storeTarget) {
 	for o := 0; o < v; o += chunk {
 		b.ins("ld.shared%s.%s %s, %s", vsuffix(chunk), s, vec(vs[o:o+chunk]), addr(ra, o*es))
 	}
-	gr := b.add32(c.m0, r)
-	gc := b.add32(n0, col)
+	c.storeColumnVector(t, vs, b.add32(c.m0, r), b.add32(n0, col), "stage")
+	b.ins("add.s32 %s, %s, %d", idx, idx, T)
+	b.ins("bra %s", lVec)
+	b.label(lVecEnd)
+
+	b.ins("add.s32 %s, %s, 1", pass, pass)
+	more := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %d", more, pass, cfg.NL/cw)
+	b.insP(more, "bra %s", lPass)
+}
+
+// storeColumnVector stores the v = len(vals) consecutive rows gr… of
+// column gc of C (a partial tile with a grid split): one vector store
+// where the column and all v rows are in bounds and t allows vectors,
+// else element by element under their bounds. Its labels begin with
+// label.
+func (c *gemmCtx) storeColumnVector(t storeTarget, vals []string, gr, gc, label string) {
+	b, cfg := c.b, c.g.cfg
+	s, v := epiSuffix(c.g.epiType), len(vals)
 	ga := b.elemAddr64(t.base, gr, gc, t.ld, t.es)
 	pc := b.reg(kPred)
 	b.ins("setp.lt.s32 %s, %s, %s", pc, gc, c.N)
@@ -102,39 +119,31 @@ func (c *gemmCtx) stagedStore(elems []accElem, vals []string, t storeTarget) {
 			b.ins("setp.lt.s32 %s, %s, %s", p, b.addImm32(gr, e), c.M)
 			b.ins("and.pred %s, %s, %s", p, p, pc)
 			if cfg.KG == 1 {
-				t.ops.storeC(b, vs[e], ga, e*t.es, p)
+				t.ops.storeC(b, vals[e], ga, e*t.es, p)
 			} else {
-				b.insP(p, "st.global.%s %s, %s", s, addr(ga, e*t.es), vs[e])
+				b.insP(p, "st.global.%s %s, %s", s, addr(ga, e*t.es), vals[e])
 			}
 		}
 	}
 	if v == 1 {
 		scalar()
-	} else {
-		full := b.reg(kPred)
-		b.ins("setp.lt.s32 %s, %s, %s", full, b.addImm32(gr, v-1), c.M)
-		b.ins("and.pred %s, %s, %s", full, full, pc)
-		if t.vecOK != "" {
-			b.ins("and.pred %s, %s, %s", full, full, t.vecOK)
-		}
-		lScalar, lDone := b.newLabel("stage_scalar"), b.newLabel("stage_done")
-		b.insP("!"+full, "bra %s", lScalar)
-		if cfg.KG == 1 {
-			t.ops.storeCVec(b, vs, ga, 0)
-		} else {
-			b.ins("st.global%s.%s %s, %s", vsuffix(v), s, addr(ga, 0), braces(vs))
-		}
-		b.ins("bra %s", lDone)
-		b.label(lScalar)
-		scalar()
-		b.label(lDone)
+		return
 	}
-	b.ins("add.s32 %s, %s, %d", idx, idx, T)
-	b.ins("bra %s", lVec)
-	b.label(lVecEnd)
-
-	b.ins("add.s32 %s, %s, 1", pass, pass)
-	more := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %d", more, pass, cfg.NL/cw)
-	b.insP(more, "bra %s", lPass)
+	full := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", full, b.addImm32(gr, v-1), c.M)
+	b.ins("and.pred %s, %s, %s", full, full, pc)
+	if t.vecOK != "" {
+		b.ins("and.pred %s, %s, %s", full, full, t.vecOK)
+	}
+	lScalar, lDone := b.newLabel(label+"_scalar"), b.newLabel(label+"_done")
+	b.insP("!"+full, "bra %s", lScalar)
+	if cfg.KG == 1 {
+		t.ops.storeCVec(b, vals, ga, 0)
+	} else {
+		b.ins("st.global%s.%s %s, %s", vsuffix(v), s, addr(ga, 0), braces(vals))
+	}
+	b.ins("bra %s", lDone)
+	b.label(lScalar)
+	scalar()
+	b.label(lDone)
 }

@@ -12,3 +12,6 @@ var (
 	WithTMA             = withTMA
 	CheckLdmatrixConfig = checkLdmatrixConfig
 )
+
+// needsSM90 reports whether the configuration uses sm_90-only features.
+func (c GemmConfig) needsSM90() bool { return c.Math.sm90Only() || c.KC > 1 }

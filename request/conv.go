@@ -15,23 +15,9 @@ const (
 	CudnnBFloat16 CudnnDataType = 9
 )
 
-func (d CudnnDataType) String() string {
-	switch d {
-	case CudnnFloat:
-		return "f32"
-	case CudnnDouble:
-		return "f64"
-	case CudnnHalf:
-		return "f16"
-	case CudnnBFloat16:
-		return "bf16"
-	case CudnnInt8:
-		return "i8"
-	case CudnnInt32:
-		return "i32"
-	}
-	return fmt.Sprintf("cudnnDataType(%d)", int(d))
-}
+var cudnnDataTypeNames = map[CudnnDataType]string{CudnnFloat: "f32", CudnnDouble: "f64", CudnnHalf: "f16", CudnnBFloat16: "bf16", CudnnInt8: "i8", CudnnInt32: "i32"}
+
+func (d CudnnDataType) String() string { return nameOf(cudnnDataTypeNames, d, "cudnnDataType") }
 
 // Tensor is a cuDNN tensor descriptor: type, dimensions (N, C, [D,] H, W)
 // and strides in elements.

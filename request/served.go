@@ -61,13 +61,3 @@ func TypeOf(g *Gemm) (GemmType, bool) {
 	}
 	return GemmType{}, false
 }
-
-// GemmTypeNamed is the served type of that name.
-func GemmTypeNamed(name string) (GemmType, bool) {
-	for _, t := range GemmTypes {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return GemmType{}, false
-}

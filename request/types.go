@@ -13,19 +13,9 @@ const (
 	OpConjG Op = 3
 )
 
-func (o Op) String() string {
-	switch o {
-	case OpN:
-		return "N"
-	case OpT:
-		return "T"
-	case OpC:
-		return "C"
-	case OpConjG:
-		return "CONJG"
-	}
-	return fmt.Sprintf("Op(%d)", int(o))
-}
+var opNames = map[Op]string{OpN: "N", OpT: "T", OpC: "C", OpConjG: "CONJG"}
+
+func (o Op) String() string { return nameOf(opNames, o, "Op") }
 
 // Transposed reports whether op(X) reads X transposed. For real data types
 // CUBLAS_OP_C is CUBLAS_OP_T.
@@ -70,21 +60,9 @@ func (d DataType) UnitRoundoff() float64 {
 	return 0x1p-24
 }
 
-func (d DataType) String() string {
-	switch d {
-	case R32F:
-		return "f32"
-	case R64F:
-		return "f64"
-	case R16F:
-		return "f16"
-	case R16BF:
-		return "bf16"
-	case R8I:
-		return "i8"
-	}
-	return fmt.Sprintf("cudaDataType(%d)", int(d))
-}
+var dataTypeNames = map[DataType]string{R32F: "f32", R64F: "f64", R16F: "f16", R16BF: "bf16", R8I: "i8"}
+
+func (d DataType) String() string { return nameOf(dataTypeNames, d, "cudaDataType") }
 
 // ComputeType is cublasComputeType_t.
 type ComputeType int
@@ -105,29 +83,13 @@ const (
 	Compute32FEmulBF16x ComputeType = 78
 )
 
-func (c ComputeType) String() string {
-	switch c {
-	case Compute16F:
-		return "16F"
-	case Compute16FPedantic:
-		return "16F_PEDANTIC"
-	case Compute32F:
-		return "32F"
-	case Compute32FPedantic:
-		return "32F_PEDANTIC"
-	case Compute64F:
-		return "64F"
-	case Compute64FPedantic:
-		return "64F_PEDANTIC"
-	case Compute32FFast16F:
-		return "32F_FAST_16F"
-	case Compute32FFast16BF:
-		return "32F_FAST_16BF"
-	case Compute32FFastTF32:
-		return "32F_FAST_TF32"
-	}
-	return fmt.Sprintf("cublasComputeType(%d)", int(c))
+var computeTypeNames = map[ComputeType]string{
+	Compute16F: "16F", Compute16FPedantic: "16F_PEDANTIC", Compute32F: "32F", Compute32FPedantic: "32F_PEDANTIC",
+	Compute64F: "64F", Compute64FPedantic: "64F_PEDANTIC",
+	Compute32FFast16F: "32F_FAST_16F", Compute32FFast16BF: "32F_FAST_16BF", Compute32FFastTF32: "32F_FAST_TF32",
 }
+
+func (c ComputeType) String() string { return nameOf(computeTypeNames, c, "cublasComputeType") }
 
 // PointerMode is cublasPointerMode_t: where alpha and beta live.
 type PointerMode int
@@ -155,3 +117,11 @@ func (m MathMode) Base() MathMode { return m &^ MathDisallowReducedPrecRedn }
 
 // AllowsTF32 reports whether FP32 GEMMs may use TF32 tensor cores.
 func (m MathMode) AllowsTF32() bool { return m.Base() == MathTF32TensorOp }
+
+// nameOf is v's name in names, or its type's name and number.
+func nameOf[T ~int](names map[T]string, v T, typ string) string {
+	if s, ok := names[v]; ok {
+		return s
+	}
+	return fmt.Sprintf("%s(%d)", typ, int(v))
+}

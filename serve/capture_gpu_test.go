@@ -139,12 +139,7 @@ func captureStates() []captureState {
 // graph, replayed twice, computes the right result (served or the
 // vendor's); and the captured call is served only from a final decision.
 func TestGPUCaptureStates(t *testing.T) {
-	ctx := gpuContext(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := ctx.SetCurrent(); err != nil {
-		t.Fatal(err)
-	}
+	gemmcheck.GPUThread(t)
 	h, err := cublas.New()
 	if err != nil {
 		t.Fatal(err)
@@ -257,12 +252,7 @@ func contains(list []request.Reason, r request.Reason) bool {
 // internal/cuda's TestGPUCaptureUnsafeCalls shows, call by call, what our
 // calls did to a capture before they were made in relaxed mode.
 func TestGPUCaptureWhileServing(t *testing.T) {
-	ctx := gpuContext(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := ctx.SetCurrent(); err != nil {
-		t.Fatal(err)
-	}
+	ctx := gemmcheck.GPUThread(t)
 	h, err := cublas.New()
 	if err != nil {
 		t.Fatal(err)

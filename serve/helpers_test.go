@@ -5,8 +5,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/isaacgo/isaac/internal/cuda"
-	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
@@ -35,8 +33,6 @@ func testServer(p Policy) *Server {
 	testServers[p] = s
 	return s
 }
-
-func gpuContext(t *testing.T) cuda.Context { return gemmcheck.GPUContext(t) }
 
 // storeDecision makes s's decision for g the kernel of cfg, with the check
 // meas (nil: unchecked).

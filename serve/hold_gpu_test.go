@@ -1,21 +1,16 @@
 package serve
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/internal/gemmcheck"
 )
 
 // The check's hold kernel keeps the stream busy for measureHoldNS: events
 // around it time at least that, and not wildly more.
 func TestGPUHold(t *testing.T) {
-	ctx := gpuContext(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := ctx.SetCurrent(); err != nil {
-		t.Fatal(err)
-	}
+	ctx := gemmcheck.GPUThread(t)
 	id, err := ctx.ID()
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/cublas"
@@ -20,12 +19,7 @@ import (
 // keeps serving when it is measured the faster. Each side is timed
 // measureWarmups+measureCalls times, and served results are exact.
 func TestGPUMeasuredDispatch(t *testing.T) {
-	ctx := gpuContext(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := ctx.SetCurrent(); err != nil {
-		t.Fatal(err)
-	}
+	gemmcheck.GPUThread(t)
 	h, err := cublas.New()
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/gemmcheck"
@@ -45,10 +44,7 @@ func testTarget() kernels.Target {
 // A server given a configuration (ISAAC_CONFIG) runs it for every call it
 // serves, and computes the right result with it.
 func TestGPUForcedConfig(t *testing.T) {
-	ctx := gpuContext(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	ctx.SetCurrent()
+	gemmcheck.GPUThread(t)
 	const forced = "ms=2,ns=2,ml=32,nl=16,u=8,ks=1,kl=1,kg=4,va=1,vb=1,st=1,math=dfma"
 	cfg, err := ptx.ParseConfig(forced)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -46,10 +45,7 @@ func TestGPUServeChild(t *testing.T) {
 	if os.Getenv("ISAAC_SERVE_CHILD") == "" {
 		t.Skip("runs as a child of the serve tests")
 	}
-	ctx := gpuContext(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	ctx.SetCurrent()
+	gemmcheck.GPUThread(t)
 	for _, c := range serveCases {
 		d := gemmcheck.NewData(c)
 		b, err := gemmcheck.Upload(c, d)
@@ -103,7 +99,7 @@ func outcomes(out string) []string {
 // of each shape goes to the vendor ("searching") and a later one gets the
 // same decision.
 func TestGPUServeAuto(t *testing.T) {
-	gpuContext(t)
+	gemmcheck.GPUContext(t)
 	if os.Getenv("ISAAC_SERVE_CHILD") != "" {
 		t.Skip("child")
 	}
@@ -170,7 +166,7 @@ func TestGPUServeAuto(t *testing.T) {
 // call to the vendor with reason "weights" (a missing file, a file that is
 // not weights).
 func TestGPUServeWeights(t *testing.T) {
-	gpuContext(t)
+	gemmcheck.GPUContext(t)
 	if os.Getenv("ISAAC_SERVE_CHILD") != "" {
 		t.Skip("child")
 	}

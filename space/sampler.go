@@ -139,9 +139,6 @@ func newSampler(sp Space, in ptx.InputClass, dev ptx.DeviceLimits, warmup, maxDr
 	return s
 }
 
-// Space is the sampler's parameter space.
-func (s *Sampler) Space() Space { return s.space }
-
 func (s *Sampler) observe(c ptx.GemmConfig) {
 	for i, p := range s.params {
 		if j := p.get(&c, &s.space); j >= 0 {
@@ -161,19 +158,6 @@ func (s *Sampler) drawUniform(rng *rand.Rand) (ptx.GemmConfig, bool) {
 		s.Uniform.Accepted++
 	}
 	return c, ok
-}
-
-// Probability is the categorical probability of value index j of
-// parameter i (the order of Params).
-func (s *Sampler) Probability(i, j int) float64 { return s.counts[i][j] / s.totals[i] }
-
-// Params names the parameters in the order Probability takes them.
-func (s *Sampler) Params() []string {
-	var n []string
-	for _, p := range s.params {
-		n = append(n, p.name)
-	}
-	return n
 }
 
 // drawCategorical draws every parameter from its categorical distribution.

@@ -23,3 +23,14 @@ func Suits(c ptx.GemmConfig, m, n, k int) bool {
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// Suited is the configurations of cfgs that suit an m×n×k input, in order.
+func Suited(cfgs []ptx.GemmConfig, m, n, k int) []ptx.GemmConfig {
+	var out []ptx.GemmConfig
+	for _, c := range cfgs {
+		if Suits(c, m, n, k) {
+			out = append(out, c)
+		}
+	}
+	return out
+}

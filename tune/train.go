@@ -23,6 +23,18 @@ type Matrix struct {
 	N, F int
 }
 
+// foldOf is the set an input's rows go to: folds 8 and 9 (of ten, by
+// Fold) validate and test, the others train.
+func foldOf(in predictor.Input, train, valid, test *Matrix) *Matrix {
+	switch Fold(in) {
+	case 8:
+		return valid
+	case 9:
+		return test
+	}
+	return train
+}
+
 func (m *Matrix) add(x []float64, y float64) {
 	m.X = append(m.X, x...)
 	m.Y = append(m.Y, y)
@@ -63,14 +75,7 @@ func ConfigMatrices(samples []Sample) (train, valid, test Matrix) {
 		in := SampleInput(s)
 		predictor.PutConfig(x, in, s.Config)
 		y := LogTFLOPs(s.M, s.N, s.K, s.US)
-		switch Fold(in) {
-		case 8:
-			valid.add(x, y)
-		case 9:
-			test.add(x, y)
-		default:
-			train.add(x, y)
-		}
+		foldOf(in, &train, &valid, &test).add(x, y)
 	}
 	return
 }
@@ -93,14 +98,7 @@ func VendorMatrices(samples []Sample) (train, valid, test Matrix) {
 		seen[in] = true
 		predictor.PutVendorInput(x, in)
 		y := LogTFLOPs(s.M, s.N, s.K, s.VendorUS)
-		switch Fold(in) {
-		case 8:
-			valid.add(x, y)
-		case 9:
-			test.add(x, y)
-		default:
-			train.add(x, y)
-		}
+		foldOf(in, &train, &valid, &test).add(x, y)
 	}
 	return
 }

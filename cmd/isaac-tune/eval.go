@@ -148,13 +148,7 @@ func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelP
 	}
 	// The model ranks the random sample and the heuristic's candidates,
 	// then searches their neighbourhoods (predictor.Search).
-	heur := space.HeuristicCandidates(cls, m, n, k, s.Limits)
-	var suited []ptx.GemmConfig
-	for _, c := range heur {
-		if space.Suits(c, m, n, k) {
-			suited = append(suited, c)
-		}
-	}
+	suited := space.Suited(space.HeuristicCandidates(cls, m, n, k, s.Limits), m, n, k)
 	order := model.Search(in, cls, s.Limits, append(append([]ptx.GemmConfig{}, ranked...), suited...), 4, 8)
 	r := evalRow{in: in}
 	r.choice[0] = order[0].Config

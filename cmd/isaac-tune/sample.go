@@ -300,6 +300,12 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 	var ins []input
 	drawn := map[ptx.InputClass][]ptx.GemmConfig{}
 	seen := map[ptx.InputClass]map[ptx.GemmConfig]bool{}
+	add := func(cls ptx.InputClass, cfg ptx.GemmConfig) {
+		if !seen[cls][cfg] {
+			seen[cls][cfg] = true
+			drawn[cls] = append(drawn[cls], cfg)
+		}
+	}
 	for i := range b.Shapes {
 		c := b.Case(i)
 		g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.Timer.Stream))
@@ -318,10 +324,7 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 			if !ok {
 				break
 			}
-			if !seen[cls][cfg] {
-				seen[cls][cfg] = true
-				drawn[cls] = append(drawn[cls], cfg)
-			}
+			add(cls, cfg)
 		}
 		if ws := s.warpgroupSamplerFor(cls); ws != nil && s.opt.warpgroup > 0 {
 			for j := 0; j < s.opt.warpgroup; j++ {
@@ -329,17 +332,11 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 				if !ok {
 					break
 				}
-				if !seen[cls][cfg] {
-					seen[cls][cfg] = true
-					drawn[cls] = append(drawn[cls], cfg)
-				}
+				add(cls, cfg)
 			}
 		}
 		for _, cfg := range s.gridConfigs(cls, m, n, k) {
-			if !seen[cls][cfg] {
-				seen[cls][cfg] = true
-				drawn[cls] = append(drawn[cls], cfg)
-			}
+			add(cls, cfg)
 		}
 		// the pp=1 twins of the last drawn first: the current input's
 		recent := slices.Clone(drawn[cls])
@@ -347,17 +344,11 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 		for _, cfg := range space.PipelinedTwins(recent, s.opt.pipelined, func(c ptx.GemmConfig) bool {
 			return ptx.Legal(c, cls, s.Limits) == nil && space.Suits(c, m, n, k)
 		}) {
-			if !seen[cls][cfg] {
-				seen[cls][cfg] = true
-				drawn[cls] = append(drawn[cls], cfg)
-			}
+			add(cls, cfg)
 		}
 		if s.guide != nil {
 			for _, cfg := range s.guidedConfigs(b, i, cls, sm) {
-				if !seen[cls][cfg] {
-					seen[cls][cfg] = true
-					drawn[cls] = append(drawn[cls], cfg)
-				}
+				add(cls, cfg)
 			}
 		}
 	}

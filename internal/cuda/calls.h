@@ -74,7 +74,6 @@ static inline CUresult isaac_cu_ctx_get_current(CUcontext *c) { return ISAAC_CU_
 static inline CUresult isaac_cu_ctx_set_current(uintptr_t c) { return ISAAC_CU_CALL(cuCtxSetCurrent, (CUcontext)c); }
 static inline CUresult isaac_cu_ctx_get_device(CUdevice *d) { return ISAAC_CU_CALL(cuCtxGetDevice, d); }
 static inline CUresult isaac_cu_ctx_get_id(uintptr_t c, unsigned long long *id) { return ISAAC_CU_CALL(cuCtxGetId, (CUcontext)c, id); }
-static inline CUresult isaac_cu_ctx_synchronize(void) { return isaac_cu.cuCtxSynchronize == NULL ? 3 : isaac_cu.cuCtxSynchronize(); }
 static inline CUresult isaac_cu_module_unload(uintptr_t m) { return ISAAC_CU_RELAXED(cuModuleUnload, (CUmodule)m); }
 static inline CUresult isaac_cu_module_get_function(CUfunction *f, uintptr_t m, const char *name) { return ISAAC_CU_RELAXED(cuModuleGetFunction, f, (CUmodule)m, name); }
 static inline CUresult isaac_cu_func_get_attribute(int *v, int a, uintptr_t f) { return ISAAC_CU_RELAXED(cuFuncGetAttribute, v, a, (CUfunction)f); }
@@ -107,7 +106,6 @@ static inline CUresult isaac_cu_end_capture(uintptr_t s, CUgraph *g) { return IS
 static inline CUresult isaac_cu_graph_instantiate(CUgraphExec *e, uintptr_t g) { return ISAAC_CU_CALL(cuGraphInstantiateWithFlags, e, (CUgraph)g, 0); }
 static inline CUresult isaac_cu_graph_launch(uintptr_t e, uintptr_t s) { return ISAAC_CU_CALL(cuGraphLaunch, (CUgraphExec)e, (CUstream)s); }
 static inline CUresult isaac_cu_graph_exec_destroy(uintptr_t e) { return ISAAC_CU_CALL(cuGraphExecDestroy, (CUgraphExec)e); }
-static inline CUresult isaac_cu_exchange_capture_mode(int *mode) { return ISAAC_CU_CALL(cuThreadExchangeStreamCaptureMode, mode); }
 static inline CUresult isaac_cu_graph_destroy(uintptr_t g) { return ISAAC_CU_CALL(cuGraphDestroy, (CUgraph)g); }
 
 #endif /* ISAAC_CUDA_CALLS_H */

@@ -131,6 +131,3 @@ func (c Context) ID() (uint64, error) {
 	err := check("cuCtxGetId", C.isaac_cu_ctx_get_id(C.uintptr_t(c), &id))
 	return uint64(id), err
 }
-
-// Synchronize waits for all work in the current context.
-func Synchronize() error { return check("cuCtxSynchronize", C.isaac_cu_ctx_synchronize()) }

@@ -34,7 +34,7 @@ static const struct entry entries[] = {
 	E(cuDeviceGet), E(cuDeviceGetCount), E(cuDeviceGetName), E(cuDeviceGetAttribute),
 	E(cuDeviceTotalMem), E(cuDevicePrimaryCtxRetain), E(cuDevicePrimaryCtxRelease),
 	E(cuCtxGetCurrent), E(cuCtxSetCurrent), E(cuCtxGetDevice), E(cuCtxGetId),
-	E(cuCtxSynchronize), E(cuModuleLoadDataEx), E(cuModuleUnload), E(cuModuleGetFunction),
+	E(cuModuleLoadDataEx), E(cuModuleUnload), E(cuModuleGetFunction),
 	E(cuFuncGetAttribute), E(cuFuncSetAttribute), E(cuLaunchKernel), E(cuLaunchKernelEx),
 	E(cuStreamCreate), E(cuStreamDestroy), E(cuStreamSynchronize), E(cuStreamIsCapturing),
 	E(cuStreamGetId),

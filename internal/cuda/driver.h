@@ -69,7 +69,6 @@ typedef struct isaac_cuda_api {
 	CUresult (*cuCtxSetCurrent)(CUcontext);
 	CUresult (*cuCtxGetDevice)(CUdevice *);
 	CUresult (*cuCtxGetId)(CUcontext, unsigned long long *);
-	CUresult (*cuCtxSynchronize)(void);
 	CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned int, int *, void **);
 	CUresult (*cuModuleUnload)(CUmodule);
 	CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);

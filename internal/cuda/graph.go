@@ -54,16 +54,6 @@ func (s Stream) BeginCapture(mode CaptureMode) error {
 	return check("cuStreamBeginCapture", C.isaac_cu_begin_capture(C.uintptr_t(s), C.int(mode)))
 }
 
-// ExchangeCaptureMode sets the calling OS thread's capture interaction mode
-// and returns the previous one (cuThreadExchangeStreamCaptureMode). The
-// caller must hold its OS thread (runtime.LockOSThread) until it restores
-// the mode.
-func ExchangeCaptureMode(mode CaptureMode) (CaptureMode, error) {
-	m := C.int(mode)
-	err := check("cuThreadExchangeStreamCaptureMode", C.isaac_cu_exchange_capture_mode(&m))
-	return CaptureMode(m), err
-}
-
 // SetRelaxUnsafeCalls turns on (the default) or off the relaxed capture
 // mode of the binding's calls outside stream order (module loads, events,
 // memory pools: see ISAAC_CU_RELAXED in calls.h), and returns the previous

@@ -3,39 +3,17 @@ package devbench
 import (
 	"encoding/binary"
 	"math"
-	"runtime"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/internal/gemmcheck"
 )
 
 // gpu skips the test unless a CUDA driver and a device are present, and
 // makes device 0's primary context current on the test's locked OS thread.
-func gpu(t *testing.T) {
-	t.Helper()
-	if err := cuda.Load(); err != nil {
-		t.Skipf("no GPU: %v", err)
-	}
-	if n, err := cuda.DeviceCount(); err != nil || n == 0 {
-		t.Skipf("no GPU: %d devices, %v", n, err)
-	}
-	runtime.LockOSThread()
-	t.Cleanup(runtime.UnlockOSThread)
-	d, err := cuda.GetDevice(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, err := d.RetainPrimaryContext()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ctx.SetCurrent(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.ReleasePrimaryContext() })
-}
+func gpu(t *testing.T) { gemmcheck.GPUThread(t) }
 
 // TestGPUReadFlushReadsEverything plants one word in a zero buffer and
 // checks that the read flush's kernel folds it (the sink receives it when

@@ -123,3 +123,17 @@ func InContext[T any](ctx cuda.Context, f func() (T, error)) (T, error) {
 	}
 	return f()
 }
+
+// GPUThread is GPUContext for a test that works on its own goroutine: it
+// locks the goroutine to its thread until t ends and makes the context
+// current there.
+func GPUThread(t testing.TB) cuda.Context {
+	t.Helper()
+	ctx := GPUContext(t)
+	runtime.LockOSThread()
+	t.Cleanup(runtime.UnlockOSThread)
+	if err := ctx.SetCurrent(); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}

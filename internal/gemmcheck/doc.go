@@ -2,8 +2,9 @@
 // (in the manner of gonum's blas/testblas): random cases covering every data
 // type, layout, odd size, padded leading dimension, misaligned pointer and
 // scalar, host-side encoding of inputs, an exact float64 reference, and
-// documented error bounds. The same cases run against ISAAC's kernels and
-// against cuBLAS.
+// documented error bounds. Its TestGPUConformance runs one table of cases
+// through every implementation (ISAAC's kernels, its server, libisaac.so's
+// C entry points, cuBLAS) against the same bound.
 //
 // Inputs are multiples of 1/8 in [-1, 1]: exact in f16, bf16, tf32, f32 and
 // f64, so every product is exact and the float64 reference is the exact

@@ -3,10 +3,8 @@ package gemmcheck
 import (
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"testing"
 
-	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 )
 
@@ -89,45 +87,5 @@ func TestRandomCaseBounds(t *testing.T) {
 	}
 	if !deep {
 		t.Error("no deep reduction (k ≥ 50,000) in 2000 cases")
-	}
-}
-
-// The table is the same for every implementation (a function of its size
-// and the device), has the jobs it is sized for, and every configuration
-// in it is legal for its case on the device.
-func TestTable(t *testing.T) {
-	s := TableSize{Cases: 3, Configs: 4, Warpgroups: 2, WideSIMT: 2, Pipelined: 2, TMA: 2, MaxWork: 1_000_000, Seed: 9}
-	a, err := Table(s, ptx.H100())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := Table(s, ptx.H100())
-	if !reflect.DeepEqual(a, b) {
-		t.Fatal("two tables of one size differ")
-	}
-	perType := map[string]int{}
-	entries := map[request.Entry]int{}
-	for _, j := range a {
-		perType[j.Case.Type.Name]++
-		entries[j.Case.Entry()]++
-		if j.Config == nil {
-			continue
-		}
-		if err := ptx.Legal(*j.Config, j.Case.Class(), ptx.H100()); err != nil {
-			t.Errorf("%v: %v: %v", j.Case, j.Config, err)
-		}
-	}
-	for _, ty := range Types {
-		// every type: its own-choice cases and configurations; the 16-bit
-		// types also wgmma and TMA ones; the SIMT and mma.sync types wide
-		// and pipelined ones
-		if n := perType[ty.Name]; n < s.Cases+s.Configs+2 {
-			t.Errorf("%s: %d jobs", ty.Name, n)
-		}
-	}
-	for e := request.EntrySgemm; e <= request.EntryGemmEx64; e++ {
-		if entries[e] == 0 {
-			t.Errorf("no case goes through %v", e)
-		}
 	}
 }

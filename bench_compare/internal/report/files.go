@@ -13,7 +13,8 @@ func title(suite string, env Env) string {
 	return fmt.Sprintf("ISAAC vs cuBLAS — %s suite on %s", suite, env.Device)
 }
 
-func writeFile(path string, write func(io.Writer) error) error {
+// WriteFile creates the file at path and has write fill it.
+func WriteFile(path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -41,7 +42,7 @@ func WriteSuite(dir, suite string, env Env, rows []Row) error {
 		{".svg", func(w io.Writer) error { return writeSVG(w, t, env, rows) }},
 	}
 	for _, s := range steps {
-		if err := writeFile(base+s.ext, s.write); err != nil {
+		if err := WriteFile(base+s.ext, s.write); err != nil {
 			return err
 		}
 	}
@@ -64,7 +65,7 @@ func writeDTypePlots(base, suite string, env Env, rows []Row) error {
 	}
 	for _, d := range order {
 		t := fmt.Sprintf("ISAAC vs cuBLAS — %s suite, %s, on %s", suite, d, env.Device)
-		if err := writeFile(base+"-"+d+".svg", func(w io.Writer) error { return writeSVG(w, t, env, by[d]) }); err != nil {
+		if err := WriteFile(base+"-"+d+".svg", func(w io.Writer) error { return writeSVG(w, t, env, by[d]) }); err != nil {
 			return err
 		}
 	}
@@ -132,10 +133,10 @@ func Replot(path string, o ReplotOptions, stdout io.Writer) error {
 		base += "-" + o.Column
 	}
 	t := title(suite, env)
-	if err := writeFile(base+".md", func(w io.Writer) error { return writeMarkdown(w, t, env, rows) }); err != nil {
+	if err := WriteFile(base+".md", func(w io.Writer) error { return writeMarkdown(w, t, env, rows) }); err != nil {
 		return err
 	}
-	if err := writeFile(base+".svg", func(w io.Writer) error { return writeSVG(w, t, env, rows) }); err != nil {
+	if err := WriteFile(base+".svg", func(w io.Writer) error { return writeSVG(w, t, env, rows) }); err != nil {
 		return err
 	}
 	if err := writeDTypePlots(base, suite, env, rows); err != nil {
@@ -154,7 +155,7 @@ func Replot(path string, o ReplotOptions, stdout io.Writer) error {
 		}
 	}
 	if o.Targets {
-		err := writeFile(base+"-targets.md", func(w io.Writer) error {
+		err := WriteFile(base+"-targets.md", func(w io.Writer) error {
 			fmt.Fprintf(w, "# %s: the GEMM issue's targets\n\nBest swept configuration per row; %s, %s, cuBLAS %s, %s, commit `%s`.\n\n",
 				suite, env.Device, env.Driver, env.CUBLAS, env.Date, short(env.Commit))
 			writeTargets(w, rows, floors)

@@ -1,12 +1,17 @@
-package gemmcheck
+package gemmcheck_test
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
+
+	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/request"
 
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/space"
@@ -17,7 +22,7 @@ import (
 // the implementation's own choice). Implementations that choose for
 // themselves (the vendor, the server, the C ABI) ignore the configuration.
 type Job struct {
-	Case   Case
+	Case   gemmcheck.Case
 	Config *ptx.GemmConfig
 }
 
@@ -72,8 +77,8 @@ func TableSizeFromEnv() TableSize {
 // every kernel family the generator emits on the device, shuffled.
 func Table(s TableSize, lim ptx.DeviceLimits) ([]Job, error) {
 	rng := rand.New(rand.NewPCG(s.Seed, 2))
-	var types []Type
-	for _, ty := range Types {
+	var types []gemmcheck.Type
+	for _, ty := range gemmcheck.Types {
 		if len(s.Types) == 0 || slices.Contains(s.Types, ty.Name) {
 			types = append(types, ty)
 		}
@@ -81,10 +86,10 @@ func Table(s TableSize, lim ptx.DeviceLimits) ([]Job, error) {
 	var jobs []Job
 	for _, ty := range types {
 		for i := 0; i < s.Cases; i++ {
-			jobs = append(jobs, Job{Case: RandomCase(rng, ty, s.MaxWork)})
+			jobs = append(jobs, Job{Case: gemmcheck.RandomCase(rng, ty, s.MaxWork)})
 		}
 		for i := 0; i < s.Configs; i++ {
-			c := RandomCase(rng, ty, s.MaxWork/4)
+			c := gemmcheck.RandomCase(rng, ty, s.MaxWork/4)
 			in := c.Class()
 			cfg, ok := space.For(in).RandomLegal(rng, in, lim, 200000)
 			if !ok {
@@ -118,10 +123,10 @@ func Table(s TableSize, lim ptx.DeviceLimits) ([]Job, error) {
 // wideSIMTJobs draws n cases of type ty, where a SIMT math serves it, each
 // with a random legal SIMT configuration whose thread tiles are 16 wide in
 // m or n (the sweep's space, which the model's does not draw).
-func wideSIMTJobs(rng *rand.Rand, ty Type, n, maxWork int, lim ptx.DeviceLimits) []Job {
+func wideSIMTJobs(rng *rand.Rand, ty gemmcheck.Type, n, maxWork int, lim ptx.DeviceLimits) []Job {
 	var out []Job
 	for i, tries := 0, 0; i < n && tries < 100*n; tries++ {
-		c := RandomCase(rng, ty, maxWork)
+		c := gemmcheck.RandomCase(rng, ty, maxWork)
 		in := c.Class()
 		sp := space.ForSweep(in)
 		sp.Math = slices.DeleteFunc(sp.Math, ptx.Math.IsMMA)
@@ -146,10 +151,10 @@ func wideSIMTJobs(rng *rand.Rand, ty Type, n, maxWork int, lim ptx.DeviceLimits)
 // pipelinedJobs draws n cases of type ty, each with a random legal
 // mma.sync or SIMT configuration with pipelined fragments
 // (ptx.GemmConfig.PP), which the model's spaces do not draw.
-func pipelinedJobs(rng *rand.Rand, ty Type, n, maxWork int, lim ptx.DeviceLimits) []Job {
+func pipelinedJobs(rng *rand.Rand, ty gemmcheck.Type, n, maxWork int, lim ptx.DeviceLimits) []Job {
 	var out []Job
 	for i, tries := 0, 0; i < n && tries < 100*n; tries++ {
-		c := RandomCase(rng, ty, maxWork)
+		c := gemmcheck.RandomCase(rng, ty, maxWork)
 		in := c.Class()
 		sp := space.ForSweep(in) // 16-wide SIMT thread tiles too
 		sp.Math = slices.DeleteFunc(slices.Clone(sp.Math), ptx.Math.IsWGMMA)
@@ -175,11 +180,11 @@ func pipelinedJobs(rng *rand.Rand, ty Type, n, maxWork int, lim ptx.DeviceLimits
 // legal configuration of space.ForWarpgroup; with tma, the tensor-copy twin
 // of a configuration drawn at u = 64 (cases whose draw has no legal twin
 // are drawn again).
-func warpgroupJobs(rng *rand.Rand, ty Type, n, maxWork int, lim ptx.DeviceLimits, tma bool) ([]Job, error) {
+func warpgroupJobs(rng *rand.Rand, ty gemmcheck.Type, n, maxWork int, lim ptx.DeviceLimits, tma bool) ([]Job, error) {
 	var out []Job
 	sm90 := lim.SMMajor == 9 && lim.SMMinor == 0
 	for i, tries := 0, 0; sm90 && i < n && tries < 100*n; tries++ {
-		c := RandomCase(rng, ty, maxWork)
+		c := gemmcheck.RandomCase(rng, ty, maxWork)
 		in := c.Class()
 		if len(ptx.WarpgroupMathsFor(in)) == 0 {
 			break // no wgmma math for the type
@@ -207,4 +212,44 @@ func warpgroupJobs(rng *rand.Rand, ty Type, n, maxWork int, lim ptx.DeviceLimits
 		i++
 	}
 	return out, nil
+}
+
+// The table is the same for every implementation (a function of its size
+// and the device), has the jobs it is sized for, and every configuration
+// in it is legal for its case on the device.
+func TestTable(t *testing.T) {
+	s := TableSize{Cases: 3, Configs: 4, Warpgroups: 2, WideSIMT: 2, Pipelined: 2, TMA: 2, MaxWork: 1_000_000, Seed: 9}
+	a, err := Table(s, ptx.H100())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Table(s, ptx.H100())
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("two tables of one size differ")
+	}
+	perType := map[string]int{}
+	entries := map[request.Entry]int{}
+	for _, j := range a {
+		perType[j.Case.Type.Name]++
+		entries[j.Case.Entry()]++
+		if j.Config == nil {
+			continue
+		}
+		if err := ptx.Legal(*j.Config, j.Case.Class(), ptx.H100()); err != nil {
+			t.Errorf("%v: %v: %v", j.Case, j.Config, err)
+		}
+	}
+	for _, ty := range gemmcheck.Types {
+		// every type: its own-choice cases and configurations; the 16-bit
+		// types also wgmma and TMA ones; the SIMT and mma.sync types wide
+		// and pipelined ones
+		if n := perType[ty.Name]; n < s.Cases+s.Configs+2 {
+			t.Errorf("%s: %d jobs", ty.Name, n)
+		}
+	}
+	for e := request.EntrySgemm; e <= request.EntryGemmEx64; e++ {
+		if entries[e] == 0 {
+			t.Errorf("no case goes through %v", e)
+		}
+	}
 }

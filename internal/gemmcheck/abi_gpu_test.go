@@ -1,4 +1,4 @@
-package cabitest
+package gemmcheck_test
 
 import (
 	"bufio"
@@ -10,28 +10,27 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/gemmcheck"
-	"github.com/isaacgo/isaac/kernels"
 )
 
 //go:embed testdata/conformance_runner.cu
 var conformanceRunner []byte
 
-// TestGPUConformance runs the conformance table through libisaac.so's C
-// ABI: a plain cuBLAS client (testdata/conformance_runner.cu, built with
-// nvcc) makes each call through the entry point its case names (the type's
-// own routine or cublasGemmEx, 32- or 64-bit; host or device scalars), with
-// libisaac.so preloaded and ISAAC_POLICY=always, four clients at once.
-// Every result meets the bound, and ISAAC_LOG's counters show every call
-// served by ISAAC. It needs a GPU and nvcc; ISAAC_LIB names the library
-// (else it is built, where Go is at hand).
-func TestGPUConformance(t *testing.T) {
-	ctx := gemmcheck.GPUContext(t)
+// conformanceABI runs the jobs through libisaac.so's C ABI: a plain cuBLAS
+// client (testdata/conformance_runner.cu, built with nvcc) makes each call
+// through the entry point its case names (the type's own routine or
+// cublasGemmEx, 32- or 64-bit; host or device scalars), with libisaac.so
+// preloaded and ISAAC_POLICY=always, four clients at once. Every result
+// meets the bound, and ISAAC_LOG's counters show every call served by
+// ISAAC. It needs nvcc; ISAAC_LIB names the library (else it is built,
+// where Go is at hand).
+func conformanceABI(t *testing.T, jobs []Job) {
 	nvcc := findNVCC()
 	if nvcc == "" {
 		t.Skip("nvcc not found (CUDA_HOME, /usr/local/cuda or PATH)")
@@ -43,7 +42,7 @@ func TestGPUConformance(t *testing.T) {
 			t.Skip("set ISAAC_LIB to a built libisaac.so (no Go here to build one)")
 		}
 		lib = filepath.Join(dir, "libisaac.so")
-		if out, err := run(moduleRoot(), "go", "build", "-buildmode=c-shared", "-o", lib, moduleRoot()); err != nil {
+		if out, err := exec.Command("go", "build", "-buildmode=c-shared", "-o", lib, "github.com/isaacgo/isaac").CombinedOutput(); err != nil {
 			t.Fatalf("go build: %v\n%s", err, out)
 		}
 	}
@@ -52,22 +51,14 @@ func TestGPUConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	runner := filepath.Join(dir, "conformance_runner")
-	if out, err := run(dir, nvcc, "-O2", "-o", runner, src, "-lcublas"); err != nil {
+	if out, err := exec.Command(nvcc, "-O2", "-o", runner, src, "-lcublas").CombinedOutput(); err != nil {
 		t.Fatalf("nvcc: %v\n%s", err, out)
-	}
-	lim, err := gemmcheck.InContext(ctx, kernels.New("").Limits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs, err := gemmcheck.Table(gemmcheck.TableSizeFromEnv(), lim)
-	if err != nil {
-		t.Fatal(err)
 	}
 	var (
 		mu      sync.Mutex
 		clients []*abiClient
 	)
-	gemmcheck.Conformance(t, gemmcheck.Implementation{Name: "c-abi", Workers: 4, NewWorker: func(int) (gemmcheck.Worker, error) {
+	Conformance(t, Implementation{Name: "c-abi", Workers: 4, NewWorker: func(int) (Worker, error) {
 		c, err := startClient(runner, lib)
 		if err == nil {
 			mu.Lock()
@@ -82,20 +73,17 @@ func TestGPUConformance(t *testing.T) {
 			t.Errorf("client %d: %v\n%s", i, c.waitErr, c.stderr.String())
 			continue
 		}
-		line := ""
-		for _, l := range strings.Split(c.stderr.String(), "\n") {
-			if strings.HasPrefix(l, "isaac: pid ") {
-				line = l
-			}
-		}
-		calls, served, forwarded, reasons := parseLog(t, line)
-		if calls["total"] != strconv.Itoa(c.calls) || served != calls["total"] || forwarded != "0" {
-			t.Errorf("client %d made %d calls; ISAAC_LOG: calls %v, served %s, forwarded %s %v", i, c.calls, calls, served, forwarded, reasons)
+		m := logCounters.FindStringSubmatch(c.stderr.String())
+		if m == nil || m[1] != strconv.Itoa(c.calls) || m[2] != m[1] || m[3] != "0" {
+			t.Errorf("client %d made %d calls; its ISAAC_LOG line: %q", i, c.calls, m)
 		}
 		total += c.calls
 	}
 	t.Logf("%d calls through libisaac.so's entry points from %d clients, all served by ISAAC", total, len(clients))
 }
+
+// logCounters matches the ISAAC_LOG line's totals: calls, served, forwarded.
+var logCounters = regexp.MustCompile(`isaac: pid \d+: calls (\d+) .*; served (\d+); forwarded (\d+)`)
 
 // findNVCC is nvcc's path ($CUDA_HOME/bin, /usr/local/cuda/bin, then
 // PATH), or "".
@@ -176,7 +164,7 @@ const (
 )
 
 // Gemm sends the job's call to the client and reads C back.
-func (c *abiClient) Gemm(j gemmcheck.Job, d *gemmcheck.Data) ([]float64, error) {
+func (c *abiClient) Gemm(j Job, d *gemmcheck.Data) ([]float64, error) {
 	cs := j.Case
 	g := cs.RequestAt(0, 0, 0, 0, 0) // offsets: the operands' addresses in buffers at 0
 	a := gemmcheck.Encode(cs.Type.AB, d.A)

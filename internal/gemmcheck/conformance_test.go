@@ -1,4 +1,4 @@
-package gemmcheck
+package gemmcheck_test
 
 import (
 	"encoding/json"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/isaacgo/isaac/internal/gemmcheck"
 
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/ptx"
@@ -31,7 +33,7 @@ type Implementation struct {
 type Worker interface {
 	// Gemm computes the job on d's inputs, C = α·op(A)·op(B) + β·C, and
 	// returns C as stored afterwards (offsets and padding included).
-	Gemm(j Job, d *Data) ([]float64, error)
+	Gemm(j Job, d *gemmcheck.Data) ([]float64, error)
 	Close()
 }
 
@@ -78,8 +80,8 @@ type deviceWorker struct {
 	stream  cuda.Stream
 }
 
-func (w *deviceWorker) Gemm(j Job, d *Data) ([]float64, error) {
-	b, err := Upload(j.Case, d)
+func (w *deviceWorker) Gemm(j Job, d *gemmcheck.Data) ([]float64, error) {
+	b, err := gemmcheck.Upload(j.Case, d)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +101,7 @@ func (w *deviceWorker) Close() {
 // outcome is one job's check.
 type outcome struct {
 	Job
-	res   Result
+	res   gemmcheck.Result
 	rerun bool // split reduction run twice, bit-identical
 	err   error
 }
@@ -147,7 +149,7 @@ func Conformance(t *testing.T, impl Implementation, jobs []Job) {
 
 func runJob(w Worker, j Job) outcome {
 	o := outcome{Job: j}
-	d := NewData(j.Case)
+	d := gemmcheck.NewData(j.Case)
 	got, err := w.Gemm(j, d)
 	if err != nil {
 		o.err = err
