@@ -124,6 +124,10 @@ int main(void)
 			alpha = scalars;
 			beta = scalars + f[F_SCALAR];
 		}
+		/* cudaMemcpy from pageable memory may return before its DMA ends,
+		 * and the call's stream does not wait for the legacy stream. */
+		if (!cerr)
+			cerr = cudaDeviceSynchronize();
 		int32_t st = cublasSetMathMode(h, (cublasMath_t)f[F_MATH]);
 		if (!st)
 			st = cublasSetPointerMode(h, f[F_PTRMODE] ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST);
