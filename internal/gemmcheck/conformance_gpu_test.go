@@ -3,9 +3,11 @@ package gemmcheck_test
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/cublas"
+	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/ptx"
@@ -29,7 +31,7 @@ import (
 func TestGPUConformance(t *testing.T) {
 	ctx := gemmcheck.GPUContext(t)
 	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
-	lim, err := gemmcheck.InContext(ctx, rt.Limits)
+	lim, err := inContext(ctx, rt.Limits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,4 +76,16 @@ func TestGPUConformance(t *testing.T) {
 		}), jobs)
 	})
 	t.Run("c-abi", func(t *testing.T) { conformanceABI(t, jobs) })
+}
+
+// InContext runs f on the calling goroutine's thread, locked, with ctx
+// current.
+func inContext[T any](ctx cuda.Context, f func() (T, error)) (T, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := ctx.SetCurrent(); err != nil {
+		var zero T
+		return zero, err
+	}
+	return f()
 }

@@ -112,18 +112,6 @@ func GPUContext(t testing.TB) cuda.Context {
 	return ctx
 }
 
-// InContext runs f on the calling goroutine's thread, locked, with ctx
-// current.
-func InContext[T any](ctx cuda.Context, f func() (T, error)) (T, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := ctx.SetCurrent(); err != nil {
-		var zero T
-		return zero, err
-	}
-	return f()
-}
-
 // GPUThread is GPUContext for a test that works on its own goroutine: it
 // locks the goroutine to its thread until t ends and makes the context
 // current there.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -16,10 +17,10 @@ func writeSummary(w io.Writer, dir, suite string, env Env, rows []Row) error {
 	var suites, dtypes []string
 	cells := map[[2]string][]float64{}
 	for _, r := range rows {
-		if !contains(suites, r.Suite) {
+		if !slices.Contains(suites, r.Suite) {
 			suites = append(suites, r.Suite)
 		}
-		if !contains(dtypes, r.DType) {
+		if !slices.Contains(dtypes, r.DType) {
 			dtypes = append(dtypes, r.DType)
 		}
 		k := [2]string{r.Suite, r.DType}
@@ -47,15 +48,6 @@ func writeSummary(w io.Writer, dir, suite string, env Env, rows []Row) error {
 		fmt.Fprintf(w, "![%s %s](%s)\n", suite, d, path.Join(dir, suite+"-"+d+".svg"))
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func short(commit string) string {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -70,12 +71,7 @@ func writeTargets(w io.Writer, rows []Row, floors floorTable) {
 	for _, t := range gemmTargets {
 		fmt.Fprintf(w, "| %s |", t.Case)
 		for _, grp := range targetGroups {
-			var sp []float64
-			for _, r := range rows {
-				if contains(t.Suite, r.Suite) && dtypeGroup(r.DType) == grp && (t.Shape == nil || t.Shape(r)) && r.Speedup > 0 {
-					sp = append(sp, r.Speedup)
-				}
-			}
+			sp := speedups(t.rowsOf(rows, grp))
 			if len(sp) == 0 {
 				fmt.Fprint(w, " – |")
 				continue
@@ -135,7 +131,7 @@ func writeTargets(w io.Writer, rows []Row, floors floorTable) {
 func (t target) rowsOf(rows []Row, grp string) []Row {
 	var out []Row
 	for _, r := range rows {
-		if contains(t.Suite, r.Suite) && dtypeGroup(r.DType) == grp && (t.Shape == nil || t.Shape(r)) && r.Speedup > 0 {
+		if slices.Contains(t.Suite, r.Suite) && dtypeGroup(r.DType) == grp && (t.Shape == nil || t.Shape(r)) && r.Speedup > 0 {
 			out = append(out, r)
 		}
 	}
