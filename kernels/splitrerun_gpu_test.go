@@ -14,7 +14,7 @@ import (
 // Split reductions give the same bits on every run: each configuration
 // runs 12 times on the same buffers (C reset between runs), every result
 // checked against the exact reference and against the first. The cases
-// are the differential test's one nondeterministic find (an FP64 TN
+// are the conformance table's one nondeterministic find (an FP64 TN
 // 2×17×10736 input with a one-pass grid split of 48 and clusters of 2,
 // pipelined fragments; wrong on 6 of 12 runs, and on 12 of 12 with a full
 // tile of rows, which is why ptx.Legal now refuses pp=1 with both splits)
