@@ -26,16 +26,14 @@ func (in InputClass) String() string {
 // Validate checks that the class is one the kernel family serves (it says
 // nothing about a configuration).
 func (in InputClass) Validate() error {
-	if !in.AType.valid() || !in.BType.valid() || !in.CType.valid() || !in.Compute.valid() {
+	switch {
+	case !in.AType.valid() || !in.BType.valid() || !in.CType.valid() || !in.Compute.valid():
 		return fmt.Errorf("ptx: invalid data type in %+v", in)
-	}
-	if in.AType != in.BType {
+	case in.AType != in.BType:
 		return fmt.Errorf("ptx: A and B types differ (%s, %s)", in.AType, in.BType)
-	}
-	if in.Compute == BF16 {
+	case in.Compute == BF16:
 		return fmt.Errorf("ptx: bf16 is not a compute type")
-	}
-	if in.TransA != N && in.TransA != T || in.TransB != N && in.TransB != T {
+	case in.TransA != N && in.TransA != T || in.TransB != N && in.TransB != T:
 		return fmt.Errorf("ptx: invalid transposition")
 	}
 	for _, a := range []int{in.AlignA, in.AlignB, in.AlignC} {

@@ -15,22 +15,18 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		return err
 	}
 	m := cfg.Math
-	if m < FFMA || m > lastWGMMA {
+	switch {
+	case m < FFMA || m > lastWGMMA:
 		return illegal("ptx: unknown math %d", int(m))
-	}
-	if !m.compatible(in.AType, in.Compute, in.AllowTF32) {
+	case !m.compatible(in.AType, in.Compute, in.AllowTF32):
 		return illegal("ptx: math %s incompatible with A=%s compute=%s (tf32 allowed: %v)", m, in.AType, in.Compute, in.AllowTF32)
-	}
-	if m.IsMMA() && dev.SMMajor < 8 {
+	case m.IsMMA() && dev.SMMajor < 8:
 		return illegal("ptx: math %s needs sm_80 or newer", m)
-	}
-	if m.sm90Only() && dev.SMMajor < 9 {
+	case m.sm90Only() && dev.SMMajor < 9:
 		return illegal("ptx: math %s needs sm_90 or newer", m)
-	}
-	if m.IsWGMMA() && (dev.SMMajor != 9 || dev.SMMinor != 0) {
+	case m.IsWGMMA() && (dev.SMMajor != 9 || dev.SMMinor != 0):
 		return illegal("ptx: math %s needs sm_90a (compute capability 9.0 exactly)", m)
-	}
-	if cfg.Stages >= 2 && dev.SMMajor < 8 {
+	case cfg.Stages >= 2 && dev.SMMajor < 8:
 		return illegal("ptx: cp.async stages need sm_80 or newer")
 	}
 	msMax, nsMax := 8, 8
@@ -68,13 +64,11 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	default:
 		return illegal("ptx: kc=%d must be 1, 2, 4 or 8", cfg.KC)
 	}
-	if cfg.Stages < 1 || cfg.Stages > 8 {
-		return illegal("ptx: st=%d must be in [1,8]", cfg.Stages)
-	}
-	if cfg.MR != 0 && (cfg.MR < 32 || cfg.MR > 248 || cfg.MR%8 != 0) {
-		return illegal("ptx: mr=%d must be 0 or a multiple of 8 in [32,248]", cfg.MR)
-	}
 	switch {
+	case cfg.Stages < 1 || cfg.Stages > 8:
+		return illegal("ptx: st=%d must be in [1,8]", cfg.Stages)
+	case cfg.MR != 0 && (cfg.MR < 32 || cfg.MR > 248 || cfg.MR%8 != 0):
+		return illegal("ptx: mr=%d must be 0 or a multiple of 8 in [32,248]", cfg.MR)
 	case cfg.PP < 0 || cfg.PP > 1:
 		return illegal("ptx: pp=%d must be 0 or 1", cfg.PP)
 	case cfg.PP == 1 && (m.IsWGMMA() || cfg.Stages < 2):
@@ -85,11 +79,9 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		// the splits were exact (kernels TestGPUSplitReruns has the case).
 		// Not understood yet: not served.
 		return illegal("ptx: pp=1 with both a grid split (kg=%d) and a cluster split (kc=%d) is not allowed (nondeterministic on H100)", cfg.KG, cfg.KC)
-	}
-	if cfg.TMA < 0 || cfg.TMA > 1 {
+	case cfg.TMA < 0 || cfg.TMA > 1:
 		return illegal("ptx: tma=%d must be 0 or 1", cfg.TMA)
-	}
-	if cfg.TMA == 1 && !m.IsWGMMA() {
+	case cfg.TMA == 1 && !m.IsWGMMA():
 		return illegal("ptx: tma=1 (bulk tensor copies) needs wgmma math (math %s)", m)
 	}
 	if m.IsWGMMA() {
@@ -104,28 +96,20 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		// whole 128-byte lines and instructions.
 		return illegal("ptx: tma=1 needs both operand tiles in the 128-byte swizzled layout (A swizzled %v, B swizzled %v)", g.a.swizzle, g.b.swizzle)
 	}
-	if m.IsMMA() {
-		if cfg.ML%g.wm != 0 || cfg.NL%g.wn != 0 {
-			return illegal("ptx: block tile %dx%d not a multiple of the warp tile %dx%d", cfg.ML, cfg.NL, g.wm, g.wn)
-		}
-		if cfg.U%cfg.KL != 0 || g.uk%(g.mmaK*cfg.KS) != 0 {
-			return illegal("ptx: u/kl=%d/%d must be a multiple of mma k (%d) times ks (%d)", cfg.U, cfg.KL, g.mmaK, cfg.KS)
-		}
-	} else {
-		if cfg.ML%cfg.MS != 0 || cfg.NL%cfg.NS != 0 {
-			return illegal("ptx: block tile %dx%d not a multiple of the thread tile %dx%d", cfg.ML, cfg.NL, cfg.MS, cfg.NS)
-		}
-		if cfg.U%cfg.KL != 0 || g.uk%cfg.KS != 0 {
-			return illegal("ptx: u=%d must be a multiple of kl*ks=%d", cfg.U, cfg.KL*cfg.KS)
-		}
-		if g.uk%g.simtVK() != 0 {
-			return illegal("ptx: u/kl=%d must be a multiple of the inner k step %d", g.uk, g.simtVK())
-		}
-	}
-	if g.threads < 32 || g.threads%32 != 0 {
+	switch {
+	case m.IsMMA() && (cfg.ML%g.wm != 0 || cfg.NL%g.wn != 0):
+		return illegal("ptx: block tile %dx%d not a multiple of the warp tile %dx%d", cfg.ML, cfg.NL, g.wm, g.wn)
+	case m.IsMMA() && (cfg.U%cfg.KL != 0 || g.uk%(g.mmaK*cfg.KS) != 0):
+		return illegal("ptx: u/kl=%d/%d must be a multiple of mma k (%d) times ks (%d)", cfg.U, cfg.KL, g.mmaK, cfg.KS)
+	case !m.IsMMA() && (cfg.ML%cfg.MS != 0 || cfg.NL%cfg.NS != 0):
+		return illegal("ptx: block tile %dx%d not a multiple of the thread tile %dx%d", cfg.ML, cfg.NL, cfg.MS, cfg.NS)
+	case !m.IsMMA() && (cfg.U%cfg.KL != 0 || g.uk%cfg.KS != 0):
+		return illegal("ptx: u=%d must be a multiple of kl*ks=%d", cfg.U, cfg.KL*cfg.KS)
+	case !m.IsMMA() && g.uk%g.simtVK() != 0:
+		return illegal("ptx: u/kl=%d must be a multiple of the inner k step %d", g.uk, g.simtVK())
+	case g.threads < 32 || g.threads%32 != 0:
 		return illegal("ptx: %d threads per block is not a positive multiple of 32", g.threads)
-	}
-	if g.threads > dev.MaxThreadsPerBlock || g.threads > 1024 {
+	case g.threads > dev.MaxThreadsPerBlock || g.threads > 1024:
 		return illegal("ptx: %d threads per block exceeds %d", g.threads, dev.MaxThreadsPerBlock)
 	}
 	if err := vecLegal("a", cfg.VecA, in.AlignA, g.a, g.es, cfg.Stages); err != nil {
@@ -141,10 +125,10 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	if cfg.MR > 0 {
 		regs = min(regs, cfg.MR) // ptxas spills the rest
 	}
-	if regs > dev.MaxRegistersPerThread || regs > 255 {
+	switch {
+	case regs > dev.MaxRegistersPerThread || regs > 255:
 		return illegal("ptx: estimated %d registers per thread exceed %d", regs, min(dev.MaxRegistersPerThread, 255))
-	}
-	if regs*g.threads > dev.RegistersPerBlock || regs*g.threads > dev.RegistersPerSM {
+	case regs*g.threads > dev.RegistersPerBlock || regs*g.threads > dev.RegistersPerSM:
 		return illegal("ptx: estimated %d registers per block exceed the register file (%d)", regs*g.threads, dev.RegistersPerBlock)
 	}
 	return nil
@@ -173,16 +157,14 @@ func warpgroupLegal(cfg GemmConfig, in InputClass) error {
 }
 
 func vecLegal(name string, vec, align int, o operandGeom, es, stages int) error {
-	if vec > align {
+	switch {
+	case vec > align:
 		return illegal("ptx: v%s=%d exceeds the alignment %d of %s", name, vec, align, name)
-	}
-	if vec*es > 16 {
+	case vec*es > 16:
 		return illegal("ptx: v%s=%d is %d bytes, more than a 16-byte vector", name, vec, vec*es)
-	}
-	if o.lc%vec != 0 {
+	case o.lc%vec != 0:
 		return illegal("ptx: v%s=%d does not divide the contiguous tile extent %d", name, vec, o.lc)
-	}
-	if stages >= 2 && vec*es < 4 {
+	case stages >= 2 && vec*es < 4:
 		return illegal("ptx: cp.async needs at least 4-byte copies but v%s=%d is %d bytes", name, vec, vec*es)
 	}
 	return nil

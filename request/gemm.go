@@ -70,16 +70,14 @@ func ValidAlgo(a int) bool {
 // Validate reports the arguments cuBLAS itself rejects; such calls go to the
 // vendor so that the application gets exactly the vendor's status.
 func (g *Gemm) Validate() error {
-	if g.TransA < OpN || g.TransA > OpC || g.TransB < OpN || g.TransB > OpC {
+	switch {
+	case g.TransA < OpN || g.TransA > OpC || g.TransB < OpN || g.TransB > OpC:
 		return fmt.Errorf("%w: transa=%v transb=%v", ErrInvalid, g.TransA, g.TransB)
-	}
-	if !ValidAlgo(g.Algo) {
+	case !ValidAlgo(g.Algo):
 		return fmt.Errorf("%w: algo=%d", ErrInvalid, g.Algo)
-	}
-	if g.Alpha.Ptr == 0 || g.Beta.Ptr == 0 {
+	case g.Alpha.Ptr == 0 || g.Beta.Ptr == 0:
 		return fmt.Errorf("%w: a NULL alpha or beta", ErrInvalid)
-	}
-	if g.M < 0 || g.N < 0 || g.K < 0 {
+	case g.M < 0 || g.N < 0 || g.K < 0:
 		return fmt.Errorf("%w: m=%d n=%d k=%d", ErrInvalid, g.M, g.N, g.K)
 	}
 	rowsA, rowsB := g.M, g.K

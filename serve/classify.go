@@ -7,16 +7,15 @@ import "github.com/isaacgo/isaac/request"
 // rejects (it gives its own status), nothing to compute, sizes beyond 32
 // bits, a type ISAAC does not serve.
 func Classify(g *request.Gemm) request.Reason {
-	if g.Validate() != nil {
+	_, typed := request.TypeOf(g)
+	switch {
+	case g.Validate() != nil:
 		return request.FwdInvalid
-	}
-	if g.Empty() {
+	case g.Empty():
 		return request.FwdEmpty
-	}
-	if !g.Fits32() {
+	case !g.Fits32():
 		return request.FwdTooLarge
-	}
-	if _, ok := request.TypeOf(g); !ok {
+	case !typed:
 		return request.FwdUnsupported
 	}
 	return request.Served

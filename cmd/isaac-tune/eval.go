@@ -130,7 +130,7 @@ func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelP
 	m, n, k := b.Shapes[0][0], b.Shapes[0][1], b.Shapes[0][2]
 	in := predictor.Input{Type: b.Type.Name, TransA: b.TransA.Transposed(), TransB: b.TransB.Transposed(), M: m, N: n, K: k,
 		AlignA: cls.AlignA, AlignB: cls.AlignB, AlignC: cls.AlignC}
-	sm := s.samplerFor(cls)
+	sm := s.samplerFor(cls, s.samplers, space.NewSampler)
 	seen := map[ptx.GemmConfig]bool{}
 	var ranked []ptx.GemmConfig
 	for tries := 0; len(ranked) < modelPool && tries < 4*modelPool; tries++ {
@@ -260,13 +260,8 @@ func writeEval(dir string, rows []evalRow, s *sampleRun, w *predictor.Weights, h
 	subopt := map[string][]float64{}
 	perType := map[string][]float64{}
 	for _, r := range rows {
-		b := func(x bool) string {
-			if x {
-				return "T"
-			}
-			return "N"
-		}
-		fmt.Fprintf(&csv, "%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%.3f,%.3f,\"%s\"", r.in.Type, b(r.in.TransA), b(r.in.TransB), r.in.M, r.in.N, r.in.K,
+		b := map[bool]string{false: "N", true: "T"}
+		fmt.Fprintf(&csv, "%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%.3f,%.3f,\"%s\"", r.in.Type, b[r.in.TransA], b[r.in.TransB], r.in.M, r.in.N, r.in.K,
 			r.in.AlignA, r.in.AlignB, r.in.AlignC, r.pool, r.vendorUS, r.bestUS, r.best)
 		for i, c := range choosers {
 			sv := (r.us[i] - r.bestUS) / r.bestUS

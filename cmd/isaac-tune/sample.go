@@ -183,11 +183,15 @@ func (s *sampleRun) provenance() []string {
 	}
 }
 
-func (s *sampleRun) samplerFor(in ptx.InputClass) *space.Sampler {
-	sm, ok := s.samplers[in]
+// samplerFor is the class's sampler of the space newSampler gives
+// (space.NewSampler, or space.NewWarpgroupSampler: nil when no wgmma kernel
+// serves the class), made at its first use.
+func (s *sampleRun) samplerFor(in ptx.InputClass, kept map[ptx.InputClass]*space.Sampler,
+	newSampler func(ptx.InputClass, ptx.DeviceLimits, int, int, *rand.Rand) *space.Sampler) *space.Sampler {
+	sm, ok := kept[in]
 	if !ok {
-		sm = space.NewSampler(in, s.Limits, s.opt.warmup, s.opt.warmupDraws, s.rng)
-		s.samplers[in] = sm
+		sm = newSampler(in, s.Limits, s.opt.warmup, s.opt.warmupDraws, s.rng)
+		kept[in] = sm
 	}
 	return sm
 }
@@ -197,17 +201,6 @@ func typesOr(t string) string {
 		return "all seven served types"
 	}
 	return t
-}
-
-// warpgroupSamplerFor is the class's wgmma sampler (nil when no wgmma
-// kernel serves it).
-func (s *sampleRun) warpgroupSamplerFor(in ptx.InputClass) *space.Sampler {
-	sm, ok := s.wgmma[in]
-	if !ok {
-		sm = space.NewWarpgroupSampler(in, s.Limits, s.opt.warmup, s.opt.warmupDraws, s.rng)
-		s.wgmma[in] = sm
-	}
-	return sm
 }
 
 func (s *sampleRun) run() error {
@@ -314,7 +307,7 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 			return nil, 0, err
 		}
 		ins = append(ins, input{g, cls, b.Shapes[i]})
-		sm := s.samplerFor(cls)
+		sm := s.samplerFor(cls, s.samplers, space.NewSampler)
 		if seen[cls] == nil {
 			seen[cls] = map[ptx.GemmConfig]bool{}
 		}
@@ -326,7 +319,7 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 			}
 			add(cls, cfg)
 		}
-		if ws := s.warpgroupSamplerFor(cls); ws != nil && s.opt.warpgroup > 0 {
+		if ws := s.samplerFor(cls, s.wgmma, space.NewWarpgroupSampler); ws != nil && s.opt.warpgroup > 0 {
 			for j := 0; j < s.opt.warpgroup; j++ {
 				cfg, ok := ws.Draw(s.rng, func(c ptx.GemmConfig) bool { return space.Suits(c, m, n, k) }, 20000)
 				if !ok {
@@ -442,7 +435,7 @@ func (s *sampleRun) guidedConfigs(b tune.Batch, i int, cls ptx.InputClass, sm *s
 			seeds = append(seeds, c)
 		}
 	}
-	if ws := s.warpgroupSamplerFor(cls); ws != nil {
+	if ws := s.samplerFor(cls, s.wgmma, space.NewWarpgroupSampler); ws != nil {
 		for j := 0; j < 125; j++ { // the wgmma kernels too, a quarter as many
 			if c, ok := ws.Draw(s.rng, suits, 20000); ok {
 				seeds = append(seeds, c)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"sync"
 )
 
@@ -107,7 +108,7 @@ func (d *Data) Check(c Case, got []float64) Result {
 			if !(v == d.C0[idx] || math.IsNaN(v) && math.IsNaN(d.C0[idx])) {
 				r.Bad++
 				if r.FirstBad == "" {
-					r.FirstBad = "wrote outside C's m×n at element " + itoa(idx)
+					r.FirstBad = "wrote outside C's m×n at element " + strconv.Itoa(idx)
 				}
 			}
 			continue
@@ -123,9 +124,11 @@ func (d *Data) Check(c Case, got []float64) Result {
 		if err > bound {
 			r.Bad++
 			if r.FirstBad == "" {
-				r.FirstBad = "C(" + itoa(i) + "," + itoa(j) + ") = " + ftoa(v) + ", want " + ftoa(ref) + " ± " + ftoa(bound)
+				r.FirstBad = "C(" + strconv.Itoa(i) + "," + strconv.Itoa(j) + ") = " + fmtG(v) + ", want " + fmtG(ref) + " ± " + fmtG(bound)
 			}
 		}
 	}
 	return r
 }
+
+func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }

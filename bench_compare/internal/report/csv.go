@@ -1,13 +1,12 @@
 package report
 
 import (
-	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -112,12 +111,6 @@ func writeCSV(w io.Writer, rows []Row) error {
 	return cw.Error()
 }
 
-// csvAltCols locates one Alt's columns in a header (-1 when absent).
-type csvAltCols struct {
-	name                string
-	us, speedup, config int
-}
-
 // ReadCSV parses the format of writeCSV. Lines starting with '#' and blank
 // lines are ignored; columns are found by header name, so unknown columns
 // are skipped and the derived columns need not be present. Every header
@@ -137,260 +130,85 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 		return nil, err
 	}
 	col := map[string]int{}
+	var alts []string
 	for i, h := range header {
 		h = strings.TrimSpace(h)
 		if _, dup := col[h]; dup {
 			return nil, fmt.Errorf("bench_compare: CSV column %q repeated", h)
 		}
 		col[h] = i
+		if n, ok := strings.CutSuffix(h, "_us"); ok && n != "" && !slices.Contains(csvBaseHeader, h) {
+			alts = append(alts, n)
+		}
 	}
-	required := []string{"suite", "op", "dtype", "m", "n", "k", "layout",
-		"vendor_us", "ours_us", "speedup", "roofline_us", "config"}
-	for _, c := range required {
+	for _, c := range []string{"suite", "op", "dtype", "m", "n", "k", "layout", "vendor_us", "ours_us", "speedup", "roofline_us", "config"} {
 		if _, ok := col[c]; !ok {
 			return nil, fmt.Errorf("bench_compare: CSV lacks the column %q", c)
 		}
 	}
-	base := map[string]bool{}
-	for _, c := range csvBaseHeader {
-		base[c] = true
-	}
-	idx := func(name string) int {
-		if i, ok := col[name]; ok {
-			return i
-		}
-		return -1
-	}
-	var alts []csvAltCols
-	for _, h := range header {
-		h = strings.TrimSpace(h)
-		if base[h] || !strings.HasSuffix(h, "_us") {
-			continue
-		}
-		n := strings.TrimSuffix(h, "_us")
-		if n == "" {
-			continue
-		}
-		alts = append(alts, csvAltCols{name: n, us: col[h], speedup: idx(n + "_speedup"), config: idx(n + "_config")})
-	}
-
 	var rows []Row
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
-			break
+			return rows, nil
 		}
 		if err != nil {
 			return nil, err
 		}
 		line, _ := cr.FieldPos(0)
-		cell := func(i int) string {
-			if i < 0 || i >= len(rec) {
-				return ""
-			}
-			return rec[i]
-		}
-		var perr error
-		num := func(name string, i int) float64 {
-			s := strings.TrimSpace(cell(i))
-			if s == "" {
-				return 0
-			}
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil && perr == nil {
-				perr = fmt.Errorf("bench_compare: CSV line %d: %s=%q is not a number", line, name, s)
-			}
-			return v
-		}
-		integer := func(name string) int {
-			s := strings.TrimSpace(cell(col[name]))
-			v, err := strconv.Atoi(s)
-			if err != nil && perr == nil {
-				perr = fmt.Errorf("bench_compare: CSV line %d: %s=%q is not an integer", line, name, s)
-			}
-			return v
-		}
+		c := csvRecord{rec: rec, col: col, line: line}
 		row := Row{
-			Suite:      cell(col["suite"]),
-			Op:         cell(col["op"]),
-			DType:      cell(col["dtype"]),
-			M:          integer("m"),
-			N:          integer("n"),
-			K:          integer("k"),
-			Layout:     cell(col["layout"]),
-			VendorUS:   num("vendor_us", col["vendor_us"]),
-			OursUS:     num("ours_us", col["ours_us"]),
-			Speedup:    num("speedup", col["speedup"]),
-			RooflineUS: num("roofline_us", col["roofline_us"]),
-			Config:     cell(col["config"]),
+			Suite: c.str("suite"), Op: c.str("op"), DType: c.str("dtype"),
+			M: c.int("m"), N: c.int("n"), K: c.int("k"), Layout: c.str("layout"),
+			VendorUS: c.num("vendor_us"), OursUS: c.num("ours_us"), Speedup: c.num("speedup"),
+			RooflineUS: c.num("roofline_us"), Config: c.str("config"),
 		}
 		row.Flops = 2 * float64(row.M) * float64(row.N) * float64(row.K)
-		for _, a := range alts {
-			us, cfg := strings.TrimSpace(cell(a.us)), cell(a.config)
-			if us == "" && cfg == "" {
-				continue
+		for _, n := range alts {
+			if strings.TrimSpace(c.str(n+"_us")) != "" || c.str(n+"_config") != "" {
+				row.Alt = append(row.Alt, Alt{Name: n, US: c.num(n + "_us"), Config: c.str(n + "_config")})
 			}
-			row.Alt = append(row.Alt, Alt{Name: a.name, US: num(a.name+"_us", a.us), Config: cfg})
 		}
-		if perr != nil {
-			return nil, perr
+		if c.err != nil {
+			return nil, c.err
 		}
 		rows = append(rows, row)
 	}
-	return rows, nil
 }
 
-// envValue renders a value so that readEnv gives it back exactly: quoted
-// (Go syntax) when it has surrounding spaces, control characters or a
-// leading quote, as is otherwise.
-func envValue(s string) string {
-	needQuote := s != strings.TrimSpace(s) || strings.HasPrefix(s, `"`)
-	for _, c := range s {
-		if c < 0x20 || c == 0x7f {
-			needQuote = true
-		}
-	}
-	if needQuote {
-		return strconv.Quote(s)
-	}
-	return s
+// csvRecord reads the cells of one record by column name; the first cell
+// that does not parse is its err.
+type csvRecord struct {
+	rec  []string
+	col  map[string]int
+	line int
+	err  error
 }
 
-// envPeakPrefix prefixes the keys of Env.PeakTFLOPs.
-const envPeakPrefix = "peak_tflops."
-
-// envFloat formats a float so that it parses back to the same value.
-func envFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-// WriteEnv writes e as "key: value" lines in a fixed order; the peak rates
-// come as "peak_tflops.<class>: <value>" lines sorted by class.
-func WriteEnv(w io.Writer, e Env) error {
-	classes := make([]string, 0, len(e.PeakTFLOPs))
-	for c := range e.PeakTFLOPs {
-		if c == "" || strings.ContainsAny(c, ": \t\r\n") {
-			return fmt.Errorf("bench_compare: peak TFLOP/s class %q is not a usable key", c)
-		}
-		classes = append(classes, c)
+func (c *csvRecord) str(name string) string {
+	if i, ok := c.col[name]; ok && i < len(c.rec) {
+		return c.rec[i]
 	}
-	sort.Strings(classes)
-	type kv struct{ k, v string }
-	lines := []kv{
-		{"date", envValue(e.Date)},
-		{"device", envValue(e.Device)},
-		{"device_key", envValue(e.DeviceKey)},
-		{"compute_cap", envValue(e.ComputeCap)},
-		{"sms", strconv.Itoa(e.SMs)},
-		{"sm_clock_mhz", strconv.Itoa(e.SMClockMHz)},
-		{"mem_clock_mhz", strconv.Itoa(e.MemClockMHz)},
-		{"bus_width_bits", strconv.Itoa(e.BusWidthBits)},
-		{"l2_bytes", strconv.Itoa(e.L2Bytes)},
-		{"driver", envValue(e.Driver)},
-		{"cublas", envValue(e.CUBLAS)},
-		{"cudnn", envValue(e.CUDNN)},
-		{"bandwidth_gbs", envFloat(e.BandwidthGBs)},
-	}
-	for _, c := range classes {
-		lines = append(lines, kv{envPeakPrefix + c, envFloat(e.PeakTFLOPs[c])})
-	}
-	lines = append(lines, kv{"method", envValue(e.Method)}, kv{"commit", envValue(e.Commit)})
-	bw := bufio.NewWriter(w)
-	for _, l := range lines {
-		if l.v == "" {
-			fmt.Fprintf(bw, "%s:\n", l.k)
-		} else {
-			fmt.Fprintf(bw, "%s: %s\n", l.k, l.v)
-		}
-	}
-	return bw.Flush()
+	return ""
 }
 
-// readEnv parses the format of WriteEnv. Blank lines and lines starting with
-// '#' are ignored, and so are unknown keys; a repeated key keeps its last value.
-func readEnv(r io.Reader) (Env, error) {
-	var e Env
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		key, val, ok := strings.Cut(text, ":")
-		if !ok {
-			return Env{}, fmt.Errorf("bench_compare: env line %d: %q is not \"key: value\"", line, text)
-		}
-		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
-		if strings.HasPrefix(val, `"`) {
-			u, err := strconv.Unquote(val)
-			if err != nil {
-				return Env{}, fmt.Errorf("bench_compare: env line %d: bad quoted value %s", line, val)
-			}
-			val = u
-		}
-		var err error
-		atoi := func(p *int) {
-			if val == "" {
-				*p = 0
-				return
-			}
-			*p, err = strconv.Atoi(val)
-		}
-		atof := func(p *float64) {
-			if val == "" {
-				*p = 0
-				return
-			}
-			*p, err = strconv.ParseFloat(val, 64)
-		}
-		switch key {
-		case "date":
-			e.Date = val
-		case "device":
-			e.Device = val
-		case "device_key":
-			e.DeviceKey = val
-		case "compute_cap":
-			e.ComputeCap = val
-		case "sms":
-			atoi(&e.SMs)
-		case "sm_clock_mhz":
-			atoi(&e.SMClockMHz)
-		case "mem_clock_mhz":
-			atoi(&e.MemClockMHz)
-		case "bus_width_bits":
-			atoi(&e.BusWidthBits)
-		case "l2_bytes":
-			atoi(&e.L2Bytes)
-		case "driver":
-			e.Driver = val
-		case "cublas":
-			e.CUBLAS = val
-		case "cudnn":
-			e.CUDNN = val
-		case "bandwidth_gbs":
-			atof(&e.BandwidthGBs)
-		case "method":
-			e.Method = val
-		case "commit":
-			e.Commit = val
-		default:
-			if c, ok := strings.CutPrefix(key, envPeakPrefix); ok && c != "" {
-				var v float64
-				atof(&v)
-				if e.PeakTFLOPs == nil {
-					e.PeakTFLOPs = map[string]float64{}
-				}
-				e.PeakTFLOPs[c] = v
-			}
-		}
-		if err != nil {
-			return Env{}, fmt.Errorf("bench_compare: env line %d: %s=%q is not a number", line, key, val)
-		}
+func (c *csvRecord) num(name string) float64 {
+	s := strings.TrimSpace(c.str(name))
+	if s == "" {
+		return 0
 	}
-	if err := sc.Err(); err != nil {
-		return Env{}, err
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil && c.err == nil {
+		c.err = fmt.Errorf("bench_compare: CSV line %d: %s=%q is not a number", c.line, name, s)
 	}
-	return e, nil
+	return v
+}
+
+func (c *csvRecord) int(name string) int {
+	s := strings.TrimSpace(c.str(name))
+	v, err := strconv.Atoi(s)
+	if err != nil && c.err == nil {
+		c.err = fmt.Errorf("bench_compare: CSV line %d: %s=%q is not an integer", c.line, name, s)
+	}
+	return v
 }

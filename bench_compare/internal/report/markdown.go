@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -36,23 +37,20 @@ func mdCode(s string) string {
 	return fence + s + fence
 }
 
-// mdNum formats a positive finite value with prec decimals, "—" otherwise.
-func mdNum(v float64, prec int) string {
+// num formats a positive finite value with prec decimals and its unit, dash
+// otherwise.
+func num(v float64, prec int, unit, dash string) string {
 	if !(v > 0) || math.IsInf(v, 0) {
-		return "—"
+		return dash
 	}
-	return strconv.FormatFloat(v, 'f', prec, 64)
+	return strconv.FormatFloat(v, 'f', prec, 64) + unit
 }
 
 // mdSpeedup formats a speed-up as "1.23×", in bold when it is at least 1.
 func mdSpeedup(v float64) string {
-	s := mdNum(v, 2)
-	if s == "—" {
-		return s
-	}
-	s += "×"
-	if v >= 1 {
-		s = "**" + s + "**"
+	s := num(v, 2, "×", "—")
+	if v >= 1 && s != "—" {
+		return "**" + s + "**"
 	}
 	return s
 }
@@ -65,24 +63,29 @@ func orDash(s string) string {
 	return s
 }
 
+// cond is s when ok, "" otherwise.
+func cond(ok bool, s string) string {
+	if ok {
+		return s
+	}
+	return ""
+}
+
+// nonEmpty is its arguments without the empty ones.
+func nonEmpty(s ...string) []string {
+	return slices.DeleteFunc(s, func(x string) bool { return x == "" })
+}
+
 // provenance is the one-paragraph description of where and how the rows
 // were measured.
 func provenance(env Env) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured on **%s**", mdText(orDash(env.Device)))
-	var hw []string
-	if env.SMs > 0 {
-		hw = append(hw, fmt.Sprintf("%d SMs", env.SMs))
-	}
-	if env.ComputeCap != "" {
-		hw = append(hw, "compute capability "+mdText(env.ComputeCap))
-	}
-	if env.SMClockMHz > 0 {
-		hw = append(hw, fmt.Sprintf("SM clock %d MHz", env.SMClockMHz))
-	}
-	if env.MemClockMHz > 0 {
-		hw = append(hw, fmt.Sprintf("memory clock %d MHz", env.MemClockMHz))
-	}
+	hw := nonEmpty(
+		cond(env.SMs > 0, fmt.Sprintf("%d SMs", env.SMs)),
+		cond(env.ComputeCap != "", "compute capability "+mdText(env.ComputeCap)),
+		cond(env.SMClockMHz > 0, fmt.Sprintf("SM clock %d MHz", env.SMClockMHz)),
+		cond(env.MemClockMHz > 0, fmt.Sprintf("memory clock %d MHz", env.MemClockMHz)))
 	if len(hw) > 0 {
 		fmt.Fprintf(&b, " (%s)", strings.Join(hw, ", "))
 	}
@@ -141,9 +144,9 @@ func writeMarkdown(w io.Writer, title string, env Env, rows []Row) error {
 		cells := []string{
 			mdText(orDash(r.Suite)), mdText(orDash(r.DType)),
 			strconv.Itoa(r.M), strconv.Itoa(r.N), strconv.Itoa(r.K), mdText(orDash(r.Layout)),
-			mdNum(r.VendorUS, 2), mdNum(r.OursUS, 2), mdSpeedup(r.Speedup),
-			mdNum(r.tflops(r.OursUS), 2), mdNum(r.RooflineUS, 2),
-			pctCell(r.rooflinePercent(r.OursUS)), mdCode(r.Config),
+			num(r.VendorUS, 2, "", "—"), num(r.OursUS, 2, "", "—"), mdSpeedup(r.Speedup),
+			num(r.tflops(r.OursUS), 2, "", "—"), num(r.RooflineUS, 2, "", "—"),
+			num(r.rooflinePercent(r.OursUS), 1, "%", "—"), mdCode(r.Config),
 		}
 		for _, n := range names {
 			a, ok := findAlt(r, n)
@@ -151,25 +154,13 @@ func writeMarkdown(w io.Writer, title string, env Env, rows []Row) error {
 				cells = append(cells, "—", "—", "—")
 				continue
 			}
-			cells = append(cells, mdNum(a.US, 2), mdSpeedup(ratio(r.VendorUS, a.US)), mdCode(a.Config))
+			cells = append(cells, num(a.US, 2, "", "—"), mdSpeedup(ratio(r.VendorUS, a.US)), mdCode(a.Config))
 		}
 		fmt.Fprintf(bw, "| %s |\n", strings.Join(cells, " | "))
 	}
 	geo, measured, wins := summaryStats(rows)
-	geoText := "—"
-	if !math.IsNaN(geo) {
-		geoText = strconv.FormatFloat(geo, 'f', 2, 64) + "×"
-	}
+	geoText := num(geo, 2, "×", "—")
 	fmt.Fprintf(bw, "\nGeometric mean of the speed-ups: **%s** (%d rows measured); ISAAC ≥ 1.0× on %d of %d rows.\n",
 		geoText, measured, wins, len(rows))
 	return bw.Flush()
-}
-
-// pctCell formats a percentage with one decimal, "—" when not positive.
-func pctCell(v float64) string {
-	s := mdNum(v, 1)
-	if s == "—" {
-		return s
-	}
-	return s + "%"
 }

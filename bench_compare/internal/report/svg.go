@@ -246,18 +246,7 @@ func writeSVG(w io.Writer, title string, env Env, rows []Row) error {
 	if len(rows) == 0 {
 		plotW = 200
 	}
-	var sub []string
-	for _, s := range []string{env.Device, env.Driver} {
-		if s != "" {
-			sub = append(sub, s)
-		}
-	}
-	if env.CUBLAS != "" {
-		sub = append(sub, "cuBLAS "+env.CUBLAS)
-	}
-	if env.Date != "" {
-		sub = append(sub, env.Date)
-	}
+	sub := nonEmpty(env.Device, env.Driver, cond(env.CUBLAS != "", "cuBLAS "+env.CUBLAS), env.Date)
 	subtitle := strings.Join(sub, " · ")
 	type entry struct{ label, color string }
 	legend := []entry{{"cuBLAS", svgVendorColor}, {"ISAAC", svgOursColor}}
@@ -363,7 +352,7 @@ func writeSVG(w io.Writer, title string, env Env, rows []Row) error {
 				p("<rect class=\"%s\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\"><title>%s</title></rect>\n",
 					classes[j], px(bx+float64(j)*barW), px(y), px(barW), px(bottom-y), colors[j],
 					xmlText(fmt.Sprintf("%s, %s %s %s: %s µs, %s TFLOP/s", labels[j], r.Suite, r.DType, inputLabel(r),
-						tableNum(times[j], 2), tableNum(v, 2))))
+						num(times[j], 2, "", "-"), num(v, 2, "", "-"))))
 			}
 			if roof > 0 && !math.IsInf(roof, 0) {
 				y := sc.y(roof)
@@ -371,7 +360,7 @@ func writeSVG(w io.Writer, title string, env Env, rows []Row) error {
 				p("<line class=\"roofline\" x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#000000\" stroke-width=\"2\"><title>%s</title></line>\n",
 					px(x+4), px(y), px(x+slot-4), px(y),
 					xmlText(fmt.Sprintf("roofline, %s %s %s: %s µs, %s TFLOP/s", r.Suite, r.DType, inputLabel(r),
-						tableNum(r.RooflineUS, 2), tableNum(roof, 2))))
+						num(r.RooflineUS, 2, "", "-"), num(roof, 2, "", "-"))))
 			}
 			if sp := r.Speedup; sp > 0 && !math.IsInf(sp, 0) {
 				color := svgLossColor

@@ -3,19 +3,10 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 )
-
-// tableNum formats a positive finite value with prec decimals, "-" otherwise.
-func tableNum(v float64, prec int) string {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return "-"
-	}
-	return strconv.FormatFloat(v, 'f', prec, 64)
-}
 
 // tableCell keeps a cell on one line, free of the tab separator, and never
 // empty (so that every column has a visible start).
@@ -49,8 +40,8 @@ func WriteTable(w io.Writer, rows []Row) {
 		cells := []string{
 			tableCell(r.Suite), tableCell(r.DType),
 			strconv.Itoa(r.M), strconv.Itoa(r.N), strconv.Itoa(r.K), tableCell(r.Layout),
-			tableNum(r.VendorUS, 2), tableNum(r.OursUS, 2), speedupCell(r.Speedup),
-			tableNum(r.rooflinePercent(r.OursUS), 1),
+			num(r.VendorUS, 2, "", "-"), num(r.OursUS, 2, "", "-"), num(r.Speedup, 2, "x", "-"),
+			num(r.rooflinePercent(r.OursUS), 1, "", "-"),
 		}
 		for _, n := range names {
 			a, ok := findAlt(r, n)
@@ -58,26 +49,14 @@ func WriteTable(w io.Writer, rows []Row) {
 				cells = append(cells, "-", "-")
 				continue
 			}
-			cells = append(cells, tableNum(a.US, 2), speedupCell(ratio(r.VendorUS, a.US)))
+			cells = append(cells, num(a.US, 2, "", "-"), num(ratio(r.VendorUS, a.US), 2, "x", "-"))
 		}
 		cells = append(cells, tableCell(r.Config))
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
 	geo, measured, wins := summaryStats(rows)
-	geoText := "-"
-	if !math.IsNaN(geo) {
-		geoText = strconv.FormatFloat(geo, 'f', 2, 64) + "x"
-	}
+	geoText := num(geo, 2, "x", "-")
 	fmt.Fprintf(w, "geomean speedup %s over %d measured rows; ours >= 1.0x on %d of %d rows\n",
 		geoText, measured, wins, len(rows))
-}
-
-// speedupCell formats a speed-up as "1.23x".
-func speedupCell(v float64) string {
-	s := tableNum(v, 2)
-	if s == "-" {
-		return s
-	}
-	return s + "x"
 }
