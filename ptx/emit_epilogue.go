@@ -308,9 +308,12 @@ func (c *gemmCtx) epilogue(elems []accElem) {
 		pc, ca, pr := prepare(e)
 		p := b.reg(kPred)
 		b.ins("and.pred %s, %s, %s", p, pr, pc)
-		if cfg.KG == 1 {
+		switch {
+		case c.conv != nil: // y through its strides
+			ops.storeC(b, vals[i], c.convOut(e), 0, p)
+		case cfg.KG == 1:
 			ops.storeC(b, vals[i], ca, e.row*es, p)
-		} else {
+		default:
 			b.insP(p, "st.global.%s %s, %s", s, addr(ca, e.row*es), vals[i])
 		}
 	}

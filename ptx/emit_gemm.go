@@ -14,7 +14,8 @@ type gemmCtx struct {
 	m0, n0, z          string // block origin, k-split index (grid z)
 	zg                 string // workspace slice of the block: z / KC
 	kBeg, kEnd, nTiles string
-	smem               string // shared window address of the dynamic buffer
+	smem               string    // shared window address of the dynamic buffer
+	conv               *convRegs // a convolution's parameters (nil for a GEMM)
 }
 
 // compute is the math part of the main loop (SIMT or mma).
@@ -41,8 +42,13 @@ func emitGemm(g geometry, name, arch string) string {
 	b := &builder{}
 	c := &gemmCtx{g: g, b: b}
 	c.prologue()
-	var la, lb *loader
-	if g.cfg.TMA != 1 { // the copy engine needs no per-thread addresses
+	var la, lb tileLoader
+	switch {
+	case g.cfg.TMA == 1: // the copy engine needs no per-thread addresses
+	case g.in.Conv != 0:
+		c.conv = c.convParams()
+		la, lb = c.newIm2colLoader(), c.newLoader(false)
+	default:
 		la, lb = c.newLoader(true), c.newLoader(false)
 	}
 	var comp compute
@@ -60,7 +66,7 @@ func emitGemm(g geometry, name, arch string) string {
 	case g.cfg.TMA == 1:
 		c.loopTMA(comp.(*wgmmaCompute))
 	case g.cfg.Math.IsWGMMA():
-		c.loopWarpgroup(la, lb, comp.(*wgmmaCompute))
+		c.loopWarpgroup(la.(*loader), lb.(*loader), comp.(*wgmmaCompute))
 	case g.cfg.PP == 1 && g.cfg.Math.IsMMA():
 		loopPipelined(c, la, lb, stepCompute[mmaFrag](comp.(*mmaCompute)))
 	case g.cfg.PP == 1:
@@ -80,7 +86,7 @@ func emitGemm(g geometry, name, arch string) string {
 		align = 1024 // 128-byte swizzle atoms (newCoreMatrixGeom)
 	}
 	return header(arch) + fmt.Sprintf(".extern .shared .align %d .b8 %s[];\n\n", align, smemSymbol) +
-		entryMaxReg(name, append(abiParams(g.in.Compute), tensorMapParams(tensorMapsOf(g))...), g.cfg.MR, b)
+		entryMaxReg(name, append(append(abiParams(g.in.Compute), tensorMapParams(tensorMapsOf(g))...), convParamsOf(g.in)...), g.cfg.MR, b)
 }
 
 func (c *gemmCtx) globalParam(name string) string {
@@ -219,7 +225,7 @@ type asyncLoop struct {
 // asyncPrologue issues and commits the first inflight tiles (comment
 // describes them in the PTX), branches to the loop's end when there is no
 // tile, and sets the loop's counters. The caller places the loop label.
-func (c *gemmCtx) asyncPrologue(la, lb *loader, inflight int, comment string) asyncLoop {
+func (c *gemmCtx) asyncPrologue(la, lb tileLoader, inflight int, comment string) asyncLoop {
 	b, g := c.b, c.g
 	l := asyncLoop{wr: b.reg(kB32), rd: b.reg(kB32)}
 	b.ins("mov.b32 %s, 0", l.wr)
@@ -258,7 +264,7 @@ func (c *gemmCtx) next(l asyncLoop) {
 
 // loopAsync is the multi-stage cp.async main loop: stage t%S is consumed while
 // tiles t+1..t+S-1 are in flight.
-func (c *gemmCtx) loopAsync(la, lb *loader, comp compute) {
+func (c *gemmCtx) loopAsync(la, lb tileLoader, comp compute) {
 	b, S := c.b, c.g.cfg.Stages
 	l := c.asyncPrologue(la, lb, S-1, fmt.Sprintf("pipeline prologue: %d stages in flight", S-1))
 	b.label(l.loop)
@@ -304,7 +310,7 @@ func kSteps(n, step int) []int {
 // in loopAsync; every tile, the last included, is waited for before its
 // first step is loaded. One step's fragments are carried around the loop in
 // fixed registers.
-func loopPipelined[F any](c *gemmCtx, la, lb *loader, s stepCompute[F]) {
+func loopPipelined[F any](c *gemmCtx, la, lb tileLoader, s stepCompute[F]) {
 	b, S := c.b, c.g.cfg.Stages
 	l := c.asyncPrologue(la, lb, S-1, fmt.Sprintf("pipeline prologue: %d stages in flight", S-1))
 	steps := s.steps()
@@ -343,14 +349,14 @@ func loopPipelined[F any](c *gemmCtx, la, lb *loader, s stepCompute[F]) {
 // issued counts the tiles issued so far and full the tiles wholly inside K:
 // while the tile is one of those, threads none of whose vectors is cut by
 // the M/N edge take the short path (issueAsyncFull).
-func (c *gemmCtx) issueTile(la, lb *loader, wr, issued, full string) {
+func (c *gemmCtx) issueTile(la, lb tileLoader, wr, issued, full string) {
 	b := c.b
 	fast, join := b.newLabel("issue_full"), b.newLabel("issued")
 	pf := b.reg(kPred)
 	b.ins("setp.lt.s32 %s, %s, %s", pf, issued, full)
-	for _, l := range []*loader{la, lb} {
-		if l.partial != "" {
-			b.ins("and.pred %s, %s, !%s", pf, pf, l.partial)
+	for _, l := range []tileLoader{la, lb} {
+		if p := l.edge(); p != "" {
+			b.ins("and.pred %s, %s, !%s", pf, pf, p)
 		}
 	}
 	b.insP(pf, "bra %s", fast) // per thread: edge threads take the general path
@@ -370,7 +376,7 @@ func (c *gemmCtx) issueTile(la, lb *loader, wr, issued, full string) {
 
 // loopRegs is the single-stage loop: the next tile is prefetched into
 // registers while the current one is consumed from shared memory.
-func (c *gemmCtx) loopRegs(la, lb *loader, comp compute) {
+func (c *gemmCtx) loopRegs(la, lb tileLoader, comp compute) {
 	b := c.b
 	loop, done := b.newLabel("loop"), b.newLabel("done")
 	pz := b.reg(kPred)

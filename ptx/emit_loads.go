@@ -1,5 +1,17 @@
 package ptx
 
+// tileLoader stages one operand's tiles from global to shared memory, as the
+// main loops drive it: the GEMM operands' loader, or a convolution's im2col
+// gather (im2colLoader).
+type tileLoader interface {
+	issueAsync(stageOff string)     // cp.async copies of the current tile
+	issueAsyncFull(stageOff string) // the same for a tile wholly inside K (see issueTile)
+	issueRegs()                     // the current tile into registers
+	storeRegs()                     // the registers to shared memory (stage 0)
+	advance()                       // on to the next tile
+	edge() string                   // a predicate: this thread's copies need issueAsync even inside K ("" never)
+}
+
 // loader stages one operand tile (A: ML×U, B: U×NL) from global to shared
 // memory. Each thread moves `loads` vectors of `vec` elements along the
 // contiguous dimension of the operand. Bounds are handled per vector by a
@@ -79,24 +91,7 @@ func (c *gemmCtx) newLoader(isA bool) *loader {
 			b.ins("max.s32 %s, %s, 0", mnc, mnRem)
 			b.ins("min.s32 %s, %s, %d", mnc, mnc, o.vec)
 		}
-		// shared address: smem + operand offset + (element offset)*es, or
-		// 16 bytes per vector in the core-matrix layout
-		so := b.reg(kB32)
-		switch {
-		case o.swizzle:
-			b.ins("add.s32 %s, %s, %s", so, l.swizzledOffset(cv, ov), c.smem)
-		case o.core:
-			b.ins("mad.lo.s32 %s, %s, 16, %s", so, v, c.smem)
-		case o.kContig:
-			b.ins("mad.lo.s32 %s, %s, %d, %s", so, mnIdx, o.stride, kIdx)
-			b.ins("mad.lo.s32 %s, %s, %d, %s", so, so, es, c.smem)
-		default:
-			b.ins("mad.lo.s32 %s, %s, %d, %s", so, kIdx, o.stride, mnIdx)
-			b.ins("mad.lo.s32 %s, %s, %d, %s", so, so, es, c.smem)
-		}
-		if o.offset != 0 {
-			b.ins("add.s32 %s, %s, %d", so, so, o.offset)
-		}
+		so := l.sharedOffset(v, cv, ov, mnIdx, kIdx)
 		l.ptr = append(l.ptr, ptr)
 		l.kleft = append(l.kleft, kl)
 		l.mnc = append(l.mnc, mnc)
@@ -128,6 +123,32 @@ func (c *gemmCtx) newLoader(isA bool) *loader {
 		}
 	}
 	return l
+}
+
+func (l *loader) edge() string { return l.partial }
+
+// sharedOffset is the shared address of vector v (at element cv of line
+// ov; mnIdx, kIdx its tile coordinates) in stage 0: smem + operand offset +
+// (element offset)·es, or 16 bytes per vector in the core-matrix layout.
+func (l *loader) sharedOffset(v, cv, ov, mnIdx, kIdx string) string {
+	b, c, o, es := l.c.b, l.c, l.o, l.c.g.es
+	so := b.reg(kB32)
+	switch {
+	case o.swizzle:
+		b.ins("add.s32 %s, %s, %s", so, l.swizzledOffset(cv, ov), c.smem)
+	case o.core:
+		b.ins("mad.lo.s32 %s, %s, 16, %s", so, v, c.smem)
+	case o.kContig:
+		b.ins("mad.lo.s32 %s, %s, %d, %s", so, mnIdx, o.stride, kIdx)
+		b.ins("mad.lo.s32 %s, %s, %d, %s", so, so, es, c.smem)
+	default:
+		b.ins("mad.lo.s32 %s, %s, %d, %s", so, kIdx, o.stride, mnIdx)
+		b.ins("mad.lo.s32 %s, %s, %d, %s", so, so, es, c.smem)
+	}
+	if o.offset != 0 {
+		b.ins("add.s32 %s, %s, %d", so, so, o.offset)
+	}
+	return so
 }
 
 // vectorAt splits vector index v of the tile into its element index along

@@ -13,14 +13,15 @@ type InputClass struct {
 	TransA, TransB      Op
 	AlignA, AlignB      int // 1, 2, 4 or 8 elements
 	AlignC              int
-	AllowTF32           bool // f32 inputs may use tf32 tensor cores
-	AtomicsAllowed      bool // reserved: the generator never emits atomics
+	AllowTF32           bool      // f32 inputs may use tf32 tensor cores
+	AtomicsAllowed      bool      // reserved: the generator never emits atomics
+	Conv                ConvOrder // a convolution's implicit GEMM (NotConv: a GEMM)
 }
 
 // String is a compact deterministic form used in kernel names.
 func (in InputClass) String() string {
-	return fmt.Sprintf("%s%s%s_c%s_%s%s_a%db%dc%d", in.AType, in.BType, in.CType, in.Compute,
-		in.TransA, in.TransB, in.AlignA, in.AlignB, in.AlignC)
+	return fmt.Sprintf("%s%s%s_c%s_%s%s_a%db%dc%d%s", in.AType, in.BType, in.CType, in.Compute,
+		in.TransA, in.TransB, in.AlignA, in.AlignB, in.AlignC, in.convSuffix())
 }
 
 // Validate checks that the class is one the kernel family serves (it says

@@ -115,6 +115,14 @@ func abiParams(compute DataType) []Param {
 	}
 }
 
+// convParamsOf is ConvParams for a convolution's class, none for a GEMM's.
+func convParamsOf(in InputClass) []Param {
+	if in.Conv == NotConv {
+		return nil
+	}
+	return ConvParams()
+}
+
 // KernelName is the deterministic entry name for (cfg, in).
 func KernelName(cfg GemmConfig, in InputClass) string {
 	kc, pp := "", ""
@@ -162,7 +170,7 @@ func GenerateGemm(cfg GemmConfig, in InputClass, arch string) (*Kernel, error) {
 		PTX:         emitGemm(g, name, arch),
 		Block:       [3]int{g.threads, 1, 1},
 		SharedBytes: g.sharedBytes,
-		Params:      append(abiParams(in.Compute), tensorMapParams(maps)...),
+		Params:      append(append(abiParams(in.Compute), tensorMapParams(maps)...), convParamsOf(in)...),
 		TensorMaps:  maps,
 		tileM:       cfg.ML, tileN: cfg.NL,
 		splits: cfg.KG, wsElem: g.epiType.Size(), cluster: g.kc,

@@ -89,6 +89,11 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 			return err
 		}
 	}
+	if in.Conv != NotConv {
+		if err := convLegal(cfg, in); err != nil {
+			return err
+		}
+	}
 	g := newGeometry(cfg, in)
 	if cfg.TMA == 1 && !(g.a.swizzle && g.b.swizzle) {
 		// The copy engine writes boxes of 128-byte lines in the 128-byte

@@ -35,6 +35,10 @@ func For(in ptx.InputClass) Space {
 	if min(in.AlignA, 16/in.AType.Size())*in.AType.Size() < 4 || min(in.AlignB, 16/in.AType.Size())*in.AType.Size() < 4 {
 		stages = []int{1}
 	}
+	kg, kc := []int{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512}, []int{1, 2, 4, 8}
+	if in.Conv != ptx.NotConv {
+		kg, kc = []int{1}, []int{1} // a convolution's reduction stays in its block
+	}
 	return Space{
 		MS: []int{1, 2, 4, 8}, NS: []int{1, 2, 4, 8},
 		ML: []int{8, 16, 32, 64, 128, 256}, NL: []int{8, 16, 32, 64, 128, 256},
@@ -42,8 +46,8 @@ func For(in ptx.InputClass) Space {
 		KS: []int{1, 2, 4, 8}, KL: []int{1, 2, 4, 8},
 		// Powers of two and the counts between them, so that tiles·KG can
 		// come close to a whole number of waves.
-		KG:     []int{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512},
-		KC:     []int{1, 2, 4, 8},
+		KG:     kg,
+		KC:     kc,
 		VecA:   vecs(in.AlignA),
 		VecB:   vecs(in.AlignB),
 		Stages: stages,

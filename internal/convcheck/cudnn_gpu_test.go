@@ -1,0 +1,238 @@
+package convcheck_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/isaacgo/isaac/internal/convcheck"
+	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/internal/cudnn"
+	"github.com/isaacgo/isaac/internal/devbench"
+	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/kernels"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/space"
+)
+
+// TestGPUConvCuDNN runs the convolution table through cuDNN (the algorithm
+// cudnnGetConvolutionForwardAlgorithm_v7 picks, with its workspace): the
+// vendor meets the same bound as ISAAC's kernels.
+func TestGPUConvCuDNN(t *testing.T) {
+	gemmcheck.GPUThread(t)
+	h, err := cudnn.New()
+	if err != nil {
+		t.Skipf("no cuDNN: %v", err)
+	}
+	defer h.Destroy()
+	stream, err := cuda.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Destroy()
+	runs, failed, unsupported := 0, 0, 0
+	worst := 0.0
+	for _, c := range table() {
+		d := convcheck.NewData(c)
+		b, err := convcheck.Upload(c, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := b.Request(stream)
+		v, err := h.Describe(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		algo, err := v.Heuristic()
+		if err == nil {
+			var ws cuda.DevicePtr
+			if algo.WorkspaceBytes > 0 {
+				if ws, err = cuda.Alloc(algo.WorkspaceBytes); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err = v.Forward(algo, uintptr(ws)); err == nil {
+				var got []float64
+				if got, err = b.ReadY(stream); err == nil {
+					runs++
+					r := d.Check(c, got)
+					worst = max(worst, r.MaxRelBound)
+					if r.Bad > 0 {
+						if failed++; failed <= 20 {
+							t.Logf("cuDNN %v (algo %d): %d bad elements: %s", c, algo.Algo, r.Bad, r.FirstBad)
+						}
+					}
+				}
+			}
+			if ws != 0 {
+				ws.Free()
+			}
+		}
+		if err != nil {
+			if unsupported++; unsupported <= 10 {
+				t.Logf("cuDNN %v: %v", c, err)
+			}
+		}
+		v.Destroy()
+		b.Free()
+	}
+	rep := fmt.Sprintf("cudnn: %d cases run, %d outside the bound, %d refused; worst err/bound %.3g\n", runs, failed, unsupported, worst)
+	t.Log(rep)
+	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "conv-cudnn.txt"), []byte(rep), 0o644)
+	}
+}
+
+// layer is a benchmark convolution.
+type layer struct {
+	name                                  string
+	n, c, h, w, k, r, s, pad, stride, dil int
+}
+
+// timingLayers are the paper's Table 5 (P, Q its output sizes; stride 1, no
+// padding) and a few ResNet-50 layers at batch 32.
+func timingLayers() []layer {
+	t5 := [][7]int{
+		{16, 79, 341, 32, 1, 5, 20}, {16, 38, 166, 32, 32, 5, 10}, {16, 24, 240, 32, 16, 3, 3},
+		{16, 12, 120, 64, 32, 3, 3}, {8, 54, 54, 64, 64, 3, 3}, {8, 27, 27, 128, 128, 3, 3},
+		{16, 14, 14, 48, 512, 5, 5}, {16, 7, 7, 128, 832, 5, 5}, {8, 112, 112, 128, 64, 3, 3},
+		{8, 56, 56, 256, 128, 3, 3}, {16, 128, 39, 174, 64, 5, 5}, {16, 256, 19, 87, 128, 5, 5},
+		{16, 7, 7, 512, 512, 3, 3}, {16, 7, 7, 2048, 1024, 1, 1},
+	}
+	var out []layer
+	for i, v := range t5 {
+		out = append(out, layer{fmt.Sprintf("conv%d", i+1), v[0], v[4], v[1] + v[5] - 1, v[2] + v[6] - 1, v[3], v[5], v[6], 0, 1, 1})
+	}
+	return append(out,
+		layer{"rn50-stem", 32, 3, 224, 224, 64, 7, 7, 3, 2, 1},
+		layer{"rn50-3x3-s1", 32, 64, 56, 56, 64, 3, 3, 1, 1, 1},
+		layer{"rn50-1x1-s3", 32, 1024, 14, 14, 256, 1, 1, 0, 1, 1},
+		layer{"rn50-3x3-s2", 32, 128, 56, 56, 128, 3, 3, 1, 2, 1},
+	)
+}
+
+// TestGPUConvTiming times ISAAC's convolutions (the heuristic's
+// configuration and the best of a few drawn ones) against cuDNN's
+// (cudnnGetConvolutionForwardAlgorithm_v7's pick and the fastest of
+// cudnnFindConvolutionForwardAlgorithmEx) on Table 5 and ResNet-50 layers,
+// FP16 (float compute) NCHW and NHWC and FP32 (FMA) NCHW, L2 flushed, the
+// median of 5 runs. A lab measurement: the benchmark is bench_compare's.
+func TestGPUConvTiming(t *testing.T) {
+	if os.Getenv("ISAAC_GPU_CONV_TIMING") == "" {
+		t.Skip("set ISAAC_GPU_CONV_TIMING=1")
+	}
+	gemmcheck.GPUThread(t)
+	h, err := cudnn.New()
+	if err != nil {
+		t.Skipf("no cuDNN: %v", err)
+	}
+	defer h.Destroy()
+	dev, _ := cuda.CurrentDevice()
+	l2, _ := dev.Attribute(cuda.AttrL2CacheSize)
+	timer, err := devbench.NewTimer(l2, devbench.FlushRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
+	lim, _ := rt.Limits()
+	rng := rand.New(rand.NewPCG(9, 9))
+	draws := 12
+	ws, err := cuda.Alloc(1 << 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Free()
+	median := func(run func() error) (float64, error) {
+		if _, err := timer.Time(run); err != nil {
+			return 0, err
+		}
+		var v []float64
+		for i := 0; i < 5; i++ {
+			us, err := timer.Time(run)
+			if err != nil {
+				return 0, err
+			}
+			v = append(v, us)
+		}
+		slices.Sort(v)
+		return v[2], nil
+	}
+	var csv strings.Builder
+	csv.WriteString("layer,type,layout,n,c,h,w,k,r,s,pad,stride,gflop,cudnn_v7_us,cudnn_v7_algo,cudnn_best_us,cudnn_best_algo,ours_heuristic_us,ours_best_us,ours_best_config,speedup_vs_best\n")
+	for _, l := range timingLayers() {
+		for _, v := range []struct {
+			t      request.ConvType
+			math   int
+			layout convcheck.Layout
+		}{
+			{request.ConvTypes[2], request.CudnnTensorOpMath, convcheck.NCHW},
+			{request.ConvTypes[2], request.CudnnTensorOpMath, convcheck.NHWC},
+			{request.ConvTypes[0], request.CudnnFMAMath, convcheck.NCHW},
+		} {
+			c := convcheck.Case{Type: v.t, Math: v.math, N: l.n, C: l.c, H: l.h, W: l.w, K: l.k, R: l.r, S: l.s,
+				PadH: l.pad, PadW: l.pad, StrH: l.stride, StrW: l.stride, DilH: l.dil, DilW: l.dil,
+				X: v.layout, Y: v.layout, FilterNHWC: v.layout == convcheck.NHWC, Alpha: 1, Beta: 0, Seed: 1}
+			b, err := convcheck.Upload(c, convcheck.Fill(c))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := b.Request(timer.Stream)
+			shape, reason := req.Shape()
+			if reason != request.Served {
+				t.Fatalf("%s: %v", l.name, reason)
+			}
+			desc, err := h.Describe(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			row := fmt.Sprintf("%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.3f", l.name, v.t.Name+map[bool]string{true: "_fma"}[v.math == request.CudnnFMAMath], v.layout,
+				l.n, l.c, l.h, l.w, l.k, l.r, l.s, l.pad, l.stride, 2*float64(shape.Pixels())*float64(l.k)*float64(shape.ReductionCRS())/1e9)
+			heur, err1 := desc.Heuristic()
+			best, err2 := desc.Fastest(uintptr(ws), 1<<30)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s: %v %v", l.name, err1, err2)
+			}
+			vendor := func(a cudnn.Algo) func() error { return func() error { return desc.Forward(a, uintptr(ws)) } }
+			hUS, err1 := median(vendor(heur))
+			bUS, err2 := median(vendor(best))
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s: %v %v", l.name, err1, err2)
+			}
+			cls := space.ConvClass(shape, req.WPtr)
+			cfgs := []ptx.GemmConfig{space.ConvDefault(cls, shape, lim)}
+			sm := space.NewSampler(cls, lim, 200, 400000, rng)
+			for i := 0; i < draws; i++ {
+				if cfg, ok := sm.Draw(rng, nil, 20000); ok {
+					cfgs = append(cfgs, cfg)
+				}
+			}
+			oursH, oursBest, bestCfg := 0.0, 0.0, ""
+			for i, cfg := range cfgs {
+				us, err := median(func() error { return rt.Conv(req, shape, cfg) })
+				if err != nil {
+					t.Logf("%s %s: %v", l.name, cfg, err)
+					continue
+				}
+				if i == 0 {
+					oursH = us
+				}
+				if oursBest == 0 || us < oursBest {
+					oursBest, bestCfg = us, cfg.String()
+				}
+			}
+			fmt.Fprintf(&csv, "%s,%.2f,%d,%.2f,%d,%.2f,%.2f,\"%s\",%.3f\n", row, hUS, heur.Algo, bUS, best.Algo, oursH, oursBest, bestCfg, bUS/oursBest)
+			t.Logf("%s %s %s: cuDNN v7 %.1f µs (algo %d), fastest %.1f µs (algo %d); ours heuristic %.1f µs, best of %d %.1f µs: %.2fx",
+				l.name, v.t.Name, v.layout, hUS, heur.Algo, bUS, best.Algo, oursH, len(cfgs), oursBest, bUS/oursBest)
+			desc.Destroy()
+			b.Free()
+		}
+	}
+	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "conv-timing.csv"), []byte(csv.String()), 0o644)
+	}
+}

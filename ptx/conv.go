@@ -1,0 +1,86 @@
+package ptx
+
+import "fmt"
+
+// ConvOrder says that an input class is a convolution's implicit GEMM, and
+// in which order its reduction index runs over the filter's (c, r, s): the
+// order of the filter in memory, so that the filter is a plain matrix (one
+// row of C·R·S elements per output channel).
+//
+// The implicit GEMM (the ISAAC paper's §3.3) computes y = conv(x, w) as
+// C = A·B with M = N·P·Q (output pixels), N = K (output channels) and a
+// reduction over C·R·S: A is the im2col matrix, gathered from x tile by tile
+// and never formed (im2colLoader); B is the filter, a K-row matrix read as
+// GEMM's B (k-contiguous, ldb = C·R·S); C is y, addressed through its strides.
+// The kernel takes the GEMM ABI's parameters (A = x, B = w, C = y, M, N, K,
+// ldb) followed by convParams.
+type ConvOrder int
+
+// Reduction orders.
+const (
+	NotConv ConvOrder = iota // a GEMM
+	ConvCRS                  // j = (c·R + r)·S + s: filters in NCHW format
+	ConvRSC                  // j = (r·S + s)·C + c: filters in NHWC format
+)
+
+func (o ConvOrder) String() string {
+	switch o {
+	case ConvCRS:
+		return "crs"
+	case ConvRSC:
+		return "rsc"
+	}
+	return ""
+}
+
+// convParamNames are a convolution kernel's parameters after the GEMM ABI's,
+// all s32: the input channels (per group), the input's and the output's
+// spatial sizes, the filter's, the strides, then each spatial dimension's
+// first offset and step of the filter's taps in x (hOff = -padH, or
+// -padH + (R-1)·dilH for a flipped filter; dilH, or -dilH when flipped),
+// and x's and y's element strides of n, c, h, w.
+var convParamNames = []string{
+	"cC", "cH", "cW", "cP", "cQ", "cR", "cS", "strH", "strW",
+	"hOff", "wOff", "hStep", "wStep",
+	"xN", "xC", "xH", "xW", "yN", "yC", "yH", "yW",
+}
+
+// ConvParams are the parameters a convolution kernel takes after the GEMM
+// ABI's, in order (see convParamNames).
+func ConvParams() []Param {
+	out := make([]Param, len(convParamNames))
+	for i, n := range convParamNames {
+		out[i] = Param{n, ".s32", 4}
+	}
+	return out
+}
+
+// convLegal holds the rules only convolution kernels have: the im2col
+// operand is gathered element by element (va = 1, the class's A alignment
+// 1), y is written element by element (C alignment 1, no staged or cluster
+// epilogue), the filter is B untransposed (k-contiguous), and the reduction is not split
+// across blocks (kg = 1: the split-K fixup writes C as a matrix). Neither
+// wgmma nor the bulk tensor copies serve it yet.
+func convLegal(cfg GemmConfig, in InputClass) error {
+	switch {
+	case in.Conv < ConvCRS || in.Conv > ConvRSC:
+		return illegal("ptx: unknown convolution order %d", int(in.Conv))
+	case in.AlignA != 1 || in.AlignC != 1 || in.TransB != N:
+		return illegal("ptx: a convolution's class has A and C alignment 1 and B untransposed (%s)", in)
+	case cfg.VecA != 1:
+		return illegal("ptx: a convolution gathers A element by element (va=%d)", cfg.VecA)
+	case cfg.KG > 1 || cfg.KC > 1:
+		return illegal("ptx: a convolution does not split its reduction across blocks (kg=%d kc=%d)", cfg.KG, cfg.KC)
+	case cfg.Math.IsWGMMA() || cfg.TMA != 0 || cfg.PP != 0:
+		return illegal("ptx: a convolution takes SIMT or mma.sync math with plain loops (math %s tma=%d pp=%d)", cfg.Math, cfg.TMA, cfg.PP)
+	}
+	return nil
+}
+
+// convSuffix is the class's addition to kernel names.
+func (in InputClass) convSuffix() string {
+	if in.Conv == NotConv {
+		return ""
+	}
+	return fmt.Sprintf("_conv%s", in.Conv)
+}

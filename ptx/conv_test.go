@@ -1,0 +1,115 @@
+package ptx
+
+import (
+	"strings"
+	"testing"
+)
+
+// convClasses are the served convolution type configurations in both
+// reduction orders and both staging layouts of the im2col tile.
+func convClasses() []InputClass {
+	var out []InputClass
+	for _, base := range typeCombos {
+		if base.CType != base.AType {
+			continue // y has x's type
+		}
+		for _, order := range []ConvOrder{ConvCRS, ConvRSC} {
+			for _, ta := range []Op{N, T} {
+				in := base
+				in.TransA, in.TransB = ta, N
+				in.AlignA, in.AlignB, in.AlignC = 1, 2, 1
+				in.Conv = order
+				out = append(out, in)
+			}
+		}
+	}
+	return out
+}
+
+// convConfigs are configurations of every math a convolution class takes.
+func convConfigs(in InputClass) []GemmConfig {
+	var out []GemmConfig
+	for _, s := range []string{
+		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=1,math=ffma",
+		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=2,st=3,math=ffma",
+		"ms=2,ns=2,ml=32,nl=32,u=8,ks=2,kl=2,kg=1,va=1,vb=1,st=2,math=ffma",
+		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=1,math=dfma",
+		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=2,st=1,math=hfma",
+		"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=2,st=1,math=mma_f16",
+		"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=2,st=1,math=mma_f16acc",
+		"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=2,st=1,math=mma_bf16",
+		"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=2,st=3,math=mma_tf32",
+		"ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=2,kg=1,va=1,vb=2,st=2,math=mma_f64k8",
+	} {
+		cfg, err := ParseConfig(s)
+		if err != nil {
+			panic(err)
+		}
+		if Legal(cfg, in, H100()) == nil {
+			out = append(out, cfg)
+		}
+	}
+	return out
+}
+
+// Every convolution class has legal configurations of its maths, and the
+// rules only convolutions have hold.
+func TestConvLegal(t *testing.T) {
+	for _, in := range convClasses() {
+		if len(convConfigs(in)) == 0 {
+			t.Errorf("%s: no legal configuration", in)
+		}
+	}
+	in := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, TransA: N, TransB: N, AlignA: 1, AlignB: 2, AlignC: 1, Conv: ConvCRS}
+	for _, s := range []string{
+		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=2,va=1,vb=1,st=1,math=ffma",      // a grid split
+		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=1,st=1,math=ffma",      // a vector of A
+		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=3,math=ffma,pp=1", // pipelined fragments
+	} {
+		cfg, _ := ParseConfig(s)
+		if Legal(cfg, in, H100()) == nil {
+			t.Errorf("%s legal for %s", s, in)
+		}
+	}
+	bad := in
+	bad.AlignC = 2
+	cfg, _ := ParseConfig("ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=1,math=ffma")
+	if Legal(cfg, bad, H100()) == nil {
+		t.Errorf("a convolution class with C alignment 2 is legal")
+	}
+}
+
+// A convolution kernel takes the GEMM ABI's parameters and then
+// ConvParams, and its name says it is one.
+func TestConvKernelABI(t *testing.T) {
+	in := convClasses()[0]
+	cfg := convConfigs(in)[0]
+	k, err := GenerateGemm(cfg, in, "sm_90")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(abiParams(in.Compute), ConvParams()...)
+	if len(k.Params) != len(want) {
+		t.Fatalf("%d parameters, want %d", len(k.Params), len(want))
+	}
+	for i := range want {
+		if k.Params[i] != want[i] || !strings.Contains(k.PTX, want[i].decl()) {
+			t.Errorf("parameter %d is %v, want %v declared", i, k.Params[i], want[i])
+		}
+	}
+	if !strings.Contains(k.Name, "_convcrs") {
+		t.Errorf("name %s does not say convolution", k.Name)
+	}
+}
+
+// Every convolution class's kernels assemble for sm_80 and sm_90 without
+// spilling much.
+func TestPTXASConv(t *testing.T) {
+	var jobs []PTXASJob
+	for _, in := range convClasses() {
+		for _, cfg := range convConfigs(in) {
+			jobs = append(jobs, PTXASJob{Cfg: cfg, In: in, Heuristic: true})
+		}
+	}
+	runPTXAS(t, jobs, 64)
+}

@@ -1,0 +1,58 @@
+package request
+
+import "testing"
+
+// conv3x3 is a valid 3×3 convolution of 8×64×28×28 float, NCHW.
+func conv3x3() *Conv {
+	return &Conv{
+		X:   Tensor{Type: CudnnFloat, Dims: []int{8, 64, 28, 28}, Strides: []int{64 * 784, 784, 28, 1}},
+		Y:   Tensor{Type: CudnnFloat, Dims: []int{8, 128, 28, 28}, Strides: []int{128 * 784, 784, 28, 1}},
+		W:   Filter{Type: CudnnFloat, Dims: []int{128, 64, 3, 3}},
+		Pad: []int{1, 1}, Stride: []int{1, 1}, Dilation: []int{1, 1},
+		Mode: 1, Compute: CudnnFloat, Groups: 1, MathType: CudnnFMAMath,
+		XPtr: 1 << 20, WPtr: 2 << 20, YPtr: 3 << 20,
+		Alpha: Scalar{Ptr: 1, Value: 1}, Beta: Scalar{Ptr: 2},
+	}
+}
+
+// Shape derives the implicit GEMM's sizes and answers what cuDNN rejects
+// with invalid, what the kernels do not compute with unsupported.
+func TestConvShape(t *testing.T) {
+	s, r := conv3x3().Shape()
+	if r != Served || s.P != 28 || s.Q != 28 || s.Pixels() != 8*784 || s.ReductionCRS() != 576 || s.TF32 || s.Flip {
+		t.Fatalf("%v %v", s, r)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Conv)
+		want Reason
+	}{
+		{"y of the wrong size", func(c *Conv) { c.Y.Dims[2] = 27 }, FwdInvalid},
+		{"types differ", func(c *Conv) { c.W.Type = CudnnHalf }, FwdInvalid},
+		{"filter channels", func(c *Conv) { c.W.Dims[1] = 32 }, FwdInvalid},
+		{"NULL y", func(c *Conv) { c.YPtr = 0 }, FwdInvalid},
+		{"NULL alpha", func(c *Conv) { c.Alpha.Ptr = 0 }, FwdInvalid},
+		{"filter wider than the padded input", func(c *Conv) { c.W.Dims[3] = 31; c.Y.Dims[3] = 0 }, FwdInvalid},
+		{"unknown mode", func(c *Conv) { c.Mode = 2 }, FwdInvalid},
+		{"3-d", func(c *Conv) {
+			c.X.Dims, c.Y.Dims, c.W.Dims = append(c.X.Dims, 4), append(c.Y.Dims, 4), append(c.W.Dims, 1)
+			c.Pad, c.Stride, c.Dilation = []int{1, 1, 0}, []int{1, 1, 1}, []int{1, 1, 1}
+		}, FwdUnsupported},
+		{"int8", func(c *Conv) { c.X.Type, c.Y.Type, c.W.Type, c.Compute = CudnnInt8, CudnnInt8, CudnnInt8, CudnnInt32 }, FwdUnsupported},
+		{"vectorized filter", func(c *Conv) { c.W.Format = 2 }, FwdUnsupported},
+		{"grouped", func(c *Conv) { c.Groups = 2; c.W.Dims[1] = 32 }, FwdUnsupported},
+		{"half data, double compute", func(c *Conv) { c.X.Type, c.Y.Type, c.W.Type, c.Compute = CudnnHalf, CudnnHalf, CudnnHalf, CudnnDouble }, FwdUnsupported},
+		{"offsets beyond 32 bits", func(c *Conv) { c.X.Strides[0] = 1 << 29 }, FwdTooLarge},
+	} {
+		c := conv3x3()
+		tc.edit(c)
+		if _, r := c.Shape(); r != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, r, tc.want)
+		}
+	}
+	c := conv3x3()
+	c.MathType, c.Mode = CudnnDefaultMath, 0
+	if s, _ := c.Shape(); !s.TF32 || !s.Flip {
+		t.Errorf("default math and CUDNN_CONVOLUTION: %v", s)
+	}
+}
