@@ -55,7 +55,7 @@ func isaac_go_conv(call *C.isaac_conv_call) (reason C.int) {
 	if r := shim.DecodeConv(unsafe.Pointer(call), &c); r != request.Served {
 		return C.int(r)
 	}
-	return C.int(serve.Conv(&c))
+	return C.int(server().Conv(&c))
 }
 
 // recoverAsError turns a panic into "not served": the host process never

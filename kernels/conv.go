@@ -17,7 +17,7 @@ func (rt *Runtime) ConvTarget(c *request.Conv, s request.ConvShape) (Target, err
 	if err != nil {
 		return Target{}, err
 	}
-	in := space.ConvClass(s, c.WPtr)
+	in := space.ConvClass(s, c.XPtr, c.WPtr)
 	if err := in.Validate(); err != nil {
 		return Target{}, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
@@ -39,27 +39,22 @@ func (rt *Runtime) Conv(c *request.Conv, s request.ConvShape, cfg ptx.GemmConfig
 	if err != nil {
 		return err
 	}
-	return rt.LaunchConv(c, s, k)
+	return rt.LaunchConv(t, c, s, k)
 }
 
-// LaunchConv launches convolution kernel k for c on c's stream. It does
-// not synchronize.
-func (rt *Runtime) LaunchConv(c *request.Conv, s request.ConvShape, k *Kernel) error {
-	grid := k.gen.Grid(s.Pixels(), s.K, s.ReductionCRS())
-	if grid[1] > 65535 || grid[2] > 65535 {
-		return fmt.Errorf("%w: grid %v too large", ErrUnsupported, grid)
-	}
-	p := paramPool.Get().(*cuda.Params)
-	defer paramPool.Put(p)
-	p.Reset()
-	packConvParams(p, c, s, k.compute)
-	return launch(k.fn, k.gen, grid, cuda.Stream(c.Stream), p)
+// LaunchConv launches convolution kernel k for c on c's stream in t's
+// context, with the split-K workspace it needs. It does not synchronize.
+func (rt *Runtime) LaunchConv(t Target, c *request.Conv, s request.ConvShape, k *Kernel) error {
+	return rt.launchProblem(t, cuda.Stream(c.Stream), k, s.Pixels(), s.K, s.ReductionCRS(), func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error {
+		packConvParams(p, c, s, k.compute, ws, ctrs)
+		return nil
+	})
 }
 
 // packConvParams writes a convolution kernel's parameters: the GEMM ABI's
 // for its implicit GEMM (alpha and beta, host values, in the compute type),
 // then ptx.ConvParams.
-func packConvParams(p *cuda.Params, c *request.Conv, s request.ConvShape, compute ptx.DataType) {
+func packConvParams(p *cuda.Params, c *request.Conv, s request.ConvShape, compute ptx.DataType, ws, ctrs cuda.DevicePtr) {
 	crs := s.ReductionCRS()
 	p.Ptr(c.XPtr).Ptr(c.WPtr).Ptr(c.YPtr)
 	p.I32(int32(s.Pixels())).I32(int32(s.K)).I32(int32(crs))
@@ -74,7 +69,7 @@ func packConvParams(p *cuda.Params, c *request.Conv, s request.ConvShape, comput
 			p.U32(math.Float32bits(float32(v)))
 		}
 	}
-	p.Ptr(0).Ptr(0).Ptr(0).Ptr(0)
+	p.Ptr(0).Ptr(0).Ptr(uintptr(ws)).Ptr(uintptr(ctrs))
 	hOff, wOff, hStep, wStep := -s.PadH, -s.PadW, s.DilH, s.DilW
 	if s.Flip {
 		hOff, hStep = hOff+(s.R-1)*s.DilH, -s.DilH

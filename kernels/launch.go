@@ -16,7 +16,16 @@ var paramPool = sync.Pool{New: func() any { return new(cuda.Params) }}
 // they need. It does not synchronize. g must be valid, not empty, with
 // 32-bit sizes.
 func (rt *Runtime) Launch(t Target, g *request.Gemm, k *Kernel) error {
-	m, n, kk := int(g.M), int(g.N), int(g.K)
+	return rt.launchProblem(t, cuda.Stream(g.Stream), k, int(g.M), int(g.N), int(g.K), func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error {
+		packParams(p, g, k.compute, ws, ctrs)
+		return packTensorMaps(p, g, k)
+	})
+}
+
+// launchProblem launches kernel k for an m×n×kk problem on stream (and its
+// reduction kernel when it has one), with the split-K workspace they need
+// and the parameters pack writes.
+func (rt *Runtime) launchProblem(t Target, stream cuda.Stream, k *Kernel, m, n, kk int, pack func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error) error {
 	grid := k.gen.Grid(m, n, kk)
 	if !k.gen.SplitLimit(m, n) {
 		return fmt.Errorf("%w: %d×%d output too large for a split-K reduction", ErrUnsupported, m, n)
@@ -24,36 +33,15 @@ func (rt *Runtime) Launch(t Target, g *request.Gemm, k *Kernel) error {
 	if grid[1] > 65535 || grid[2] > 65535 {
 		return fmt.Errorf("%w: grid %v too large", ErrUnsupported, grid)
 	}
-	stream := cuda.Stream(g.Stream)
-	var ws, ctrs cuda.DevicePtr
-	if bytes := k.gen.WorkspaceBytes(m, n, kk); bytes > 0 {
-		words := k.gen.Counters(m, n)
-		if sw := rt.streamWorkspaceFor(t, stream, bytes, words); sw != nil {
-			// Held until the kernels are on the stream.
-			defer sw.mu.Unlock()
-			ws, ctrs = sw.ws, sw.ctrs
-		} else {
-			// A workspace of this call's own, stream-ordered (legal during
-			// graph capture): the partials, then the counters, zeroed.
-			off := (bytes + 15) / 16 * 16
-			var err error
-			if ws, err = t.Dev.allocWorkspace(off+4*words, stream); err != nil {
-				return err
-			}
-			defer ws.FreeAsync(stream)
-			if words > 0 {
-				ctrs = ws + cuda.DevicePtr(off)
-				if err := ctrs.MemsetD32Async(0, words, stream); err != nil {
-					return err
-				}
-			}
-		}
+	ws, ctrs, done, err := rt.workspace(t, stream, k, m, n, kk)
+	if err != nil {
+		return err
 	}
+	defer done()
 	p := paramPool.Get().(*cuda.Params)
 	defer paramPool.Put(p)
 	p.Reset()
-	packParams(p, g, k.compute, ws, ctrs)
-	if err := packTensorMaps(p, g, k); err != nil {
+	if err := pack(p, ws, ctrs); err != nil {
 		return err
 	}
 	if err := launch(k.fn, k.gen, grid, stream, p); err != nil {
@@ -63,6 +51,35 @@ func (rt *Runtime) Launch(t Target, g *request.Gemm, k *Kernel) error {
 		return launch(k.reduce, k.gen.Reduce, k.gen.Reduce.Grid(m, n, kk), stream, p)
 	}
 	return nil
+}
+
+// workspace is the split-K workspace (partials, then counters) kernel k
+// needs for an m×n×kk problem on stream, and what to do once the kernels
+// are on the stream: the stream's kept workspace, held until then, or, on
+// a stream being captured, one of the call's own, stream-ordered (the
+// graph's allocation), freed after.
+func (rt *Runtime) workspace(t Target, stream cuda.Stream, k *Kernel, m, n, kk int) (ws, ctrs cuda.DevicePtr, done func(), err error) {
+	bytes := k.gen.WorkspaceBytes(m, n, kk)
+	if bytes == 0 {
+		return 0, 0, func() {}, nil
+	}
+	words := k.gen.Counters(m, n)
+	if sw := rt.streamWorkspaceFor(t, stream, bytes, words); sw != nil {
+		return sw.ws, sw.ctrs, sw.mu.Unlock, nil
+	}
+	off := (bytes + 15) / 16 * 16
+	if ws, err = t.Dev.allocWorkspace(off+4*words, stream); err != nil {
+		return 0, 0, nil, err
+	}
+	done = func() { ws.FreeAsync(stream) }
+	if words > 0 {
+		ctrs = ws + cuda.DevicePtr(off)
+		if err := ctrs.MemsetD32Async(0, words, stream); err != nil {
+			done()
+			return 0, 0, nil, err
+		}
+	}
+	return ws, ctrs, done, nil
 }
 
 // Gemm launches g on its stream in the calling thread's current context

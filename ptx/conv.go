@@ -56,23 +56,28 @@ func ConvParams() []Param {
 }
 
 // convLegal holds the rules only convolution kernels have: the im2col
-// operand is gathered element by element (va = 1, the class's A alignment
-// 1), y is written element by element (C alignment 1, no staged or cluster
-// epilogue), the filter is B untransposed (k-contiguous), and the reduction is not split
-// across blocks (kg = 1: the split-K fixup writes C as a matrix). Neither
-// wgmma nor the bulk tensor copies serve it yet.
+// operand is gathered element by element, or in vectors of channels where x
+// is channel-contiguous and the reduction runs over channels fastest (the
+// class's A alignment then says how many channels a vector may hold: the
+// channels, x's strides and address allow it), y is written element by element (C alignment 1, no staged or cluster
+// epilogue), the filter is B untransposed (k-contiguous), and a split of
+// the reduction across blocks finishes in the kernel (one pass: the
+// separate reduction kernel writes C as a matrix; no cluster split).
+// The bulk tensor copies (im2col mode) do not serve it yet.
 func convLegal(cfg GemmConfig, in InputClass) error {
 	switch {
 	case in.Conv < ConvCRS || in.Conv > ConvRSC:
 		return illegal("ptx: unknown convolution order %d", int(in.Conv))
-	case in.AlignA != 1 || in.AlignC != 1 || in.TransB != N:
-		return illegal("ptx: a convolution's class has A and C alignment 1 and B untransposed (%s)", in)
-	case cfg.VecA != 1:
-		return illegal("ptx: a convolution gathers A element by element (va=%d)", cfg.VecA)
-	case cfg.KG > 1 || cfg.KC > 1:
-		return illegal("ptx: a convolution does not split its reduction across blocks (kg=%d kc=%d)", cfg.KG, cfg.KC)
-	case cfg.Math.IsWGMMA() || cfg.TMA != 0 || cfg.PP != 0:
-		return illegal("ptx: a convolution takes SIMT or mma.sync math with plain loops (math %s tma=%d pp=%d)", cfg.Math, cfg.TMA, cfg.PP)
+	case in.AlignC != 1 || in.TransB != N:
+		return illegal("ptx: a convolution's class has C alignment 1 and B untransposed (%s)", in)
+	case in.AlignA > 1 && (in.Conv != ConvRSC || in.TransA != T):
+		return illegal("ptx: only a channel-contiguous x gathered in (r, s, c) order has vectors of A (%s)", in)
+	case cfg.KC > 1:
+		return illegal("ptx: a convolution does not split its reduction across a cluster (kc=%d)", cfg.KC)
+	case cfg.KG > 1 && !serialSplit(newGeometry(cfg, in)):
+		return illegal("ptx: a convolution's grid split finishes in one pass (kg=%d: too many partials)", cfg.KG)
+	case cfg.TMA != 0 || cfg.PP != 0:
+		return illegal("ptx: a convolution's loops copy with cp.async, fragments unpipelined (tma=%d pp=%d)", cfg.TMA, cfg.PP)
 	}
 	return nil
 }

@@ -492,12 +492,17 @@ func TestConvAddressingSimulated(t *testing.T) {
 		{N: 2, C: 3, H: 7, W: 9, K: 5, R: 3, S: 3, PadH: 1, PadW: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1},
 		{N: 3, C: 2, H: 11, W: 6, K: 3, R: 2, S: 3, PadH: 4, PadW: 0, StrH: 2, StrW: 3, DilH: 2, DilW: 1, Flip: true},
 		{N: 1, C: 5, H: 5, W: 5, K: 7, R: 1, S: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1},
+		{N: 2, C: 16, H: 6, W: 5, K: 9, R: 3, S: 2, PadH: 1, PadW: 2, StrH: 1, StrW: 2, DilH: 1, DilW: 2, Flip: true},
 	}
 	for i := range problems {
 		p := &problems[i]
 		P, Q := p.P(), p.Q()
 		switch i % 3 {
 		case 0: // NCHW
+			if i == 3 { // channel vectors: NHWC
+				p.X, p.Y = [4]int{p.H * p.W * p.C, 1, p.W * p.C, p.C}, [4]int{P * Q * p.K, 1, Q * p.K, p.K}
+				continue
+			}
 			p.X, p.Y = [4]int{p.C * p.H * p.W, p.H * p.W, p.W, 1}, [4]int{p.K * P * Q, P * Q, Q, 1}
 		case 1: // NHWC
 			p.X, p.Y = [4]int{p.H * p.W * p.C, 1, p.W * p.C, p.C}, [4]int{P * Q * p.K, 1, Q * p.K, p.K}
@@ -510,7 +515,15 @@ func TestConvAddressingSimulated(t *testing.T) {
 			continue // the addressing does not depend on the type beyond its size
 		}
 		for i, cfg := range convConfigs(in) {
-			p := problems[(i+int(in.Conv))%len(problems)]
+			if cfg.KG > 1 || cfg.Math.IsWGMMA() {
+				// The one-pass fixup's arrival is not simulated, nor are the
+				// core-matrix layouts decoded: the GPU tests run them.
+				continue
+			}
+			p := problems[(i+int(in.Conv))%3]
+			if in.AlignA > 1 {
+				p = problems[3] // channels a multiple of every vector
+			}
 			checkConvAddressing(t, cfg, in, p, 0)
 			if last := int64(ceilDiv(p.N*p.P()*p.Q(), cfg.ML) - 1); last > 0 {
 				checkConvAddressing(t, cfg, in, p, last)

@@ -20,6 +20,12 @@ func convClasses() []InputClass {
 				in.AlignA, in.AlignB, in.AlignC = 1, 2, 1
 				in.Conv = order
 				out = append(out, in)
+				if order == ConvRSC && ta == T { // channel vectors of 16 bytes, and filter rows too
+					in.AlignA = min(8, 16/in.AType.Size())
+					out = append(out, in)
+					in.AlignB = in.AlignA
+					out = append(out, in)
+				}
 			}
 		}
 	}
@@ -33,6 +39,8 @@ func convConfigs(in InputClass) []GemmConfig {
 		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=1,math=ffma",
 		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=2,st=3,math=ffma",
 		"ms=2,ns=2,ml=32,nl=32,u=8,ks=2,kl=2,kg=1,va=1,vb=1,st=2,math=ffma",
+		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=6,va=1,vb=1,st=2,math=ffma",
+		"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=4,va=1,vb=2,st=1,math=mma_f16",
 		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=1,math=dfma",
 		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=2,st=1,math=hfma",
 		"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=2,st=1,math=mma_f16",
@@ -40,6 +48,13 @@ func convConfigs(in InputClass) []GemmConfig {
 		"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=2,st=1,math=mma_bf16",
 		"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=2,st=3,math=mma_tf32",
 		"ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=2,kg=1,va=1,vb=2,st=2,math=mma_f64k8",
+		"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=2,st=3,math=ffma",
+		"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=2,st=3,math=mma_f16",
+		"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=2,st=1,math=mma_bf16",
+		"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=2,va=4,vb=2,st=3,math=mma_tf32",
+		"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16",
+		"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=2,va=8,vb=8,st=4,math=wgmma_f16acc",
+		"ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_bf16",
 	} {
 		cfg, err := ParseConfig(s)
 		if err != nil {
@@ -62,13 +77,20 @@ func TestConvLegal(t *testing.T) {
 	}
 	in := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, TransA: N, TransB: N, AlignA: 1, AlignB: 2, AlignC: 1, Conv: ConvCRS}
 	for _, s := range []string{
-		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=2,va=1,vb=1,st=1,math=ffma",      // a grid split
+		"ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=512,va=1,vb=1,st=1,math=ffma",  // a grid split beyond one pass
+		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=2,kc=2,va=1,vb=1,st=1,math=ffma", // a cluster split
 		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=1,st=1,math=ffma",      // a vector of A
 		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=3,math=ffma,pp=1", // pipelined fragments
 	} {
 		cfg, _ := ParseConfig(s)
 		if Legal(cfg, in, H100()) == nil {
 			t.Errorf("%s legal for %s", s, in)
+		}
+	}
+	vec, _ := ParseConfig("ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=1,st=1,math=ffma")
+	for _, c := range []InputClass{in, {AType: F32, BType: F32, CType: F32, Compute: F32, TransA: T, TransB: N, AlignA: 2, AlignB: 2, AlignC: 1, Conv: ConvCRS}} {
+		if Legal(vec, c, H100()) == nil {
+			t.Errorf("vectors of A legal for %s", c)
 		}
 	}
 	bad := in

@@ -1,4 +1,6 @@
-// Package ptx generates PTX source for the ISAAC GEMM kernel family.
+// Package ptx generates PTX source for ISAAC's kernels: GEMM, and
+// convolution as an implicit GEMM of the same kernels (an InputClass with
+// Conv set; see ConvOrder).
 //
 // It is pure Go and does no I/O: given a tuning configuration (GemmConfig,
 // the parameters of the ISAAC paper's Figure 3 plus vector widths, cp.async

@@ -63,7 +63,10 @@ func (c *gemmCtx) taps(j string) (ch, r, s string) {
 }
 
 // im2colLoader gathers tiles of the im2col matrix A (M = N·P·Q rows, one
-// per output pixel; a column per filter tap j) from x, element by element.
+// per output pixel; a column per filter tap j) from x, element by element
+// or, for a channel-contiguous x gathered in (r, s, c) order, in vectors of
+// consecutive channels of one tap (the class's alignment keeps a vector
+// within a tap and aligned).
 // Each of a thread's loads keeps its pixel's part of the address (image and
 // first tap row and column, computed once) and its tap (ch, r, s), which
 // moves on by U taps per tile with carries, not divisions. A tap outside x
@@ -164,14 +167,19 @@ func (l *im2colLoader) source(r int) (addr, ok string) {
 func (l *im2colLoader) edge() string { return "" }
 
 func (l *im2colLoader) issueAsync(stageOff string) {
-	b, es := l.c.b, l.c.g.es
+	b := l.c.b
+	size := l.t.o.vec * l.c.g.es
+	kind := "ca"
+	if size == 16 {
+		kind = "cg"
+	}
 	for r := range l.sOff {
 		addr, ok := l.source(r)
 		n := b.reg(kB32)
-		b.ins("selp.b32 %s, %d, 0, %s", n, es, ok)
+		b.ins("selp.b32 %s, %d, 0, %s", n, size, ok)
 		src := b.reg(kB64)
 		b.ins("selp.b64 %s, %s, %s, %s", src, addr, l.c.A, ok)
-		b.insP(l.pv[r], "cp.async.ca.shared.global [%s], [%s], %d, %s", b.add32(l.sOff[r], stageOff), src, es, n)
+		b.insP(l.pv[r], "cp.async.%s.shared.global [%s], [%s], %d, %s", kind, b.add32(l.sOff[r], stageOff), src, size, n)
 	}
 }
 
@@ -179,22 +187,19 @@ func (l *im2colLoader) issueAsync(stageOff string) {
 func (l *im2colLoader) issueAsyncFull(stageOff string) { l.issueAsync(stageOff) }
 
 func (l *im2colLoader) issueRegs() {
-	b, es := l.c.b, l.c.g.es
+	b := l.c.b
 	for r := range l.sOff {
 		addr, ok := l.source(r)
 		d := l.data[r]
-		switch es {
-		case 2:
+		if l.t.dataKind() == kB16 {
 			b.ins("mov.b16 %s, 0", d[0])
 			b.insP(ok, "ld.global.nc.b16 %s, [%s]", d[0], addr)
-		case 4:
-			b.ins("mov.b32 %s, 0", d[0])
-			b.insP(ok, "ld.global.nc.b32 %s, [%s]", d[0], addr)
-		case 8:
-			b.ins("mov.b32 %s, 0", d[0])
-			b.ins("mov.b32 %s, 0", d[1])
-			b.insP(ok, "ld.global.nc.v2.b32 %s, [%s]", vec(d), addr)
+			continue
 		}
+		for _, w := range d {
+			b.ins("mov.b32 %s, 0", w)
+		}
+		b.insP(ok, "ld.global.nc%s.b32 %s, [%s]", vsuffix(len(d)), vec(d), addr)
 	}
 }
 
@@ -241,19 +246,34 @@ func (l *im2colLoader) advance() {
 // convOut is the address in y of accumulator element e: pixel row
 // e.rowBase+e.row, channel e.colBase+e.col. A row's pixel is split once.
 func (c *gemmCtx) convOut(e accElem) string {
-	b, cv := c.b, c.conv.p
 	key := [2]any{e.rowBase, e.row}
 	off, ok := c.conv.rows[key]
 	if !ok {
-		n, p, q := c.pixel(b.addImm32(e.rowBase, e.row))
-		off = b.reg(kB32)
-		b.ins("mul.lo.s32 %s, %s, %s", off, n, cv["yN"])
-		b.ins("mad.lo.s32 %s, %s, %s, %s", off, p, cv["yH"], off)
-		b.ins("mad.lo.s32 %s, %s, %s, %s", off, q, cv["yW"], off)
+		off = c.pixelOffset(c.b.addImm32(e.rowBase, e.row))
 		c.conv.rows[key] = off
 	}
+	return c.convAddr(off, c.b.addImm32(e.colBase, e.col))
+}
+
+// convAt is the address in y of output pixel row, channel col.
+func (c *gemmCtx) convAt(row, col string) string { return c.convAddr(c.pixelOffset(row), col) }
+
+// pixelOffset is y's element offset of output pixel m (channel 0).
+func (c *gemmCtx) pixelOffset(m string) string {
+	b, cv := c.b, c.conv.p
+	n, p, q := c.pixel(m)
+	off := b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %s", off, n, cv["yN"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", off, p, cv["yH"], off)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", off, q, cv["yW"], off)
+	return off
+}
+
+// convAddr is y + (pixel offset + channel·yC)·es.
+func (c *gemmCtx) convAddr(pixel, col string) string {
+	b := c.b
 	at := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", at, b.addImm32(e.colBase, e.col), cv["yC"], off)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", at, col, c.conv.p["yC"], pixel)
 	wide := b.reg(kB64)
 	b.ins("mul.wide.s32 %s, %s, %d", wide, at, c.g.in.CType.Size())
 	a := b.reg(kB64)

@@ -309,7 +309,7 @@ func (c *gemmCtx) epilogue(elems []accElem) {
 		p := b.reg(kPred)
 		b.ins("and.pred %s, %s, %s", p, pr, pc)
 		switch {
-		case c.conv != nil: // y through its strides
+		case c.conv != nil && cfg.KG == 1: // y through its strides
 			ops.storeC(b, vals[i], c.convOut(e), 0, p)
 		case cfg.KG == 1:
 			ops.storeC(b, vals[i], ca, e.row*es, p)

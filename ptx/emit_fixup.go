@@ -318,8 +318,18 @@ func (c *gemmCtx) fixupPass(fp fixupPass) {
 		if fp.base != "" {
 			b.ins("add.u64 %s, %s, %s", q.wa, q.wa, fp.base)
 		}
-		q.ca = b.elemAddr64(c.C, q.gr, q.gc, c.ldc, ces)
+		if c.conv == nil { // a convolution's y: per element (cAddr)
+			q.ca = b.elemAddr64(c.C, q.gr, q.gc, c.ldc, ces)
+		}
 		return q
+	}
+	// cAddr is the address of element e of vector q in C, and the
+	// immediate offset to add.
+	cAddr := func(q position, e int) (string, int) {
+		if c.conv != nil {
+			return c.convAt(b.addImm32(q.gr, e), q.gc), 0
+		}
+		return q.ca, e * ces
 	}
 	// load reads w elements at a (guarded by ok, "" = always, zero when
 	// not loaded) and moves a on by one slice.
@@ -392,7 +402,8 @@ func (c *gemmCtx) fixupPass(fp fixupPass) {
 			return
 		}
 		for e := range sum {
-			ops.storeC(b, sum[e], q.ca, e*ces, "")
+			a, imm := cAddr(q, e)
+			ops.storeC(b, sum[e], a, imm, "")
 		}
 	}
 
@@ -466,7 +477,8 @@ func (c *gemmCtx) fixupPass(fp fixupPass) {
 			}
 			sum := sumSlices(wa, 1, p)
 			if fp.toC {
-				ops.storeC(b, sum[0], q.ca, e*ces, p)
+				a, imm := cAddr(q, e)
+				ops.storeC(b, sum[0], a, imm, p)
 			} else {
 				b.insP(p, "st.global.cg.%s [%s], %s", s, wa, sum[0])
 			}

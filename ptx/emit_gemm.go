@@ -66,7 +66,7 @@ func emitGemm(g geometry, name, arch string) string {
 	case g.cfg.TMA == 1:
 		c.loopTMA(comp.(*wgmmaCompute))
 	case g.cfg.Math.IsWGMMA():
-		c.loopWarpgroup(la.(*loader), lb.(*loader), comp.(*wgmmaCompute))
+		c.loopWarpgroup(la, lb, comp.(*wgmmaCompute))
 	case g.cfg.PP == 1 && g.cfg.Math.IsMMA():
 		loopPipelined(c, la, lb, stepCompute[mmaFrag](comp.(*mmaCompute)))
 	case g.cfg.PP == 1:

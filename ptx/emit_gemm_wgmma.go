@@ -201,7 +201,7 @@ func (s *wgmmaCompute) elements() []accElem {
 // refill stage (t+S-2)%S = (t-2)%S: every warpgroup waited for its group
 // t-2 in iteration t-1, before the barrier of iteration t. S-2 tiles are
 // in flight, so S ≥ 3.
-func (c *gemmCtx) loopWarpgroup(la, lb *loader, comp *wgmmaCompute) {
+func (c *gemmCtx) loopWarpgroup(la, lb tileLoader, comp *wgmmaCompute) {
 	b, S := c.b, c.g.cfg.Stages
 	l := c.asyncPrologue(la, lb, S-2, fmt.Sprintf("pipeline prologue: %d stages in flight, one stage under wgmma", S-2))
 	b.label(l.loop)

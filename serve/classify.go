@@ -20,16 +20,3 @@ func Classify(g *request.Gemm) request.Reason {
 	}
 	return request.Served
 }
-
-// Conv answers whether ISAAC serves a convolution, or why the vendor takes
-// it. There are no convolution kernels yet: every convolution goes to
-// cuDNN, a 2-D one of one data type with reason no_kernel.
-func Conv(c *request.Conv) request.Reason {
-	switch {
-	case c.SpatialDims() != 2:
-		return request.FwdUnsupported
-	case c.X.Type != c.Y.Type || c.X.Type != c.W.Type:
-		return request.FwdUnsupported
-	}
-	return request.FwdNoKernel
-}

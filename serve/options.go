@@ -63,7 +63,8 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //
 //	variable            field         meaning
 //	ISAAC_POLICY        Policy        auto (default), always or never
-//	ISAAC_CONFIG        Config        one configuration for every call (ptx.GemmConfig's text); implies always
+//	ISAAC_CONFIG        Config        one configuration for every GEMM (ptx.GemmConfig's text); implies always
+//	ISAAC_CONV_CONFIG   ConvConfig    one configuration for every convolution (the same text); implies always
 //	ISAAC_SEARCH=async  AsyncSearch   a call whose decision is not made goes to the vendor while it is made
 //	ISAAC_MEASURE=0     Check=false   no check of a decision to serve on its first calls
 //	ISAAC_CHECK_MARGIN  CheckMargin   the check keeps our kernel when ours × margin ≤ the vendor's (default 1)
@@ -72,16 +73,18 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_CACHE_DIR     CacheDir      compiled kernels, choices and seed pools (default ~/.cache/isaac)
 //	ISAAC_LOG           Log           why a model cannot be used, once, on standard error
 type Options struct {
-	Policy      Policy
-	Config      *ptx.GemmConfig // nil: choose per input
-	ConfigErr   error           // ISAAC_CONFIG does not parse: no call is served
-	AsyncSearch bool
-	Check       bool
-	CheckMargin float64
-	TMA         bool
-	Weights     string
-	CacheDir    string // "": nothing is kept on disk
-	Log         bool
+	Policy        Policy
+	Config        *ptx.GemmConfig // nil: choose per input
+	ConfigErr     error           // ISAAC_CONFIG does not parse: no call is served
+	ConvConfig    *ptx.GemmConfig // nil: the heuristic's per convolution
+	ConvConfigErr error           // ISAAC_CONV_CONFIG does not parse: no convolution is served
+	AsyncSearch   bool
+	Check         bool
+	CheckMargin   float64
+	TMA           bool
+	Weights       string
+	CacheDir      string // "": nothing is kept on disk
+	Log           bool
 }
 
 // Defaults are the options of an empty environment, without a disk cache.
@@ -92,16 +95,10 @@ func Defaults() Options {
 // FromEnv reads the options from the environment (see Options).
 func FromEnv() Options {
 	o := Defaults()
-	config := os.Getenv("ISAAC_CONFIG")
-	o.Policy = ParsePolicy(os.Getenv("ISAAC_POLICY"), config)
-	if config != "" {
-		c, err := ptx.ParseConfig(config)
-		if err != nil {
-			o.ConfigErr = fmt.Errorf("ISAAC_CONFIG: %w", err)
-		} else {
-			o.Config = &c
-		}
-	}
+	config, convConfig := os.Getenv("ISAAC_CONFIG"), os.Getenv("ISAAC_CONV_CONFIG")
+	o.Policy = ParsePolicy(os.Getenv("ISAAC_POLICY"), config+convConfig)
+	o.Config, o.ConfigErr = parseConfig("ISAAC_CONFIG", config)
+	o.ConvConfig, o.ConvConfigErr = parseConfig("ISAAC_CONV_CONFIG", convConfig)
 	o.AsyncSearch = os.Getenv("ISAAC_SEARCH") == "async"
 	o.Check = os.Getenv("ISAAC_MEASURE") != "0"
 	o.CheckMargin = parseMargin(os.Getenv("ISAAC_CHECK_MARGIN"))
@@ -116,6 +113,18 @@ func FromEnv() Options {
 	v := os.Getenv("ISAAC_LOG")
 	o.Log = v != "" && v != "0"
 	return o
+}
+
+// parseConfig reads a forced configuration (nil when the variable is unset).
+func parseConfig(name, v string) (*ptx.GemmConfig, error) {
+	if v == "" {
+		return nil, nil
+	}
+	c, err := ptx.ParseConfig(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &c, nil
 }
 
 // parseMargin is ISAAC_CHECK_MARGIN: a value that does not parse, is below

@@ -23,6 +23,7 @@ type Server struct {
 	rt   *kernels.Runtime
 
 	decisions sync.Map // decisionKey → *decision
+	convs     sync.Map // convKey → *convDecision
 	models    sync.Map // cuda.Device → *deviceModel
 	stores    sync.Map // classKey → *classChoices: the model's choices, per model and class, kept on disk
 	holds     sync.Map // context ID → *holdKernel

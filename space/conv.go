@@ -11,11 +11,12 @@ var convTypes = map[request.CudnnDataType]ptx.DataType{
 }
 
 // ConvClass is the generator's input class of a convolution's implicit
-// GEMM (see ptx.ConvOrder) with its filter at w: the tensors' and compute
-// types, the filter's order, the im2col tile staged along the dimension x
-// is contiguous in (channels for NHWC: k-contiguous), the filter rows'
+// GEMM (see ptx.ConvOrder) with x at x and its filter at w: the tensors'
+// and compute types, the filter's order, the im2col tile staged along the
+// dimension x is contiguous in (channels for NHWC: k-contiguous, with the
+// alignment its vectors of channels may rely on), the filter rows'
 // alignment.
-func ConvClass(s request.ConvShape, w uintptr) ptx.InputClass {
+func ConvClass(s request.ConvShape, x, w uintptr) ptx.InputClass {
 	t := convTypes[s.Type.Data]
 	es := s.Type.Data.Size()
 	crs := s.ReductionCRS()
@@ -33,6 +34,15 @@ func ConvClass(s request.ConvShape, w uintptr) ptx.InputClass {
 	if s.FilterNHWC {
 		in.Conv = ptx.ConvRSC
 	}
+	if in.TransA == ptx.T && in.Conv == ptx.ConvRSC {
+		// Vectors of channels: x's address, its strides and the channels
+		// (so a vector stays within one tap) set their alignment.
+		a := gcdPow2(uint64(x), uint64(s.C/s.G*es))
+		for _, st := range []int{s.XStrides[0], s.XStrides[2], s.XStrides[3]} {
+			a = min(a, gcdPow2(uint64(st*es), 16))
+		}
+		in.AlignA = elementAlignment(int(a), es)
+	}
 	return in
 }
 
@@ -45,14 +55,51 @@ func gcdPow2(a, b uint64) uint64 {
 	return p
 }
 
-// ConvDefault is the heuristic's configuration of a convolution: Default's
-// for its implicit GEMM (M = N·P·Q, N = K, K = C·R·S) without grid splits.
+// ConvDefault is the heuristic's configuration of a convolution: for
+// vectors of 16-byte channels on sm_90 a wgmma one (convWarpgroupCandidates),
+// else Default's for its implicit GEMM (M = N·P·Q, N = K, K = C·R·S), with
+// its grid split where that finishes in one pass, else without.
 func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) ptx.GemmConfig {
-	for _, c := range candidates(in, s.Pixels(), s.K, s.ReductionCRS(), dev) {
-		c.KG = 1
-		if ptx.Legal(c, in, dev) == nil {
-			return c
+	m, n, k := s.Pixels(), s.K, s.ReductionCRS()
+	for _, c := range append(convWarpgroupCandidates(in, m, n, k, dev), candidates(in, m, n, k, dev)...) {
+		for ; c.KG >= 1; c.KG /= 2 {
+			if ptx.Legal(c, in, dev) == nil {
+				return c
+			}
 		}
 	}
 	return fallbackConfig(in)
+}
+
+// convWarpgroupCandidates are the wgmma configurations tried first for a
+// convolution whose im2col and filter tiles are copied in 16-byte vectors
+// on sm_90 (channel-contiguous x, filter rows of whole vectors): blocks of
+// 128 pixels by the narrowest of 64, 128 or 256 channels that holds K
+// (256 only while the grid still fills the SMs), k-slices of 64 taps with
+// 4 stages (6 for 64 channels), and a grid split while the grid is under
+// one wave and each split keeps at least 256 taps.
+func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
+	maths := ptx.WarpgroupMathsFor(in)
+	v := 16 / in.AType.Size()
+	if len(maths) == 0 || dev.SMMajor != 9 || dev.SMMinor != 0 || in.AlignA < v || in.AlignB < v || m < 128 {
+		return nil
+	}
+	var out []ptx.GemmConfig
+	for _, nl := range []int{64, 128, 256} {
+		if nl < n && nl < 256 || nl == 256 && ceilDiv(m, 128)*2 < dev.SMCount {
+			continue
+		}
+		c := ptx.GemmConfig{MS: 1, NS: nl / 8, ML: 128, NL: nl, U: 64, KS: 1, KL: 1, KG: 1, KC: 1, VecA: v, VecB: v, Stages: 4, Math: maths[0]}
+		if nl == 64 {
+			c.Stages = 6
+		}
+		if k < 64 {
+			c.U, c.Stages = 32, 3
+		}
+		for tiles := ceilDiv(m, 128) * ceilDiv(n, nl); c.KG < 64 && tiles*c.KG < dev.SMCount && k/(c.KG*2) >= 256; {
+			c.KG *= 2
+		}
+		out = append(out, c)
+	}
+	return out
 }

@@ -34,18 +34,19 @@ func TestConvClassAndDraws(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	_, ptxasErr := ptxas.Find()
 	for _, s := range convShapes() {
-		in := ConvClass(s, 0x10000)
+		in := ConvClass(s, 0x20000, 0x10000)
 		if err := in.Validate(); err != nil {
 			t.Fatalf("%v: %v", s, err)
 		}
 		if want := map[bool]ptx.ConvOrder{false: ptx.ConvCRS, true: ptx.ConvRSC}[s.FilterNHWC]; in.Conv != want {
 			t.Errorf("%v: order %s, want %s", s, in.Conv, want)
 		}
-		if want := map[bool]ptx.Op{false: ptx.N, true: ptx.T}[s.XStrides[1] == 1]; in.TransA != want || in.AlignB != 8/max(1, s.Type.Data.Size()/2) {
+		if want := map[bool]ptx.Op{false: ptx.N, true: ptx.T}[s.XStrides[1] == 1]; in.TransA != want || in.AlignB != 8/max(1, s.Type.Data.Size()/2) ||
+			(in.AlignA == in.AlignB) != (s.XStrides[1] == 1 && s.FilterNHWC) {
 			t.Errorf("%v: class %s", s, in)
 		}
 		cfg := ConvDefault(in, s, dev)
-		if err := ptx.Legal(cfg, in, dev); err != nil || cfg.KG != 1 {
+		if err := ptx.Legal(cfg, in, dev); err != nil {
 			t.Errorf("%v: heuristic %s: %v", s, cfg, err)
 		}
 		sm := NewSampler(in, dev, 100, 200000, rng)

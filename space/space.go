@@ -37,7 +37,7 @@ func For(in ptx.InputClass) Space {
 	}
 	kg, kc := []int{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512}, []int{1, 2, 4, 8}
 	if in.Conv != ptx.NotConv {
-		kg, kc = []int{1}, []int{1} // a convolution's reduction stays in its block
+		kc = []int{1} // a convolution's reduction splits across the grid only
 	}
 	return Space{
 		MS: []int{1, 2, 4, 8}, NS: []int{1, 2, 4, 8},

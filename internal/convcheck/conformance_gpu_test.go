@@ -6,9 +6,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/convcheck"
@@ -17,6 +19,7 @@ import (
 	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/serve"
 	"github.com/isaacgo/isaac/space"
 )
 
@@ -45,16 +48,17 @@ func table() []convcheck.Case {
 // convJob is a case and the configuration it runs with (nil: the
 // heuristic's).
 type convJob struct {
-	c   convcheck.Case
-	cfg *ptx.GemmConfig
+	c     convcheck.Case
+	cfg   *ptx.GemmConfig
+	drawn bool // from the class's space (else the heuristic's)
 }
 
 // TestGPUConvKernels runs the convolution table through ISAAC's kernels:
-// every case with the heuristic's configuration, every other one also with
+// every case with the heuristic's configuration, every fourth one also with
 // a configuration drawn from its class's space, each result against the
 // reference and its bound, and y outside its view untouched.
 func TestGPUConvKernels(t *testing.T) {
-	gemmcheck.GPUThread(t)
+	ctx := gemmcheck.GPUThread(t)
 	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
 	lim, err := rt.Limits()
 	if err != nil {
@@ -65,8 +69,76 @@ func TestGPUConvKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stream.Destroy()
+	// The jobs first (device buffers are 256-byte aligned: the classes of
+	// buffers at 1 MiB are theirs), their kernels compiled on 16 threads.
 	rng := rand.New(rand.NewPCG(2, 23)) // the configurations' draws
 	samplers := map[ptx.InputClass]*space.Sampler{}
+	cases := table()
+	jobs := make([][]convJob, len(cases))
+	type compile struct {
+		cls ptx.InputClass
+		cfg ptx.GemmConfig
+	}
+	type sample struct { // a call of the class, for its target
+		req   *request.Conv
+		shape request.ConvShape
+	}
+	compiles := map[compile]sample{}
+	var scalars [2]float64
+	for i, c := range cases {
+		req := c.RequestAt(1<<20, 2<<20, 3<<20, &scalars, 0)
+		shape, reason := req.Shape()
+		if reason != request.Served {
+			t.Fatalf("%v: shape %v", c, reason)
+		}
+		cls := space.ConvClass(shape, req.XPtr, req.WPtr)
+		cfg := space.ConvDefault(cls, shape, lim)
+		jobs[i] = []convJob{{c: c, cfg: &cfg}}
+		compiles[compile{cls, cfg}] = sample{req, shape}
+		if i%4 == 1 {
+			sm, ok := samplers[cls]
+			if !ok {
+				// The wgmma space where the class has one, else the class's.
+				if sm = space.NewWarpgroupSampler(cls, lim, 200, 400000, rng); sm == nil || rng.IntN(2) == 0 {
+					sm = space.NewSampler(cls, lim, 200, 400000, rng)
+				}
+				samplers[cls] = sm
+			}
+			if d, ok := sm.Draw(rng, nil, 20000); ok {
+				jobs[i] = append(jobs[i], convJob{c: c, cfg: &d, drawn: true})
+				compiles[compile{cls, d}] = sample{req, shape}
+			}
+		}
+	}
+	type work struct {
+		cfg ptx.GemmConfig
+		s   sample
+	}
+	queue := make(chan work)
+	var wg sync.WaitGroup
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			if err := ctx.SetCurrent(); err != nil {
+				t.Error(err)
+				return
+			}
+			for w := range queue {
+				if tg, err := rt.ConvTarget(w.s.req, w.s.shape); err == nil {
+					rt.Kernel(tg, w.cfg) // a failure is the job's to report
+				}
+			}
+		}()
+	}
+	for c, s := range compiles {
+		queue <- work{c.cfg, s}
+	}
+	close(queue)
+	wg.Wait()
+	t.Logf("%d cases, %d kernels compiled", len(cases), len(compiles))
 	type stats struct {
 		cases, drawn, refused, failed, errors int
 		worst                                 float64
@@ -74,11 +146,14 @@ func TestGPUConvKernels(t *testing.T) {
 	}
 	per := map[string]*stats{}
 	failures := 0
-	for i, c := range table() {
+	for i, c := range cases {
 		st := per[c.Type.Name]
 		if st == nil {
 			st = &stats{}
 			per[c.Type.Name] = st
+		}
+		if i%500 == 499 {
+			t.Logf("%d/%d cases", i+1, len(cases))
 		}
 		d := convcheck.NewData(c)
 		b, err := convcheck.Upload(c, d)
@@ -86,26 +161,10 @@ func TestGPUConvKernels(t *testing.T) {
 			t.Fatal(err)
 		}
 		req := b.Request(stream)
-		shape, reason := req.Shape()
-		if reason != request.Served {
-			t.Fatalf("%v: shape %v", c, reason)
-		}
-		cls := space.ConvClass(shape, req.WPtr)
-		jobs := []convJob{{c: c}}
-		if i%2 == 1 {
-			sm := samplers[cls]
-			if sm == nil {
-				sm = space.NewSampler(cls, lim, 200, 400000, rng)
-				samplers[cls] = sm
-			}
-			if cfg, ok := sm.Draw(rng, nil, 20000); ok {
-				jobs = append(jobs, convJob{c: c, cfg: &cfg})
-			}
-		}
-		for _, j := range jobs {
-			cfg := space.ConvDefault(cls, shape, lim)
-			if j.cfg != nil {
-				cfg = *j.cfg
+		shape, _ := req.Shape()
+		for _, j := range jobs[i] {
+			cfg := *j.cfg
+			if j.drawn {
 				st.drawn++
 			}
 			st.cases++
@@ -117,7 +176,7 @@ func TestGPUConvKernels(t *testing.T) {
 			if err == nil {
 				got, err = b.ReadY(stream)
 			}
-			if err != nil && j.cfg != nil && errors.Is(err, kernels.ErrUnsupported) {
+			if err != nil && j.drawn && errors.Is(err, kernels.ErrUnsupported) {
 				st.refused++ // a drawn configuration the JIT's registers do not allow: not served
 				continue
 			}
@@ -162,5 +221,62 @@ func TestGPUConvKernels(t *testing.T) {
 	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
 		os.MkdirAll(dir, 0o755)
 		os.WriteFile(filepath.Join(dir, "conv-kernels.txt"), []byte(rep.String()), 0o644)
+	}
+}
+
+// TestGPUConvServe runs the convolution table through the server under
+// ISAAC_POLICY=always (the heuristic's configuration, decided once per
+// shape): every call served, every result within the bound; and under
+// auto, without a convolution model, every call forwarded (no_weights).
+func TestGPUConvServe(t *testing.T) {
+	gemmcheck.GPUThread(t)
+	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
+	stream, err := cuda.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Destroy()
+	o := serve.Defaults()
+	o.Policy = serve.Always
+	srv, auto := serve.NewOn(rt, o), serve.NewOn(rt, serve.Defaults())
+	runs, failed, worst := 0, 0, 0.0
+	for i, c := range table() {
+		if i%3 != 0 {
+			continue // a third of the table: the kernels' test runs all of it
+		}
+		d := convcheck.NewData(c)
+		b, err := convcheck.Upload(c, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := auto.Conv(b.Request(stream)); r != request.FwdNoWeights {
+			t.Fatalf("%v: %v under auto, want no_weights", c, r)
+		}
+		for rep := 0; rep < 2; rep++ { // the decision, then the kept one
+			if err := b.ResetY(); err != nil {
+				t.Fatal(err)
+			}
+			if r := srv.Conv(b.Request(stream)); r != request.Served {
+				t.Fatalf("%v: %v under always", c, r)
+			}
+			got, err := b.ReadY(stream)
+			if err != nil {
+				t.Fatalf("%v: %v", c, err)
+			}
+			runs++
+			r := d.Check(c, got)
+			worst = max(worst, r.MaxRelBound)
+			if r.Bad > 0 {
+				if failed++; failed <= 20 {
+					t.Errorf("%v: %d bad elements: %s", c, r.Bad, r.FirstBad)
+				}
+			}
+		}
+		b.Free()
+	}
+	rep := fmt.Sprintf("serve: %d calls served under always, %d outside the bound; worst err/bound %.3g\n", runs, failed, worst)
+	t.Log(rep)
+	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "conv-serve.txt"), []byte(rep), 0o644)
 	}
 }

@@ -5,8 +5,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/convcheck"
@@ -126,12 +129,15 @@ func TestGPUConvTiming(t *testing.T) {
 	if os.Getenv("ISAAC_GPU_CONV_TIMING") == "" {
 		t.Skip("set ISAAC_GPU_CONV_TIMING=1")
 	}
-	gemmcheck.GPUThread(t)
+	ctx := gemmcheck.GPUThread(t)
 	h, err := cudnn.New()
 	if err != nil {
 		t.Skipf("no cuDNN: %v", err)
 	}
 	defer h.Destroy()
+	if v, err := cudnn.Version(); err == nil {
+		t.Logf("cuDNN %d", v)
+	}
 	dev, _ := cuda.CurrentDevice()
 	l2, _ := dev.Attribute(cuda.AttrL2CacheSize)
 	timer, err := devbench.NewTimer(l2, devbench.FlushRead)
@@ -164,7 +170,14 @@ func TestGPUConvTiming(t *testing.T) {
 	}
 	var csv strings.Builder
 	csv.WriteString("layer,type,layout,n,c,h,w,k,r,s,pad,stride,gflop,cudnn_v7_us,cudnn_v7_algo,cudnn_best_us,cudnn_best_algo,ours_heuristic_us,ours_best_us,ours_best_config,speedup_vs_best\n")
+	only, err := regexp.Compile(os.Getenv("ISAAC_GPU_CONV_LAYERS")) // default: every layer
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, l := range timingLayers() {
+		if !only.MatchString(l.name) {
+			continue
+		}
 		for _, v := range []struct {
 			t      request.ConvType
 			math   int
@@ -203,14 +216,33 @@ func TestGPUConvTiming(t *testing.T) {
 			if err1 != nil || err2 != nil {
 				t.Fatalf("%s: %v %v", l.name, err1, err2)
 			}
-			cls := space.ConvClass(shape, req.WPtr)
+			cls := space.ConvClass(shape, req.XPtr, req.WPtr)
 			cfgs := []ptx.GemmConfig{space.ConvDefault(cls, shape, lim)}
-			sm := space.NewSampler(cls, lim, 200, 400000, rng)
+			samplers := []*space.Sampler{space.NewSampler(cls, lim, 200, 400000, rng)}
+			if ws := space.NewWarpgroupSampler(cls, lim, 200, 400000, rng); ws != nil {
+				samplers = append(samplers, ws)
+			}
 			for i := 0; i < draws; i++ {
-				if cfg, ok := sm.Draw(rng, nil, 20000); ok {
+				if cfg, ok := samplers[i%len(samplers)].Draw(rng, nil, 20000); ok {
 					cfgs = append(cfgs, cfg)
 				}
 			}
+			// The configurations' kernels compiled at once, then timed.
+			var wg sync.WaitGroup
+			for _, cfg := range cfgs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+					if ctx.SetCurrent() == nil {
+						if tg, err := rt.ConvTarget(req, shape); err == nil {
+							rt.Kernel(tg, cfg)
+						}
+					}
+				}()
+			}
+			wg.Wait()
 			oursH, oursBest, bestCfg := 0.0, 0.0, ""
 			for i, cfg := range cfgs {
 				us, err := median(func() error { return rt.Conv(req, shape, cfg) })

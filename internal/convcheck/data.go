@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+
+	"github.com/isaacgo/isaac/internal/gemmcheck"
 )
 
 // Data holds a case's host tensors (float64 values exact in every type) and
@@ -14,14 +16,6 @@ type Data struct {
 	X, Wt, Y0 []float64 // stored buffers; Y0 is NaN where beta == 0
 	Ref       []float64 // n×k×p×q, NCHW order
 	Scale     []float64 // |α|·Σ|x||w| + |β|·|y0| per element
-}
-
-func eighths(rng *rand.Rand, n int) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = float64(rng.IntN(17)-8) / 8
-	}
-	return v
 }
 
 // NewData draws the case's tensors and computes the reference.
@@ -144,5 +138,5 @@ func Fill(c Case) *Data {
 	rng := rand.New(rand.NewPCG(c.Seed, 11))
 	_, _, xn := c.XStrides()
 	_, _, yn := c.YStrides()
-	return &Data{X: eighths(rng, xn), Wt: eighths(rng, c.K*c.C*c.R*c.S), Y0: eighths(rng, yn)}
+	return &Data{X: gemmcheck.Eighths(rng, xn), Wt: gemmcheck.Eighths(rng, c.K*c.C*c.R*c.S), Y0: gemmcheck.Eighths(rng, yn)}
 }

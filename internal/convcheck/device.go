@@ -59,7 +59,12 @@ func (b *Buffers) Free() {
 // Request is the case's cudnnConvolutionForward on these tensors and
 // stream, as the shim decodes it from the call's descriptors.
 func (b *Buffers) Request(stream cuda.Stream) *request.Conv {
-	c := b.c
+	return b.c.RequestAt(uintptr(b.X), uintptr(b.Wt), uintptr(b.Y), &b.scalars, stream)
+}
+
+// RequestAt is the case's call on buffers at x, w and y (before the views'
+// offsets), with alpha and beta kept at scalars.
+func (c Case) RequestAt(x, w, y uintptr, scalars *[2]float64, stream cuda.Stream) *request.Conv {
 	xs, xo, _ := c.XStrides()
 	ys, yo, _ := c.YStrides()
 	es := uintptr(c.Type.Data.Size())
@@ -72,11 +77,11 @@ func (b *Buffers) Request(stream cuda.Stream) *request.Conv {
 		mode = 0
 	}
 	scalar := func(i int) request.Scalar {
-		s := request.Scalar{Ptr: uintptr(unsafe.Pointer(&b.scalars[i])), Value: b.scalars[i]}
+		s := request.Scalar{Ptr: uintptr(unsafe.Pointer(&scalars[i])), Value: scalars[i]}
 		if c.Type.Data == request.CudnnDouble {
-			s.Bits = math.Float64bits(b.scalars[i])
+			s.Bits = math.Float64bits(scalars[i])
 		} else {
-			s.Bits = uint64(math.Float32bits(float32(b.scalars[i])))
+			s.Bits = uint64(math.Float32bits(float32(scalars[i])))
 		}
 		return s
 	}
@@ -92,9 +97,9 @@ func (b *Buffers) Request(stream cuda.Stream) *request.Conv {
 		Compute:  c.Type.Compute,
 		Groups:   1,
 		MathType: c.Math,
-		XPtr:     uintptr(b.X) + uintptr(xo)*es,
-		WPtr:     uintptr(b.Wt),
-		YPtr:     uintptr(b.Y) + uintptr(yo)*es,
+		XPtr:     x + uintptr(xo)*es,
+		WPtr:     w,
+		YPtr:     y + uintptr(yo)*es,
 		Alpha:    scalar(0),
 		Beta:     scalar(1),
 	}

@@ -79,20 +79,25 @@ static int cudnn_conv(uintptr_t d, int ph, int pw, int sh, int sw, int dh, int d
 	int s = p_conv((void *)d, ph, pw, sh, sw, dh, dw, mode, compute);
 	return s ? s : p_conv_math((void *)d, math);
 }
+// first_ok is the first successful algorithm of a ranked list (-3: none).
+static int first_ok(const algo_perf *perf, int n, int *algo, size_t *mem, float *ms)
+{
+	for (int i = 0; i < n; i++)
+		if (perf[i].status == 0) {
+			*algo = perf[i].algo;
+			*mem = perf[i].memory;
+			*ms = perf[i].time;
+			return 0;
+		}
+	return -3;
+}
 static int cudnn_get_algo(uintptr_t h, uintptr_t x, uintptr_t w, uintptr_t c, uintptr_t y, int *algo, size_t *ws)
 {
 	algo_perf perf[16];
 	int n = 0;
+	float ms;
 	int s = p_get_algo((void *)h, (void *)x, (void *)w, (void *)c, (void *)y, 16, &n, perf);
-	if (s)
-		return s;
-	for (int i = 0; i < n; i++)
-		if (perf[i].status == 0) {
-			*algo = perf[i].algo;
-			*ws = perf[i].memory;
-			return 0;
-		}
-	return -3;
+	return s ? s : first_ok(perf, n, algo, ws, &ms);
 }
 static int cudnn_find_algo(uintptr_t h, uintptr_t x, uintptr_t xp, uintptr_t w, uintptr_t wp, uintptr_t c, uintptr_t y, uintptr_t yp,
 	uintptr_t ws, size_t wsBytes, int *algo, size_t *need, float *ms)
@@ -101,16 +106,7 @@ static int cudnn_find_algo(uintptr_t h, uintptr_t x, uintptr_t xp, uintptr_t w, 
 	int n = 0;
 	int s = p_find_algo((void *)h, (void *)x, (const void *)xp, (void *)w, (const void *)wp, (void *)c, (void *)y, (void *)yp,
 		16, &n, perf, (void *)ws, wsBytes);
-	if (s)
-		return s;
-	for (int i = 0; i < n; i++)
-		if (perf[i].status == 0) {
-			*algo = perf[i].algo;
-			*need = perf[i].memory;
-			*ms = perf[i].time;
-			return 0;
-		}
-	return -3;
+	return s ? s : first_ok(perf, n, algo, need, ms);
 }
 static int cudnn_forward(uintptr_t h, const void *alpha, uintptr_t x, uintptr_t xp, uintptr_t w, uintptr_t wp, uintptr_t c, int algo,
 	uintptr_t ws, size_t wsBytes, const void *beta, uintptr_t y, uintptr_t yp)
@@ -199,22 +195,20 @@ func (h Handle) Describe(c *request.Conv) (*Conv, error) {
 		return C.cudnn_tensor(d, C.int(t.Type), C.int(t.Dims[0]), C.int(t.Dims[1]), C.int(t.Dims[2]), C.int(t.Dims[3]),
 			C.int(t.Strides[0]), C.int(t.Strides[1]), C.int(t.Strides[2]), C.int(t.Strides[3]))
 	}
-	if s := tensor(v.x, c.X); s != 0 {
-		v.Destroy()
-		return nil, fmt.Errorf("cudnnSetTensor4dDescriptorEx(x): status %d", s)
-	}
-	if s := tensor(v.y, c.Y); s != 0 {
-		v.Destroy()
-		return nil, fmt.Errorf("cudnnSetTensor4dDescriptorEx(y): status %d", s)
-	}
-	if s := C.cudnn_filter(v.w, C.int(c.W.Type), C.int(c.W.Format), C.int(c.W.Dims[0]), C.int(c.W.Dims[1]), C.int(c.W.Dims[2]), C.int(c.W.Dims[3])); s != 0 {
-		v.Destroy()
-		return nil, fmt.Errorf("cudnnSetFilter4dDescriptor: status %d", s)
-	}
-	if s := C.cudnn_conv(v.d, C.int(c.Pad[0]), C.int(c.Pad[1]), C.int(c.Stride[0]), C.int(c.Stride[1]),
-		C.int(c.Dilation[0]), C.int(c.Dilation[1]), C.int(c.Mode), C.int(c.Compute), C.int(c.MathType)); s != 0 {
-		v.Destroy()
-		return nil, fmt.Errorf("cudnnSetConvolution2dDescriptor: status %d", s)
+	for _, set := range []struct {
+		name   string
+		status C.int
+	}{
+		{"cudnnSetTensor4dDescriptorEx(x)", tensor(v.x, c.X)},
+		{"cudnnSetTensor4dDescriptorEx(y)", tensor(v.y, c.Y)},
+		{"cudnnSetFilter4dDescriptor", C.cudnn_filter(v.w, C.int(c.W.Type), C.int(c.W.Format), C.int(c.W.Dims[0]), C.int(c.W.Dims[1]), C.int(c.W.Dims[2]), C.int(c.W.Dims[3]))},
+		{"cudnnSetConvolution2dDescriptor", C.cudnn_conv(v.d, C.int(c.Pad[0]), C.int(c.Pad[1]), C.int(c.Stride[0]), C.int(c.Stride[1]),
+			C.int(c.Dilation[0]), C.int(c.Dilation[1]), C.int(c.Mode), C.int(c.Compute), C.int(c.MathType))},
+	} {
+		if set.status != 0 {
+			v.Destroy()
+			return nil, fmt.Errorf("%s: status %d", set.name, set.status)
+		}
 	}
 	return v, nil
 }

@@ -16,8 +16,9 @@ type Data struct {
 	Scale    []float64 // S = |α|·Σ|a||b| + |β|·|c0| per element
 }
 
-// eighths draws multiples of 1/8 in [-1, 1].
-func eighths(rng *rand.Rand, n int) []float64 {
+// Eighths draws n multiples of 1/8 in [-1, 1]: exact in every served
+// type, and so are their products.
+func Eighths(rng *rand.Rand, n int) []float64 {
 	v := make([]float64, n)
 	for i := range v {
 		v[i] = float64(rng.IntN(17)-8) / 8
@@ -28,7 +29,7 @@ func eighths(rng *rand.Rand, n int) []float64 {
 // NewData draws the inputs of c and computes the reference (in parallel).
 func NewData(c Case) *Data {
 	rng := rand.New(rand.NewPCG(c.Seed, 7))
-	d := &Data{A: eighths(rng, c.ElemsA()), B: eighths(rng, c.ElemsB()), C0: eighths(rng, c.ElemsC())}
+	d := &Data{A: Eighths(rng, c.ElemsA()), B: Eighths(rng, c.ElemsB()), C0: Eighths(rng, c.ElemsC())}
 	if c.Beta == 0 {
 		for i := range d.C0 {
 			d.C0[i] = math.NaN() // beta == 0: C must not be read

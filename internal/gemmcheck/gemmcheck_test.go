@@ -27,7 +27,7 @@ func TestHalfRoundTrip(t *testing.T) {
 }
 
 func TestEncodeDecode(t *testing.T) {
-	vals := eighths(rand.New(rand.NewPCG(1, 1)), 100)
+	vals := Eighths(rand.New(rand.NewPCG(1, 1)), 100)
 	for _, ty := range []request.DataType{request.R16F, request.R16BF, request.R32F, request.R64F} {
 		got := Decode(ty, Encode(ty, vals))
 		for i := range vals {

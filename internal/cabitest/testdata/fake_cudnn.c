@@ -23,10 +23,14 @@ cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *s)
 cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t d,
 	int req, cudnnDataType_t *t, int *nb, int dimA[], int strideA[])
 {
-	static const int dims[4] = {8, 3, 32, 32};
+	/* x is 8×3×32×32; y (the descriptor abi_main.c passes as y, 0x5000) the
+	 * output of the 16 filters of 3×3 with padding 1: 8×16×32×32. */
+	int dims[4] = {8, 3, 32, 32};
 	fake_count_getter();
 	if (d == NULL || req < 4)
 		return CUDNN_STATUS_BAD_PARAM;
+	if (d == (cudnnTensorDescriptor_t)0x5000)
+		dims[1] = 16;
 	*t = CUDNN_DATA_HALF;
 	*nb = 4;
 	int stride = 1;
