@@ -83,3 +83,138 @@ func packConvParams(p *cuda.Params, c *request.Conv, s request.ConvShape, comput
 		p.I32(int32(v))
 	}
 }
+
+// NHWC is convolution c as it runs on a packed NHWC copy of x at x and a
+// copy of its filter in NHWC format at w (the filter itself when it is in
+// that format already): what LaunchConvNHWC launches after its transposes.
+func NHWC(c *request.Conv, s request.ConvShape, x, w uintptr) (*request.Conv, request.ConvShape) {
+	v := *c
+	st := []int{s.H * s.W * s.C, 1, s.W * s.C, s.C}
+	v.XPtr, v.X.Strides = x, st
+	v.WPtr, v.W.Format = w, 1
+	sv := s
+	copy(sv.XStrides[:], st)
+	sv.FilterNHWC = true
+	return &v, sv
+}
+
+// Transposable reports whether LaunchConvNHWC can run a convolution of
+// shape s: x not channel-contiguous already, and the transposes' grids and
+// the copies' offsets within their limits.
+func Transposable(s request.ConvShape) bool {
+	_, okX := ptx.TransposeGrid(s.N, s.C, s.H, s.W)
+	_, okW := ptx.TransposeGrid(s.K, s.C, s.R, s.S)
+	return s.XStrides[1] != 1 && s.G == 1 && okX && okW && s.N*s.C*s.H*s.W < 1<<31
+}
+
+// copyBytes are the bytes of the NHWC copies of x and (when it is not in
+// that format) of the filter, each rounded up to 256.
+func copyBytes(s request.ConvShape) (x, w int) {
+	es := s.Type.Data.Size()
+	x = (s.N*s.C*s.H*s.W*es + 255) / 256 * 256
+	if !s.FilterNHWC {
+		w = (s.K*s.C*s.R*s.S*es + 255) / 256 * 256
+	}
+	return x, w
+}
+
+// ConvNHWCTarget is the target of convolution c run on NHWC copies (see
+// NHWC; the copies lie 256-byte aligned in the workspace).
+func (rt *Runtime) ConvNHWCTarget(c *request.Conv, s request.ConvShape) (Target, error) {
+	xb, wb := copyBytes(s)
+	w := uintptr(1<<20 + xb)
+	if wb == 0 {
+		w = c.WPtr
+	}
+	v, sv := NHWC(c, s, 1<<20, w)
+	return rt.ConvTarget(v, sv)
+}
+
+// LaunchConvNHWC runs convolution c (Transposable) in three kernels on its
+// stream: x transposed to a packed NHWC copy, the filter to NHWC format
+// (unless it is already), both in the call's workspace, then kernel k (of
+// ConvNHWCTarget's class) on the copies, writing y through its strides.
+func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape, k *Kernel) error {
+	m, n, kk := s.Pixels(), s.K, s.ReductionCRS()
+	grid := k.gen.Grid(m, n, kk)
+	if !Transposable(s) {
+		return fmt.Errorf("%w: no NHWC copies of %v", ErrUnsupported, s)
+	}
+	if grid[1] > 65535 || grid[2] > 65535 || !k.gen.SplitLimit(m, n) {
+		return fmt.Errorf("%w: grid %v too large", ErrUnsupported, grid)
+	}
+	tr, err := rt.transposeKernel(t, s.Type.Data.Size())
+	if err != nil {
+		return err
+	}
+	stream := cuda.Stream(c.Stream)
+	xb, wb := copyBytes(s)
+	front, ws, ctrs, done, err := rt.workspace(t, stream, k, m, n, kk, xb+wb)
+	if err != nil {
+		return err
+	}
+	defer done()
+	p := paramPool.Get().(*cuda.Params)
+	defer paramPool.Put(p)
+	transpose := func(src, dst uintptr, dims, strides [4]int) error {
+		g, _ := ptx.TransposeGrid(dims[0], dims[1], dims[2], dims[3])
+		p.Reset()
+		p.Ptr(src).Ptr(dst)
+		for _, v := range append(dims[:], strides[:]...) {
+			p.I32(int32(v))
+		}
+		return launch(tr.fn, tr.gen, g, stream, p)
+	}
+	x, w := uintptr(front), c.WPtr
+	if err := transpose(c.XPtr, x, [4]int{s.N, s.C, s.H, s.W}, s.XStrides); err != nil {
+		return err
+	}
+	if wb > 0 {
+		w = x + uintptr(xb)
+		crs := s.C * s.R * s.S
+		if err := transpose(c.WPtr, w, [4]int{s.K, s.C, s.R, s.S}, [4]int{crs, s.R * s.S, s.S, 1}); err != nil {
+			return err
+		}
+	}
+	v, sv := NHWC(c, s, x, w)
+	p.Reset()
+	packConvParams(p, v, sv, k.compute, ws, ctrs)
+	return launch(k.fn, k.gen, grid, stream, p)
+}
+
+// ConvNHWC is Conv through LaunchConvNHWC, with cfg legal for
+// ConvNHWCTarget's class (tests, benchmarks).
+func (rt *Runtime) ConvNHWC(c *request.Conv, s request.ConvShape, cfg ptx.GemmConfig) error {
+	t, err := rt.ConvNHWCTarget(c, s)
+	if err != nil {
+		return err
+	}
+	if err := ptx.Legal(cfg, t.Class, t.Dev.Limits); err != nil {
+		return fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	k, err := rt.Kernel(t, cfg)
+	if err != nil {
+		return err
+	}
+	return rt.LaunchConvNHWC(t, c, s, k)
+}
+
+// transposeKernel is the transpose kernel of es-byte elements in t's
+// context, loaded once.
+func (rt *Runtime) transposeKernel(t Target, es int) (*Kernel, error) {
+	gen, err := ptx.GenerateTranspose(es, t.Dev.Limits.Arch())
+	if err != nil {
+		return nil, err
+	}
+	v, _ := rt.kernels.LoadOrStore(kernelKey{t.Ctx, gen.Name}, &Kernel{})
+	k := v.(*Kernel)
+	k.once.Do(func() {
+		k.gen = gen
+		arch := fmt.Sprintf("sm_%d%d", t.Dev.Limits.SMMajor, t.Dev.Limits.SMMinor)
+		if k.fn, k.err = rt.loadFunction(gen, arch); k.err == nil && gen.SharedBytes > 48<<10 {
+			k.err = k.fn.SetMaxDynamicShared(gen.SharedBytes)
+		}
+		k.loaded.Store(k.err == nil)
+	})
+	return k, k.err
+}

@@ -33,7 +33,7 @@ func (rt *Runtime) launchProblem(t Target, stream cuda.Stream, k *Kernel, m, n, 
 	if grid[1] > 65535 || grid[2] > 65535 {
 		return fmt.Errorf("%w: grid %v too large", ErrUnsupported, grid)
 	}
-	ws, ctrs, done, err := rt.workspace(t, stream, k, m, n, kk)
+	_, ws, ctrs, done, err := rt.workspace(t, stream, k, m, n, kk, 0)
 	if err != nil {
 		return err
 	}
@@ -53,33 +53,36 @@ func (rt *Runtime) launchProblem(t Target, stream cuda.Stream, k *Kernel, m, n, 
 	return nil
 }
 
-// workspace is the split-K workspace (partials, then counters) kernel k
-// needs for an m×n×kk problem on stream, and what to do once the kernels
-// are on the stream: the stream's kept workspace, held until then, or, on
-// a stream being captured, one of the call's own, stream-ordered (the
+// workspace is the memory kernel k needs for an m×n×kk problem on stream
+// beside its operands: extra bytes first (a convolution's transposed
+// operands, at front), then the split-K partials (at ws) and counters (at
+// ctrs); and what to do once the kernels are on the stream. It is the
+// stream's kept workspace, held until then, or, on a stream being captured
+// (or beyond the kept limits), one of the call's own, stream-ordered (the
 // graph's allocation), freed after.
-func (rt *Runtime) workspace(t Target, stream cuda.Stream, k *Kernel, m, n, kk int) (ws, ctrs cuda.DevicePtr, done func(), err error) {
-	bytes := k.gen.WorkspaceBytes(m, n, kk)
+func (rt *Runtime) workspace(t Target, stream cuda.Stream, k *Kernel, m, n, kk, extra int) (front, ws, ctrs cuda.DevicePtr, done func(), err error) {
+	extra = (extra + 255) / 256 * 256
+	bytes := extra + k.gen.WorkspaceBytes(m, n, kk)
 	if bytes == 0 {
-		return 0, 0, func() {}, nil
+		return 0, 0, 0, func() {}, nil
 	}
 	words := k.gen.Counters(m, n)
 	if sw := rt.streamWorkspaceFor(t, stream, bytes, words); sw != nil {
-		return sw.ws, sw.ctrs, sw.mu.Unlock, nil
+		return sw.ws, sw.ws + cuda.DevicePtr(extra), sw.ctrs, sw.mu.Unlock, nil
 	}
 	off := (bytes + 15) / 16 * 16
-	if ws, err = t.Dev.allocWorkspace(off+4*words, stream); err != nil {
-		return 0, 0, nil, err
+	if front, err = t.Dev.allocWorkspace(off+4*words, stream); err != nil {
+		return 0, 0, 0, nil, err
 	}
-	done = func() { ws.FreeAsync(stream) }
+	done = func() { front.FreeAsync(stream) }
 	if words > 0 {
-		ctrs = ws + cuda.DevicePtr(off)
+		ctrs = front + cuda.DevicePtr(off)
 		if err := ctrs.MemsetD32Async(0, words, stream); err != nil {
 			done()
-			return 0, 0, nil, err
+			return 0, 0, 0, nil, err
 		}
 	}
-	return ws, ctrs, done, nil
+	return front, front + cuda.DevicePtr(extra), ctrs, done, nil
 }
 
 // Gemm launches g on its stream in the calling thread's current context

@@ -3,6 +3,8 @@ package ptx
 import (
 	"strings"
 	"testing"
+
+	"github.com/isaacgo/isaac/internal/ptxas"
 )
 
 // convClasses are the served convolution type configurations in both
@@ -134,4 +136,55 @@ func TestPTXASConv(t *testing.T) {
 		}
 	}
 	runPTXAS(t, jobs, 64)
+}
+
+// Generated PTX is ASCII: the driver's JIT rejects any other byte, even in
+// a comment (ptxas 12.4 does not).
+func TestConvPTXASCII(t *testing.T) {
+	var kernels []*Kernel
+	for _, es := range []int{2, 4, 8} {
+		k, err := GenerateTranspose(es, "sm_90")
+		if err != nil {
+			t.Fatal(err)
+		}
+		kernels = append(kernels, k)
+	}
+	for _, in := range convClasses() {
+		for _, cfg := range convConfigs(in) {
+			k, err := GenerateGemm(cfg, in, "sm_90")
+			if err != nil {
+				t.Fatal(err)
+			}
+			kernels = append(kernels, k)
+		}
+	}
+	for _, k := range kernels {
+		for i, r := range k.PTX {
+			if r > 0x7e || r < 0x20 && r != '\n' && r != '\t' {
+				t.Fatalf("%s: byte %d is %q", k.Name, i, r)
+			}
+		}
+	}
+}
+
+// The transpose kernels of every element size assemble.
+func TestPTXASTranspose(t *testing.T) {
+	if _, err := ptxas.Find(); err != nil {
+		t.Skip("ptxas not found: run scripts/fetch-ptxas.sh build/tools")
+	}
+	for _, es := range []int{2, 4, 8} {
+		k, err := GenerateTranspose(es, "sm_90")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ptxas.Compile(k.PTX, "sm_90"); err != nil {
+			t.Errorf("%s: %v", k.Name, err)
+		}
+	}
+	if _, err := GenerateTranspose(3, "sm_90"); err == nil {
+		t.Errorf("a transpose of 3-byte elements")
+	}
+	if _, ok := TransposeGrid(1000, 64, 100, 100); ok {
+		t.Errorf("a grid of 100,000 blocks along z")
+	}
 }

@@ -45,6 +45,41 @@ func table() []convcheck.Case {
 	return out
 }
 
+// compileJob is a configuration to compile for the target a call finds.
+type compileJob struct {
+	cfg    ptx.GemmConfig
+	target func() (kernels.Target, error)
+}
+
+// compileAll compiles the jobs' kernels on 16 threads with ctx current (a
+// failure is left for the job's launch to report).
+func compileAll(t *testing.T, ctx cuda.Context, rt *kernels.Runtime, jobs []compileJob) {
+	queue := make(chan compileJob)
+	var wg sync.WaitGroup
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			if err := ctx.SetCurrent(); err != nil {
+				t.Error(err)
+				return
+			}
+			for j := range queue {
+				if tg, err := j.target(); err == nil {
+					rt.Kernel(tg, j.cfg)
+				}
+			}
+		}()
+	}
+	for _, j := range jobs {
+		queue <- j
+	}
+	close(queue)
+	wg.Wait()
+}
+
 // convJob is a case and the configuration it runs with (nil: the
 // heuristic's).
 type convJob struct {
@@ -110,34 +145,11 @@ func TestGPUConvKernels(t *testing.T) {
 			}
 		}
 	}
-	type work struct {
-		cfg ptx.GemmConfig
-		s   sample
-	}
-	queue := make(chan work)
-	var wg sync.WaitGroup
-	for w := 0; w < 16; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			if err := ctx.SetCurrent(); err != nil {
-				t.Error(err)
-				return
-			}
-			for w := range queue {
-				if tg, err := rt.ConvTarget(w.s.req, w.s.shape); err == nil {
-					rt.Kernel(tg, w.cfg) // a failure is the job's to report
-				}
-			}
-		}()
-	}
+	var todo []compileJob
 	for c, s := range compiles {
-		queue <- work{c.cfg, s}
+		todo = append(todo, compileJob{c.cfg, func() (kernels.Target, error) { return rt.ConvTarget(s.req, s.shape) }})
 	}
-	close(queue)
-	wg.Wait()
+	compileAll(t, ctx, rt, todo)
 	t.Logf("%d cases, %d kernels compiled", len(cases), len(compiles))
 	type stats struct {
 		cases, drawn, refused, failed, errors int
@@ -278,5 +290,88 @@ func TestGPUConvServe(t *testing.T) {
 	t.Log(rep)
 	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
 		os.WriteFile(filepath.Join(dir, "conv-serve.txt"), []byte(rep), 0o644)
+	}
+}
+
+// TestGPUConvNHWC runs the table's cases whose x is not channel-contiguous
+// through the kernels on NHWC copies of x and the filter
+// (kernels.LaunchConvNHWC), with the heuristic's configuration for the
+// copies' class: every result within the bound, y outside its view
+// untouched.
+func TestGPUConvNHWC(t *testing.T) {
+	ctx := gemmcheck.GPUThread(t)
+	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
+	lim, err := rt.Limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := cuda.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Destroy()
+	// The copies' kernels first, on 16 threads.
+	var scalars [2]float64
+	var todo []compileJob
+	seen := map[string]bool{}
+	for _, c := range table() {
+		req := c.RequestAt(1<<20, 2<<20, 3<<20, &scalars, 0)
+		shape, _ := req.Shape()
+		if c.X == convcheck.NHWC || !kernels.Transposable(shape) {
+			continue
+		}
+		tg, err := rt.ConvNHWCTarget(req, shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := space.ConvDefault(tg.Class, shape, lim)
+		if key := ptx.KernelName(cfg, tg.Class); !seen[key] {
+			seen[key] = true
+			todo = append(todo, compileJob{cfg, func() (kernels.Target, error) { return rt.ConvNHWCTarget(req, shape) }})
+		}
+	}
+	compileAll(t, ctx, rt, todo)
+	runs, failed, worst := 0, 0, 0.0
+	for _, c := range table() {
+		if c.X == convcheck.NHWC {
+			continue
+		}
+		d := convcheck.NewData(c)
+		b, err := convcheck.Upload(c, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := b.Request(stream)
+		shape, _ := req.Shape()
+		if !kernels.Transposable(shape) {
+			b.Free()
+			continue // channel-contiguous already (H = W = 1), or beyond the transposes' grids
+		}
+		tg, err := rt.ConvNHWCTarget(req, shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := space.ConvDefault(tg.Class, shape, tg.Dev.Limits)
+		if err := rt.ConvNHWC(req, shape, cfg); err != nil {
+			t.Fatalf("%v [%s]: %v", c, cfg, err)
+		}
+		got, err := b.ReadY(stream)
+		if err != nil {
+			t.Fatalf("%v [%s]: %v", c, cfg, err)
+		}
+		runs++
+		r := d.Check(c, got)
+		worst = max(worst, r.MaxRelBound)
+		if r.Bad > 0 {
+			if failed++; failed <= 20 {
+				t.Errorf("%v [%s]: %d bad elements: %s", c, cfg, r.Bad, r.FirstBad)
+			}
+		}
+		b.Free()
+	}
+	rep := fmt.Sprintf("nhwc: %d cases on NHWC copies, %d outside the bound; worst err/bound %.3g\n", runs, failed, worst)
+	t.Log(rep)
+	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "conv-nhwc.txt"), []byte(rep), 0o644)
 	}
 }

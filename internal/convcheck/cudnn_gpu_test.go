@@ -258,6 +258,16 @@ func TestGPUConvTiming(t *testing.T) {
 				}
 			}
 			fmt.Fprintf(&csv, "%s,%.2f,%d,%.2f,%d,%.2f,%.2f,\"%s\",%.3f\n", row, hUS, heur.Algo, bUS, best.Algo, oursH, oursBest, bestCfg, bUS/oursBest)
+			if kernels.Transposable(shape) { // through NHWC copies too, the heuristic's configuration
+				if tg, err := rt.ConvNHWCTarget(req, shape); err == nil {
+					cfg := space.ConvDefault(tg.Class, shape, lim)
+					if us, err := median(func() error { return rt.ConvNHWC(req, shape, cfg) }); err == nil {
+						t.Logf("%s %s %s: ours through NHWC copies %.1f µs (%s): %.2fx the vendor's best", l.name, v.t.Name, v.layout, us, cfg, min(hUS, bUS)/us)
+					} else {
+						t.Logf("%s %s %s: through NHWC copies: %v", l.name, v.t.Name, v.layout, err)
+					}
+				}
+			}
 			t.Logf("%s %s %s: cuDNN v7 %.1f µs (algo %d), fastest %.1f µs (algo %d); ours heuristic %.1f µs, best of %d %.1f µs: %.2fx",
 				l.name, v.t.Name, v.layout, hUS, heur.Algo, bUS, best.Algo, oursH, len(cfgs), oursBest, bUS/oursBest)
 			desc.Destroy()
