@@ -65,7 +65,7 @@ type Options struct {
 
 // bind defines the command's flags on fs, each with its default, into o.
 func (o *Options) bind(fs *flag.FlagSet) {
-	fs.StringVar(&o.Suites, "suite", "table4", "suites to run, comma-separated: table4, table5, csv (empty: none, e.g. with -overhead)")
+	fs.StringVar(&o.Suites, "suite", "table4", "suites to run, comma-separated: table4, csv (GEMM), table5, cnn (convolutions: every -dtypes-independent type and layout) (empty: none, e.g. with -overhead)")
 	fs.StringVar(&o.Shapes, "shapes", "", "CSV of inputs for -suite csv (columns m,n,k[,layout][,dtype][,suite])")
 	fs.StringVar(&o.DTypes, "dtypes", "s,d,h,hgemmex-f32acc,bf16gemmex-f32acc", "data types, comma-separated")
 	fs.IntVar(&o.Repeats, "repeats", 15, "timed repeats per input and engine (median reported)")
@@ -156,8 +156,18 @@ func run(o Options) error {
 			continue
 		case "table4":
 			inputs = inputsOf(suites.Table4(), dts)
-		case "table5":
-			fmt.Fprintf(os.Stderr, "table5: %d convolutions skipped: the shim serves no convolution yet (cuDNN takes them)\n", len(table5))
+		case "table5", "cnn":
+			convs := convSuite(suite)
+			if o.Limit > 0 && len(convs) > o.Limit {
+				convs = convs[:o.Limit]
+			}
+			rows, err := measureConvs(b, convs, os.Stderr)
+			if err != nil {
+				return err
+			}
+			if err := writeResults(out, suite, b.Env, rows); err != nil {
+				return err
+			}
 			continue
 		case "csv":
 			f, err := os.Open(o.Shapes)

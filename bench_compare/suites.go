@@ -47,16 +47,6 @@ type input struct {
 	DType dtype
 }
 
-// table5 is the paper's Table 5 convolutions (N, P, Q, K, C, R, S). The
-// shim serves no convolution yet: the suite is listed and skipped.
-var table5 = [][7]int{
-	{16, 79, 341, 32, 1, 5, 20}, {16, 38, 166, 32, 32, 5, 10}, {16, 24, 240, 32, 16, 3, 3},
-	{16, 12, 120, 64, 32, 3, 3}, {8, 54, 54, 64, 64, 3, 3}, {8, 27, 27, 128, 128, 3, 3},
-	{16, 14, 14, 48, 512, 5, 5}, {16, 7, 7, 128, 832, 5, 5}, {8, 112, 112, 128, 64, 3, 3},
-	{8, 56, 56, 256, 128, 3, 3}, {16, 128, 39, 174, 64, 5, 5}, {16, 256, 19, 87, 128, 5, 5},
-	{16, 7, 7, 512, 512, 3, 3}, {16, 7, 7, 2048, 1024, 1, 1},
-}
-
 // inputsOf crosses shapes with data types.
 func inputsOf(shapes []suites.Shape, dts []dtype) []input {
 	var in []input

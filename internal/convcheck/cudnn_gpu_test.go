@@ -17,6 +17,7 @@ import (
 	"github.com/isaacgo/isaac/internal/cudnn"
 	"github.com/isaacgo/isaac/internal/devbench"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/internal/suites"
 	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
@@ -91,34 +92,6 @@ func TestGPUConvCuDNN(t *testing.T) {
 	}
 }
 
-// layer is a benchmark convolution.
-type layer struct {
-	name                                  string
-	n, c, h, w, k, r, s, pad, stride, dil int
-}
-
-// timingLayers are the paper's Table 5 (P, Q its output sizes; stride 1, no
-// padding) and a few ResNet-50 layers at batch 32.
-func timingLayers() []layer {
-	t5 := [][7]int{
-		{16, 79, 341, 32, 1, 5, 20}, {16, 38, 166, 32, 32, 5, 10}, {16, 24, 240, 32, 16, 3, 3},
-		{16, 12, 120, 64, 32, 3, 3}, {8, 54, 54, 64, 64, 3, 3}, {8, 27, 27, 128, 128, 3, 3},
-		{16, 14, 14, 48, 512, 5, 5}, {16, 7, 7, 128, 832, 5, 5}, {8, 112, 112, 128, 64, 3, 3},
-		{8, 56, 56, 256, 128, 3, 3}, {16, 128, 39, 174, 64, 5, 5}, {16, 256, 19, 87, 128, 5, 5},
-		{16, 7, 7, 512, 512, 3, 3}, {16, 7, 7, 2048, 1024, 1, 1},
-	}
-	var out []layer
-	for i, v := range t5 {
-		out = append(out, layer{fmt.Sprintf("conv%d", i+1), v[0], v[4], v[1] + v[5] - 1, v[2] + v[6] - 1, v[3], v[5], v[6], 0, 1, 1})
-	}
-	return append(out,
-		layer{"rn50-stem", 32, 3, 224, 224, 64, 7, 7, 3, 2, 1},
-		layer{"rn50-3x3-s1", 32, 64, 56, 56, 64, 3, 3, 1, 1, 1},
-		layer{"rn50-1x1-s3", 32, 1024, 14, 14, 256, 1, 1, 0, 1, 1},
-		layer{"rn50-3x3-s2", 32, 128, 56, 56, 128, 3, 3, 1, 2, 1},
-	)
-}
-
 // TestGPUConvTiming times ISAAC's convolutions (the heuristic's
 // configuration and the best of a few drawn ones) against cuDNN's
 // (cudnnGetConvolutionForwardAlgorithm_v7's pick and the fastest of
@@ -174,8 +147,14 @@ func TestGPUConvTiming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range timingLayers() {
-		if !only.MatchString(l.name) {
+	layers := suites.Table5()
+	for _, l := range suites.CNN()[22:] { // batch 32
+		if slices.Contains([]string{"rn50-stem-n32", "rn50-s1-3x3-n32", "rn50-s3-1x1-reduce-n32", "rn50-s2-3x3-stride2-n32"}, l.Name) {
+			layers = append(layers, l)
+		}
+	}
+	for _, l := range layers {
+		if !only.MatchString(l.Name) {
 			continue
 		}
 		for _, v := range []struct {
@@ -187,8 +166,8 @@ func TestGPUConvTiming(t *testing.T) {
 			{request.ConvTypes[2], request.CudnnTensorOpMath, convcheck.NHWC},
 			{request.ConvTypes[0], request.CudnnFMAMath, convcheck.NCHW},
 		} {
-			c := convcheck.Case{Type: v.t, Math: v.math, N: l.n, C: l.c, H: l.h, W: l.w, K: l.k, R: l.r, S: l.s,
-				PadH: l.pad, PadW: l.pad, StrH: l.stride, StrW: l.stride, DilH: l.dil, DilW: l.dil,
+			c := convcheck.Case{Type: v.t, Math: v.math, N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S,
+				PadH: l.Pad, PadW: l.Pad, StrH: l.Stride, StrW: l.Stride, DilH: l.Dil, DilW: l.Dil,
 				X: v.layout, Y: v.layout, FilterNHWC: v.layout == convcheck.NHWC, Alpha: 1, Beta: 0, Seed: 1}
 			b, err := convcheck.Upload(c, convcheck.Fill(c))
 			if err != nil {
@@ -197,24 +176,24 @@ func TestGPUConvTiming(t *testing.T) {
 			req := b.Request(timer.Stream)
 			shape, reason := req.Shape()
 			if reason != request.Served {
-				t.Fatalf("%s: %v", l.name, reason)
+				t.Fatalf("%s: %v", l.Name, reason)
 			}
 			desc, err := h.Describe(req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			row := fmt.Sprintf("%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.3f", l.name, v.t.Name+map[bool]string{true: "_fma"}[v.math == request.CudnnFMAMath], v.layout,
-				l.n, l.c, l.h, l.w, l.k, l.r, l.s, l.pad, l.stride, 2*float64(shape.Pixels())*float64(l.k)*float64(shape.ReductionCRS())/1e9)
+			row := fmt.Sprintf("%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.3f", l.Name, v.t.Name+map[bool]string{true: "_fma"}[v.math == request.CudnnFMAMath], v.layout,
+				l.N, l.C, l.H, l.W, l.K, l.R, l.S, l.Pad, l.Stride, 2*float64(shape.Pixels())*float64(l.K)*float64(shape.ReductionCRS())/1e9)
 			heur, err1 := desc.Heuristic()
 			best, err2 := desc.Fastest(uintptr(ws), 1<<30)
 			if err1 != nil || err2 != nil {
-				t.Fatalf("%s: %v %v", l.name, err1, err2)
+				t.Fatalf("%s: %v %v", l.Name, err1, err2)
 			}
 			vendor := func(a cudnn.Algo) func() error { return func() error { return desc.Forward(a, uintptr(ws)) } }
 			hUS, err1 := median(vendor(heur))
 			bUS, err2 := median(vendor(best))
 			if err1 != nil || err2 != nil {
-				t.Fatalf("%s: %v %v", l.name, err1, err2)
+				t.Fatalf("%s: %v %v", l.Name, err1, err2)
 			}
 			cls := space.ConvClass(shape, req.XPtr, req.WPtr)
 			cfgs := []ptx.GemmConfig{space.ConvDefault(cls, shape, lim)}
@@ -247,7 +226,7 @@ func TestGPUConvTiming(t *testing.T) {
 			for i, cfg := range cfgs {
 				us, err := median(func() error { return rt.Conv(req, shape, cfg) })
 				if err != nil {
-					t.Logf("%s %s: %v", l.name, cfg, err)
+					t.Logf("%s %s: %v", l.Name, cfg, err)
 					continue
 				}
 				if i == 0 {
@@ -262,14 +241,14 @@ func TestGPUConvTiming(t *testing.T) {
 				if tg, err := rt.ConvNHWCTarget(req, shape); err == nil {
 					cfg := space.ConvDefault(tg.Class, shape, lim)
 					if us, err := median(func() error { return rt.ConvNHWC(req, shape, cfg) }); err == nil {
-						t.Logf("%s %s %s: ours through NHWC copies %.1f µs (%s): %.2fx the vendor's best", l.name, v.t.Name, v.layout, us, cfg, min(hUS, bUS)/us)
+						t.Logf("%s %s %s: ours through NHWC copies %.1f µs (%s): %.2fx the vendor's best", l.Name, v.t.Name, v.layout, us, cfg, min(hUS, bUS)/us)
 					} else {
-						t.Logf("%s %s %s: through NHWC copies: %v", l.name, v.t.Name, v.layout, err)
+						t.Logf("%s %s %s: through NHWC copies: %v", l.Name, v.t.Name, v.layout, err)
 					}
 				}
 			}
 			t.Logf("%s %s %s: cuDNN v7 %.1f µs (algo %d), fastest %.1f µs (algo %d); ours heuristic %.1f µs, best of %d %.1f µs: %.2fx",
-				l.name, v.t.Name, v.layout, hUS, heur.Algo, bUS, best.Algo, oursH, len(cfgs), oursBest, bUS/oursBest)
+				l.Name, v.t.Name, v.layout, hUS, heur.Algo, bUS, best.Algo, oursH, len(cfgs), oursBest, bUS/oursBest)
 			desc.Destroy()
 			b.Free()
 		}

@@ -28,6 +28,7 @@ static int (*p_tensor)(void *, int, int, int, int, int, int, int, int, int);
 static int (*p_filter)(void *, int, int, int, int, int, int);
 static int (*p_conv)(void *, int, int, int, int, int, int, int, int);
 static int (*p_conv_math)(void *, int);
+static int (*p_conv_groups)(void *, int);
 static int (*p_get_algo)(void *, void *, void *, void *, void *, int, int *, algo_perf *);
 static int (*p_find_algo)(void *, void *, const void *, void *, const void *, void *, void *, void *, int, int *, algo_perf *, void *, size_t);
 static int (*p_ws_size)(void *, void *, void *, void *, void *, int, size_t *);
@@ -44,7 +45,7 @@ static int cudnn_load(void)
 		return -1;
 	int ok = SYM(p_create, "cudnnCreate") && SYM(p_destroy, "cudnnDestroy") && SYM(p_set_stream, "cudnnSetStream") &&
 		SYM(p_tensor, "cudnnSetTensor4dDescriptorEx") && SYM(p_filter, "cudnnSetFilter4dDescriptor") &&
-		SYM(p_conv, "cudnnSetConvolution2dDescriptor") && SYM(p_conv_math, "cudnnSetConvolutionMathType") &&
+		SYM(p_conv, "cudnnSetConvolution2dDescriptor") && SYM(p_conv_math, "cudnnSetConvolutionMathType") && SYM(p_conv_groups, "cudnnSetConvolutionGroupCount") &&
 		SYM(p_get_algo, "cudnnGetConvolutionForwardAlgorithm_v7") &&
 		SYM(p_find_algo, "cudnnFindConvolutionForwardAlgorithmEx") &&
 		SYM(p_ws_size, "cudnnGetConvolutionForwardWorkspaceSize") && SYM(p_forward, "cudnnConvolutionForward") &&
@@ -74,10 +75,12 @@ static int cudnn_tensor(uintptr_t d, int t, int n, int c, int h, int w, int sn, 
 	return p_tensor((void *)d, t, n, c, h, w, sn, sc, sh, sw);
 }
 static int cudnn_filter(uintptr_t d, int t, int format, int k, int c, int h, int w) { return p_filter((void *)d, t, format, k, c, h, w); }
-static int cudnn_conv(uintptr_t d, int ph, int pw, int sh, int sw, int dh, int dw, int mode, int compute, int math)
+static int cudnn_conv(uintptr_t d, int ph, int pw, int sh, int sw, int dh, int dw, int mode, int compute, int math, int groups)
 {
 	int s = p_conv((void *)d, ph, pw, sh, sw, dh, dw, mode, compute);
-	return s ? s : p_conv_math((void *)d, math);
+	if (!s)
+		s = p_conv_math((void *)d, math);
+	return s ? s : p_conv_groups((void *)d, groups);
 }
 // first_ok is the first successful algorithm of a ranked list (-3: none).
 static int first_ok(const algo_perf *perf, int n, int *algo, size_t *mem, float *ms)
@@ -179,7 +182,7 @@ func descriptor(kind string, d *C.uintptr_t) error {
 	return nil
 }
 
-// Describe makes c's descriptors (2-d convolutions; groups of 1).
+// Describe makes c's descriptors (2-d convolutions, with c's group count).
 func (h Handle) Describe(c *request.Conv) (*Conv, error) {
 	v := &Conv{h: h, c: c}
 	for _, d := range []struct {
@@ -203,7 +206,7 @@ func (h Handle) Describe(c *request.Conv) (*Conv, error) {
 		{"cudnnSetTensor4dDescriptorEx(y)", tensor(v.y, c.Y)},
 		{"cudnnSetFilter4dDescriptor", C.cudnn_filter(v.w, C.int(c.W.Type), C.int(c.W.Format), C.int(c.W.Dims[0]), C.int(c.W.Dims[1]), C.int(c.W.Dims[2]), C.int(c.W.Dims[3]))},
 		{"cudnnSetConvolution2dDescriptor", C.cudnn_conv(v.d, C.int(c.Pad[0]), C.int(c.Pad[1]), C.int(c.Stride[0]), C.int(c.Stride[1]),
-			C.int(c.Dilation[0]), C.int(c.Dilation[1]), C.int(c.Mode), C.int(c.Compute), C.int(c.MathType))},
+			C.int(c.Dilation[0]), C.int(c.Dilation[1]), C.int(c.Mode), C.int(c.Compute), C.int(c.MathType), C.int(max(c.Groups, 1)))},
 	} {
 		if set.status != 0 {
 			v.Destroy()

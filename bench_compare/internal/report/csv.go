@@ -69,12 +69,17 @@ func ratio(num, den float64) float64 {
 // roofline_pct, *_tflops and <name>_speedup columns are derived from the
 // others (ReadCSV ignores them). A row without a given Alt has empty cells
 // in its columns; a derived Alt speed-up is empty when a time is not
-// positive. Only the first Alt of a given name in a row is written.
+// positive. Only the first Alt of a given name in a row is written. Rows
+// with names (convolution layers) add a last column, name.
 func writeCSV(w io.Writer, rows []Row) error {
 	names := altNames(rows)
 	header, err := csvHeader(names)
 	if err != nil {
 		return err
+	}
+	named := slices.ContainsFunc(rows, func(r Row) bool { return r.Name != "" })
+	if named {
+		header = append(header, "name")
 	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(header); err != nil {
@@ -102,6 +107,9 @@ func writeCSV(w io.Writer, rows []Row) error {
 				sp = fmtSpeedup(x)
 			}
 			rec = append(rec, fmtUS(a.US), sp, a.Config)
+		}
+		if named {
+			rec = append(rec, r.Name)
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -161,7 +169,7 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 			Suite: c.str("suite"), Op: c.str("op"), DType: c.str("dtype"),
 			M: c.int("m"), N: c.int("n"), K: c.int("k"), Layout: c.str("layout"),
 			VendorUS: c.num("vendor_us"), OursUS: c.num("ours_us"), Speedup: c.num("speedup"),
-			RooflineUS: c.num("roofline_us"), Config: c.str("config"),
+			RooflineUS: c.num("roofline_us"), Config: c.str("config"), Name: c.str("name"),
 		}
 		row.Flops = 2 * float64(row.M) * float64(row.N) * float64(row.K)
 		for _, n := range alts {

@@ -9,8 +9,8 @@ import (
 )
 
 // title heads the Markdown and the SVG of a suite's results.
-func title(suite string, env Env) string {
-	return fmt.Sprintf("ISAAC vs cuBLAS — %s suite on %s", suite, env.Device)
+func title(suite string, env Env, rows []Row) string {
+	return fmt.Sprintf("ISAAC vs %s — %s suite on %s", vendor(rows), suite, env.Device)
 }
 
 // WriteFile creates the file at path and has write fill it.
@@ -31,7 +31,7 @@ func WriteFile(path string, write func(io.Writer) error) error {
 // several.
 func WriteSuite(dir, suite string, env Env, rows []Row) error {
 	base := filepath.Join(dir, suite)
-	t := title(suite, env)
+	t := title(suite, env, rows)
 	steps := []struct {
 		ext   string
 		write func(io.Writer) error
@@ -64,7 +64,7 @@ func writeDTypePlots(base, suite string, env Env, rows []Row) error {
 		return nil
 	}
 	for _, d := range order {
-		t := fmt.Sprintf("ISAAC vs cuBLAS — %s suite, %s, on %s", suite, d, env.Device)
+		t := fmt.Sprintf("ISAAC vs %s — %s suite, %s, on %s", vendor(rows), suite, d, env.Device)
 		if err := WriteFile(base+"-"+d+".svg", func(w io.Writer) error { return writeSVG(w, t, env, by[d]) }); err != nil {
 			return err
 		}
@@ -132,7 +132,7 @@ func Replot(path string, o ReplotOptions, stdout io.Writer) error {
 		suite += "-" + o.Column
 		base += "-" + o.Column
 	}
-	t := title(suite, env)
+	t := title(suite, env, rows)
 	if err := WriteFile(base+".md", func(w io.Writer) error { return writeMarkdown(w, t, env, rows) }); err != nil {
 		return err
 	}

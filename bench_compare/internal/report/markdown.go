@@ -131,12 +131,17 @@ func writeMarkdown(w io.Writer, title string, env Env, rows []Row) error {
 	fmt.Fprintf(bw, "%s\n\n", provenance(env))
 
 	names := altNames(rows)
-	head := []string{"suite", "dtype", "m", "n", "k", "layout", "cuBLAS µs", "ISAAC µs",
+	head := []string{"suite", "dtype", "m", "n", "k", "layout", vendor(rows) + " µs", "ISAAC µs",
 		"speed-up", "ISAAC TFLOP/s", "roofline µs", "% of roofline (ISAAC)", "config"}
 	align := []string{"---", "---", "--:", "--:", "--:", "---", "--:", "--:", "--:", "--:", "--:", "--:", "---"}
 	for _, n := range names {
 		head = append(head, mdText(n)+" µs", mdText(n)+" speed-up", mdText(n)+" config")
 		align = append(align, "--:", "--:", "---")
+	}
+	named := slices.ContainsFunc(rows, func(r Row) bool { return r.Name != "" })
+	if named { // a convolution's layer, after its suite
+		head = slices.Insert(head, 1, "layer")
+		align = slices.Insert(align, 1, "---")
 	}
 	fmt.Fprintf(bw, "| %s |\n", strings.Join(head, " | "))
 	fmt.Fprintf(bw, "|%s|\n", strings.Join(align, "|"))
@@ -155,6 +160,9 @@ func writeMarkdown(w io.Writer, title string, env Env, rows []Row) error {
 				continue
 			}
 			cells = append(cells, num(a.US, 2, "", "—"), mdSpeedup(ratio(r.VendorUS, a.US)), mdCode(a.Config))
+		}
+		if named {
+			cells = slices.Insert(cells, 1, mdText(orDash(r.Name)))
 		}
 		fmt.Fprintf(bw, "| %s |\n", strings.Join(cells, " | "))
 	}

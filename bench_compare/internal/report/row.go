@@ -9,12 +9,13 @@ import (
 // Row is one input measured side by side: the vendor and ISAAC's engine on
 // the same buffers, with the roofline time of the device.
 type Row struct {
-	Suite  string // "linpack", "deepbench-f", "deepbench-b", "ica", "lapack", "csv"
-	Op     string // "gemm" (later "conv")
-	DType  string // s, d, h, hgemmex-f32acc, bf16gemmex-f32acc, sgemm-tf32
-	M, N   int
-	K      int
-	Layout string // op(A), op(B): "NN", "NT", "TN", "TT"
+	Suite  string // "linpack", "deepbench-f", "deepbench-b", "ica", "lapack", "csv", "table5", "cnn"
+	Op     string // "gemm" or "conv"
+	Name   string // the input's name where it has one (a convolution's layer)
+	DType  string // s, d, h, hgemmex-f32acc, bf16gemmex-f32acc, sgemm-tf32; a convolution's type
+	M, N   int    // a convolution: its implicit GEMM, N·P·Q pixels by K channels
+	K      int    // a convolution: C·R·S
+	Layout string // op(A), op(B): "NN", "NT", "TN", "TT"; a convolution's x and y: "nchw", "nhwc"
 
 	VendorUS   float64 // median time of the vendor, microseconds
 	OursUS     float64 // median time of ISAAC's engine (its chosen or forced configuration)
@@ -116,4 +117,23 @@ func findAlt(r Row, name string) (Alt, bool) {
 		}
 	}
 	return Alt{}, false
+}
+
+// vendor is the library the rows compare with: cuDNN for convolutions,
+// cuBLAS otherwise.
+func vendor(rows []Row) string {
+	for _, r := range rows {
+		if r.Op == "conv" {
+			return "cuDNN"
+		}
+	}
+	return "cuBLAS"
+}
+
+// vendorVersion is that library's version in env.
+func vendorVersion(rows []Row, env Env) string {
+	if vendor(rows) == "cuDNN" {
+		return env.CUDNN
+	}
+	return env.CUBLAS
 }

@@ -26,8 +26,9 @@ func writeSummary(w io.Writer, dir, suite string, env Env, rows []Row) error {
 		k := [2]string{r.Suite, r.DType}
 		cells[k] = append(cells[k], r.Speedup)
 	}
-	fmt.Fprintf(w, "Speed-up of ISAAC over cuBLAS (geometric mean per suite; cuBLAS time / ISAAC time) on %s, "+
-		"%s, cuBLAS %s, %s, commit `%s`:\n\n", env.Device, env.Driver, env.CUBLAS, env.Date, short(env.Commit))
+	v := vendor(rows)
+	fmt.Fprintf(w, "Speed-up of ISAAC over %s (geometric mean per suite; %s time / ISAAC time) on %s, "+
+		"%s, %s %s, %s, commit `%s`:\n\n", v, v, env.Device, env.Driver, v, vendorVersion(rows, env), env.Date, short(env.Commit))
 	fmt.Fprintf(w, "| suite | %s |\n|---|%s\n", strings.Join(dtypes, " | "), strings.Repeat("--:|", len(dtypes)))
 	for _, s := range suites {
 		fmt.Fprintf(w, "| %s |", s)

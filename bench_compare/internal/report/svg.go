@@ -173,6 +173,9 @@ func chooseScale(rows []Row, bottom, top float64) svgScale {
 // inputLabel is the x-axis label of a row, e.g. "2560x16x2560 NN".
 func inputLabel(r Row) string {
 	s := fmt.Sprintf("%dx%dx%d", r.M, r.N, r.K)
+	if r.Name != "" {
+		s = r.Name
+	}
 	if r.Layout != "" {
 		s += " " + r.Layout
 	}
@@ -246,14 +249,15 @@ func writeSVG(w io.Writer, title string, env Env, rows []Row) error {
 	if len(rows) == 0 {
 		plotW = 200
 	}
-	sub := nonEmpty(env.Device, env.Driver, cond(env.CUBLAS != "", "cuBLAS "+env.CUBLAS), env.Date)
+	vend, vv := vendor(rows), vendorVersion(rows, env)
+	sub := nonEmpty(env.Device, env.Driver, cond(vv != "", vend+" "+vv), env.Date)
 	subtitle := strings.Join(sub, " · ")
 	type entry struct{ label, color string }
-	legend := []entry{{"cuBLAS", svgVendorColor}, {"ISAAC", svgOursColor}}
+	legend := []entry{{vend, svgVendorColor}, {"ISAAC", svgOursColor}}
 	for _, n := range names {
 		legend = append(legend, entry{"ISAAC (" + n + ")", altColor[n]})
 	}
-	const legendNote = "speed-up = cuBLAS time / ISAAC time"
+	legendNote := "speed-up = " + vend + " time / ISAAC time"
 
 	// Wide enough for the inputs, and for the title, subtitle and legend.
 	width := math.Max(svgMinWidth, svgMarginLeft+plotW+svgMarginRight)
@@ -331,7 +335,7 @@ func writeSVG(w io.Writer, title string, env Env, rows []Row) error {
 			bars, roof := svgValues(r)
 			colors := []string{svgVendorColor, svgOursColor}
 			classes := []string{"bar vendor", "bar ours"}
-			labels := []string{"cuBLAS", "ISAAC"}
+			labels := []string{vend, "ISAAC"}
 			times := []float64{r.VendorUS, r.OursUS}
 			for _, a := range r.Alt {
 				colors = append(colors, altColor[a.Name])
