@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The convolutions of a real program under LD_PRELOAD (issue 23): torchvision-style ResNet-18 and
+# ResNet-50 forwards (gputest/resnet.py) through PyTorch's legacy cuDNN path, without the shim,
+# with it passing everything through, and with it serving every convolution it can
+# (ISAAC_POLICY=always); results within tolerance of the run without the shim, and ISAAC_LOG
+# showing served cudnnConvolutionForward calls. Run on the GPU machine from the repository root
+# with build/device built by ./build.sh; OUT names the folder for the results.
+set -uo pipefail
+out=${OUT:-gputest-conv}
+mkdir -p "$out"
+lib=$PWD/build/device/libisaac.so
+work=$(mktemp -d)
+export TORCH_CUDNN_V8_API_DISABLED=1
+fail=0
+python3 gputest/resnet.py "$work/plain.json" >"$out/plain.txt" 2>&1 || fail=1
+ISAAC_DISABLE=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/disabled.json" >"$out/disabled.txt" 2>&1 || fail=1
+ISAAC_POLICY=always ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache LD_PRELOAD=$lib python3 gputest/resnet.py "$work/served.json" >"$out/served.txt" 2>&1 || fail=1
+python3 - "$work/plain.json" "$work/disabled.json" "$work/served.json" >"$out/compare.txt" 2>&1 <<'PY' || fail=1
+import json, math, sys
+plain, disabled, served = (json.load(open(p)) for p in sys.argv[1:])
+bad = 0
+for k, v in plain.items():
+    if disabled[k]["digest"] != v["digest"]:
+        print(f"{k}: pass-through differs from plain cuDNN"); bad += 1
+    a, b = v["y"], served[k]["y"]
+    err = max(abs(x - y) for x, y in zip(a, b)) / max(max(abs(x) for x in a), 1e-30)
+    tol = 2e-2 if "float16" in k else 1e-3
+    print(f"{k}: served max relative error {err:.2e} (tolerance {tol:g})")
+    if not err <= tol:
+        bad += 1
+print(f"{len(plain)} outputs, {bad} outside tolerance or not identical when passed through")
+sys.exit(1 if bad else 0)
+PY
+grep -h '^isaac:' "$out/served.txt" | tee "$out/isaac_log.txt"
+grep -q 'cudnnConvolutionForward=[1-9]' "$out/isaac_log.txt" && grep -q 'served [1-9]' "$out/isaac_log.txt" || { echo "no convolution reached the shim, or none was served" | tee -a "$out/compare.txt"; fail=1; }
+tail -1 "$out/compare.txt"
+exit $fail

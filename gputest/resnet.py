@@ -1,0 +1,109 @@
+"""ResNet-18 and ResNet-50 forwards through PyTorch's legacy cuDNN path
+(TORCH_CUDNN_V8_API_DISABLED=1: cudnnConvolutionForward), so that
+LD_PRELOAD=libisaac.so intercepts their convolutions. The networks are the
+torchvision architectures written out here (torchvision need not be
+installed), with fixed-seed weights; batches 1 and 32, FP32 and FP16, NCHW and
+channels_last. Writes one JSON object: per run the output's float64 values'
+digest and the output itself (for the comparison of a run with the shim
+against one without: gputest/conv.sh).
+
+usage: TORCH_CUDNN_V8_API_DISABLED=1 python3 resnet.py out.json"""
+import hashlib
+import json
+import os
+import sys
+
+import torch
+from torch import nn
+
+assert os.environ.get("TORCH_CUDNN_V8_API_DISABLED") == "1", "set TORCH_CUDNN_V8_API_DISABLED=1 (the legacy cuDNN API)"
+
+
+class Basic(nn.Module):
+    expansion = 1
+
+    def __init__(self, cin, c, stride):
+        super().__init__()
+        self.c1 = nn.Conv2d(cin, c, 3, stride, 1, bias=False)
+        self.b1 = nn.BatchNorm2d(c)
+        self.c2 = nn.Conv2d(c, c, 3, 1, 1, bias=False)
+        self.b2 = nn.BatchNorm2d(c)
+        self.down = None
+        if stride != 1 or cin != c:
+            self.down = nn.Sequential(nn.Conv2d(cin, c, 1, stride, bias=False), nn.BatchNorm2d(c))
+
+    def forward(self, x):
+        y = torch.relu(self.b1(self.c1(x)))
+        y = self.b2(self.c2(y))
+        return torch.relu(y + (x if self.down is None else self.down(x)))
+
+
+class Bottleneck(nn.Module):
+    expansion = 4
+
+    def __init__(self, cin, c, stride):
+        super().__init__()
+        self.c1 = nn.Conv2d(cin, c, 1, bias=False)
+        self.b1 = nn.BatchNorm2d(c)
+        self.c2 = nn.Conv2d(c, c, 3, stride, 1, bias=False)
+        self.b2 = nn.BatchNorm2d(c)
+        self.c3 = nn.Conv2d(c, 4 * c, 1, bias=False)
+        self.b3 = nn.BatchNorm2d(4 * c)
+        self.down = None
+        if stride != 1 or cin != 4 * c:
+            self.down = nn.Sequential(nn.Conv2d(cin, 4 * c, 1, stride, bias=False), nn.BatchNorm2d(4 * c))
+
+    def forward(self, x):
+        y = torch.relu(self.b1(self.c1(x)))
+        y = torch.relu(self.b2(self.c2(y)))
+        y = self.b3(self.c3(y))
+        return torch.relu(y + (x if self.down is None else self.down(x)))
+
+
+class ResNet(nn.Module):
+    def __init__(self, block, layers):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
+                                  nn.MaxPool2d(3, 2, 1))
+        stages, cin = [], 64
+        for i, n in enumerate(layers):
+            c = 64 << i
+            for j in range(n):
+                stages.append(block(cin, c, 2 if j == 0 and i > 0 else 1))
+                cin = c * block.expansion
+        self.stages = nn.Sequential(*stages)
+        self.fc = nn.Linear(cin, 1000)
+
+    def forward(self, x):
+        x = self.stages(self.stem(x))
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+
+def main():
+    torch.backends.cudnn.enabled = True
+    torch.backends.cudnn.benchmark = False
+    out = {}
+    for name, block, layers in (("resnet18", Basic, [2, 2, 2, 2]), ("resnet50", Bottleneck, [3, 4, 6, 3])):
+        torch.manual_seed(1)
+        net = ResNet(block, layers).cuda().eval()
+        for dt in (torch.float32, torch.float16):
+            for fmt in ("nchw", "channels_last"):
+                for n in (1, 32):
+                    m = net.to(dt)
+                    x = torch.randn(n, 3, 224, 224, generator=torch.Generator().manual_seed(n), dtype=torch.float32)
+                    x = x.to(dt).cuda()
+                    if fmt == "channels_last":
+                        m, x = m.to(memory_format=torch.channels_last), x.to(memory_format=torch.channels_last)
+                    with torch.no_grad():
+                        y = m(x).double().cpu()
+                    key = f"{name}/{str(dt)[6:]}/{fmt}/n{n}"
+                    out[key] = {"digest": hashlib.sha256(y.numpy().tobytes()).hexdigest()[:16],
+                                "y": y.flatten()[:2000].tolist()}
+                    m.to(memory_format=torch.contiguous_format)
+    torch.cuda.synchronize()
+    json.dump(out, open(sys.argv[1], "w"))
+    print(f"{len(out)} results written to {sys.argv[1]}")
+
+
+if __name__ == "__main__":
+    main()
