@@ -28,18 +28,26 @@ func (rt *Runtime) ConvTarget(c *request.Conv, s request.ConvShape) (Target, err
 // stream in the calling thread's current context with configuration cfg,
 // compiling its kernel if it is not loaded yet. It does not synchronize.
 func (rt *Runtime) Conv(c *request.Conv, s request.ConvShape, cfg ptx.GemmConfig) error {
-	t, err := rt.ConvTarget(c, s)
-	if err != nil {
-		return err
-	}
-	if err := ptx.Legal(cfg, t.Class, t.Dev.Limits); err != nil {
-		return fmt.Errorf("%w: %v", ErrUnsupported, err)
-	}
-	k, err := rt.Kernel(t, cfg)
+	t, k, err := rt.convKernel(rt.ConvTarget, c, s, cfg)
 	if err != nil {
 		return err
 	}
 	return rt.LaunchConv(t, c, s, k)
+}
+
+// convKernel is cfg's kernel for the target that target finds for c, cfg
+// legal for its class.
+func (rt *Runtime) convKernel(target func(*request.Conv, request.ConvShape) (Target, error), c *request.Conv, s request.ConvShape,
+	cfg ptx.GemmConfig) (Target, *Kernel, error) {
+	t, err := target(c, s)
+	if err != nil {
+		return t, nil, err
+	}
+	if err := ptx.Legal(cfg, t.Class, t.Dev.Limits); err != nil {
+		return t, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	k, err := rt.Kernel(t, cfg)
+	return t, k, err
 }
 
 // LaunchConv launches convolution kernel k for c on c's stream in t's
@@ -185,14 +193,7 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 // ConvNHWC is Conv through LaunchConvNHWC, with cfg legal for
 // ConvNHWCTarget's class (tests, benchmarks).
 func (rt *Runtime) ConvNHWC(c *request.Conv, s request.ConvShape, cfg ptx.GemmConfig) error {
-	t, err := rt.ConvNHWCTarget(c, s)
-	if err != nil {
-		return err
-	}
-	if err := ptx.Legal(cfg, t.Class, t.Dev.Limits); err != nil {
-		return fmt.Errorf("%w: %v", ErrUnsupported, err)
-	}
-	k, err := rt.Kernel(t, cfg)
+	t, k, err := rt.convKernel(rt.ConvNHWCTarget, c, s, cfg)
 	if err != nil {
 		return err
 	}
