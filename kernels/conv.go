@@ -43,10 +43,7 @@ func (rt *Runtime) convKernel(target func(*request.Conv, request.ConvShape) (Tar
 	if err != nil {
 		return t, nil, err
 	}
-	if err := ptx.Legal(cfg, t.Class, t.Dev.Limits); err != nil {
-		return t, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
-	}
-	k, err := rt.Kernel(t, cfg)
+	k, err := rt.legalKernel(t, cfg)
 	return t, k, err
 }
 

@@ -121,11 +121,17 @@ func (rt *Runtime) kernelFor(g *request.Gemm, cfg ptx.GemmConfig) (Target, *Kern
 	if err != nil {
 		return t, nil, err
 	}
-	if err := ptx.Legal(cfg, t.Class, t.Dev.Limits); err != nil {
-		return t, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
-	}
-	k, err := rt.Kernel(t, cfg)
+	k, err := rt.legalKernel(t, cfg)
 	return t, k, err
+}
+
+// legalKernel is cfg's kernel for t, cfg legal for t's class (else
+// ErrUnsupported).
+func (rt *Runtime) legalKernel(t Target, cfg ptx.GemmConfig) (*Kernel, error) {
+	if err := ptx.Legal(cfg, t.Class, t.Dev.Limits); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	return rt.Kernel(t, cfg)
 }
 
 func launch(f cuda.Function, k *ptx.Kernel, grid [3]int, s cuda.Stream, p *cuda.Params) error {
