@@ -22,6 +22,7 @@ int isaac_log;
 
 static unsigned long calls[ISAAC_ENTRY_COUNT];
 static unsigned long outcomes[ISAAC_REASON_COUNT];
+static unsigned long served[ISAAC_ENTRY_COUNT];
 
 static const char *entry_names[ISAAC_ENTRY_COUNT] = {
 	"cublasSgemm_v2", "cublasDgemm_v2", "cublasHgemm", "cublasGemmEx",
@@ -48,6 +49,8 @@ void isaac_count(int entry, int reason)
 		return;
 	__atomic_fetch_add(&calls[entry], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&outcomes[reason], 1, __ATOMIC_RELAXED);
+	if (reason == ISAAC_SERVED)
+		__atomic_fetch_add(&served[entry], 1, __ATOMIC_RELAXED);
 }
 
 static void at_fork_child(void)
@@ -55,9 +58,11 @@ static void at_fork_child(void)
 	isaac_forked = 1;
 	memset(calls, 0, sizeof calls);
 	memset(outcomes, 0, sizeof outcomes);
+	memset(served, 0, sizeof served);
 }
 
-/* One line: calls per entry point, served, forwarded by reason. */
+/* One line: calls per entry point, served, forwarded by reason, served per
+ * entry point (where any was), the vendor libraries. */
 static void print_log(void)
 {
 	char line[2048];
@@ -88,6 +93,15 @@ static void print_log(void)
 		if (outcomes[r] == 0)
 			continue;
 		n += snprintf(line + n, sizeof line - n, "%s%s=%lu", sep, reason_names[r], outcomes[r]);
+		sep = " ";
+	}
+	if (n < sizeof line && strcmp(sep, " ") == 0)
+		n += snprintf(line + n, sizeof line - n, ")");
+	sep = "; served by entry (";
+	for (int e = 0; e < ISAAC_ENTRY_COUNT && n < sizeof line; e++) {
+		if (served[e] == 0)
+			continue;
+		n += snprintf(line + n, sizeof line - n, "%s%s=%lu", sep, entry_names[e], served[e]);
 		sep = " ";
 	}
 	if (n < sizeof line && strcmp(sep, " ") == 0)

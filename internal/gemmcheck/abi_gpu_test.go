@@ -77,13 +77,29 @@ func conformanceABI(t *testing.T, jobs []Job) {
 		if m == nil || m[1] != strconv.Itoa(c.calls) || m[2] != m[1] || m[3] != "0" {
 			t.Errorf("client %d made %d calls; its ISAAC_LOG line: %q", i, c.calls, m)
 		}
+		// The served calls per entry point add up to the served total.
+		byEntry := 0
+		if e := servedByEntry.FindStringSubmatch(c.stderr.String()); e != nil {
+			for _, kv := range strings.Fields(e[1]) {
+				_, n, _ := strings.Cut(kv, "=")
+				v, _ := strconv.Atoi(n)
+				byEntry += v
+			}
+		}
+		if m != nil && strconv.Itoa(byEntry) != m[2] {
+			t.Errorf("client %d: %d served by entry point, %s in all", i, byEntry, m[2])
+		}
 		total += c.calls
 	}
 	t.Logf("%d calls through libisaac.so's entry points from %d clients, all served by ISAAC", total, len(clients))
 }
 
-// logCounters matches the ISAAC_LOG line's totals: calls, served, forwarded.
-var logCounters = regexp.MustCompile(`isaac: pid \d+: calls (\d+) .*; served (\d+); forwarded (\d+)`)
+// logCounters matches the ISAAC_LOG line's totals: calls, served, forwarded;
+// servedByEntry its served calls per entry point.
+var (
+	logCounters   = regexp.MustCompile(`isaac: pid \d+: calls (\d+) .*; served (\d+); forwarded (\d+)`)
+	servedByEntry = regexp.MustCompile(`; served by entry \(([^)]*)\)`)
+)
 
 // findNVCC is nvcc's path ($CUDA_HOME/bin, /usr/local/cuda/bin, then
 // PATH), or "".
