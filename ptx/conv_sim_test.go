@@ -74,8 +74,7 @@ type simInstr2 struct {
 // (in order) and its stores' addresses.
 func simThread(prog []simInstr2, params map[string]int64, tid, bx, by int64, grid [3]int64) (copies []simCopy, stores []int64, err error) {
 	regs := map[string]int64{}
-	from := map[string]int64{}  // register → the global address it was loaded from (0: zero)
-	loaded := map[string]bool{} // registers some ld.global writes (taken or not): staged copies
+	from := map[string]int64{} // register → the global address it was loaded from (0: zero)
 	val := func(a string) (int64, bool) {
 		switch a {
 		case "%tid.x":
@@ -143,11 +142,6 @@ func simThread(prog []simInstr2, params map[string]int64, tid, bx, by int64, gri
 				continue
 			}
 			if (g != 0) == in.neg {
-				if strings.HasPrefix(in.op, "ld.global") { // not taken: the register keeps its zero
-					for _, r := range braceRegs(in.args[0]) {
-						loaded[r] = true
-					}
-				}
 				continue
 			}
 		}
@@ -181,7 +175,6 @@ func simThread(prog []simInstr2, params map[string]int64, tid, bx, by int64, gri
 			}
 			for _, r := range braceRegs(a[0]) {
 				from[r] = g
-				loaded[r] = true
 				delete(regs, r)
 			}
 		case strings.HasPrefix(op, "st.shared"):
@@ -189,8 +182,8 @@ func simThread(prog []simInstr2, params map[string]int64, tid, bx, by int64, gri
 			if !ok {
 				return nil, nil, fmt.Errorf("thread %d: %s to an unknown address", tid, op)
 			}
-			if r := braceRegs(a[1])[0]; loaded[r] { // a staged copy (not the epilogue's staging)
-				copies = append(copies, simCopy{global: from[r], shared: s})
+			if g, ok := from[braceRegs(a[1])[0]]; ok {
+				copies = append(copies, simCopy{global: g, shared: s})
 			}
 		case strings.HasPrefix(op, "st.global"):
 			g, ok := addr(a[0])

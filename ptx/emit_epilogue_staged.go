@@ -110,20 +110,6 @@ func (c *gemmCtx) stagedStore(elems []accElem, vals []string, t storeTarget) {
 func (c *gemmCtx) storeColumnVector(t storeTarget, vals []string, gr, gc, label string) {
 	b, cfg := c.b, c.g.cfg
 	s, v := epiSuffix(c.g.epiType), len(vals)
-	if c.conv != nil && cfg.KG == 1 {
-		// A convolution's y, through its strides: element by element (the
-		// class's C alignment is 1), consecutive threads on consecutive
-		// pixels of one channel.
-		pc := b.reg(kPred)
-		b.ins("setp.lt.s32 %s, %s, %s", pc, gc, c.N)
-		for e := range vals {
-			row := b.addImm32(gr, e)
-			p := b.reg(kPred)
-			b.ins("setp.lt.and.s32 %s, %s, %s, %s", p, row, c.M, pc)
-			t.ops.storeC(b, vals[e], c.convAt(row, gc), 0, p)
-		}
-		return
-	}
 	ga := b.elemAddr64(t.base, gr, gc, t.ld, t.es)
 	pc := b.reg(kPred)
 	b.ins("setp.lt.s32 %s, %s, %s", pc, gc, c.N)
