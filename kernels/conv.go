@@ -17,6 +17,9 @@ func (rt *Runtime) ConvTarget(c *request.Conv, s request.ConvShape) (Target, err
 	if err != nil {
 		return Target{}, err
 	}
+	if s.G > 1 {
+		return Target{}, fmt.Errorf("%w: a grouped convolution is not one implicit GEMM (GroupedTarget)", ErrUnsupported)
+	}
 	in := space.ConvClass(s, c.XPtr, c.WPtr)
 	if err := in.Validate(); err != nil {
 		return Target{}, fmt.Errorf("%w: %v", ErrUnsupported, err)
@@ -204,6 +207,12 @@ func (rt *Runtime) transposeKernel(t Target, es int) (*Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
+	return rt.namedKernel(t, gen)
+}
+
+// namedKernel is generated kernel gen (one that is not a GEMM's: a
+// transpose, a direct convolution) loaded once in t's context, by name.
+func (rt *Runtime) namedKernel(t Target, gen *ptx.Kernel) (*Kernel, error) {
 	v, _ := rt.kernels.LoadOrStore(kernelKey{t.Ctx, gen.Name}, &Kernel{})
 	k := v.(*Kernel)
 	k.once.Do(func() {

@@ -42,6 +42,8 @@ type Kernel struct {
 	cluster      int  // blocks per cluster along z (1: none)
 	serial       bool // KG > 1 finished in this kernel (one pass, no Reduce)
 	tileCounters int  // one-pass: arrival counters per tile (splitCounters)
+
+	grouped GroupedConfig // a direct grouped convolution kernel's configuration
 }
 
 // Grid is the launch grid for an m×n×k problem (m, n ≥ 1; the runtime does

@@ -119,9 +119,6 @@ func (c *Conv) Shape() (ConvShape, Reason) {
 	if c.Y.Dims[0] != s.N || c.Y.Dims[1] != s.K || c.Y.Dims[2] != s.P || c.Y.Dims[3] != s.Q {
 		return s, FwdInvalid
 	}
-	if s.G != 1 {
-		return s, FwdUnsupported // grouped and depthwise: not served yet
-	}
 	es := s.Type.Data.Size()
 	var ok bool
 	if s.XBytes, ok = extent([4]int{s.N, s.C, s.H, s.W}, s.XStrides, es); !ok {

@@ -40,7 +40,8 @@ func TestConvShape(t *testing.T) {
 		}, FwdUnsupported},
 		{"int8", func(c *Conv) { c.X.Type, c.Y.Type, c.W.Type, c.Compute = CudnnInt8, CudnnInt8, CudnnInt8, CudnnInt32 }, FwdUnsupported},
 		{"vectorized filter", func(c *Conv) { c.W.Format = 2 }, FwdUnsupported},
-		{"grouped", func(c *Conv) { c.Groups = 2; c.W.Dims[1] = 32 }, FwdUnsupported},
+		{"grouped", func(c *Conv) { c.Groups = 2; c.W.Dims[1] = 32 }, Served},
+		{"grouped, filter channels not C/G", func(c *Conv) { c.Groups = 2 }, FwdInvalid},
 		{"half data, double compute", func(c *Conv) { c.X.Type, c.Y.Type, c.W.Type, c.Compute = CudnnHalf, CudnnHalf, CudnnHalf, CudnnDouble }, FwdUnsupported},
 		{"offsets beyond 32 bits", func(c *Conv) { c.X.Strides[0] = 1 << 29 }, FwdTooLarge},
 	} {

@@ -80,18 +80,29 @@ func compileAll(t *testing.T, ctx cuda.Context, rt *kernels.Runtime, jobs []comp
 	wg.Wait()
 }
 
-// convJob is a case and the configuration it runs with (nil: the
-// heuristic's).
+// convJob is a case and the configuration it runs with: an implicit
+// GEMM's, or for a grouped case the direct kernel's.
 type convJob struct {
-	c     convcheck.Case
-	cfg   *ptx.GemmConfig
-	drawn bool // from the class's space (else the heuristic's)
+	c       convcheck.Case
+	cfg     *ptx.GemmConfig
+	grouped *ptx.GroupedConfig
+	drawn   bool // from the class's space (else the heuristic's)
+}
+
+// String names the job's configuration.
+func (j convJob) String() string {
+	if j.grouped != nil {
+		return j.grouped.String()
+	}
+	return j.cfg.String()
 }
 
 // TestGPUConvKernels runs the convolution table through ISAAC's kernels:
 // every case with the heuristic's configuration, every fourth one also with
-// a configuration drawn from its class's space, each result against the
-// reference and its bound, and y outside its view untouched.
+// a configuration drawn from its class's space (grouped cases: the direct
+// kernel, with the heuristic's configuration and one of the others), each
+// result against the reference and its bound, and y outside its view
+// untouched.
 func TestGPUConvKernels(t *testing.T) {
 	ctx := gemmcheck.GPUThread(t)
 	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
@@ -126,6 +137,16 @@ func TestGPUConvKernels(t *testing.T) {
 		if reason != request.Served {
 			t.Fatalf("%v: shape %v", c, reason)
 		}
+		if shape.G > 1 {
+			cfg := space.GroupedDefault(shape)
+			jobs[i] = []convJob{{c: c, grouped: &cfg}}
+			if i%4 == 1 {
+				all := space.GroupedConfigs()
+				d := all[rng.IntN(len(all))]
+				jobs[i] = append(jobs[i], convJob{c: c, grouped: &d, drawn: true})
+			}
+			continue
+		}
 		cls := space.ConvClass(shape, req.XPtr, req.WPtr)
 		cfg := space.ConvDefault(cls, shape, lim)
 		jobs[i] = []convJob{{c: c, cfg: &cfg}}
@@ -152,8 +173,8 @@ func TestGPUConvKernels(t *testing.T) {
 	compileAll(t, ctx, rt, todo)
 	t.Logf("%d cases, %d kernels compiled", len(cases), len(compiles))
 	type stats struct {
-		cases, drawn, refused, failed, errors int
-		worst                                 float64
+		cases, drawn, grouped, refused, failed, errors int
+		worst                                          float64
 		worstCase                             string
 	}
 	per := map[string]*stats{}
@@ -175,15 +196,23 @@ func TestGPUConvKernels(t *testing.T) {
 		req := b.Request(stream)
 		shape, _ := req.Shape()
 		for _, j := range jobs[i] {
-			cfg := *j.cfg
+			cfg := j
 			if j.drawn {
 				st.drawn++
+			}
+			if j.grouped != nil {
+				st.grouped++
 			}
 			st.cases++
 			if err := b.ResetY(); err != nil {
 				t.Fatal(err)
 			}
-			err := rt.Conv(b.Request(stream), shape, cfg)
+			var err error
+			if j.grouped != nil {
+				err = rt.Grouped(b.Request(stream), shape, *j.grouped)
+			} else {
+				err = rt.Conv(b.Request(stream), shape, *j.cfg)
+			}
 			var got []float64
 			if err == nil {
 				got, err = b.ReadY(stream)
@@ -221,10 +250,10 @@ func TestGPUConvKernels(t *testing.T) {
 	}
 	sort.Strings(names)
 	var rep strings.Builder
-	fmt.Fprintf(&rep, "kernels: the convolution table (%d cases per type)\n%-12s %6s %6s %8s %7s %7s %14s\n", casesPerType(), "type", "runs", "drawn", "refused", "failed", "errors", "worst err/bd")
+	fmt.Fprintf(&rep, "kernels: the convolution table (%d cases per type)\n%-12s %6s %6s %8s %8s %7s %7s %14s\n", casesPerType(), "type", "runs", "drawn", "grouped", "refused", "failed", "errors", "worst err/bd")
 	for _, n := range names {
 		s := per[n]
-		fmt.Fprintf(&rep, "%-12s %6d %6d %8d %7d %7d %14.3g\n", n, s.cases, s.drawn, s.refused, s.failed, s.errors, s.worst)
+		fmt.Fprintf(&rep, "%-12s %6d %6d %8d %8d %7d %7d %14.3g\n", n, s.cases, s.drawn, s.grouped, s.refused, s.failed, s.errors, s.worst)
 	}
 	for _, n := range names {
 		fmt.Fprintf(&rep, "worst case %s: %s\n", n, per[n].worstCase)

@@ -51,6 +51,29 @@ func TestReference(t *testing.T) {
 			t.Fatalf("flipped y[%d] = %v, the turned filter's %v", i, df.Ref[i], turned.Ref[i])
 		}
 	}
+	// Grouped: a 1×1 convolution of 2 groups of 3 channels and 2 filters
+	// each reduces over its group's channels only.
+	g := Case{Type: request.ConvTypes[1], N: 2, C: 6, H: 2, W: 3, K: 4, Groups: 2, R: 1, S: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1, X: Sliced, Y: NHWC, FilterNHWC: true, Alpha: 1, Seed: 5}
+	dg := NewData(g)
+	gxs, gxo, _ := g.XStrides()
+	if len(dg.Wt) != g.K*3 {
+		t.Fatalf("grouped filter of %d elements, want %d", len(dg.Wt), g.K*3)
+	}
+	for n := 0; n < g.N; n++ {
+		for k := 0; k < g.K; k++ {
+			for p := 0; p < g.H; p++ {
+				for q := 0; q < g.W; q++ {
+					var want float64
+					for ch := 0; ch < 3; ch++ {
+						want += dg.Wt[g.WIndex(k, ch, 0, 0)] * dg.X[gxo+n*gxs[0]+(k/2*3+ch)*gxs[1]+p*gxs[2]+q*gxs[3]]
+					}
+					if got := dg.Ref[((n*g.K+k)*g.H+p)*g.W+q]; got != want {
+						t.Fatalf("grouped y[%d,%d,%d,%d] = %v, want %v", n, k, p, q, got, want)
+					}
+				}
+			}
+		}
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 50; i++ {
 		c := RandomCase(rng, request.ConvTypes[rng.IntN(len(request.ConvTypes))], 200_000)

@@ -45,8 +45,10 @@ func NewDataFrom(c Case, x, wt, y0 []float64) *Data {
 			defer wg.Done()
 			for i := wk; i < len(d.Ref); i += workers {
 				q, p, k, n := i%Q, i/Q%P, i/(P*Q)%c.K, i/(P*Q*c.K)
+				cg := c.C / c.G()
+				c0 := k / (c.K / c.G()) * cg // k's group's first channel
 				var sum, abs float64
-				for ch := 0; ch < c.C; ch++ {
+				for ch := 0; ch < cg; ch++ {
 					for r := 0; r < c.R; r++ {
 						h := p*c.StrH - c.PadH + r*c.DilH
 						if h < 0 || h >= c.H {
@@ -61,7 +63,7 @@ func NewDataFrom(c Case, x, wt, y0 []float64) *Data {
 							if c.Flip {
 								fr, fs = c.R-1-r, c.S-1-s
 							}
-							v := d.X[xo+n*xs[0]+ch*xs[1]+h*xs[2]+w*xs[3]] * d.Wt[c.WIndex(k, ch, fr, fs)]
+							v := d.X[xo+n*xs[0]+(c0+ch)*xs[1]+h*xs[2]+w*xs[3]] * d.Wt[c.WIndex(k, ch, fr, fs)]
 							sum += v
 							abs += math.Abs(v)
 						}
@@ -81,11 +83,11 @@ func NewDataFrom(c Case, x, wt, y0 []float64) *Data {
 	return d
 }
 
-// Bound is element i's error bound: the reduction's C·R·S+2 roundings in
-// the compute type, and the output's rounding.
+// Bound is element i's error bound: the reduction's C/G·R·S+2 roundings
+// in the compute type, and the output's rounding.
 func (d *Data) Bound(c Case, i int) float64 {
 	uAcc, uOut := c.Type.Compute.UnitRoundoff(), c.Type.Data.UnitRoundoff()
-	return 2*(float64(c.C*c.R*c.S+2)*uAcc*d.Scale[i]+uOut*math.Abs(d.Ref[i])) + 1e-300
+	return 2*(float64(c.C/c.G()*c.R*c.S+2)*uAcc*d.Scale[i]+uOut*math.Abs(d.Ref[i])) + 1e-300
 }
 
 // Result summarizes a computed y against the reference.
@@ -138,5 +140,5 @@ func Fill(c Case) *Data {
 	rng := rand.New(rand.NewPCG(c.Seed, 11))
 	_, _, xn := c.XStrides()
 	_, _, yn := c.YStrides()
-	return &Data{X: gemmcheck.Eighths(rng, xn), Wt: gemmcheck.Eighths(rng, c.K*c.C*c.R*c.S), Y0: gemmcheck.Eighths(rng, yn)}
+	return &Data{X: gemmcheck.Eighths(rng, xn), Wt: gemmcheck.Eighths(rng, c.WElems()), Y0: gemmcheck.Eighths(rng, yn)}
 }

@@ -1,0 +1,95 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/space"
+)
+
+// GroupedTarget is where grouped convolution s runs: the calling thread's
+// current context (the direct kernel has no input class).
+func (rt *Runtime) GroupedTarget(s request.ConvShape) (Target, error) {
+	dev, ctx, err := rt.current()
+	if err != nil {
+		return Target{}, err
+	}
+	if s.G < 2 {
+		return Target{}, fmt.Errorf("%w: not a grouped convolution", ErrUnsupported)
+	}
+	return Target{Ctx: ctx, Dev: dev}, nil
+}
+
+// GroupedKernel is the direct kernel of grouped convolution shape s with
+// configuration cfg in t's context, loaded once.
+func (rt *Runtime) GroupedKernel(t Target, s request.ConvShape, cfg ptx.GroupedConfig) (*Kernel, error) {
+	gen, err := ptx.GenerateGroupedConv(space.GroupedClass(s), cfg, t.Dev.Limits.Arch())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	return rt.namedKernel(t, gen)
+}
+
+// LaunchGrouped launches grouped convolution c (of shape s) on its stream
+// with direct kernel k (GroupedKernel's). It does not synchronize.
+func (rt *Runtime) LaunchGrouped(c *request.Conv, s request.ConvShape, k *Kernel) error {
+	pr, cfg := GroupedProblem(s), k.gen.Grouped()
+	threads := ptx.GroupedThreads(cfg, s.N, s.K, s.P, s.Q)
+	grid, ok := ptx.GroupedGrid(cfg, threads)
+	if !ok {
+		return fmt.Errorf("%w: %d threads", ErrUnsupported, threads)
+	}
+	p := paramPool.Get().(*cuda.Params)
+	defer paramPool.Put(p)
+	p.Reset()
+	p.Ptr(c.XPtr).Ptr(c.WPtr).Ptr(c.YPtr)
+	if s.Type.Compute == request.CudnnDouble {
+		p.F64(c.Alpha.Value).F64(c.Beta.Value)
+	} else {
+		p.F32(float32(c.Alpha.Value)).F32(float32(c.Beta.Value))
+	}
+	for _, v := range pr.Ints(cfg) {
+		if v > math.MaxInt32 || v < math.MinInt32 {
+			return fmt.Errorf("%w: parameter %d beyond 32 bits", ErrUnsupported, v)
+		}
+		p.I32(int32(v))
+	}
+	return launch(k.fn, k.gen, grid, cuda.Stream(c.Stream), p)
+}
+
+// Grouped runs grouped convolution c (of shape s) with the direct kernel of
+// configuration cfg (tests, benchmarks).
+func (rt *Runtime) Grouped(c *request.Conv, s request.ConvShape, cfg ptx.GroupedConfig) error {
+	t, err := rt.GroupedTarget(s)
+	if err != nil {
+		return err
+	}
+	k, err := rt.GroupedKernel(t, s, cfg)
+	if err != nil {
+		return err
+	}
+	return rt.LaunchGrouped(c, s, k)
+}
+
+// Grouped is a direct grouped convolution kernel's configuration.
+func (k *Kernel) Grouped() ptx.GroupedConfig { return k.gen.Grouped() }
+
+// GroupedProblem is shape s in the direct kernel's terms: the flip as the
+// taps' offsets and steps, the filter's strides in its format.
+func GroupedProblem(s request.ConvShape) ptx.GroupedProblem {
+	cg := s.C / s.G
+	pr := ptx.GroupedProblem{N: s.N, C: s.C, H: s.H, W: s.W, K: s.K, G: s.G, R: s.R, S: s.S, P: s.P, Q: s.Q,
+		StrH: s.StrH, StrW: s.StrW, HOff: -s.PadH, WOff: -s.PadW, HStep: s.DilH, WStep: s.DilW,
+		X: s.XStrides, Y: s.YStrides, Filter: [4]int{cg * s.R * s.S, s.R * s.S, s.S, 1}}
+	if s.Flip {
+		pr.HOff, pr.HStep = pr.HOff+(s.R-1)*s.DilH, -s.DilH
+		pr.WOff, pr.WStep = pr.WOff+(s.S-1)*s.DilW, -s.DilW
+	}
+	if s.FilterNHWC {
+		pr.Filter = [4]int{s.R * s.S * cg, 1, s.S * cg, cg}
+	}
+	return pr
+}

@@ -1,0 +1,228 @@
+package ptx
+
+import "fmt"
+
+// GenerateGroupedConv emits the direct kernel of grouped and depthwise
+// convolutions, where each output's reduction (C/G·R·S) is too short for an
+// implicit GEMM's tiles: one thread per output pixel row segment of
+// cfg.Columns columns of one image and output channel, looping over the
+// channels of the channel's group and the filter's taps, x read through its
+// strides (any layout), padding and edges predicated (zero), the filter's
+// tap loaded once for the thread's columns, accumulated in cls.Compute, then
+// y = α·acc + β·y (y not read when β = 0) through y's strides.
+//
+// Parameters: u64 x, w, y; α, β in cls.Compute; then the 32-bit integers of
+// GroupedIntParams. Launch GroupedGrid's grid of blocks of cfg.Threads.
+func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Kernel, error) {
+	if err := LegalGrouped(cfg, cls); err != nil {
+		return nil, err
+	}
+	order := "cols"
+	if cls.ChannelsInner {
+		order = "chans"
+	}
+	name := fmt.Sprintf("isaac_gconv_%s_%s_%s_t%d_q%d", cls.Data, cls.Compute, order, cfg.Threads, cfg.Columns)
+	b := &builder{}
+	c := &gemmCtx{b: b}
+	b.comment("%s %+v", cfg, cls)
+	x, w, y := c.globalParam("x"), c.globalParam("w"), c.globalParam("y")
+	p := map[string]string{}
+	for _, n := range GroupedIntParams {
+		p[n] = c.intParam(n)
+	}
+	acc, ft := kF32, "f32"
+	if cls.Compute == F64 {
+		acc, ft = kF64, "f64"
+	}
+	alpha, beta := b.reg(acc), b.reg(acc)
+	b.ins("ld.param.%s %s, [p_alpha]", ft, alpha)
+	b.ins("ld.param.%s %s, [p_beta]", ft, beta)
+
+	tid, cta, t := b.reg(kB32), b.reg(kB32), b.reg(kB32)
+	b.ins("mov.u32 %s, %%tid.x", tid)
+	b.ins("mov.u32 %s, %%ctaid.x", cta)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", t, cta, cfg.Threads, tid)
+	out := b.reg(kPred)
+	b.ins("setp.ge.s32 %s, %s, %s", out, t, p["threads"])
+	b.insP(out, "ret")
+
+	b.comment("the thread's image n, channel k, row p and first column q0")
+	var n, k, pp, qb string
+	if cls.ChannelsInner {
+		var r1, r2 string
+		r1, k = divmod(b, t, p["K"])
+		r2, qb = divmod(b, r1, p["QB"])
+		n, pp = divmod(b, r2, p["P"])
+	} else {
+		var r1, r2 string
+		r1, qb = divmod(b, t, p["QB"])
+		r2, pp = divmod(b, r1, p["P"])
+		n, k = divmod(b, r2, p["K"])
+	}
+	q0 := b.mulImm(qb, cfg.Columns)
+	group := b.reg(kB32)
+	b.ins("div.u32 %s, %s, %s", group, k, p["KG"])
+	xC := b.reg(kB32) // x's offset of (n, the group's first channel)
+	b.ins("mul.lo.s32 %s, %s, %s", xC, n, p["xsN"])
+	c0 := b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %s", c0, group, p["CG"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", xC, c0, p["xsC"], xC)
+	wC := b.reg(kB32) // the filter's offset of (k, channel 0 of the group)
+	b.ins("mul.lo.s32 %s, %s, %s", wC, k, p["wsK"])
+	hBase := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", hBase, pp, p["strH"], p["hOff"])
+	cols := make([]string, cfg.Columns) // the first tap's input column of each output column
+	qok := make([]string, cfg.Columns)
+	for j := range cols {
+		qj := b.addImm32(q0, j)
+		qok[j] = b.reg(kPred)
+		b.ins("setp.lt.s32 %s, %s, %s", qok[j], qj, p["Q"])
+		cols[j] = b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", cols[j], qj, p["strW"], p["wOff"])
+	}
+	sums := b.regs(acc, cfg.Columns)
+	for _, s := range sums {
+		b.ins("mov.%s %s, %s", ft, s, zeroOf(acc))
+	}
+
+	b.comment("for each channel of the group, each tap row, each tap column")
+	ci := b.reg(kB32)
+	b.ins("mov.u32 %s, 0", ci)
+	loopC, loopR, loopS, skipR := b.newLabel("GC_C"), b.newLabel("GC_R"), b.newLabel("GC_S"), b.newLabel("GC_SKIP")
+	b.label(loopC)
+	ri, h, wR := b.reg(kB32), b.reg(kB32), b.reg(kB32)
+	b.ins("mov.u32 %s, 0", ri)
+	b.ins("mov.u32 %s, %s", h, hBase)
+	b.ins("mov.u32 %s, %s", wR, wC)
+	b.label(loopR)
+	hok := b.reg(kPred)
+	b.ins("setp.lt.u32 %s, %s, %s", hok, h, p["H"]) // unsigned: a negative row is out too
+	b.insP("!"+hok, "bra.uni %s", skipR)
+	xRow := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", xRow, h, p["xsH"], xC)
+	si, sOff, wS := b.reg(kB32), b.reg(kB32), b.reg(kB32)
+	b.ins("mov.u32 %s, 0", si)
+	b.ins("mov.u32 %s, 0", sOff)
+	b.ins("mov.u32 %s, %s", wS, wR)
+	b.label(loopS)
+	tap := loadWidened(b, cls.Data, acc, w, wS, "", true)
+	for j := range cols {
+		col, ok := b.add32(cols[j], sOff), b.reg(kPred)
+		b.ins("setp.lt.u32 %s, %s, %s", ok, col, p["W"])
+		b.ins("and.pred %s, %s, %s", ok, ok, qok[j])
+		off := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", off, col, p["xsW"], xRow)
+		v := loadWidened(b, cls.Data, acc, x, off, ok, true)
+		b.ins("fma.rn.%s %s, %s, %s, %s", ft, sums[j], v, tap, sums[j])
+	}
+	b.ins("add.s32 %s, %s, %s", sOff, sOff, p["wStep"])
+	b.ins("add.s32 %s, %s, %s", wS, wS, p["wsS"])
+	b.ins("add.s32 %s, %s, 1", si, si)
+	more := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", more, si, p["S"])
+	b.insP(more, "bra.uni %s", loopS)
+	b.label(skipR)
+	b.ins("add.s32 %s, %s, %s", h, h, p["hStep"])
+	b.ins("add.s32 %s, %s, %s", wR, wR, p["wsR"])
+	b.ins("add.s32 %s, %s, 1", ri, ri)
+	moreR := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", moreR, ri, p["R"])
+	b.insP(moreR, "bra.uni %s", loopR)
+	b.ins("add.s32 %s, %s, %s", xC, xC, p["xsC"])
+	b.ins("add.s32 %s, %s, %s", wC, wC, p["wsC"])
+	b.ins("add.s32 %s, %s, 1", ci, ci)
+	moreC := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", moreC, ci, p["CG"])
+	b.insP(moreC, "bra.uni %s", loopC)
+
+	b.comment("y = alpha*acc + beta*y, y not read when beta == 0")
+	pBeta := b.reg(kPred)
+	b.ins("setp.neu.%s %s, %s, %s", ft, pBeta, beta, zeroOf(acc))
+	yRow := b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %s", yRow, n, p["ysN"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", yRow, k, p["ysC"], yRow)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", yRow, pp, p["ysH"], yRow)
+	for j := range cols {
+		qj := b.addImm32(q0, j)
+		off := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", off, qj, p["ysW"], yRow)
+		readOld := b.reg(kPred)
+		b.ins("and.pred %s, %s, %s", readOld, pBeta, qok[j])
+		old := loadWidened(b, cls.Data, acc, y, off, readOld, false)
+		v := b.reg(acc)
+		b.ins("mul.rn.%s %s, %s, %s", ft, v, alpha, sums[j])
+		b.insP(readOld, "fma.rn.%s %s, %s, %s, %s", ft, v, beta, old, v)
+		storeNarrowed(b, cls.Data, acc, y, off, v, qok[j])
+	}
+	b.ins("ret")
+	return &Kernel{
+		Name:    name,
+		PTX:     header(arch) + entry(name, groupedParams(cls.Compute), b),
+		Block:   [3]int{cfg.Threads, 1, 1},
+		Params:  groupedParams(cls.Compute),
+		grouped: cfg,
+	}, nil
+}
+
+// zeroOf is the PTX literal 0 of an accumulator kind.
+func zeroOf(k regKind) string {
+	if k == kF64 {
+		return "0d0000000000000000"
+	}
+	return "0f00000000"
+}
+
+// elemAddr is base + off·size(t) (off a 32-bit element offset).
+func elemAddr(b *builder, base, off string, t DataType) string {
+	wide, a := b.reg(kB64), b.reg(kB64)
+	b.ins("mul.wide.s32 %s, %s, %d", wide, off, t.Size())
+	b.ins("add.s64 %s, %s, %s", a, base, wide)
+	return a
+}
+
+// loadWidened loads element off of t at base (through the read-only path
+// with readOnly: x and the filter, not y), converted to the accumulator kind; with pred, 0 where pred is false.
+func loadWidened(b *builder, t DataType, acc regKind, base, off, pred string, readOnly bool) string {
+	a := elemAddr(b, base, off, t)
+	v := b.reg(acc)
+	ld := "ld.global"
+	if readOnly {
+		ld = "ld.global.nc"
+	}
+	switch t {
+	case F16, BF16:
+		h := b.reg(kB16)
+		b.ins("mov.b16 %s, 0", h)
+		b.insP(pred, "%s.b16 %s, [%s]", ld, h, a)
+		if t == F16 {
+			b.ins("cvt.f32.f16 %s, %s", v, h)
+		} else {
+			z := b.reg(kB16)
+			b.ins("mov.b16 %s, 0", z)
+			b.ins("mov.b32 %s, {%s, %s}", v, z, h)
+		}
+	case F32:
+		b.ins("mov.f32 %s, 0f00000000", v)
+		b.insP(pred, "%s.f32 %s, [%s]", ld, v, a)
+	case F64:
+		b.ins("mov.f64 %s, 0d0000000000000000", v)
+		b.insP(pred, "%s.f64 %s, [%s]", ld, v, a)
+	}
+	return v
+}
+
+// storeNarrowed stores accumulator v as element off of t at base where pred.
+func storeNarrowed(b *builder, t DataType, acc regKind, base, off, v, pred string) {
+	a := elemAddr(b, base, off, t)
+	switch t {
+	case F16, BF16:
+		h, cvt := b.reg(kB16), "cvt.rn.f16.f32"
+		if t == BF16 {
+			cvt = "cvt.rn.bf16.f32"
+		}
+		b.ins("%s %s, %s", cvt, h, v)
+		b.insP(pred, "st.global.b16 [%s], %s", a, h)
+	default:
+		b.insP(pred, "st.global.%s [%s], %s", map[regKind]string{kF32: "f32", kF64: "f64"}[acc], a, v)
+	}
+}

@@ -1,0 +1,112 @@
+package ptx
+
+import "fmt"
+
+// GroupedClass is what a grouped (or depthwise) convolution's direct kernel
+// is specialized for: the tensors' element type, the accumulator's type
+// (F32, or F64 for double data) and the order of the threads: with
+// ChannelsInner, consecutive threads compute consecutive output channels
+// (y, and x for depthwise, channel-contiguous: NHWC), else consecutive
+// columns of one output row (NCHW).
+type GroupedClass struct {
+	Data, Compute DataType
+	ChannelsInner bool
+}
+
+// GroupedConfig is the direct kernel's configuration: threads per block
+// and the consecutive output columns each thread computes (the columns
+// share their filter taps, and their inputs overlap in L1).
+type GroupedConfig struct {
+	Threads int // 64, 128, 256 or 512
+	Columns int // 1, 2, 4 or 8
+}
+
+func (c GroupedConfig) String() string { return fmt.Sprintf("direct t%d q%d", c.Threads, c.Columns) }
+
+// LegalGrouped reports whether cfg and cls make a kernel.
+func LegalGrouped(cfg GroupedConfig, cls GroupedClass) error {
+	switch {
+	case cfg.Threads != 64 && cfg.Threads != 128 && cfg.Threads != 256 && cfg.Threads != 512:
+		return fmt.Errorf("ptx: grouped convolution: %d threads per block", cfg.Threads)
+	case cfg.Columns != 1 && cfg.Columns != 2 && cfg.Columns != 4 && cfg.Columns != 8:
+		return fmt.Errorf("ptx: grouped convolution: %d columns per thread", cfg.Columns)
+	case !cls.Data.valid():
+		return fmt.Errorf("ptx: grouped convolution of %v", cls.Data)
+	case cls.Compute != F32 && cls.Compute != F64 || (cls.Compute == F64) != (cls.Data == F64):
+		return fmt.Errorf("ptx: grouped convolution of %v computed in %v", cls.Data, cls.Compute)
+	}
+	return nil
+}
+
+// Grouped is a direct grouped convolution kernel's configuration (zero
+// for other kernels).
+func (k *Kernel) Grouped() GroupedConfig { return k.grouped }
+
+// GroupedThreads is the number of threads a direct kernel of cfg runs for
+// an output of n×k×p×q: one per image, channel, row and cfg.Columns columns.
+func GroupedThreads(cfg GroupedConfig, n, k, p, q int) int {
+	return n * k * p * ceilDiv(q, cfg.Columns)
+}
+
+// GroupedGrid is the launch grid of a direct kernel of cfg running threads
+// threads (GroupedThreads); ok is false beyond its limits.
+func GroupedGrid(cfg GroupedConfig, threads int) (grid [3]int, ok bool) {
+	blocks := ceilDiv(threads, cfg.Threads)
+	return [3]int{blocks, 1, 1}, threads < 1<<31-cfg.Threads
+}
+
+// groupedParams are the direct kernel's parameters in order: the tensors,
+// α and β in the compute type, then 32-bit integers (see
+// GenerateGroupedConv).
+func groupedParams(compute DataType) []Param {
+	scalar := Param{"", ".f32", 4}
+	if compute == F64 {
+		scalar = Param{"", ".f64", 8}
+	}
+	ps := []Param{{"x", ".u64", 8}, {"w", ".u64", 8}, {"y", ".u64", 8}}
+	for _, n := range []string{"alpha", "beta"} {
+		s := scalar
+		s.Name = n
+		ps = append(ps, s)
+	}
+	for _, n := range GroupedIntParams {
+		ps = append(ps, Param{n, ".s32", 4})
+	}
+	return ps
+}
+
+// GroupedIntParams are the direct kernel's integer parameters, in order:
+// the threads it runs; y's N, K (all channels), P, Q and Q in groups of
+// Columns; the channels and filters per group; the filter's R, S; x's H,
+// W; the strides; the first tap's offsets and the taps' steps (dilation,
+// negative for a flipped filter); x's and y's element strides (n, c, h,
+// w); the filter's element strides (k, c, r, s).
+var GroupedIntParams = []string{
+	"threads", "N", "K", "P", "Q", "QB", "CG", "KG", "R", "S", "H", "W",
+	"strH", "strW", "hOff", "wOff", "hStep", "wStep",
+	"xsN", "xsC", "xsH", "xsW", "ysN", "ysC", "ysH", "ysW",
+	"wsK", "wsC", "wsR", "wsS",
+}
+
+// GroupedProblem is a grouped convolution in the direct kernel's terms:
+// x (N×C×H×W), the filter (K×C/G×R×S), y (N×K×P×Q), element strides of x,
+// y (n, c, h, w) and the filter (k, c, r, s), the first tap's offsets
+// (−padding, moved to the last tap for a flipped filter) and the taps'
+// steps (the dilation, negative for a flipped filter).
+type GroupedProblem struct {
+	N, C, H, W, K, G, R, S, P, Q int
+	StrH, StrW                   int
+	HOff, WOff, HStep, WStep     int
+	X, Y, Filter                 [4]int
+}
+
+// Ints are the kernel's integer parameters (GroupedIntParams) for pr.
+func (pr GroupedProblem) Ints(cfg GroupedConfig) []int {
+	qb := ceilDiv(pr.Q, cfg.Columns)
+	return []int{
+		GroupedThreads(cfg, pr.N, pr.K, pr.P, pr.Q), pr.N, pr.K, pr.P, pr.Q, qb, pr.C / pr.G, pr.K / pr.G, pr.R, pr.S, pr.H, pr.W,
+		pr.StrH, pr.StrW, pr.HOff, pr.WOff, pr.HStep, pr.WStep,
+		pr.X[0], pr.X[1], pr.X[2], pr.X[3], pr.Y[0], pr.Y[1], pr.Y[2], pr.Y[3],
+		pr.Filter[0], pr.Filter[1], pr.Filter[2], pr.Filter[3],
+	}
+}

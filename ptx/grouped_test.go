@@ -1,0 +1,333 @@
+package ptx
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/isaacgo/isaac/internal/ptxas"
+)
+
+// groupedClasses are the direct kernel's classes: every data type, both
+// thread orders.
+func groupedClasses() []GroupedClass {
+	var out []GroupedClass
+	for _, t := range []DataType{F16, BF16, F32, F64} {
+		compute := F32
+		if t == F64 {
+			compute = F64
+		}
+		for _, inner := range []bool{false, true} {
+			out = append(out, GroupedClass{Data: t, Compute: compute, ChannelsInner: inner})
+		}
+	}
+	return out
+}
+
+func TestGroupedLegal(t *testing.T) {
+	good := GroupedClass{Data: F16, Compute: F32}
+	for _, c := range []struct {
+		cfg GroupedConfig
+		cls GroupedClass
+	}{
+		{GroupedConfig{Threads: 96, Columns: 1}, good},
+		{GroupedConfig{Threads: 128, Columns: 3}, good},
+		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F64, Compute: F32}},
+		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F32, Compute: F64}},
+		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F16}},
+	} {
+		if LegalGrouped(c.cfg, c.cls) == nil {
+			t.Errorf("%v %+v legal", c.cfg, c.cls)
+		}
+	}
+	if err := LegalGrouped(GroupedConfig{Threads: 256, Columns: 4}, good); err != nil {
+		t.Error(err)
+	}
+}
+
+// Every class's kernels assemble for sm_80 and sm_90 without spilling.
+func TestPTXASGrouped(t *testing.T) {
+	bin, err := ptxas.Find()
+	if err != nil {
+		t.Skipf("no ptxas: %v", err)
+	}
+	for _, cls := range groupedClasses() {
+		for _, cfg := range []GroupedConfig{{64, 1}, {256, 4}, {128, 8}} {
+			for _, arch := range []string{"sm_80", "sm_90"} {
+				k, err := GenerateGroupedConv(cls, cfg, arch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := ptxas.CompileWith(bin, k.PTX, arch)
+				if err != nil {
+					t.Fatalf("%s %s: %v", k.Name, arch, err)
+				}
+				if r.SpillBytes() > 0 {
+					t.Errorf("%s %s: spills %d bytes", k.Name, arch, r.SpillBytes())
+				}
+			}
+		}
+	}
+}
+
+// The kernel run on the CPU (every thread, every instruction, values in
+// float64: the data are small integers, exact in every type) against a
+// direct reference, over layouts, filter formats, groups, padding,
+// stride, dilation, flips and β = 0 over NaN. Reads outside x and the
+// filter, and writes outside y's view, fail the test.
+func TestGroupedConvSimulated(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for trial := 0; trial < 24; trial++ {
+		cls := groupedClasses()[trial%8]
+		cfg := GroupedConfig{Threads: []int{64, 128}[trial%2], Columns: []int{1, 2, 4, 8}[trial/2%4]}
+		pr, flip, layouts := randomGrouped(rng)
+		beta := []float64{0, 0.5}[trial/3%2]
+		t.Run(fmt.Sprintf("%d", trial), func(t *testing.T) {
+			checkGroupedSimulated(t, cls, cfg, pr, flip, layouts, 2, beta)
+		})
+	}
+}
+
+// randomGrouped draws a small grouped convolution with x and y in NCHW,
+// NHWC or a padded NCHW slice, and the filter in either format.
+func randomGrouped(rng *rand.Rand) (GroupedProblem, bool, string) {
+	pr := GroupedProblem{N: 1 + rng.IntN(2), H: 1 + rng.IntN(6), W: 1 + rng.IntN(9), R: 1 + rng.IntN(3), S: 1 + rng.IntN(3), StrH: 1 + rng.IntN(2), StrW: 1 + rng.IntN(2)}
+	pr.G = 1 + rng.IntN(4)
+	pr.C, pr.K = pr.G*(1+rng.IntN(3)), pr.G*(1+rng.IntN(2))
+	dilH, dilW := 1+rng.IntN(2), 1+rng.IntN(2)
+	padH, padW := rng.IntN(3), rng.IntN(3)
+	for pr.H+2*padH < (pr.R-1)*dilH+1 {
+		padH++
+	}
+	for pr.W+2*padW < (pr.S-1)*dilW+1 {
+		padW++
+	}
+	pr.P, pr.Q = (pr.H+2*padH-((pr.R-1)*dilH+1))/pr.StrH+1, (pr.W+2*padW-((pr.S-1)*dilW+1))/pr.StrW+1
+	flip := rng.IntN(2) == 0
+	pr.HOff, pr.WOff, pr.HStep, pr.WStep = -padH, -padW, dilH, dilW
+	if flip {
+		pr.HOff, pr.HStep = pr.HOff+(pr.R-1)*dilH, -dilH
+		pr.WOff, pr.WStep = pr.WOff+(pr.S-1)*dilW, -dilW
+	}
+	names := []string{"nchw", "nhwc", "sliced"}
+	lx, ly := rng.IntN(3), rng.IntN(3)
+	tensor := func(l, c, h, w int) [4]int {
+		switch l {
+		case 1:
+			return [4]int{h * w * c, 1, w * c, c}
+		case 2:
+			return [4]int{(c + 1) * (h + 1) * (w + 2), (h + 1) * (w + 2), w + 2, 1}
+		}
+		return [4]int{c * h * w, h * w, w, 1}
+	}
+	pr.X, pr.Y = tensor(lx, pr.C, pr.H, pr.W), tensor(ly, pr.K, pr.P, pr.Q)
+	cg := pr.C / pr.G
+	filter := "kcrs"
+	pr.Filter = [4]int{cg * pr.R * pr.S, pr.R * pr.S, pr.S, 1}
+	if rng.IntN(2) == 0 {
+		filter, pr.Filter = "krsc", [4]int{pr.R * pr.S * cg, 1, pr.S * cg, cg}
+	}
+	return pr, flip, fmt.Sprintf("x %s y %s filter %s", names[lx], names[ly], filter)
+}
+
+func checkGroupedSimulated(t *testing.T, cls GroupedClass, cfg GroupedConfig, pr GroupedProblem, flip bool, layouts string, alpha, beta float64) {
+	k, err := GenerateGroupedConv(cls, cfg, "sm_90")
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := int64(cls.Data.Size())
+	const xBase, wBase, yBase = int64(1) << 40, int64(2) << 40, int64(3) << 40
+	mem := map[int64]float64{}
+	span := func(dims, st [4]int) int {
+		last := 0
+		for i := range dims {
+			last += (dims[i] - 1) * st[i]
+		}
+		return last + 1
+	}
+	xN := span([4]int{pr.N, pr.C, pr.H, pr.W}, pr.X)
+	for i := 0; i < xN; i++ {
+		mem[xBase+int64(i)*es] = float64(i%7 - 3)
+	}
+	cg := pr.C / pr.G
+	for i := 0; i < pr.K*cg*pr.R*pr.S; i++ {
+		mem[wBase+int64(i)*es] = float64(i%5 - 2)
+	}
+	yN := span([4]int{pr.N, pr.K, pr.P, pr.Q}, pr.Y)
+	for i := 0; i < yN; i++ {
+		mem[yBase+int64(i)*es] = math.NaN()
+		if beta != 0 {
+			mem[yBase+int64(i)*es] = float64(i%3 - 1)
+		}
+	}
+	view := map[int64]bool{}
+	want := map[int64]float64{}
+	for n := 0; n < pr.N; n++ {
+		for kk := 0; kk < pr.K; kk++ {
+			g := kk / (pr.K / pr.G)
+			for p := 0; p < pr.P; p++ {
+				for q := 0; q < pr.Q; q++ {
+					sum := 0.0
+					for c := 0; c < cg; c++ {
+						for r := 0; r < pr.R; r++ {
+							for s := 0; s < pr.S; s++ {
+								h, w := p*pr.StrH+pr.HOff+r*pr.HStep, q*pr.StrW+pr.WOff+s*pr.WStep
+								if h < 0 || h >= pr.H || w < 0 || w >= pr.W {
+									continue
+								}
+								x := mem[xBase+int64(n*pr.X[0]+(g*cg+c)*pr.X[1]+h*pr.X[2]+w*pr.X[3])*es]
+								f := mem[wBase+int64(kk*pr.Filter[0]+c*pr.Filter[1]+r*pr.Filter[2]+s*pr.Filter[3])*es]
+								sum += x * f
+							}
+						}
+					}
+					a := yBase + int64(n*pr.Y[0]+kk*pr.Y[1]+p*pr.Y[2]+q*pr.Y[3])*es
+					view[a] = true
+					want[a] = alpha * sum
+					if beta != 0 {
+						want[a] += beta * mem[a]
+					}
+				}
+			}
+		}
+	}
+	params := map[string]float64{"p_x": float64(xBase), "p_w": float64(wBase), "p_y": float64(yBase), "p_alpha": alpha, "p_beta": beta}
+	for i, v := range pr.Ints(cfg) {
+		params["p_"+GroupedIntParams[i]] = float64(v)
+	}
+	prog := parseProgram(k.PTX)
+	threads := GroupedThreads(cfg, pr.N, pr.K, pr.P, pr.Q)
+	grid, _ := GroupedGrid(cfg, threads)
+	written := map[int64]int{}
+	for bx := 0; bx < grid[0]; bx++ {
+		for tid := 0; tid < cfg.Threads; tid++ {
+			if err := simGrouped(prog, params, tid, bx, mem, func(a int64, v float64) error {
+				if !view[a] {
+					return fmt.Errorf("store outside y's view at %#x", a)
+				}
+				written[a]++
+				mem[a] = v
+				return nil
+			}); err != nil {
+				t.Fatalf("%s %+v %s %s: thread %d of block %d: %v", cfg, cls, layouts, fmtProblem(pr, flip), tid, bx, err)
+			}
+		}
+	}
+	for a, v := range want {
+		if written[a] != 1 || mem[a] != v {
+			t.Fatalf("%s %+v %s %s: y at %#x = %g written %d times, want %g once", cfg, cls, layouts, fmtProblem(pr, flip), a, mem[a], written[a], v)
+		}
+	}
+}
+
+func fmtProblem(pr GroupedProblem, flip bool) string {
+	return fmt.Sprintf("n%d c%d h%d w%d k%d g%d r%d s%d p%d q%d str%d,%d off%d,%d step%d,%d flip=%v",
+		pr.N, pr.C, pr.H, pr.W, pr.K, pr.G, pr.R, pr.S, pr.P, pr.Q, pr.StrH, pr.StrW, pr.HOff, pr.WOff, pr.HStep, pr.WStep, flip)
+}
+
+// simGrouped runs one thread of the direct kernel: integer registers as
+// int64, floating-point and 16-bit registers as float64 (conversions are
+// exact for the test's data), loads from mem (an address not in it is an
+// error), stores through store.
+func simGrouped(prog []simInstr2, params map[string]float64, tid, bx int, mem map[int64]float64, store func(int64, float64) error) error {
+	regs := map[string]float64{"%tid.x": float64(tid), "%ctaid.x": float64(bx)}
+	val := func(a string) float64 {
+		if v, ok := regs[a]; ok {
+			return v
+		}
+		if strings.HasPrefix(a, "0f") || strings.HasPrefix(a, "0d") {
+			bits, _ := strconv.ParseUint(a[2:], 16, 64)
+			if a[1] == 'f' {
+				return float64(math.Float32frombits(uint32(bits)))
+			}
+			return math.Float64frombits(bits)
+		}
+		v, err := strconv.ParseInt(a, 0, 64)
+		if err != nil {
+			panic(fmt.Sprintf("operand %q", a))
+		}
+		return float64(v)
+	}
+	i32 := func(a string) int64 { return int64(int32(int64(val(a)))) }
+	for pc, steps := 0, 0; pc < len(prog); steps++ {
+		if steps > 1e6 {
+			return fmt.Errorf("no end")
+		}
+		in := prog[pc]
+		pc++
+		if in.guard != "" && (regs[in.guard] != 0) == in.neg {
+			continue
+		}
+		a := in.args
+		op := in.op
+		switch {
+		case op == "ret":
+			return nil
+		case strings.HasPrefix(op, "bra"):
+			pc = in.target
+		case strings.HasPrefix(op, "ld.param"):
+			regs[a[0]] = params[strings.Trim(a[1], "[]")]
+		case op == "cvta.to.global.u64", op == "cvt.f32.f16", op == "cvt.rn.f16.f32", op == "cvt.rn.bf16.f32":
+			regs[a[0]] = val(a[1])
+		case op == "mov.b32" && strings.HasPrefix(a[1], "{"):
+			regs[a[0]] = val(strings.TrimSpace(strings.Trim(strings.Split(a[1], ",")[1], "{} ")))
+		case strings.HasPrefix(op, "mov."):
+			regs[a[0]] = val(a[1])
+		case op == "mad.lo.s32":
+			regs[a[0]] = float64(int32(i32(a[1])*i32(a[2]) + i32(a[3])))
+		case op == "mul.lo.s32":
+			regs[a[0]] = float64(int32(i32(a[1]) * i32(a[2])))
+		case op == "shl.b32":
+			regs[a[0]] = float64(int32(i32(a[1]) << i32(a[2])))
+		case op == "div.u32":
+			regs[a[0]] = float64(uint32(i32(a[1])) / uint32(i32(a[2])))
+		case op == "add.s32":
+			regs[a[0]] = float64(int32(i32(a[1]) + i32(a[2])))
+		case op == "sub.s32":
+			regs[a[0]] = float64(int32(i32(a[1]) - i32(a[2])))
+		case op == "mul.wide.s32":
+			regs[a[0]] = float64(i32(a[1]) * i32(a[2]))
+		case op == "add.s64":
+			regs[a[0]] = val(a[1]) + val(a[2])
+		case strings.HasPrefix(op, "setp."):
+			x, y := val(a[1]), val(a[2])
+			var r bool
+			switch op {
+			case "setp.ge.s32":
+				r = i32(a[1]) >= i32(a[2])
+			case "setp.lt.s32":
+				r = i32(a[1]) < i32(a[2])
+			case "setp.lt.u32":
+				r = uint32(i32(a[1])) < uint32(i32(a[2]))
+			case "setp.neu.f32", "setp.neu.f64":
+				r = x != y || math.IsNaN(x) || math.IsNaN(y)
+			default:
+				return fmt.Errorf("unsimulated %s", op)
+			}
+			regs[a[0]] = map[bool]float64{true: 1}[r]
+		case op == "and.pred":
+			regs[a[0]] = map[bool]float64{true: 1}[val(a[1]) != 0 && val(a[2]) != 0]
+		case strings.HasPrefix(op, "ld.global"):
+			addr := int64(val(strings.Trim(a[1], "[]")))
+			v, ok := mem[addr]
+			if !ok {
+				return fmt.Errorf("%s outside the tensors at %#x", op, addr)
+			}
+			regs[a[0]] = v
+		case strings.HasPrefix(op, "st.global"):
+			if err := store(int64(val(strings.Trim(a[0], "[]"))), val(a[1])); err != nil {
+				return err
+			}
+		case strings.HasPrefix(op, "fma.rn."):
+			regs[a[0]] = val(a[1])*val(a[2]) + val(a[3])
+		case strings.HasPrefix(op, "mul.rn."):
+			regs[a[0]] = val(a[1]) * val(a[2])
+		default:
+			return fmt.Errorf("unsimulated %s", op)
+		}
+	}
+	return fmt.Errorf("fell off the end")
+}

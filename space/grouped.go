@@ -1,0 +1,48 @@
+package space
+
+import (
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+)
+
+// GroupedClass is the class of a grouped convolution's direct kernel:
+// its types, and consecutive threads on consecutive output channels where
+// y is channel-contiguous (NHWC), else on consecutive columns.
+func GroupedClass(s request.ConvShape) ptx.GroupedClass {
+	cls := ptx.GroupedClass{Data: convTypes[s.Type.Data], Compute: ptx.F32, ChannelsInner: s.YStrides[1] == 1 && s.K > 1}
+	if s.Type.Data == request.CudnnDouble {
+		cls.Compute = ptx.F64
+	}
+	return cls
+}
+
+// GroupedDirect reports whether the direct kernel takes a grouped
+// convolution: one whose groups each reduce over few channels (depthwise
+// and its multiples); wider groups are GEMMs cuDNN's grouped kernels run
+// better than a thread per output can.
+func GroupedDirect(s request.ConvShape) bool { return s.G > 1 && s.C/s.G <= MaxDirectChannels }
+
+// MaxDirectChannels is the most channels per group the direct kernel takes.
+const MaxDirectChannels = 8
+
+// GroupedDefault is the heuristic's configuration of the direct kernel:
+// blocks of 256 threads, each computing up to 4 consecutive columns of an
+// output row (fewer for narrow outputs).
+func GroupedDefault(s request.ConvShape) ptx.GroupedConfig {
+	cols := 4
+	for cols > 1 && cols/2 >= s.Q {
+		cols /= 2
+	}
+	return ptx.GroupedConfig{Threads: 256, Columns: cols}
+}
+
+// GroupedConfigs are the direct kernel's configurations a sweep tries.
+func GroupedConfigs() []ptx.GroupedConfig {
+	var out []ptx.GroupedConfig
+	for _, t := range []int{128, 256, 512} {
+		for _, c := range []int{1, 2, 4, 8} {
+			out = append(out, ptx.GroupedConfig{Threads: t, Columns: c})
+		}
+	}
+	return out
+}
