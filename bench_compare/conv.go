@@ -4,6 +4,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/isaacgo/isaac/bench_compare/internal/report"
@@ -11,8 +16,10 @@ import (
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/cudnn"
 	"github.com/isaacgo/isaac/internal/suites"
+	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/serve"
 	"github.com/isaacgo/isaac/space"
 )
 
@@ -59,7 +66,7 @@ func convInputsOf(layers []suites.Conv) []convInput {
 
 // convCase is the input as a conformance case (alpha 1, beta 0).
 func (in convInput) convCase() convcheck.Case {
-	return convcheck.Case{Type: in.Type.ConvType, Math: in.Type.Math, N: in.N, C: in.C, H: in.H, W: in.W, K: in.K, R: in.R, S: in.S,
+	return convcheck.Case{Type: in.Type.ConvType, Math: in.Type.Math, N: in.N, C: in.C, H: in.H, W: in.W, K: in.K, R: in.R, S: in.S, Groups: in.Groups,
 		PadH: in.Pad, PadW: in.Pad, StrH: in.Stride, StrW: in.Stride, DilH: in.Dil, DilW: in.Dil,
 		X: in.Layout, Y: in.Layout, FilterNHWC: in.Layout == convcheck.NHWC, Alpha: 1, Seed: 1}
 }
@@ -74,13 +81,23 @@ func convWork(in convInput) (flops, bytes float64) {
 	return flops, bytes
 }
 
+// convVariant is one way ISAAC runs a convolution, timed beside cuDNN.
+type convVariant struct {
+	name, config string
+	run          func() error
+}
+
 // measureConv times one convolution: cuDNN through the legacy entry point
 // with the algorithm cudnnGetConvolutionForwardAlgorithm_v7 picks and with
 // the fastest of cudnnFindConvolutionForwardAlgorithmEx (each with its
-// workspace), and ISAAC's kernel of the heuristic's configuration (none for
-// what the kernels do not serve: grouped convolutions), interleaved. The
-// vendor's time is the faster cuDNN algorithm's, both are Alt columns.
-func (b *bench) measureConv(h cudnn.Handle, ws cuda.DevicePtr, wsBytes int, in convInput) (report.Row, error) {
+// workspace), and ISAAC as the shim serves it under ISAAC_POLICY=always
+// (the server's decision: its path and the heuristic's configuration),
+// interleaved. The vendor's time is the faster cuDNN algorithm's; both are
+// Alt columns, as are ISAAC's other paths (the implicit GEMM on x as it
+// lies, and on NHWC copies, each with the heuristic's configuration) and,
+// with sweep > 0, the best of the sweep (sweep configurations drawn for
+// each path; every configuration of the direct grouped kernel).
+func (b *bench) measureConv(srv *serve.Server, h cudnn.Handle, ws cuda.DevicePtr, wsBytes int, in convInput, sweep int, rng *rand.Rand) (report.Row, error) {
 	c := in.convCase()
 	var row report.Row
 	buf, err := convcheck.Upload(c, convcheck.Fill(c))
@@ -89,8 +106,6 @@ func (b *bench) measureConv(h cudnn.Handle, ws cuda.DevicePtr, wsBytes int, in c
 	}
 	defer buf.Free()
 	req := buf.Request(b.stream)
-	req.Groups = in.Groups
-	req.W.Dims[1] = in.C / in.Groups
 	desc, err := h.Describe(req)
 	if err != nil {
 		return row, err
@@ -108,15 +123,23 @@ func (b *bench) measureConv(h cudnn.Handle, ws cuda.DevicePtr, wsBytes int, in c
 		func() error { return desc.Forward(v7, uintptr(ws)) },
 		func() error { return desc.Forward(find, uintptr(ws)) },
 	}
-	shape, reason := req.Shape()
-	var cfg ptx.GemmConfig
+	plan, reason := srv.ConvPlan(req)
+	var variants []convVariant
 	if reason == request.Served {
-		t, err := b.Kernels.ConvTarget(req, shape)
+		variants = append(variants, convVariant{"served", plan, func() error {
+			if r := srv.Conv(req); r != request.Served {
+				return fmt.Errorf("not served: %v", r)
+			}
+			return nil
+		}})
+		paths, err := b.convPaths(req, sweep, rng)
 		if err != nil {
 			return row, err
 		}
-		cfg = space.ConvDefault(t.Class, shape, t.Dev.Limits)
-		runs = append(runs, func() error { return b.Kernels.Conv(req, shape, cfg) })
+		variants = append(variants, paths...)
+	}
+	for _, v := range variants {
+		runs = append(runs, v.run)
 	}
 	for i := 0; i < b.Warmup; i++ {
 		for _, run := range runs {
@@ -128,9 +151,9 @@ func (b *bench) measureConv(h cudnn.Handle, ws cuda.DevicePtr, wsBytes int, in c
 	if err := b.stream.Synchronize(); err != nil {
 		return row, err
 	}
-	if reason == request.Served {
-		if err := convAgree(buf, b.stream, runs, c); err != nil {
-			return row, err
+	for i, v := range variants {
+		if err := convAgree(buf, b.stream, runs[0], runs[2+i], c); err != nil {
+			return row, fmt.Errorf("%s [%s]: %w", v.name, v.config, err)
 		}
 	}
 	times := make([][]float64, len(runs))
@@ -155,26 +178,139 @@ func (b *bench) measureConv(h cudnn.Handle, ws cuda.DevicePtr, wsBytes int, in c
 			{Name: "cudnn_v7", US: median(times[0]), Config: fmt.Sprintf("algo %d", v7.Algo)},
 			{Name: "cudnn_find", US: median(times[1]), Config: fmt.Sprintf("algo %d", find.Algo)},
 		},
+		Config: plan,
 	}
 	if reason == request.Served {
-		row.OursUS, row.Config = median(times[2]), cfg.String()
-	} else {
-		row.Config = "not served: " + reason.String()
+		row.OursUS = median(times[2])
+		best := -1
+		for i, v := range variants[1:] {
+			us := median(times[3+i])
+			if v.name == "sweep" {
+				if best < 0 || us < median(times[3+best]) {
+					best = i
+				}
+				continue
+			}
+			row.Alt = append(row.Alt, report.Alt{Name: v.name, US: us, Config: v.config})
+		}
+		if sweep > 0 {
+			alt := report.Alt{Name: "sweep_best", US: row.OursUS, Config: plan} // the served configuration is a candidate too
+			for i, v := range variants[1:] {
+				if us := median(times[3+i]); (v.name == "sweep" || v.name != "served") && us < alt.US {
+					alt.US, alt.Config = us, v.config
+				}
+			}
+			row.Alt = append(row.Alt, alt)
+		}
 	}
 	row.Speedup = row.VendorUS / row.OursUS
 	return row, nil
 }
 
+// convPaths are ISAAC's ways of running convolution req beside the
+// server's: the implicit GEMM on x as it lies and on NHWC copies (where x
+// is not channel-contiguous) with the heuristic's configuration, for a
+// grouped convolution the direct kernel's heuristic configuration; with
+// sweep > 0, also sweep configurations drawn from each path's space (every
+// configuration of the direct kernel), compiled in parallel first.
+func (b *bench) convPaths(req *request.Conv, sweep int, rng *rand.Rand) ([]convVariant, error) {
+	shape, _ := req.Shape()
+	rt := b.Kernels
+	var out []convVariant
+	if shape.G > 1 {
+		cfg := space.GroupedDefault(shape)
+		out = append(out, convVariant{"direct", cfg.String(), func() error { return rt.Grouped(req, shape, cfg) }})
+		if sweep > 0 {
+			for _, g := range space.GroupedConfigs() {
+				out = append(out, convVariant{"sweep", g.String(), func() error { return rt.Grouped(req, shape, g) }})
+			}
+		}
+		return out, nil
+	}
+	type path struct {
+		name   string
+		target func(*request.Conv, request.ConvShape) (kernels.Target, error)
+		run    func(*request.Conv, request.ConvShape, ptx.GemmConfig) error
+	}
+	paths := []path{{"implicit", rt.ConvTarget, rt.Conv}}
+	if kernels.Transposable(shape) {
+		paths = append(paths, path{"nhwc_copies", rt.ConvNHWCTarget, rt.ConvNHWC})
+	}
+	type compile struct {
+		t   kernels.Target
+		cfg ptx.GemmConfig
+	}
+	var compiles []compile
+	for _, p := range paths {
+		t, err := p.target(req, shape)
+		if err != nil {
+			return nil, err
+		}
+		cfgs := []ptx.GemmConfig{space.ConvDefault(t.Class, shape, t.Dev.Limits)}
+		if sweep > 0 {
+			samplers := []*space.Sampler{space.NewSampler(t.Class, t.Dev.Limits, 200, 400000, rng)}
+			if w := space.NewWarpgroupSampler(t.Class, t.Dev.Limits, 200, 400000, rng); w != nil {
+				samplers = append(samplers, w)
+			}
+			for i := 0; i < sweep; i++ {
+				if cfg, ok := samplers[i%len(samplers)].Draw(rng, nil, 20000); ok {
+					cfgs = append(cfgs, cfg)
+				}
+			}
+		}
+		for i, cfg := range cfgs {
+			name := p.name
+			if i > 0 {
+				name = "sweep"
+			}
+			run := p.run
+			prefix := map[string]string{"nhwc_copies": "nhwc copies "}[p.name]
+			out = append(out, convVariant{name, prefix + cfg.String(), func() error { return run(req, shape, cfg) }})
+			compiles = append(compiles, compile{t, cfg})
+		}
+	}
+	// The kernels compiled at once (16 threads), then timed; a kernel the
+	// JIT refuses (registers) is dropped from the sweep.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	failed := make([]bool, len(compiles))
+	for i, c := range compiles {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			if b.Ctx.SetCurrent() != nil {
+				return
+			}
+			if _, err := rt.Kernel(c.t, c.cfg); err != nil {
+				failed[i] = true
+			}
+		}()
+	}
+	wg.Wait()
+	var kept []convVariant
+	for i, v := range out {
+		if failed[i] && v.name == "sweep" {
+			continue
+		}
+		kept = append(kept, v)
+	}
+	return kept, nil
+}
+
 // convAgree checks, before timing, that ours computes what cuDNN's v7
-// algorithm computes (normwise, within the data type's tolerance): a
+// algorithm (vendor) computes (normwise, within the data type's tolerance): a
 // benchmark of a wrong result is worthless.
-func convAgree(buf *convcheck.Buffers, stream cuda.Stream, runs []func() error, c convcheck.Case) error {
+func convAgree(buf *convcheck.Buffers, stream cuda.Stream, vendor, ours func() error, c convcheck.Case) error {
 	var outs [][]float64
-	for _, i := range []int{0, 2} {
+	for _, run := range []func() error{vendor, ours} {
 		if err := buf.ResetY(); err != nil {
 			return err
 		}
-		if err := runs[i](); err != nil {
+		if err := run(); err != nil {
 			return err
 		}
 		y, err := buf.ReadY(stream)
@@ -201,8 +337,9 @@ func convAgree(buf *convcheck.Buffers, stream cuda.Stream, runs []func() error, 
 	return nil
 }
 
-// measureConvs times a convolution suite's inputs.
-func measureConvs(b *bench, inputs []convInput, progress io.Writer) ([]report.Row, error) {
+// measureConvs times a convolution suite's inputs (ISAAC as served under
+// ISAAC_POLICY=always, its other paths, and with sweep > 0 a sweep).
+func measureConvs(b *bench, inputs []convInput, sweep int, progress io.Writer) ([]report.Row, error) {
 	h, err := cudnn.New()
 	if err != nil {
 		return nil, err
@@ -214,10 +351,14 @@ func measureConvs(b *bench, inputs []convInput, progress io.Writer) ([]report.Ro
 		return nil, err
 	}
 	defer ws.Free()
+	o := b.Server.Options()
+	o.Policy = serve.Always
+	srv := serve.NewOn(b.Kernels, o)
+	rng := rand.New(rand.NewPCG(1, 5))
 	var rows []report.Row
 	start := time.Now()
 	for i, in := range inputs {
-		row, err := b.measureConv(h, ws, wsBytes, in)
+		row, err := b.measureConv(srv, h, ws, wsBytes, in, sweep, rng)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s %s: %w", in.Name, in.Type.Name, in.Layout, err)
 		}
@@ -230,13 +371,33 @@ func measureConvs(b *bench, inputs []convInput, progress io.Writer) ([]report.Ro
 	return rows, nil
 }
 
-// convSuite is a convolution suite's inputs by name, nil for a GEMM suite.
-func convSuite(name string) []convInput {
+// convSuite is a convolution suite's inputs by name in the types named
+// (comma-separated; empty: all), nil for a GEMM suite.
+func convSuite(name, types string) ([]convInput, error) {
+	var all []convInput
 	switch name {
 	case "table5":
-		return convInputsOf(suites.Table5())
+		all = convInputsOf(suites.Table5())
 	case "cnn":
-		return convInputsOf(suites.CNN())
+		all = convInputsOf(suites.CNN())
+	default:
+		return nil, nil
 	}
-	return nil
+	if types == "" {
+		return all, nil
+	}
+	want := map[string]bool{}
+	for _, t := range strings.Split(types, ",") {
+		if !slices.ContainsFunc(convTypes, func(c convType) bool { return c.Name == strings.TrimSpace(t) }) {
+			return nil, fmt.Errorf("unknown convolution type %q", t)
+		}
+		want[strings.TrimSpace(t)] = true
+	}
+	var out []convInput
+	for _, in := range all {
+		if want[in.Type.Name] {
+			out = append(out, in)
+		}
+	}
+	return out, nil
 }

@@ -5,23 +5,29 @@ import (
 
 	"github.com/isaacgo/isaac/internal/convcheck"
 	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/space"
 )
 
 // The convolution suites: every layer in every type and both layouts, each
-// a call cuDNN accepts, served by ISAAC's kernels but the grouped one, with
-// its direct arithmetic.
+// a call cuDNN accepts and ISAAC's kernels compute (the grouped one by the
+// direct kernel), with its direct arithmetic.
 func TestConvSuites(t *testing.T) {
-	t5, cnn := convSuite("table5"), convSuite("cnn")
-	if len(t5) != 14*len(convTypes)*2 || len(cnn) != 33*len(convTypes)*2 || convSuite("table4") != nil {
-		t.Fatalf("%d and %d inputs", len(t5), len(cnn))
+	t5, _ := convSuite("table5", "")
+	cnn, _ := convSuite("cnn", "")
+	gemm, _ := convSuite("table4", "")
+	half, err := convSuite("table5", "h_pseudo, bf16")
+	if len(t5) != 14*len(convTypes)*2 || len(cnn) != 33*len(convTypes)*2 || gemm != nil || err != nil || len(half) != 14*2*2 {
+		t.Fatalf("%d, %d and %d inputs (%v)", len(t5), len(cnn), len(half), err)
+	}
+	if _, err := convSuite("cnn", "h"); err == nil {
+		t.Errorf("unknown type accepted")
 	}
 	var scalars [2]float64
 	for _, in := range append(t5, cnn...) {
 		req := in.convCase().RequestAt(1<<20, 2<<20, 3<<20, &scalars, 0)
-		req.Groups, req.W.Dims[1] = in.Groups, in.C/in.Groups
-		_, r := req.Shape()
-		if want := map[bool]request.Reason{true: request.Served, false: request.FwdUnsupported}[in.Groups == 1]; r != want {
-			t.Errorf("%s %s %s: %v, want %v", in.Name, in.Type.Name, in.Layout, r, want)
+		shape, r := req.Shape()
+		if r != request.Served || req.Groups != in.Groups || in.Groups > 1 && !space.GroupedDirect(shape) {
+			t.Errorf("%s %s %s: %v (groups %d)", in.Name, in.Type.Name, in.Layout, r, req.Groups)
 		}
 		if in.Layout == convcheck.NHWC && (!in.convCase().FilterNHWC || req.X.Strides[1] != 1) {
 			t.Errorf("%s: NHWC with %v", in.Name, req.X.Strides)

@@ -38,19 +38,20 @@ import (
 // Options are the command's flags, every one read into a field in one
 // place (Options.bind).
 type Options struct {
-	Suites  string // -suite: suites to run, comma-separated ("": none)
-	Shapes  string // -shapes: CSV of inputs for the csv suite
-	DTypes  string // -dtypes: data types, comma-separated
-	Repeats int    // -repeats: timed repeats per input and engine
-	Warmup  int    // -warmup: untimed runs per input and engine first
-	Config  string // -config: also run ISAAC with this configuration
-	Out     string // -out: results folder ("": results/<device>)
-	Limit   int    // -limit: measure only the first Limit inputs of each suite (0: all)
-	Sweep   int    // -sweep: random configurations tried per input (0: no sweep)
-	Seed    string // -seed: with Sweep, result CSVs whose configurations are screened too
-	Model   bool   // -model: also the model's choice and the default dispatch
-	Floor   bool   // -floor: each input's floor instead of GEMMs
-	Cases   string // -cases: this file's (input, configuration) pairs instead of suites
+	Suites    string // -suite: suites to run, comma-separated ("": none)
+	Shapes    string // -shapes: CSV of inputs for the csv suite
+	DTypes    string // -dtypes: data types, comma-separated
+	Repeats   int    // -repeats: timed repeats per input and engine
+	Warmup    int    // -warmup: untimed runs per input and engine first
+	Config    string // -config: also run ISAAC with this configuration
+	Out       string // -out: results folder ("": results/<device>)
+	Limit     int    // -limit: measure only the first Limit inputs of each suite (0: all)
+	Sweep     int    // -sweep: random configurations tried per input (0: no sweep)
+	ConvTypes string // -convtypes: the convolution suites' types (empty: all)
+	Seed      string // -seed: with Sweep, result CSVs whose configurations are screened too
+	Model     bool   // -model: also the model's choice and the default dispatch
+	Floor     bool   // -floor: each input's floor instead of GEMMs
+	Cases     string // -cases: this file's (input, configuration) pairs instead of suites
 
 	Overhead bool   // -overhead: host time per call and first-call latency
 	Lib      string // -lib: libisaac.so for Overhead
@@ -74,6 +75,7 @@ func (o *Options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Out, "out", "", "results folder (default results/<device>)")
 	fs.IntVar(&o.Limit, "limit", 0, "measure only the first N inputs of each suite (smoke runs)")
 	fs.StringVar(&o.Seed, "seed", "", "with -sweep: result CSVs (comma-separated) whose configurations for the same inputs are screened too")
+	fs.StringVar(&o.ConvTypes, "convtypes", "", "the convolution suites' types, comma-separated: s_fma, s_tf32, h_pseudo, bf16 (default all)")
 	fs.IntVar(&o.Sweep, "sweep", 0, "sweep: per input, also try this many random legal configurations and report the best (suite files get the prefix sweep-)")
 	fs.BoolVar(&o.Overhead, "overhead", false, "measure host time per call and first-call latency (C harness, needs -lib and CUDA headers)")
 	fs.StringVar(&o.Lib, "lib", "build/libisaac.so", "libisaac.so for -overhead")
@@ -157,11 +159,14 @@ func run(o Options) error {
 		case "table4":
 			inputs = inputsOf(suites.Table4(), dts)
 		case "table5", "cnn":
-			convs := convSuite(suite)
+			convs, err := convSuite(suite, o.ConvTypes)
+			if err != nil {
+				return err
+			}
 			if o.Limit > 0 && len(convs) > o.Limit {
 				convs = convs[:o.Limit]
 			}
-			rows, err := measureConvs(b, convs, os.Stderr)
+			rows, err := measureConvs(b, convs, o.Sweep, os.Stderr)
 			if err != nil {
 				return err
 			}

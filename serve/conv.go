@@ -11,88 +11,163 @@ import (
 )
 
 // convKey identifies a convolution's decision: the context, the class of
-// its implicit GEMM and its shape.
+// its implicit GEMM (none for a grouped convolution's direct kernel) and
+// its shape.
 type convKey struct {
 	ctx   uint64
 	class ptx.InputClass
 	shape request.ConvShape
 }
 
-// convDecision is a convolution's decision: its loaded kernel, or why the
-// vendor takes it.
+// convPath is how a served convolution runs.
+type convPath int
+
+const (
+	convImplicit convPath = iota // the implicit GEMM on x as it lies
+	convCopies                   // the implicit GEMM on NHWC copies of x and the filter (kernels.LaunchConvNHWC)
+	convGrouped                  // the direct grouped kernel
+)
+
+// convDecision is a convolution's decision: its loaded kernel and how it
+// runs, or why the vendor takes it.
 type convDecision struct {
 	reason  request.Reason
 	k       *kernels.Kernel
+	path    convPath
 	pending bool // being made in the background
+}
+
+// String names the decision's path and configuration (benchmarks' reports).
+func (d *convDecision) String() string {
+	switch {
+	case d.reason != request.Served:
+		return "cuDNN: " + d.reason.String()
+	case d.path == convGrouped:
+		return d.k.Grouped().String()
+	case d.path == convCopies:
+		return "nhwc copies " + d.k.Config().String()
+	}
+	return d.k.Config().String()
 }
 
 // Conv is the shim's path for one cudnnConvolutionForward: a call cuDNN
 // would reject, or one the kernels do not compute, goes to cuDNN untouched
 // (it answers with its own status). There is no convolution model yet, so
 // under ISAAC_POLICY=auto every convolution goes to cuDNN (no_weights);
-// under always it is served with ISAAC_CONV_CONFIG, else the heuristic's
-// configuration, decided once per context, class and shape. A call on a
-// stream being captured is served only from a decision already made (the
-// decision, which may compile, is made in the background meanwhile).
+// under always it is served as convDecide decides, once per context, class
+// and shape. A call on a stream being captured is served only from a
+// decision already made (the decision, which may compile, is made in the
+// background meanwhile).
 func (s *Server) Conv(c *request.Conv) request.Reason {
+	d, t, shape, r := s.convDecision(c)
+	if r != request.Served {
+		return r
+	}
+	switch d.path {
+	case convGrouped:
+		return reasonOf(s.rt.LaunchGrouped(c, shape, d.k))
+	case convCopies:
+		return reasonOf(s.rt.LaunchConvNHWC(t, c, shape, d.k))
+	}
+	return reasonOf(s.rt.LaunchConv(t, c, shape, d.k))
+}
+
+// ConvPlan is what Conv would run for c (the decision made if it is not
+// yet, not launched): the path and configuration, or the vendor and why.
+func (s *Server) ConvPlan(c *request.Conv) (string, request.Reason) {
+	d, _, _, r := s.convDecision(c)
+	if d == nil {
+		return "cuDNN: " + r.String(), r
+	}
+	return d.String(), r
+}
+
+// convDecision finds (or makes) c's decision; the reason is Served when c
+// is to be launched as the decision says.
+func (s *Server) convDecision(c *request.Conv) (*convDecision, kernels.Target, request.ConvShape, request.Reason) {
 	shape, r := c.Shape()
 	switch {
 	case r != request.Served:
-		return r
+		return nil, kernels.Target{}, shape, r
 	case s.opts.Policy == Never:
-		return request.FwdPolicy
+		return nil, kernels.Target{}, shape, request.FwdPolicy
 	case s.opts.Policy == Auto:
-		return request.FwdNoWeights
+		return nil, kernels.Target{}, shape, request.FwdNoWeights
 	}
-	t, err := s.rt.ConvTarget(c, shape)
+	var t kernels.Target
+	var err error
+	if shape.G > 1 {
+		t, err = s.rt.GroupedTarget(shape)
+	} else {
+		t, err = s.rt.ConvTarget(c, shape)
+	}
 	if err != nil {
-		return reasonOf(err)
+		return nil, t, shape, reasonOf(err)
 	}
 	key := convKey{t.Ctx, t.Class, shape}
 	v, ok := s.convs.Load(key)
 	if !ok {
 		if cuda.Stream(c.Stream).Capturing() {
-			s.convInBackground(key, t, shape)
-			return request.FwdCapturing
+			s.convInBackground(key, t, *c, shape)
+			return nil, t, shape, request.FwdCapturing
 		}
-		v, _ = s.convs.LoadOrStore(key, s.convDecide(t, shape))
+		v, _ = s.convs.LoadOrStore(key, s.convDecide(t, c, shape))
 	}
 	d := v.(*convDecision)
-	switch {
-	case d.pending && cuda.Stream(c.Stream).Capturing():
-		return request.FwdCapturing
-	case d.reason != request.Served:
-		return d.reason
+	if d.pending && cuda.Stream(c.Stream).Capturing() {
+		return d, t, shape, request.FwdCapturing
 	}
-	return reasonOf(s.rt.LaunchConv(t, c, shape, d.k))
+	return d, t, shape, d.reason
 }
 
-// convDecide is the configuration of a convolution under Always, compiled.
-func (s *Server) convDecide(t kernels.Target, shape request.ConvShape) *convDecision {
+// convDecide is a convolution's decision under Always, its kernel compiled:
+// a grouped convolution by the direct kernel where it takes it (few
+// channels per group), else by cuDNN; ISAAC_CONV_CONFIG's implicit GEMM on
+// x as it lies; the heuristic's implicit GEMM on NHWC copies where
+// space.ConvThroughCopies prefers them, else on x as it lies.
+func (s *Server) convDecide(t kernels.Target, c *request.Conv, shape request.ConvShape) *convDecision {
+	if shape.G > 1 {
+		if !space.GroupedDirect(shape) {
+			return &convDecision{reason: request.FwdUnsupported}
+		}
+		k, err := s.rt.GroupedKernel(t, shape, space.GroupedDefault(shape))
+		if err != nil {
+			return &convDecision{reason: reasonOf(err)}
+		}
+		return &convDecision{reason: request.Served, k: k, path: convGrouped}
+	}
 	if s.opts.ConvConfigErr != nil {
 		s.logOnce(s.opts.ConvConfigErr)
 		return &convDecision{reason: request.FwdUnsupported}
 	}
-	cfg := space.ConvDefault(t.Class, shape, t.Dev.Limits)
+	path, class := convImplicit, t.Class
+	cfg := space.ConvDefault(class, shape, t.Dev.Limits)
 	if s.opts.ConvConfig != nil {
 		cfg = *s.opts.ConvConfig
+	} else if space.ConvThroughCopies(shape) && kernels.Transposable(shape) {
+		if ct, err := s.rt.ConvNHWCTarget(c, shape); err == nil {
+			path, class = convCopies, ct.Class
+			cfg = space.ConvDefault(class, shape, t.Dev.Limits)
+		}
 	}
 	if cfg.KG > 1 && !t.Dev.Pools {
 		cfg.KG = 1 // no stream-ordered workspace on this device
 	}
-	if err := ptx.Legal(cfg, t.Class, t.Dev.Limits); err != nil {
+	if err := ptx.Legal(cfg, class, t.Dev.Limits); err != nil {
 		return &convDecision{reason: request.FwdUnsupported}
 	}
-	k, err := s.rt.Kernel(t, cfg)
+	kt := t
+	kt.Class = class
+	k, err := s.rt.Kernel(kt, cfg)
 	if err != nil {
 		return &convDecision{reason: reasonOf(err)}
 	}
-	return &convDecision{reason: request.Served, k: k}
+	return &convDecision{reason: request.Served, k: k, path: path}
 }
 
 // convInBackground makes key's decision on a goroutine that has the
 // caller's context current; calls forward meanwhile (one goroutine per key).
-func (s *Server) convInBackground(key convKey, t kernels.Target, shape request.ConvShape) {
+func (s *Server) convInBackground(key convKey, t kernels.Target, c request.Conv, shape request.ConvShape) {
 	pending := &convDecision{reason: request.FwdSearching, pending: true}
 	if _, loaded := s.convs.LoadOrStore(key, pending); loaded {
 		return
@@ -103,7 +178,7 @@ func (s *Server) convInBackground(key convKey, t kernels.Target, shape request.C
 		defer runtime.UnlockOSThread()
 		d := &convDecision{reason: request.FwdNoDriver}
 		if err == nil && cctx.SetCurrent() == nil {
-			d = s.convDecide(t, shape)
+			d = s.convDecide(t, &c, shape)
 		}
 		s.convs.CompareAndSwap(key, pending, d)
 	}()

@@ -103,3 +103,14 @@ func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimit
 	}
 	return out
 }
+
+// ConvThroughCopies reports whether the heuristic runs a convolution whose
+// x is not channel-contiguous on NHWC copies of x and its filter (a
+// transpose each, then the channel-vector kernel: wgmma for 16-bit types)
+// rather than gathering x element by element: for 16-bit types, with
+// channels enough for vectors, and work enough to pay for the copies'
+// passes over x (measured: gputest/results/h100/conv).
+func ConvThroughCopies(s request.ConvShape) bool {
+	work := 2 * float64(s.Pixels()) * float64(s.K) * float64(s.ReductionCRS())
+	return s.Type.Data.Size() == 2 && s.XStrides[1] != 1 && s.G == 1 && s.C >= 32 && work >= 5e9
+}
