@@ -96,7 +96,8 @@ type convVariant struct {
 // Alt columns, as are ISAAC's other paths (the implicit GEMM on x as it
 // lies, and on NHWC copies, each with the heuristic's configuration) and,
 // with sweep > 0, the best of the sweep (sweep configurations drawn for
-// each path; every configuration of the direct grouped kernel).
+// each path); a grouped convolution's row has every configuration of the
+// direct kernel swept.
 func (b *bench) measureConv(srv *serve.Server, h cudnn.Handle, ws cuda.DevicePtr, wsBytes int, in convInput, sweep int, rng *rand.Rand) (report.Row, error) {
 	c := in.convCase()
 	var row report.Row
@@ -119,10 +120,30 @@ func (b *bench) measureConv(srv *serve.Server, h cudnn.Handle, ws cuda.DevicePtr
 	if err != nil {
 		return row, err
 	}
+	// An algorithm cuDNN ranks but then refuses to run (it happens for
+	// some grouped NHWC half convolutions) gives way to the other one; a
+	// row where both fail has no vendor time.
+	vendorErr := ""
+	if err := desc.Forward(v7, uintptr(ws)); err != nil {
+		vendorErr = fmt.Sprintf("v7's algo %d: %v", v7.Algo, err)
+		v7 = find
+	}
+	if err := desc.Forward(find, uintptr(ws)); err != nil {
+		vendorErr += fmt.Sprintf("; find's algo %d: %v", find.Algo, err)
+		find = v7
+	}
+	if err := b.stream.Synchronize(); err != nil {
+		return row, err
+	}
 	runs := []func() error{
 		func() error { return desc.Forward(v7, uintptr(ws)) },
 		func() error { return desc.Forward(find, uintptr(ws)) },
 	}
+	if desc.Forward(v7, uintptr(ws)) != nil {
+		return report.Row{Suite: in.Suite, Op: "conv", Name: in.Name, DType: in.Type.Name, Layout: in.Layout.String(),
+			VendorUS: math.NaN(), OursUS: math.NaN(), Speedup: math.NaN(), Config: "cuDNN fails: " + vendorErr}, nil
+	}
+	shape, _ := req.Shape()
 	plan, reason := srv.ConvPlan(req)
 	var variants []convVariant
 	if reason == request.Served {
@@ -175,7 +196,7 @@ func (b *bench) measureConv(srv *serve.Server, h cudnn.Handle, ws cuda.DevicePtr
 		OursUS:     math.NaN(),
 		RooflineUS: rooflineUS(flops, bytes, b.Env.PeakTFLOPs[in.Type.Peak], b.Env.BandwidthGBs),
 		Alt: []report.Alt{
-			{Name: "cudnn_v7", US: median(times[0]), Config: fmt.Sprintf("algo %d", v7.Algo)},
+			{Name: "cudnn_v7", US: median(times[0]), Config: fmt.Sprintf("algo %d%s", v7.Algo, vendorNote(vendorErr))},
 			{Name: "cudnn_find", US: median(times[1]), Config: fmt.Sprintf("algo %d", find.Algo)},
 		},
 		Config: plan,
@@ -193,7 +214,7 @@ func (b *bench) measureConv(srv *serve.Server, h cudnn.Handle, ws cuda.DevicePtr
 			}
 			row.Alt = append(row.Alt, report.Alt{Name: v.name, US: us, Config: v.config})
 		}
-		if sweep > 0 {
+		if sweep > 0 || shape.G > 1 {
 			alt := report.Alt{Name: "sweep_best", US: row.OursUS, Config: plan} // the served configuration is a candidate too
 			for i, v := range variants[1:] {
 				if us := median(times[3+i]); (v.name == "sweep" || v.name != "served") && us < alt.US {
@@ -207,12 +228,20 @@ func (b *bench) measureConv(srv *serve.Server, h cudnn.Handle, ws cuda.DevicePtr
 	return row, nil
 }
 
+// vendorNote is a row's note of a cuDNN algorithm that failed.
+func vendorNote(err string) string {
+	if err == "" {
+		return ""
+	}
+	return " (" + strings.TrimPrefix(err, "; ") + ")"
+}
+
 // convPaths are ISAAC's ways of running convolution req beside the
 // server's: the implicit GEMM on x as it lies and on NHWC copies (where x
 // is not channel-contiguous) with the heuristic's configuration, for a
-// grouped convolution the direct kernel's heuristic configuration; with
-// sweep > 0, also sweep configurations drawn from each path's space (every
-// configuration of the direct kernel), compiled in parallel first.
+// grouped convolution the direct kernel's heuristic configuration and
+// every other; with sweep > 0, also sweep configurations drawn from each
+// path's space, compiled in parallel first.
 func (b *bench) convPaths(req *request.Conv, sweep int, rng *rand.Rand) ([]convVariant, error) {
 	shape, _ := req.Shape()
 	rt := b.Kernels
@@ -220,10 +249,8 @@ func (b *bench) convPaths(req *request.Conv, sweep int, rng *rand.Rand) ([]convV
 	if shape.G > 1 {
 		cfg := space.GroupedDefault(shape)
 		out = append(out, convVariant{"direct", cfg.String(), func() error { return rt.Grouped(req, shape, cfg) }})
-		if sweep > 0 {
-			for _, g := range space.GroupedConfigs() {
-				out = append(out, convVariant{"sweep", g.String(), func() error { return rt.Grouped(req, shape, g) }})
-			}
+		for _, g := range space.GroupedConfigs() { // a dozen small kernels: always swept
+			out = append(out, convVariant{"sweep", g.String(), func() error { return rt.Grouped(req, shape, g) }})
 		}
 		return out, nil
 	}

@@ -22,6 +22,13 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 		order = "chans"
 	}
 	name := fmt.Sprintf("isaac_gconv_%s_%s_%s_t%d_q%d", cls.Data, cls.Compute, order, cfg.Threads, cfg.Columns)
+	if cls.Taps > 0 {
+		step := fmt.Sprint(cls.TapStepW)
+		if cls.TapStepW < 0 {
+			step = fmt.Sprintf("m%d", -cls.TapStepW)
+		}
+		name += fmt.Sprintf("_s%dx%d_%s", cls.Taps, cls.StrideW, step)
+	}
 	b := &builder{}
 	c := &gemmCtx{b: b}
 	b.comment("%s %+v", cfg, cls)
@@ -100,27 +107,31 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 	b.insP("!"+hok, "bra.uni %s", skipR)
 	xRow := b.reg(kB32)
 	b.ins("mad.lo.s32 %s, %s, %s, %s", xRow, h, p["xsH"], xC)
-	si, sOff, wS := b.reg(kB32), b.reg(kB32), b.reg(kB32)
-	b.ins("mov.u32 %s, 0", si)
-	b.ins("mov.u32 %s, 0", sOff)
-	b.ins("mov.u32 %s, %s", wS, wR)
-	b.label(loopS)
-	tap := loadWidened(b, cls.Data, acc, w, wS, "", true)
-	for j := range cols {
-		col, ok := b.add32(cols[j], sOff), b.reg(kPred)
-		b.ins("setp.lt.u32 %s, %s, %s", ok, col, p["W"])
-		b.ins("and.pred %s, %s, %s", ok, ok, qok[j])
-		off := b.reg(kB32)
-		b.ins("mad.lo.s32 %s, %s, %s, %s", off, col, p["xsW"], xRow)
-		v := loadWidened(b, cls.Data, acc, x, off, ok, true)
-		b.ins("fma.rn.%s %s, %s, %s, %s", ft, sums[j], v, tap, sums[j])
+	if cls.Taps > 0 {
+		c.groupedWindow(cls, cfg, x, w, xRow, wR, cols[0], sums, p)
+	} else {
+		si, sOff, wS := b.reg(kB32), b.reg(kB32), b.reg(kB32)
+		b.ins("mov.u32 %s, 0", si)
+		b.ins("mov.u32 %s, 0", sOff)
+		b.ins("mov.u32 %s, %s", wS, wR)
+		b.label(loopS)
+		tap := loadWidened(b, cls.Data, acc, w, wS, "", true)
+		for j := range cols {
+			col, ok := b.add32(cols[j], sOff), b.reg(kPred)
+			b.ins("setp.lt.u32 %s, %s, %s", ok, col, p["W"])
+			b.ins("and.pred %s, %s, %s", ok, ok, qok[j])
+			off := b.reg(kB32)
+			b.ins("mad.lo.s32 %s, %s, %s, %s", off, col, p["xsW"], xRow)
+			v := loadWidened(b, cls.Data, acc, x, off, ok, true)
+			b.ins("fma.rn.%s %s, %s, %s, %s", ft, sums[j], v, tap, sums[j])
+		}
+		b.ins("add.s32 %s, %s, %s", sOff, sOff, p["wStep"])
+		b.ins("add.s32 %s, %s, %s", wS, wS, p["wsS"])
+		b.ins("add.s32 %s, %s, 1", si, si)
+		more := b.reg(kPred)
+		b.ins("setp.lt.s32 %s, %s, %s", more, si, p["S"])
+		b.insP(more, "bra.uni %s", loopS)
 	}
-	b.ins("add.s32 %s, %s, %s", sOff, sOff, p["wStep"])
-	b.ins("add.s32 %s, %s, %s", wS, wS, p["wsS"])
-	b.ins("add.s32 %s, %s, 1", si, si)
-	more := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", more, si, p["S"])
-	b.insP(more, "bra.uni %s", loopS)
 	b.label(skipR)
 	b.ins("add.s32 %s, %s, %s", h, h, p["hStep"])
 	b.ins("add.s32 %s, %s, %s", wR, wR, p["wsR"])
@@ -164,6 +175,60 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 	}, nil
 }
 
+// groupedWindow is the direct kernel's row of taps when the class fixes
+// them (Taps, StrideW, TapStepW): the input columns the thread's outputs
+// read in this row loaded once each, into a window of registers
+// ((Columns-1)·StrideW + (Taps-1)·|TapStepW| + 1 of them, zero outside x),
+// the row's taps once each, then every output column's products from the
+// window. col0 is the first tap's column of the first output column.
+func (c *gemmCtx) groupedWindow(cls GroupedClass, cfg GroupedConfig, x, w, xRow, wR, col0 string, sums []string, p map[string]string) {
+	b := c.b
+	acc, ft := kF32, "f32"
+	if cls.Compute == F64 {
+		acc, ft = kF64, "f64"
+	}
+	lo := min(0, (cls.Taps-1)*cls.TapStepW)
+	span := (cfg.Columns-1)*cls.StrideW + (cls.Taps-1)*abs(cls.TapStepW) + 1
+	first := b.addImm32(col0, lo)
+	off := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", off, first, p["xsW"], xRow)
+	a := elemAddr(b, x, off, cls.Data)
+	step := b.reg(kB64)
+	b.ins("mul.wide.s32 %s, %s, %d", step, p["xsW"], cls.Data.Size())
+	win := make([]string, span)
+	for i := range win {
+		col := b.addImm32(first, i)
+		ok := b.reg(kPred)
+		b.ins("setp.lt.u32 %s, %s, %s", ok, col, p["W"])
+		if i > 0 {
+			next := b.reg(kB64)
+			b.ins("add.s64 %s, %s, %s", next, a, step)
+			a = next
+		}
+		win[i] = loadAt(b, cls.Data, acc, a, ok, true)
+	}
+	wOff := b.reg(kB32)
+	b.ins("mov.u32 %s, %s", wOff, wR)
+	for s := 0; s < cls.Taps; s++ {
+		if s > 0 {
+			next := b.reg(kB32)
+			b.ins("add.s32 %s, %s, %s", next, wOff, p["wsS"])
+			wOff = next
+		}
+		tap := loadWidened(b, cls.Data, acc, w, wOff, "", true)
+		for j := range sums {
+			b.ins("fma.rn.%s %s, %s, %s, %s", ft, sums[j], win[j*cls.StrideW+s*cls.TapStepW-lo], tap, sums[j])
+		}
+	}
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
 // zeroOf is the PTX literal 0 of an accumulator kind.
 func zeroOf(k regKind) string {
 	if k == kF64 {
@@ -183,7 +248,11 @@ func elemAddr(b *builder, base, off string, t DataType) string {
 // loadWidened loads element off of t at base (through the read-only path
 // with readOnly: x and the filter, not y), converted to the accumulator kind; with pred, 0 where pred is false.
 func loadWidened(b *builder, t DataType, acc regKind, base, off, pred string, readOnly bool) string {
-	a := elemAddr(b, base, off, t)
+	return loadAt(b, t, acc, elemAddr(b, base, off, t), pred, readOnly)
+}
+
+// loadAt is loadWidened of the element at address a.
+func loadAt(b *builder, t DataType, acc regKind, a, pred string, readOnly bool) string {
 	v := b.reg(acc)
 	ld := "ld.global"
 	if readOnly {

@@ -8,9 +8,17 @@ import "fmt"
 // ChannelsInner, consecutive threads compute consecutive output channels
 // (y, and x for depthwise, channel-contiguous: NHWC), else consecutive
 // columns of one output row (NCHW).
+//
+// With Taps > 0 the kernel is specialized for filters Taps wide, a
+// stride StrideW along w and taps TapStepW apart (the dilation, negative
+// for a flipped filter): each row's input columns are loaded once into
+// registers and reused by the thread's output columns and taps.
 type GroupedClass struct {
 	Data, Compute DataType
 	ChannelsInner bool
+	Taps          int // 0: any filter width (the taps looped)
+	StrideW       int
+	TapStepW      int
 }
 
 // GroupedConfig is the direct kernel's configuration: threads per block
@@ -34,6 +42,8 @@ func LegalGrouped(cfg GroupedConfig, cls GroupedClass) error {
 		return fmt.Errorf("ptx: grouped convolution of %v", cls.Data)
 	case cls.Compute != F32 && cls.Compute != F64 || (cls.Compute == F64) != (cls.Data == F64):
 		return fmt.Errorf("ptx: grouped convolution of %v computed in %v", cls.Data, cls.Compute)
+	case cls.Taps < 0 || cls.Taps > MaxWindowTaps || cls.Taps > 0 && (cls.StrideW < 1 || cls.StrideW > 4 || cls.TapStepW == 0 || abs(cls.TapStepW) > 4):
+		return fmt.Errorf("ptx: grouped convolution window of %d taps, stride %d, step %d", cls.Taps, cls.StrideW, cls.TapStepW)
 	}
 	return nil
 }
@@ -41,6 +51,9 @@ func LegalGrouped(cfg GroupedConfig, cls GroupedClass) error {
 // Grouped is a direct grouped convolution kernel's configuration (zero
 // for other kernels).
 func (k *Kernel) Grouped() GroupedConfig { return k.grouped }
+
+// MaxWindowTaps is the widest filter a windowed direct kernel takes.
+const MaxWindowTaps = 7
 
 // GroupedThreads is the number of threads a direct kernel of cfg runs for
 // an output of n×k×p×q: one per image, channel, row and cfg.Columns columns.

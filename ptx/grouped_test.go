@@ -38,6 +38,8 @@ func TestGroupedLegal(t *testing.T) {
 		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F64, Compute: F32}},
 		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F32, Compute: F64}},
 		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F16}},
+		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, Taps: 8, StrideW: 1, TapStepW: 1}},
+		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, Taps: 3, StrideW: 1}},
 	} {
 		if LegalGrouped(c.cfg, c.cls) == nil {
 			t.Errorf("%v %+v legal", c.cfg, c.cls)
@@ -54,7 +56,13 @@ func TestPTXASGrouped(t *testing.T) {
 	if err != nil {
 		t.Skipf("no ptxas: %v", err)
 	}
+	var classes []GroupedClass
 	for _, cls := range groupedClasses() {
+		classes = append(classes, cls)
+		cls.Taps, cls.StrideW, cls.TapStepW = 7, 2, -2 // the widest window
+		classes = append(classes, cls)
+	}
+	for _, cls := range classes {
 		for _, cfg := range []GroupedConfig{{64, 1}, {256, 4}, {128, 8}} {
 			for _, arch := range []string{"sm_80", "sm_90"} {
 				k, err := GenerateGroupedConv(cls, cfg, arch)
@@ -80,10 +88,13 @@ func TestPTXASGrouped(t *testing.T) {
 // filter, and writes outside y's view, fail the test.
 func TestGroupedConvSimulated(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
-	for trial := 0; trial < 24; trial++ {
+	for trial := 0; trial < 48; trial++ {
 		cls := groupedClasses()[trial%8]
 		cfg := GroupedConfig{Threads: []int{64, 128}[trial%2], Columns: []int{1, 2, 4, 8}[trial/2%4]}
 		pr, flip, layouts := randomGrouped(rng)
+		if trial >= 24 { // the windowed kernel, specialized for the filter's width, stride and dilation
+			cls.Taps, cls.StrideW, cls.TapStepW = pr.S, pr.StrW, pr.WStep
+		}
 		beta := []float64{0, 0.5}[trial/3%2]
 		t.Run(fmt.Sprintf("%d", trial), func(t *testing.T) {
 			checkGroupedSimulated(t, cls, cfg, pr, flip, layouts, 2, beta)

@@ -108,9 +108,10 @@ func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimit
 // x is not channel-contiguous on NHWC copies of x and its filter (a
 // transpose each, then the channel-vector kernel: wgmma for 16-bit types)
 // rather than gathering x element by element: for 16-bit types, with
-// channels enough for vectors, and work enough to pay for the copies'
-// passes over x (measured: gputest/results/h100/conv).
+// channels enough for vectors (32), and a filter wider than 1×1 (a 1×1
+// filter's gather is contiguous along the pixels already): the rule
+// Table 5's measurements of both paths suggest
+// (gputest/results/h100/conv/README.md).
 func ConvThroughCopies(s request.ConvShape) bool {
-	work := 2 * float64(s.Pixels()) * float64(s.K) * float64(s.ReductionCRS())
-	return s.Type.Data.Size() == 2 && s.XStrides[1] != 1 && s.G == 1 && s.C >= 32 && work >= 5e9
+	return s.Type.Data.Size() == 2 && s.XStrides[1] != 1 && s.G == 1 && s.C >= 32 && s.R*s.S > 1
 }

@@ -13,6 +13,14 @@ func GroupedClass(s request.ConvShape) ptx.GroupedClass {
 	if s.Type.Data == request.CudnnDouble {
 		cls.Compute = ptx.F64
 	}
+	if s.S <= ptx.MaxWindowTaps && s.StrW <= 4 && s.DilW <= 4 {
+		// The window of input columns in registers: filters up to 7 wide,
+		// strides and dilations up to 4.
+		cls.Taps, cls.StrideW, cls.TapStepW = s.S, s.StrW, s.DilW
+		if s.Flip {
+			cls.TapStepW = -s.DilW
+		}
+	}
 	return cls
 }
 
@@ -26,10 +34,10 @@ func GroupedDirect(s request.ConvShape) bool { return s.G > 1 && s.C/s.G <= MaxD
 const MaxDirectChannels = 8
 
 // GroupedDefault is the heuristic's configuration of the direct kernel:
-// blocks of 256 threads, each computing up to 4 consecutive columns of an
+// blocks of 256 threads, each computing up to 8 consecutive columns of an
 // output row (fewer for narrow outputs).
 func GroupedDefault(s request.ConvShape) ptx.GroupedConfig {
-	cols := 4
+	cols := 8
 	for cols > 1 && cols/2 >= s.Q {
 		cols /= 2
 	}
