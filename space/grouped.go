@@ -34,10 +34,16 @@ func GroupedDirect(s request.ConvShape) bool { return s.G > 1 && s.C/s.G <= MaxD
 const MaxDirectChannels = 8
 
 // GroupedDefault is the heuristic's configuration of the direct kernel:
-// blocks of 256 threads, each computing up to 8 consecutive columns of an
-// output row (fewer for narrow outputs).
+// blocks of 256 threads; where consecutive threads compute consecutive
+// channels (NHWC) each computes 8 consecutive columns of an output row,
+// where they compute consecutive columns (NCHW) as many as keep one warp's
+// load of a row within 256 bytes (8 bytes of columns a thread, so that the
+// window's loads stay coalesced); fewer for narrow outputs.
 func GroupedDefault(s request.ConvShape) ptx.GroupedConfig {
 	cols := 8
+	if !GroupedClass(s).ChannelsInner {
+		cols = max(1, 8/s.Type.Data.Size())
+	}
 	for cols > 1 && cols/2 >= s.Q {
 		cols /= 2
 	}
