@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Summarize bench_compare's convolution suites (table5.csv, cnn.csv) against issue 23's targets.
+
+Usage: python3 bench_compare/scripts/conv_summary.py results/h100/conv
+
+Per type and layout: the geometric mean of cuDNN's faster algorithm's time over ISAAC's as served
+under ISAAC_POLICY=always (and over the best of the row's sweep, where the run had one), rows at
+>= 1.0x; the deep reductions conv7/conv8 against cudnnGetConvolutionForwardAlgorithm_v7's pick;
+the depthwise rows' share of the memory roofline; the ceiling the roofline allows (cuDNN's time
+over the roofline's), so that a target beyond it shows as such.
+"""
+import csv
+import math
+import os
+import sys
+
+
+def geomean(xs):
+    xs = [x for x in xs if x == x and x > 0]
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+
+
+def num(r, k):
+    try:
+        return float(r.get(k) or "nan")
+    except ValueError:
+        return float("nan")
+
+
+def bestUS(r):
+    """ISAAC's best time of the row: the sweep's where it had one, else the served one."""
+    s = num(r, "sweep_best_us")
+    return s if s > 0 else num(r, "ours_us")
+
+
+def main(folder):
+    for suite in ("table5", "cnn"):
+        path = os.path.join(folder, suite + ".csv")
+        if not os.path.exists(path):
+            continue
+        rows = list(csv.DictReader(open(path)))
+        print(f"## {suite} ({len(rows)} rows)\n")
+        print("| type | layout | served | best of sweep (where swept) | rows >= 1.0x | roofline ceiling |")
+        print("|---|---|--:|--:|--:|--:|")
+        for dt in ("h_pseudo", "bf16", "s_fma", "s_tf32"):
+            for lay in ("nchw", "nhwc"):
+                rs = [r for r in rows if r["dtype"] == dt and r["layout"] == lay]
+                if not rs:
+                    continue
+                served = geomean([num(r, "vendor_us") / num(r, "ours_us") for r in rs])
+                best = geomean([num(r, "vendor_us") / bestUS(r) for r in rs])
+                ceil = geomean([num(r, "vendor_us") / num(r, "roofline_us") for r in rs])
+                ok = sum(1 for r in rs if num(r, "speedup") >= 1)
+                print(f"| {dt} | {lay} | {served:.2f}x | {best:.2f}x | {ok} of {len(rs)} | {ceil:.1f}x |")
+        print()
+        deep = [r for r in rows if r["name"] in ("conv7", "conv8")]
+        if deep:
+            print("Deep reductions against the v7 pick (target 2x):\n")
+            for r in deep:
+                print(f"- {r['name']} {r['dtype']} {r['layout']}: {num(r, 'cudnn_v7_us') / num(r, 'ours_us'):.2f}x "
+                      f"(best of sweep {num(r, 'cudnn_v7_us') / bestUS(r):.2f}x)")
+            print()
+        dw = [r for r in rows if "dw" in r["name"]]
+        if dw:
+            print("Depthwise rows, share of the memory roofline (target 60 %):\n")
+            for r in dw:
+                print(f"- {r['name']} {r['dtype']} {r['layout']}: served {num(r, 'roofline_us') / num(r, 'ours_us') * 100:.0f} %, "
+                      f"best configuration {num(r, 'roofline_us') / bestUS(r) * 100:.0f} % "
+                      f"({r.get('sweep_best_config', '')}), cuDNN {num(r, 'roofline_us') / num(r, 'vendor_us') * 100:.0f} %")
+            print()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "results/h100/conv")
