@@ -36,13 +36,15 @@ const MaxDirectChannels = 8
 // GroupedDefault is the heuristic's configuration of the direct kernel:
 // blocks of 256 threads; where consecutive threads compute consecutive
 // channels (NHWC) each computes 8 consecutive columns of an output row,
-// where they compute consecutive columns (NCHW) as many as keep one warp's
-// load of a row within 256 bytes (8 bytes of columns a thread, so that the
-// window's loads stay coalesced); fewer for narrow outputs.
+// where they compute consecutive columns (NCHW) 4 (a window of 8 columns
+// loads each row's inputs in fewer sectors a lane than 2 columns' window,
+// with a thread's reuse that 8 columns spread over too many); fewer for
+// narrow outputs. The best of every configuration on the depthwise rows
+// of results/h100/conv.
 func GroupedDefault(s request.ConvShape) ptx.GroupedConfig {
 	cols := 8
 	if !GroupedClass(s).ChannelsInner {
-		cols = max(1, 8/s.Type.Data.Size())
+		cols = 4
 	}
 	for cols > 1 && cols/2 >= s.Q {
 		cols /= 2
