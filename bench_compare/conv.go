@@ -273,7 +273,11 @@ func (b *bench) convPaths(req *request.Conv, sweep int, rng *rand.Rand) ([]convV
 		if err != nil {
 			return nil, err
 		}
-		cfgs := []ptx.GemmConfig{space.ConvDefault(t.Class, shape, t.Dev.Limits)}
+		def := space.ConvDefault(t.Class, shape, t.Dev.Limits)
+		if !b.Server.Options().TMA {
+			def.TMA = 0 // ISAAC_TMA=0, as the server runs it
+		}
+		cfgs := []ptx.GemmConfig{def}
 		if sweep > 0 {
 			samplers := []*space.Sampler{space.NewSampler(t.Class, t.Dev.Limits, 200, 400000, rng)}
 			if w := space.NewWarpgroupSampler(t.Class, t.Dev.Limits, 200, 400000, rng); w != nil {

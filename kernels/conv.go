@@ -54,15 +54,15 @@ func (rt *Runtime) convKernel(target func(*request.Conv, request.ConvShape) (Tar
 // context, with the split-K workspace it needs. It does not synchronize.
 func (rt *Runtime) LaunchConv(t Target, c *request.Conv, s request.ConvShape, k *Kernel) error {
 	return rt.launchProblem(t, cuda.Stream(c.Stream), k, s.Pixels(), s.K, s.ReductionCRS(), func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error {
-		packConvParams(p, c, s, k.compute, ws, ctrs)
-		return nil
+		return packConvParams(p, c, s, k, ws, ctrs)
 	})
 }
 
-// packConvParams writes a convolution kernel's parameters: the GEMM ABI's
+// packConvParams writes convolution kernel k's parameters: the GEMM ABI's
 // for its implicit GEMM (alpha and beta, host values, in the compute type),
-// then ptx.ConvParams.
-func packConvParams(p *cuda.Params, c *request.Conv, s request.ConvShape, compute ptx.DataType, ws, ctrs cuda.DevicePtr) {
+// its tensor maps (a TMA kernel: packConvTensorMaps), then ptx.ConvParams.
+func packConvParams(p *cuda.Params, c *request.Conv, s request.ConvShape, k *Kernel, ws, ctrs cuda.DevicePtr) error {
+	compute := k.compute
 	crs := s.ReductionCRS()
 	p.Ptr(c.XPtr).Ptr(c.WPtr).Ptr(c.YPtr)
 	p.I32(int32(s.Pixels())).I32(int32(s.K)).I32(int32(crs))
@@ -78,6 +78,9 @@ func packConvParams(p *cuda.Params, c *request.Conv, s request.ConvShape, comput
 		}
 	}
 	p.Ptr(0).Ptr(0).Ptr(uintptr(ws)).Ptr(uintptr(ctrs))
+	if err := packConvTensorMaps(p, c, s, k); err != nil {
+		return err
+	}
 	hOff, wOff, hStep, wStep := -s.PadH, -s.PadW, s.DilH, s.DilW
 	if s.Flip {
 		hOff, hStep = hOff+(s.R-1)*s.DilH, -s.DilH
@@ -90,6 +93,7 @@ func packConvParams(p *cuda.Params, c *request.Conv, s request.ConvShape, comput
 	} {
 		p.I32(int32(v))
 	}
+	return nil
 }
 
 // NHWC is convolution c as it runs on a packed NHWC copy of x at x and a
@@ -186,7 +190,9 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	}
 	v, sv := NHWC(c, s, x, w)
 	p.Reset()
-	packConvParams(p, v, sv, k.compute, ws, ctrs)
+	if err := packConvParams(p, v, sv, k, ws, ctrs); err != nil {
+		return err
+	}
 	return launch(k.fn, k.gen, grid, stream, p)
 }
 

@@ -43,10 +43,12 @@ func tensorMapOf(m ptx.TensorMap, g *request.Gemm) (cuda.TensorMap2D, error) {
 }
 
 // encodedMaps is a kernel's tensor maps as encoded for one call: the
-// drivers' descriptions and the bytes.
+// drivers' descriptions and the bytes (a convolution's: x's im2col map,
+// then the filter's tiled map).
 type encodedMaps struct {
-	desc []cuda.TensorMap2D
-	buf  [][cuda.TensorMapBytes]byte
+	desc   []cuda.TensorMap2D
+	im2col cuda.TensorMapIm2col
+	buf    [][cuda.TensorMapBytes]byte
 }
 
 // packTensorMaps appends the kernel's tensor maps, encoded for g, to its
@@ -77,6 +79,83 @@ func packTensorMaps(p *cuda.Params, g *request.Gemm, k *Kernel) error {
 			if err := e.desc[i].Encode(&e.buf[i]); err != nil {
 				return fmt.Errorf("kernels: tensor map of %c for %s: %w", maps[i].Operand, g, err)
 			}
+		}
+		k.maps.Store(e)
+	}
+	for i := range e.buf {
+		p.Bytes(e.buf[i][:], 64)
+	}
+	return nil
+}
+
+// dataTypeOf is the tensor map element type of es-byte elements.
+func dataTypeOf(es int) (cuda.TensorMapDataType, error) {
+	switch es {
+	case 1:
+		return cuda.TensorMapUint8, nil
+	case 2:
+		return cuda.TensorMapUint16, nil
+	case 4:
+		return cuda.TensorMapUint32, nil
+	case 8:
+		return cuda.TensorMapUint64, nil
+	}
+	return 0, fmt.Errorf("kernels: no tensor map type of %d-byte elements", es)
+}
+
+// im2colMapOf is the driver's description of convolution c's x for a TMA
+// kernel's A map m: x as an NHWC tensor (C, W, H, N innermost first, x
+// channel-contiguous), each copy m.Box[0] channels of m.Box[1] pixels; the
+// pixel box is the first tap's positions of the output pixels (from
+// -padding to the last position whose filter window ends at the padding's
+// far side), stepped by the strides.
+func im2colMapOf(m ptx.TensorMap, c *request.Conv, s request.ConvShape) (cuda.TensorMapIm2col, error) {
+	es := uint64(s.Type.Data.Size())
+	ty, err := dataTypeOf(int(es))
+	if err != nil {
+		return cuda.TensorMapIm2col{}, err
+	}
+	return cuda.TensorMapIm2col{
+		Type: ty, Base: cuda.DevicePtr(c.XPtr),
+		Dims:     [4]uint64{uint64(s.C), uint64(s.W), uint64(s.H), uint64(s.N)},
+		Strides:  [3]uint64{uint64(s.XStrides[3]) * es, uint64(s.XStrides[2]) * es, uint64(s.XStrides[0]) * es},
+		Lower:    [2]int32{int32(-s.PadW), int32(-s.PadH)},
+		Upper:    [2]int32{int32(s.PadW - (s.S-1)*s.DilW), int32(s.PadH - (s.R-1)*s.DilH)},
+		Channels: uint32(m.Box[0]), Pixels: uint32(m.Box[1]),
+		ElemStrides: [4]uint32{1, uint32(s.StrW), uint32(s.StrH), 1},
+		Swizzle:     cuda.Swizzle128B, Promotion: cuda.L2Promotion256B,
+	}, nil
+}
+
+// packConvTensorMaps appends a TMA convolution kernel's maps, encoded for
+// c, to its parameters: x's im2col map and the filter's tiled map (a
+// K × C·R·S matrix, as GEMM's B). The maps of k's last call are kept, as
+// packTensorMaps keeps a GEMM's.
+func packConvTensorMaps(p *cuda.Params, c *request.Conv, s request.ConvShape, k *Kernel) error {
+	maps := k.gen.TensorMaps
+	if len(maps) == 0 {
+		return nil
+	}
+	if len(maps) != 2 || !maps[0].Im2col || maps[1].Operand != 'B' {
+		return fmt.Errorf("kernels: a convolution's tensor maps are A's im2col and B's, not %v", maps)
+	}
+	a, err := im2colMapOf(maps[0], c, s)
+	if err != nil {
+		return err
+	}
+	crs := s.ReductionCRS()
+	b, err := tensorMapOf(maps[1], &request.Gemm{B: c.WPtr, LDB: int64(crs), M: int64(s.Pixels()), N: int64(s.K), K: int64(crs)})
+	if err != nil {
+		return err
+	}
+	e := k.maps.Load()
+	if e == nil || e.im2col != a || len(e.desc) != 1 || e.desc[0] != b {
+		e = &encodedMaps{desc: []cuda.TensorMap2D{b}, im2col: a, buf: make([][cuda.TensorMapBytes]byte, 2)}
+		if err := a.Encode(&e.buf[0]); err != nil {
+			return fmt.Errorf("%w: x's im2col map for %v: %v", ErrUnsupported, s, err)
+		}
+		if err := b.Encode(&e.buf[1]); err != nil {
+			return fmt.Errorf("%w: the filter's tensor map for %v: %v", ErrUnsupported, s, err)
 		}
 		k.maps.Store(e)
 	}

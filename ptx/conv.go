@@ -76,8 +76,10 @@ func convLegal(cfg GemmConfig, in InputClass) error {
 		return illegal("ptx: a convolution does not split its reduction across a cluster (kc=%d)", cfg.KC)
 	case cfg.KG > 1 && !serialSplit(newGeometry(cfg, in)):
 		return illegal("ptx: a convolution's grid split finishes in one pass (kg=%d: too many partials)", cfg.KG)
-	case cfg.TMA != 0 || cfg.PP != 0:
-		return illegal("ptx: a convolution's loops copy with cp.async, fragments unpipelined (tma=%d pp=%d)", cfg.TMA, cfg.PP)
+	case cfg.PP != 0:
+		return illegal("ptx: a convolution's fragments are not pipelined across tiles (pp=%d)", cfg.PP)
+	case cfg.TMA != 0 && !(in.ChannelLines && in.Conv == ConvRSC && in.TransA == T):
+		return illegal("ptx: a convolution's bulk tensor copies need channels of whole 128-byte lines in (r, s, c) order (%s)", in)
 	}
 	return nil
 }
@@ -86,6 +88,9 @@ func convLegal(cfg GemmConfig, in InputClass) error {
 func (in InputClass) convSuffix() string {
 	if in.Conv == NotConv {
 		return ""
+	}
+	if in.ChannelLines {
+		return fmt.Sprintf("_conv%sl", in.Conv)
 	}
 	return fmt.Sprintf("_conv%s", in.Conv)
 }

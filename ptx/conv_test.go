@@ -27,6 +27,8 @@ func convClasses() []InputClass {
 					out = append(out, in)
 					in.AlignB = in.AlignA
 					out = append(out, in)
+					in.ChannelLines = true // the copy engine's im2col mode
+					out = append(out, in)
 				}
 			}
 		}
@@ -57,6 +59,8 @@ func convConfigs(in InputClass) []GemmConfig {
 		"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16",
 		"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=2,va=8,vb=8,st=4,math=wgmma_f16acc",
 		"ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_bf16",
+		"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1",
+		"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=2,va=8,vb=8,st=4,math=wgmma_bf16,tma=1",
 	} {
 		cfg, err := ParseConfig(s)
 		if err != nil {

@@ -45,6 +45,9 @@ func emitGemm(g geometry, name, arch string) string {
 	var la, lb tileLoader
 	switch {
 	case g.cfg.TMA == 1: // the copy engine needs no per-thread addresses
+		if g.in.Conv != 0 {
+			c.conv = c.convParams()
+		}
 	case g.in.Conv != 0:
 		c.conv = c.convParams()
 		la, lb = c.newIm2colLoader(), c.newLoader(false)

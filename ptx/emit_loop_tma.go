@@ -11,6 +11,16 @@ type tmaOperand struct {
 	mn0      string
 	boxes    int
 	boxBytes int
+	im2col   *im2colOrigin // a convolution's A: x in the im2col mode
+}
+
+// im2colOrigin is where a convolution block's im2col copies start: the
+// input position (w, h) of the first tap of its first output pixel, with
+// the padding's side of a flipped filter folded in so that every tap's
+// offset is non-negative, and that pixel's image; and the offsets' bases.
+type im2colOrigin struct {
+	w, h, n    string
+	wAdj, hAdj string // added to s·wStep and r·hStep: the taps' offsets
 }
 
 func (c *gemmCtx) newTMAOperand(isA bool) *tmaOperand {
@@ -29,7 +39,57 @@ func (c *gemmCtx) newTMAOperand(isA bool) *tmaOperand {
 		t.boxes = t.o.atoms
 	}
 	t.boxBytes = 128 * t.o.lo
+	if isA && c.conv != nil {
+		t.im2col = c.im2colOrigin()
+	}
 	return t
+}
+
+// im2colOrigin computes the block's im2col origin (in every thread; the
+// producer thread uses it). The copy engine steps from the origin through
+// the map's pixel box in output order (w, then h, then the image, by the
+// strides), so one copy of ML pixels follows the block's output rows.
+func (c *gemmCtx) im2colOrigin() *im2colOrigin {
+	b, cv := c.b, c.conv.p
+	n, p, q := c.pixel(c.m0)
+	o := &im2colOrigin{n: n}
+	// min(0, (R-1)·step): the first tap's offset is the lowest unless the
+	// filter is flipped (negative step).
+	low := func(extent, step string) string {
+		l := b.reg(kB32)
+		b.ins("add.s32 %s, %s, -1", l, extent)
+		b.ins("mul.lo.s32 %s, %s, %s", l, l, step)
+		b.ins("min.s32 %s, %s, 0", l, l)
+		return l
+	}
+	lowH, lowW := low(cv["cR"], cv["hStep"]), low(cv["cS"], cv["wStep"])
+	o.h, o.w = b.reg(kB32), b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", o.h, p, cv["strH"], cv["hOff"])
+	b.ins("add.s32 %s, %s, %s", o.h, o.h, lowH)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", o.w, q, cv["strW"], cv["wOff"])
+	b.ins("add.s32 %s, %s, %s", o.w, o.w, lowW)
+	o.hAdj, o.wAdj = b.reg(kB32), b.reg(kB32)
+	b.ins("neg.s32 %s, %s", o.hAdj, lowH)
+	b.ins("neg.s32 %s, %s", o.wAdj, lowW)
+	return o
+}
+
+// issueIm2col issues the copy of A's tile at reduction index k (a multiple
+// of U: its channels lie within one tap, ChannelLines) to dst: tap t = k/C
+// and channel k - t·C, the tap's offsets (s·wStep, r·hStep) made
+// non-negative.
+func (c *gemmCtx) issueIm2col(t *tmaOperand, dst, bar, k string) {
+	b, cv, o := c.b, c.conv.p, t.im2col
+	tap, ch := divmod(b, k, cv["cC"])
+	r, s := divmod(b, tap, cv["cS"])
+	offH, offW := b.reg(kB32), b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", offH, r, cv["hStep"], o.hAdj)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", offW, s, cv["wStep"], o.wAdj)
+	h16, w16 := b.reg(kB16), b.reg(kB16)
+	b.ins("cvt.u16.u32 %s, %s", h16, offH)
+	b.ins("cvt.u16.u32 %s, %s", w16, offW)
+	b.ins("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%s], [%s, {%s, %s, %s, %s}], [%s], {%s, %s}",
+		dst, t.tmap, ch, o.w, o.h, o.n, bar, w16, h16)
 }
 
 // issueTMA makes the producer thread arm the stage's mbarrier with the
@@ -46,6 +106,10 @@ func (c *gemmCtx) issueTMA(ops []*tmaOperand, stageOff, bar, k string) {
 	b.ins("mbarrier.arrive.expect_tx.shared.b64 %s, [%s], %d", state, bar, tx)
 	base := b.add32(c.smem, stageOff)
 	for _, t := range ops {
+		if t.im2col != nil {
+			c.issueIm2col(t, b.addImm32(base, t.o.offset), bar, k)
+			continue
+		}
 		for box := 0; box < t.boxes; box++ {
 			dst := b.addImm32(base, t.o.offset+box*t.boxBytes)
 			var x, y string

@@ -16,6 +16,12 @@ type InputClass struct {
 	AllowTF32           bool      // f32 inputs may use tf32 tensor cores
 	AtomicsAllowed      bool      // reserved: the generator never emits atomics
 	Conv                ConvOrder // a convolution's implicit GEMM (NotConv: a GEMM)
+	// ChannelLines marks a convolution in (r, s, c) order whose x is
+	// channel-contiguous with 16-byte aligned pixels and whose channels
+	// fill whole 128-byte lines: every 128-byte k-slice of the reduction
+	// lies within one filter tap, as the bulk tensor copies' im2col mode
+	// loads it (GemmConfig.TMA).
+	ChannelLines bool
 }
 
 // String is a compact deterministic form used in kernel names.

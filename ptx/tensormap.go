@@ -7,11 +7,17 @@ package ptx
 // with the 128-byte swizzle, out-of-bounds elements read as zeros. The
 // kernel takes the encoded 128-byte map by value, after the ABI's
 // parameters, A's then B's (Kernel.TensorMaps lists them in that order).
+//
+// A convolution's A (Im2col) is instead x in the copy engine's im2col mode
+// (cuTensorMapEncodeIm2col): a 4-d NHWC view of x, each copy Box[0]
+// channels of Box[1] output pixels' inputs at one filter tap, in the same
+// swizzled lines.
 type TensorMap struct {
 	Operand  byte   // 'A' or 'B'
 	KInner   bool   // the inner (contiguous) dimension is k: A 'T', B 'N'; else m (A) or n (B)
 	Box      [2]int // box extent in elements, inner then outer
 	ElemSize int    // bytes per element
+	Im2col   bool   // A of a convolution: x in the im2col mode
 }
 
 // TensorMapBytes is the size of an encoded tensor map (CUtensorMap).
@@ -44,7 +50,8 @@ func tensorMapsOf(g geometry) []TensorMap {
 		name byte
 		o    operandGeom
 	}{{'A', g.a}, {'B', g.b}} {
-		out = append(out, TensorMap{Operand: op.name, KInner: op.o.kContig, Box: [2]int{128 / g.es, op.o.lo}, ElemSize: g.es})
+		out = append(out, TensorMap{Operand: op.name, KInner: op.o.kContig, Box: [2]int{128 / g.es, op.o.lo}, ElemSize: g.es,
+			Im2col: op.name == 'A' && g.in.Conv != NotConv})
 	}
 	return out
 }

@@ -153,6 +153,9 @@ func (s *Server) convDecide(t kernels.Target, c *request.Conv, shape request.Con
 	if cfg.KG > 1 && !t.Dev.Pools {
 		cfg.KG = 1 // no stream-ordered workspace on this device
 	}
+	if !s.opts.TMA && s.opts.ConvConfig == nil {
+		cfg.TMA = 0 // ISAAC_TMA=0: x's tiles gathered with cp.async
+	}
 	if err := ptx.Legal(cfg, class, t.Dev.Limits); err != nil {
 		return &convDecision{reason: request.FwdUnsupported}
 	}

@@ -42,8 +42,24 @@ func ConvClass(s request.ConvShape, x, w uintptr) ptx.InputClass {
 			a = min(a, gcdPow2(uint64(st*es), 16))
 		}
 		in.AlignA = elementAlignment(int(a), es)
+		in.ChannelLines = channelLines(s, in.AlignA*es)
 	}
 	return in
+}
+
+// channelLines reports whether a channel-contiguous convolution's x, with
+// vectors of vecBytes, suits the bulk tensor copies' im2col mode
+// (ptx.InputClass.ChannelLines): 16-byte aligned pixels, channels that
+// fill whole 128-byte lines, not grouped, and a pixel box, strides and tap
+// offsets within the mode's ranges for a 4-d tensor (corners in 8 signed
+// bits, offsets in 8 unsigned bits, traversal strides up to 8).
+func channelLines(s request.ConvShape, vecBytes int) bool {
+	es := s.Type.Data.Size()
+	reachH, reachW := (s.R-1)*s.DilH, (s.S-1)*s.DilW
+	in8 := func(v int) bool { return v >= -128 && v <= 127 }
+	return vecBytes == 16 && s.G == 1 && s.C*es%128 == 0 &&
+		in8(-s.PadH) && in8(-s.PadW) && in8(s.PadH-reachH) && in8(s.PadW-reachW) &&
+		reachH <= 255 && reachW <= 255 && s.StrH <= 8 && s.StrW <= 8
 }
 
 // gcdPow2 is the largest power of two (up to 16) dividing both a and b.
@@ -56,7 +72,8 @@ func gcdPow2(a, b uint64) uint64 {
 }
 
 // ConvDefault is the heuristic's configuration of a convolution: for
-// vectors of 16-byte channels on sm_90 a wgmma one (convWarpgroupCandidates),
+// vectors of 16-byte channels on sm_90 a wgmma one (convWarpgroupCandidates;
+// staged by the copy engine where the class's channels fill whole lines),
 // else Default's for its implicit GEMM (M = N·P·Q, N = K, K = C·R·S), with
 // its grid split where that finishes in one pass, else without.
 func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) ptx.GemmConfig {
@@ -64,6 +81,9 @@ func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) p
 	for _, c := range append(convWarpgroupCandidates(in, m, n, k, dev), candidates(in, m, n, k, dev)...) {
 		for ; c.KG >= 1; c.KG /= 2 {
 			if ptx.Legal(c, in, dev) == nil {
+				if in.ChannelLines {
+					c = ptx.TMATwin(c, in, dev) // x's tiles by the copy engine's im2col mode
+				}
 				return c
 			}
 		}

@@ -404,3 +404,84 @@ func TestGPUConvNHWC(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "conv-nhwc.txt"), []byte(rep), 0o644)
 	}
 }
+
+// TestGPUConvTMA runs convolutions whose channels fill whole 128-byte
+// lines (16-bit types, C a multiple of 64) through the heuristic's wgmma
+// kernels staged by the copy engine's im2col mode: x in NHWC directly,
+// and x in NCHW through NHWC copies (kernels.LaunchConvNHWC); every
+// result against the reference and its bound, y outside its view
+// untouched. Random filters, padding, strides, dilations, both modes, y
+// in either layout, alpha and beta (beta = 0 over NaN).
+func TestGPUConvTMA(t *testing.T) {
+	gemmcheck.GPUThread(t)
+	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
+	lim, err := rt.Limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lim.SMMajor != 9 || lim.SMMinor != 0 {
+		t.Skipf("the im2col copies' kernels are sm_90's; this is sm_%d%d", lim.SMMajor, lim.SMMinor)
+	}
+	stream, err := cuda.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Destroy()
+	rng := rand.New(rand.NewPCG(7, 29))
+	types := []request.ConvType{request.ConvTypes[2], request.ConvTypes[4]} // pseudo_half, bfloat16
+	runs, tma, failed, worst := 0, 0, 0, 0.0
+	for i := 0; i < casesPerType()/3; i++ {
+		var c convcheck.Case
+		for {
+			c = convcheck.RandomCase(rng, types[i%2], 8_000_000)
+			c.Groups, c.C = 0, 64*(1+rng.IntN(3))
+			c.X = []convcheck.Layout{convcheck.NHWC, convcheck.NHWC, convcheck.NCHW}[rng.IntN(3)]
+			c.FilterNHWC = c.X == convcheck.NHWC
+			if c.Work() <= 8_000_000 && c.N*c.P()*c.Q() >= 128 {
+				break
+			}
+		}
+		d := convcheck.NewData(c)
+		b, err := convcheck.Upload(c, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := b.Request(stream)
+		shape, _ := req.Shape()
+		target, run := rt.ConvTarget, rt.Conv
+		if c.X != convcheck.NHWC {
+			target, run = rt.ConvNHWCTarget, rt.ConvNHWC
+		}
+		tg, err := target(req, shape)
+		if err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+		cfg := space.ConvDefault(tg.Class, shape, lim)
+		if cfg.TMA == 1 {
+			tma++
+		} else if tg.Class.ChannelLines {
+			t.Errorf("%v: the heuristic's %s for %s is not staged by the copy engine", c, cfg, tg.Class)
+		}
+		if err := run(req, shape, cfg); err != nil {
+			t.Fatalf("%v [%s]: %v", c, cfg, err)
+		}
+		got, err := b.ReadY(stream)
+		if err != nil {
+			t.Fatalf("%v [%s]: %v", c, cfg, err)
+		}
+		runs++
+		r := d.Check(c, got)
+		worst = max(worst, r.MaxRelBound)
+		if r.Bad > 0 {
+			if failed++; failed <= 20 {
+				t.Errorf("%v [%s]: %d bad elements: %s", c, cfg, r.Bad, r.FirstBad)
+			}
+		}
+		b.Free()
+	}
+	rep := fmt.Sprintf("tma: %d cases, %d through the im2col copies, %d outside the bound; worst err/bound %.3g\n", runs, tma, failed, worst)
+	t.Log(rep)
+	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "conv-tma.txt"), []byte(rep), 0o644)
+	}
+}

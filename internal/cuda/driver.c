@@ -44,7 +44,7 @@ static const struct entry entries[] = {
 	E(cuEventCreate), E(cuEventRecord), E(cuEventSynchronize), E(cuEventQuery), E(cuEventElapsedTime),
 	E(cuEventDestroy), E(cuLinkCreate), E(cuLinkAddData), E(cuLinkComplete), E(cuLinkDestroy),
 	E(cuStreamBeginCapture), E(cuStreamEndCapture), E(cuThreadExchangeStreamCaptureMode), E(cuGraphInstantiateWithFlags), E(cuGraphLaunch),
-	E(cuGraphExecDestroy), E(cuGraphDestroy), E(cuTensorMapEncodeTiled),
+	E(cuGraphExecDestroy), E(cuGraphDestroy), E(cuTensorMapEncodeTiled), E(cuTensorMapEncodeIm2col),
 };
 #undef E
 
@@ -242,6 +242,21 @@ CUresult isaac_cuda_tensor_map_2d(unsigned char *out, int data_type, CUdeviceptr
 		return CUDA_ERROR_NOT_INITIALIZED;
 	CUresult r = isaac_cu.cuTensorMapEncodeTiled(map, data_type, 2, (void *)(uintptr_t)base, dims,
 		&stride, box, elem_strides, 0 /* no interleave */, swizzle, l2_promotion,
+		0 /* out of bounds: zeros */);
+	if (r == 0)
+		memcpy(out, map, sizeof map);
+	return r;
+}
+
+CUresult isaac_cuda_tensor_map_im2col_4d(unsigned char *out, int data_type, CUdeviceptr base,
+	const unsigned long long *dims, const unsigned long long *strides, const int *lower, const int *upper,
+	unsigned int channels, unsigned int pixels, const unsigned int *elem_strides, int swizzle, int l2_promotion)
+{
+	unsigned char map[128] __attribute__((aligned(64)));
+	if (isaac_cu.cuTensorMapEncodeIm2col == NULL)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	CUresult r = isaac_cu.cuTensorMapEncodeIm2col(map, data_type, 4, (void *)(uintptr_t)base, dims, strides,
+		lower, upper, channels, pixels, elem_strides, 0 /* no interleave */, swizzle, l2_promotion,
 		0 /* out of bounds: zeros */);
 	if (r == 0)
 		memcpy(out, map, sizeof map);

@@ -112,6 +112,9 @@ typedef struct isaac_cuda_api {
 	CUresult (*cuGraphDestroy)(CUgraph);
 	CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned int, void *, const unsigned long long *,
 		const unsigned long long *, const unsigned int *, const unsigned int *, int, int, int, int);
+	CUresult (*cuTensorMapEncodeIm2col)(void *, int, unsigned int, void *, const unsigned long long *,
+		const unsigned long long *, const int *, const int *, unsigned int, unsigned int,
+		const unsigned int *, int, int, int, int);
 } isaac_cuda_api;
 
 extern isaac_cuda_api isaac_cu;
@@ -148,6 +151,15 @@ CUresult isaac_cuda_load_image(CUmodule *mod, const void *image);
 CUresult isaac_cuda_tensor_map_2d(unsigned char *out, int data_type, CUdeviceptr base,
 	const unsigned long long *dims, unsigned long long stride, const unsigned int *box,
 	int swizzle, int l2_promotion);
+
+/* Encode a four-dimensional (N, H, W, C: C innermost) im2col tensor map
+ * (cuTensorMapEncodeIm2col) into out (128 bytes): dims and strides
+ * innermost first (strides in bytes of W, H and N), the pixel box's lower
+ * and upper corners (W, H), channels per pixel and pixels per column, the
+ * traversal strides (C, W, H, N), no interleave, out-of-bounds zeros. */
+CUresult isaac_cuda_tensor_map_im2col_4d(unsigned char *out, int data_type, CUdeviceptr base,
+	const unsigned long long *dims, const unsigned long long *strides, const int *lower, const int *upper,
+	unsigned int channels, unsigned int pixels, const unsigned int *elem_strides, int swizzle, int l2_promotion);
 
 #define ISAAC_MAX_KERNEL_PARAMS 64
 

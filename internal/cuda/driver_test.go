@@ -130,6 +130,22 @@ func fakeDriverChild(t *testing.T) {
 	if got, want := tm[48:54], []byte{1, 2, 0, 3, 3, 0}; !bytes.Equal(got, want) {
 		t.Errorf("tensor map enums % x, want % x", got, want)
 	}
+	// An im2col map: x of 2×9×11×64 halves in NHWC with a 3×3 filter's box.
+	im := TensorMapIm2col{Type: TensorMapUint16, Base: 0x7000_0000_2000, Dims: [4]uint64{64, 11, 9, 2},
+		Strides: [3]uint64{128, 128 * 11, 128 * 99}, Lower: [2]int32{-1, -2}, Upper: [2]int32{-1, 0},
+		Channels: 64, Pixels: 128, ElemStrides: [4]uint32{1, 2, 1, 1}, Swizzle: Swizzle128B, Promotion: L2Promotion256B}
+	if err := im.Encode(&tm); err != nil {
+		t.Fatalf("Encode im2col: %v", err)
+	}
+	u16 := func(off int) int16 { return int16(le.Uint16(tm[off:])) }
+	if le.Uint64(tm[0:]) != 0x7000_0000_2000 || le.Uint32(tm[8:]) != 64 || le.Uint32(tm[12:]) != 11 || le.Uint32(tm[16:]) != 9 ||
+		le.Uint32(tm[20:]) != 2 || le.Uint32(tm[24:]) != 128 || le.Uint32(tm[28:]) != 128*11 || le.Uint32(tm[32:]) != 128*99 ||
+		u16(36) != -1 || u16(38) != -2 || u16(40) != -1 || u16(42) != 0 || le.Uint16(tm[44:]) != 64 || le.Uint16(tm[46:]) != 128 {
+		t.Errorf("im2col map arguments: % x", tm[:48])
+	}
+	if got, want := tm[48:57], []byte{1, 2, 1, 1, 1, 0, 3, 3, 0}; !bytes.Equal(got, want) {
+		t.Errorf("im2col map strides and enums % x, want % x", got, want)
+	}
 	if got := (&Error{Code: 1, Call: "cuTest"}).Error(); got != "cuTest: CUDA_ERROR_INVALID_VALUE (1): fake error" {
 		t.Errorf("error text %q", got)
 	}

@@ -71,3 +71,42 @@ func (t TensorMap2D) Encode(dst *[TensorMapBytes]byte) error {
 		&dims[0], C.ulonglong(t.Stride), &box[0], C.int(t.Swizzle), C.int(t.Promotion))
 	return check("cuTensorMapEncodeTiled", r)
 }
+
+// TensorMapIm2col describes a four-dimensional im2col tensor map of a
+// channel-contiguous tensor (a convolution's x in NHWC): Dims are C, W, H
+// and N, Strides the bytes between consecutive W, H and N; each copy
+// loads Channels channels of Pixels pixels, stepping through the pixel box
+// (Lower to the extent plus Upper, in W and H) by ElemStrides (C, W, H,
+// N: the convolution's strides), pixels outside the tensor read as zeros.
+type TensorMapIm2col struct {
+	Type         TensorMapDataType
+	Base         DevicePtr
+	Dims         [4]uint64
+	Strides      [3]uint64
+	Lower, Upper [2]int32
+	Channels     uint32
+	Pixels       uint32
+	ElemStrides  [4]uint32
+	Swizzle      TensorMapSwizzle
+	Promotion    TensorMapL2Promotion
+}
+
+// Encode writes the map (cuTensorMapEncodeIm2col) into dst, a kernel's
+// by-value CUtensorMap parameter. The driver checks the alignments, the
+// corners' and strides' ranges and the box limits.
+func (t TensorMapIm2col) Encode(dst *[TensorMapBytes]byte) error {
+	if err := Load(); err != nil {
+		return err
+	}
+	var dims [4]C.ulonglong
+	var es [4]C.uint
+	for i := range dims {
+		dims[i], es[i] = C.ulonglong(t.Dims[i]), C.uint(t.ElemStrides[i])
+	}
+	strides := [3]C.ulonglong{C.ulonglong(t.Strides[0]), C.ulonglong(t.Strides[1]), C.ulonglong(t.Strides[2])}
+	lower := [2]C.int{C.int(t.Lower[0]), C.int(t.Lower[1])}
+	upper := [2]C.int{C.int(t.Upper[0]), C.int(t.Upper[1])}
+	r := C.isaac_cuda_tensor_map_im2col_4d((*C.uchar)(unsafe.Pointer(&dst[0])), C.int(t.Type), C.CUdeviceptr(t.Base),
+		&dims[0], &strides[0], &lower[0], &upper[0], C.uint(t.Channels), C.uint(t.Pixels), &es[0], C.int(t.Swizzle), C.int(t.Promotion))
+	return check("cuTensorMapEncodeIm2col", r)
+}

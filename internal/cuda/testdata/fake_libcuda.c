@@ -83,6 +83,37 @@ static CUresult fake_tensor_map(void *map, int type, unsigned rank, void *base,
 	return 0;
 }
 
+/* cuTensorMapEncodeIm2col: writes its arguments into the map as
+ * fake_tensor_map does (rank 4 only). */
+static CUresult fake_tensor_map_im2col(void *map, int type, unsigned rank, void *base,
+	const unsigned long long *dims, const unsigned long long *strides, const int *lower, const int *upper,
+	unsigned channels, unsigned pixels, const unsigned *elem_strides, int interleave, int swizzle, int l2, int oob)
+{
+	unsigned char *m = map;
+	if ((uintptr_t)map % 64 != 0 || rank != 4)
+		return 1;
+	memset(m, 0, 128);
+	put(m, 0, (uintptr_t)base, 8);
+	for (int i = 0; i < 4; i++)
+		put(m, 8 + 4 * i, dims[i], 4);
+	for (int i = 0; i < 3; i++)
+		put(m, 24 + 4 * i, strides[i], 4);
+	for (int i = 0; i < 2; i++) {
+		put(m, 36 + 2 * i, (unsigned short)lower[i], 2);
+		put(m, 40 + 2 * i, (unsigned short)upper[i], 2);
+	}
+	put(m, 44, channels, 2);
+	put(m, 46, pixels, 2);
+	for (int i = 0; i < 4; i++)
+		m[48 + i] = (unsigned char)elem_strides[i];
+	m[52] = (unsigned char)type;
+	m[53] = (unsigned char)interleave;
+	m[54] = (unsigned char)swizzle;
+	m[55] = (unsigned char)l2;
+	m[56] = (unsigned char)oob;
+	return 0;
+}
+
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags, int *status)
 {
 	last_version = version;
@@ -98,6 +129,7 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsign
 	else if (strcmp(symbol, "cuGetErrorString") == 0) *pfn = (void *)fake_error_string;
 	else if (strcmp(symbol, "cuLaunchKernel") == 0) *pfn = (void *)fake_launch;
 	else if (strcmp(symbol, "cuTensorMapEncodeTiled") == 0) *pfn = (void *)fake_tensor_map;
+	else if (strcmp(symbol, "cuTensorMapEncodeIm2col") == 0) *pfn = (void *)fake_tensor_map_im2col;
 	else *pfn = (void *)ok_void;
 	return 0;
 }
