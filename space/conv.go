@@ -96,7 +96,7 @@ func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) p
 // on sm_90 (channel-contiguous x, filter rows of whole vectors): blocks of
 // 128 pixels by the narrowest of 64, 128 or 256 channels that holds K
 // (256 only while the grid still fills the SMs), k-slices of 64 taps with
-// 4 stages (6 for 64 channels), and a grid split while the grid is under
+// 4 stages, and a grid split while the grid is under
 // one wave and each split keeps at least 256 taps.
 func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
 	maths := ptx.WarpgroupMathsFor(in)
@@ -109,10 +109,10 @@ func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimit
 		if nl < n && nl < 256 || nl == 256 && ceilDiv(m, 128)*2 < dev.SMCount {
 			continue
 		}
+		// 4 stages: for 64 channels two blocks an SM, one's epilogue under
+		// the other's loop (faster than 6 stages on Table 5; 3 stages for
+		// 128 channels, to fit two, measured slower than 4).
 		c := ptx.GemmConfig{MS: 1, NS: nl / 8, ML: 128, NL: nl, U: 64, KS: 1, KL: 1, KG: 1, KC: 1, VecA: v, VecB: v, Stages: 4, Math: maths[0]}
-		if nl == 64 {
-			c.Stages = 6
-		}
 		if k < 64 {
 			c.U, c.Stages = 32, 3
 		}
