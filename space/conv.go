@@ -95,9 +95,9 @@ func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) p
 // convolution whose im2col and filter tiles are copied in 16-byte vectors
 // on sm_90 (channel-contiguous x, filter rows of whole vectors): blocks of
 // 128 pixels by the narrowest of 64, 128 or 256 channels that holds K
-// (256 only while the grid still fills the SMs), k-slices of 64 taps with
-// 4 stages, and a grid split while the grid is under
-// one wave and each split keeps at least 256 taps.
+// (256 only while the grid still fills the SMs, else 128 for K beyond
+// 128), k-slices of 64 taps with 4 stages, and a grid split while the
+// grid is under one wave and each split keeps at least 256 taps.
 func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
 	maths := ptx.WarpgroupMathsFor(in)
 	v := 16 / in.AType.Size()
@@ -105,8 +105,9 @@ func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimit
 		return nil
 	}
 	var out []ptx.GemmConfig
+	wide := ceilDiv(m, 128)*2 >= dev.SMCount // the grid of 256-channel blocks fills the SMs
 	for _, nl := range []int{64, 128, 256} {
-		if nl < n && nl < 256 || nl == 256 && ceilDiv(m, 128)*2 < dev.SMCount {
+		if nl < n && nl < 256 && !(nl == 128 && !wide) || nl == 256 && !wide {
 			continue
 		}
 		// 4 stages: for 64 channels two blocks an SM, one's epilogue under
