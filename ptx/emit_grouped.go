@@ -125,26 +125,11 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 			v := loadWidened(b, cls.Data, acc, x, off, ok, true)
 			b.ins("fma.rn.%s %s, %s, %s, %s", ft, sums[j], v, tap, sums[j])
 		}
-		b.ins("add.s32 %s, %s, %s", sOff, sOff, p["wStep"])
-		b.ins("add.s32 %s, %s, %s", wS, wS, p["wsS"])
-		b.ins("add.s32 %s, %s, 1", si, si)
-		more := b.reg(kPred)
-		b.ins("setp.lt.s32 %s, %s, %s", more, si, p["S"])
-		b.insP(more, "bra.uni %s", loopS)
+		loopNext(b, si, p["S"], loopS, [2]string{sOff, p["wStep"]}, [2]string{wS, p["wsS"]})
 	}
 	b.label(skipR)
-	b.ins("add.s32 %s, %s, %s", h, h, p["hStep"])
-	b.ins("add.s32 %s, %s, %s", wR, wR, p["wsR"])
-	b.ins("add.s32 %s, %s, 1", ri, ri)
-	moreR := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", moreR, ri, p["R"])
-	b.insP(moreR, "bra.uni %s", loopR)
-	b.ins("add.s32 %s, %s, %s", xC, xC, p["xsC"])
-	b.ins("add.s32 %s, %s, %s", wC, wC, p["wsC"])
-	b.ins("add.s32 %s, %s, 1", ci, ci)
-	moreC := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", moreC, ci, p["CG"])
-	b.insP(moreC, "bra.uni %s", loopC)
+	loopNext(b, ri, p["R"], loopR, [2]string{h, p["hStep"]}, [2]string{wR, p["wsR"]})
+	loopNext(b, ci, p["CG"], loopC, [2]string{xC, p["xsC"]}, [2]string{wC, p["wsC"]})
 
 	b.comment("y = alpha*acc + beta*y, y not read when beta == 0")
 	pBeta := b.reg(kPred)
@@ -227,6 +212,19 @@ func abs(v int) int {
 		return -v
 	}
 	return v
+}
+
+// loopNext closes a counted loop: each register of steps advanced by its
+// step, the counter incremented, and a branch back to label while it is
+// below limit.
+func loopNext(b *builder, counter, limit, label string, steps ...[2]string) {
+	for _, st := range steps {
+		b.ins("add.s32 %s, %s, %s", st[0], st[0], st[1])
+	}
+	b.ins("add.s32 %s, %s, 1", counter, counter)
+	more := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", more, counter, limit)
+	b.insP(more, "bra.uni %s", label)
 }
 
 // zeroOf is the PTX literal 0 of an accumulator kind.

@@ -175,7 +175,7 @@ func TestGPUConvKernels(t *testing.T) {
 	type stats struct {
 		cases, drawn, grouped, refused, failed, errors int
 		worst                                          float64
-		worstCase                             string
+		worstCase                                      string
 	}
 	per := map[string]*stats{}
 	failures := 0
@@ -360,7 +360,7 @@ func TestGPUConvNHWC(t *testing.T) {
 		}
 	}
 	compileAll(t, ctx, rt, todo)
-	runs, failed, worst := 0, 0, 0.0
+	var tl tally
 	for _, c := range table() {
 		if c.X == convcheck.NHWC {
 			continue
@@ -381,23 +381,10 @@ func TestGPUConvNHWC(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := space.ConvDefault(tg.Class, shape, tg.Dev.Limits)
-		if err := rt.ConvNHWC(req, shape, cfg); err != nil {
-			t.Fatalf("%v [%s]: %v", c, cfg, err)
-		}
-		got, err := b.ReadY(stream)
-		if err != nil {
-			t.Fatalf("%v [%s]: %v", c, cfg, err)
-		}
-		runs++
-		r := d.Check(c, got)
-		worst = max(worst, r.MaxRelBound)
-		if r.Bad > 0 {
-			if failed++; failed <= 20 {
-				t.Errorf("%v [%s]: %d bad elements: %s", c, cfg, r.Bad, r.FirstBad)
-			}
-		}
+		tl.check(t, c, d, b, stream, cfg.String(), func() error { return rt.ConvNHWC(req, shape, cfg) })
 		b.Free()
 	}
+	runs, failed, worst := tl.runs, tl.failed, tl.worst
 	rep := fmt.Sprintf("nhwc: %d cases on NHWC copies, %d outside the bound; worst err/bound %.3g\n", runs, failed, worst)
 	t.Log(rep)
 	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
@@ -429,7 +416,8 @@ func TestGPUConvTMA(t *testing.T) {
 	defer stream.Destroy()
 	rng := rand.New(rand.NewPCG(7, 29))
 	types := []request.ConvType{request.ConvTypes[2], request.ConvTypes[4]} // pseudo_half, bfloat16
-	runs, tma, failed, worst := 0, 0, 0, 0.0
+	var tl tally
+	tma := 0
 	for i := 0; i < casesPerType()/3; i++ {
 		var c convcheck.Case
 		for {
@@ -460,23 +448,10 @@ func TestGPUConvTMA(t *testing.T) {
 		if cfg.TMA == 1 {
 			tma++ // else the heuristic chose a kernel without wgmma (a narrow output)
 		}
-		if err := run(req, shape, cfg); err != nil {
-			t.Fatalf("%v [%s]: %v", c, cfg, err)
-		}
-		got, err := b.ReadY(stream)
-		if err != nil {
-			t.Fatalf("%v [%s]: %v", c, cfg, err)
-		}
-		runs++
-		r := d.Check(c, got)
-		worst = max(worst, r.MaxRelBound)
-		if r.Bad > 0 {
-			if failed++; failed <= 20 {
-				t.Errorf("%v [%s]: %d bad elements: %s", c, cfg, r.Bad, r.FirstBad)
-			}
-		}
+		tl.check(t, c, d, b, stream, cfg.String(), func() error { return run(req, shape, cfg) })
 		b.Free()
 	}
+	runs, failed, worst := tl.runs, tl.failed, tl.worst
 	rep := fmt.Sprintf("tma: %d cases, %d through the im2col copies, %d outside the bound; worst err/bound %.3g\n", runs, tma, failed, worst)
 	t.Log(rep)
 	if tma < runs*9/10 {
@@ -484,5 +459,33 @@ func TestGPUConvTMA(t *testing.T) {
 	}
 	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
 		os.WriteFile(filepath.Join(dir, "conv-tma.txt"), []byte(rep), 0o644)
+	}
+}
+
+// tally counts a test's runs against the reference.
+type tally struct {
+	runs, failed int
+	worst        float64
+}
+
+// check runs case c's convolution (run, labelled cfg) on b, reads y back
+// and checks it against d: a launch or copy error ends the test, elements
+// outside the bound are reported (the first 20 cases).
+func (tl *tally) check(t *testing.T, c convcheck.Case, d *convcheck.Data, b *convcheck.Buffers, stream cuda.Stream, cfg string, run func() error) {
+	t.Helper()
+	if err := run(); err != nil {
+		t.Fatalf("%v [%s]: %v", c, cfg, err)
+	}
+	got, err := b.ReadY(stream)
+	if err != nil {
+		t.Fatalf("%v [%s]: %v", c, cfg, err)
+	}
+	tl.runs++
+	r := d.Check(c, got)
+	tl.worst = max(tl.worst, r.MaxRelBound)
+	if r.Bad > 0 {
+		if tl.failed++; tl.failed <= 20 {
+			t.Errorf("%v [%s]: %d bad elements: %s", c, cfg, r.Bad, r.FirstBad)
+		}
 	}
 }
