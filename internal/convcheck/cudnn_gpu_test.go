@@ -153,6 +153,10 @@ func TestGPUConvTiming(t *testing.T) {
 			layers = append(layers, l)
 		}
 	}
+	variants, err := regexp.Compile(os.Getenv("ISAAC_GPU_CONV_VARIANTS")) // "type layout", default: all
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, l := range layers {
 		if !only.MatchString(l.Name) {
 			continue
@@ -166,6 +170,9 @@ func TestGPUConvTiming(t *testing.T) {
 			{request.ConvTypes[2], request.CudnnTensorOpMath, convcheck.NHWC},
 			{request.ConvTypes[0], request.CudnnFMAMath, convcheck.NCHW},
 		} {
+			if !variants.MatchString(v.t.Name + " " + v.layout.String()) {
+				continue
+			}
 			c := convcheck.Case{Type: v.t, Math: v.math, N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S,
 				PadH: l.Pad, PadW: l.Pad, StrH: l.Stride, StrW: l.Stride, DilH: l.Dil, DilW: l.Dil,
 				X: v.layout, Y: v.layout, FilterNHWC: v.layout == convcheck.NHWC, Alpha: 1, Beta: 0, Seed: 1}
@@ -206,6 +213,9 @@ func TestGPUConvTiming(t *testing.T) {
 					cfgs = append(cfgs, cfg)
 				}
 			}
+			if os.Getenv("ISAAC_GPU_CONV_GRID") != "" {
+				cfgs = append(cfgs, warpgroupGrid(cls, lim)...)
+			}
 			// The configurations' kernels compiled at once, then timed.
 			var wg sync.WaitGroup
 			for _, cfg := range cfgs {
@@ -228,6 +238,9 @@ func TestGPUConvTiming(t *testing.T) {
 				if err != nil {
 					t.Logf("%s %s: %v", l.Name, cfg, err)
 					continue
+				}
+				if os.Getenv("ISAAC_GPU_CONV_GRID") != "" {
+					t.Logf("%s %s %s [%s]: %.1f µs", l.Name, v.t.Name, v.layout, cfg, us)
 				}
 				if i == 0 {
 					oursH = us
@@ -256,4 +269,33 @@ func TestGPUConvTiming(t *testing.T) {
 	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
 		os.WriteFile(filepath.Join(dir, "conv-timing.csv"), []byte(csv.String()), 0o644)
 	}
+}
+
+// warpgroupGrid is a grid of the class's wgmma configurations (ISAAC_GPU_CONV_GRID: what
+// the heuristic's block, stages, split and copies should be): 64 or 128 pixels by 64, 128
+// or 256 channels, 2 to 6 stages, grid splits of 1, 2 and 4, with and without the copy
+// engine, as Legal allows.
+func warpgroupGrid(in ptx.InputClass, dev ptx.DeviceLimits) []ptx.GemmConfig {
+	maths := ptx.WarpgroupMathsFor(in)
+	if len(maths) == 0 {
+		return nil
+	}
+	v := 16 / in.AType.Size()
+	var out []ptx.GemmConfig
+	for _, ml := range []int{64, 128} {
+		for _, nl := range []int{64, 128, 256} {
+			for _, st := range []int{2, 3, 4, 6} {
+				for _, kg := range []int{1, 2, 4} {
+					for _, tma := range []int{0, 1} {
+						c := ptx.GemmConfig{MS: 1, NS: nl / 8, ML: ml, NL: nl, U: 64, KS: 1, KL: 1, KG: kg, KC: 1,
+							VecA: v, VecB: v, Stages: st, Math: maths[0], TMA: tma}
+						if ptx.Legal(c, in, dev) == nil {
+							out = append(out, c)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
