@@ -94,35 +94,29 @@ func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) p
 // convWarpgroupCandidates are the wgmma configurations tried first for a
 // convolution whose im2col and filter tiles are copied in 16-byte vectors
 // on sm_90 (channel-contiguous x, filter rows of whole vectors): blocks of
-// 128 pixels by the narrowest of 64, 128 or 256 channels that holds K
-// (256 only while the grid still fills the SMs, else 128 for K beyond
-// 128), k-slices of 64 taps with 4 stages, and a grid split while the
-// grid is under one wave and each split keeps at least 256 taps.
+// 64 channels where K fits, else 128; of 128 pixels where that grid fills
+// the SMs, else 64; k-slices of 64 taps with 4 stages; no grid split (a
+// split's one-pass fixup cost more than the parallelism it adds). What a
+// grid of blocks, stages, splits and copies measured fastest on Table 5's
+// and ResNet's FP16 NHWC layers (gputest/results/h100/conv/call14).
 func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
 	maths := ptx.WarpgroupMathsFor(in)
 	v := 16 / in.AType.Size()
 	if len(maths) == 0 || dev.SMMajor != 9 || dev.SMMinor != 0 || in.AlignA < v || in.AlignB < v || m < 128 {
 		return nil
 	}
-	var out []ptx.GemmConfig
-	wide := ceilDiv(m, 128)*2 >= dev.SMCount // the grid of 256-channel blocks fills the SMs
-	for _, nl := range []int{64, 128, 256} {
-		if nl < n && nl < 256 && !(nl == 128 && !wide) || nl == 256 && !wide {
-			continue
-		}
-		// 4 stages: for 64 channels two blocks an SM, one's epilogue under
-		// the other's loop (faster than 6 stages on Table 5; 3 stages for
-		// 128 channels, to fit two, measured slower than 4).
-		c := ptx.GemmConfig{MS: 1, NS: nl / 8, ML: 128, NL: nl, U: 64, KS: 1, KL: 1, KG: 1, KC: 1, VecA: v, VecB: v, Stages: 4, Math: maths[0]}
-		if k < 64 {
-			c.U, c.Stages = 32, 3
-		}
-		for tiles := ceilDiv(m, 128) * ceilDiv(n, nl); c.KG < 64 && tiles*c.KG < dev.SMCount && k/(c.KG*2) >= 256; {
-			c.KG *= 2
-		}
-		out = append(out, c)
+	nl, ml := 64, 128
+	if n > 64 {
+		nl = 128
 	}
-	return out
+	if ceilDiv(m, ml)*ceilDiv(n, nl) < dev.SMCount {
+		ml = 64
+	}
+	c := ptx.GemmConfig{MS: 1, NS: nl / 8, ML: ml, NL: nl, U: 64, KS: 1, KL: 1, KG: 1, KC: 1, VecA: v, VecB: v, Stages: 4, Math: maths[0]}
+	if k < 64 {
+		c.U, c.Stages = 32, 3
+	}
+	return []ptx.GemmConfig{c}
 }
 
 // ConvThroughCopies reports whether the heuristic runs a convolution whose
