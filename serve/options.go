@@ -64,7 +64,7 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	variable            field         meaning
 //	ISAAC_POLICY        Policy        auto (default), always or never
 //	ISAAC_CONFIG        Config        one configuration for every GEMM (ptx.GemmConfig's text); implies always
-//	ISAAC_CONV_CONFIG   ConvConfig    one configuration for every convolution (the same text); implies always
+//	ISAAC_CONV_CONFIG   ConvConfig    one implicit-GEMM configuration for every ungrouped convolution, run on x as it lies (the same text); implies always
 //	ISAAC_SEARCH=async  AsyncSearch   a call whose decision is not made goes to the vendor while it is made
 //	ISAAC_MEASURE=0     Check=false   no check of a decision to serve on its first calls
 //	ISAAC_CHECK_MARGIN  CheckMargin   the check keeps our kernel when ours × margin ≤ the vendor's (default 1)
