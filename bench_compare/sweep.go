@@ -115,7 +115,7 @@ func (s *sweeper) sweep(b *bench, in input, rng *rand.Rand) (report.Row, error) 
 	}
 	screened = append(screened, more...)
 	sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
-	if screened[0].cfg.TMA == 1 {
+	if screened[0].cfg.TMA != 0 {
 		if screened, err = s.localSearch(b, g, in, cls, lim, screened, seen); err != nil {
 			return report.Row{}, err
 		}

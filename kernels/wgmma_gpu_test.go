@@ -40,6 +40,13 @@ var warpgroupTMAConfigs = []string{
 	"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=4,tma=1",
 	"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=24,va=8,vb=8,st=3,tma=1",
 	"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=8,tma=1",
+	// A producer warp (tma=2): large tiles, a one-pass and a two-pass
+	// grid split, and more stages than tiles.
+	"ms=2,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,tma=2",
+	"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3,tma=2",
+	"ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=5,tma=2",
+	"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=24,va=8,vb=8,st=3,tma=2",
+	"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=8,tma=2",
 }
 
 // warpgroupShapes cut every tile at the m, n and k edges (k not a multiple
@@ -121,7 +128,7 @@ func runWarpgroupConfig(t *testing.T, dev *Device, cs string) {
 							t.Fatal(err)
 						}
 						if err := ptx.Legal(cfg, in, dev.Limits); err != nil {
-							if cfg.TMA == 1 {
+							if cfg.TMA != 0 {
 								continue // a layout the copy engine cannot stage
 							}
 							t.Fatalf("%s %s: %v", cfg, in, err)

@@ -65,5 +65,11 @@ func (c GemmConfig) threads() int {
 	return (c.ML / c.MS) * (c.NL / c.NS) * c.KL
 }
 
-// Threads is the number of threads of a block of the configuration.
-func (c GemmConfig) Threads() int { return c.threads() }
+// Threads is the number of threads of a block of the configuration: those
+// that compute, and the producer warp of TMA = 2.
+func (c GemmConfig) Threads() int {
+	if c.TMA == 2 {
+		return c.threads() + 32
+	}
+	return c.threads()
+}

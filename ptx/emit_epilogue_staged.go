@@ -39,7 +39,7 @@ func (c *gemmCtx) stagedStore(elems []accElem, vals []string, t storeTarget) {
 			// The other KL groups have exited: only this group's warps.
 			b.ins("bar.sync 1, %d", T)
 		} else {
-			b.ins("bar.sync 0")
+			c.barrier()
 		}
 	}
 

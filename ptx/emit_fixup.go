@@ -109,7 +109,7 @@ func (c *gemmCtx) splitFixup() {
 	cfg := g.cfg
 	es := g.epiType.Size()
 	live := g.threads
-	bar := func() { b.ins("bar.sync 0") }
+	bar := c.barrier
 	if cfg.KL > 1 {
 		// The other KL groups have exited: only this group's warps.
 		live = g.tg

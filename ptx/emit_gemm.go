@@ -44,7 +44,7 @@ func emitGemm(g geometry, name, arch string) string {
 	c.prologue()
 	var la, lb tileLoader
 	switch {
-	case g.cfg.TMA == 1: // the copy engine needs no per-thread addresses
+	case g.cfg.TMA >= 1: // the copy engine needs no per-thread addresses
 		if g.in.Conv != 0 {
 			c.conv = c.convParams()
 		}
@@ -66,6 +66,8 @@ func emitGemm(g geometry, name, arch string) string {
 	comp.setup()
 	comp.zero()
 	switch {
+	case g.cfg.TMA == 2:
+		c.loopTMAProducer(comp.(*wgmmaCompute))
 	case g.cfg.TMA == 1:
 		c.loopTMA(comp.(*wgmmaCompute))
 	case g.cfg.Math.IsWGMMA():

@@ -231,3 +231,120 @@ func (c *gemmCtx) loopTMA(comp *wgmmaCompute) {
 	b.ins("wgmma.wait_group.sync.aligned 0")
 	b.ins("bar.sync 0")
 }
+
+// loopTMAProducer is loopTMA with a producer warp (GemmConfig.TMA = 2):
+// the block's last warp, past the warpgroups that compute, issues every
+// tile's copies from its first lane and leaves; the warpgroups only wait
+// and compute, with no block barrier in the loop. Stage s has two
+// mbarriers: full[s], which the producer arms with the tile's bytes and
+// the copies complete, and empty[s], which each computing thread arrives
+// at once the wgmma group that read the stage has retired. The producer
+// waits for empty[s] before it refills stage s, from parity 1 (the phase
+// before a fresh barrier's first counts as complete, so the first S tiles
+// go at once); the threads that compute wait for full[s] from parity 0.
+// Tile t is in stage t%S; iteration t issues tile t's wgmma group, waits
+// until only it is pending and releases stage (t-1)%S. The producer thus
+// runs up to S tiles ahead, and no computing warp waits for its address
+// arithmetic or the copies' issue.
+func (c *gemmCtx) loopTMAProducer(comp *wgmmaCompute) {
+	b, g := c.b, c.g
+	S, T := g.cfg.Stages, g.threads
+	ops := []*tmaOperand{c.newTMAOperand(true), c.newTMAOperand(false)}
+	full := b.addImm32(c.smem, g.barOff)
+	empty := b.addImm32(c.smem, g.barOff+8*S)
+	first := b.reg(kPred)
+	b.ins("setp.eq.u32 %s, %s, 0", first, c.tid)
+	b.comment("tensor-copy pipeline with a producer warp: %d full and %d empty mbarriers", S, S)
+	skip := b.newLabel("tma_init")
+	b.insP("!"+first, "bra %s", skip)
+	for s := 0; s < S; s++ {
+		b.ins("mbarrier.init.shared.b64 %s, 1", addr(full, 8*s))
+		b.ins("mbarrier.init.shared.b64 %s, %d", addr(empty, 8*s), T)
+	}
+	b.ins("fence.mbarrier_init.release.cluster")
+	for _, t := range ops {
+		b.ins("prefetch.tensormap [%s]", t.tmap)
+	}
+	b.label(skip)
+	b.ins("bar.sync 0")
+	consumer, done := b.newLabel("compute"), b.newLabel("done")
+	isProd := b.reg(kPred)
+	b.ins("setp.ge.u32 %s, %s, %d", isProd, c.tid, T)
+	b.insP("!"+isProd, "bra.uni %s", consumer)
+
+	// The producer warp: its first lane issues every tile, the others leave.
+	lead := b.reg(kPred)
+	b.ins("setp.eq.u32 %s, %s, %d", lead, c.tid, T)
+	b.ins("setp.gt.s32 %s, %s, 0", first, c.nTiles)
+	b.ins("and.pred %s, %s, %s", lead, lead, first)
+	b.insP("!"+lead, "exit")
+	off, k, cnt := b.reg(kB32), b.reg(kB32), b.reg(kB32)
+	b.ins("mov.b32 %s, 0", off)
+	b.ins("mov.b32 %s, %s", k, c.kBeg)
+	b.ins("mov.b32 %s, %s", cnt, c.nTiles)
+	barF, barE, phase := b.reg(kB32), b.reg(kB32), b.reg(kB32)
+	b.ins("mov.b32 %s, %s", barF, full)
+	b.ins("mov.b32 %s, %s", barE, empty)
+	b.ins("mov.b32 %s, 1", phase)
+	ploop, pwait := b.newLabel("produce"), b.newLabel("produce_wait")
+	b.label(ploop)
+	b.label(pwait)
+	free := b.reg(kPred)
+	b.ins("mbarrier.try_wait.parity.shared.b64 %s, [%s], %s", free, barE, phase)
+	b.insP("!"+free, "bra %s", pwait)
+	c.issueTMA(ops, off, barF, k)
+	b.ins("add.s32 %s, %s, %d", k, k, g.cfg.U)
+	c.rotate(off)
+	c.rotateBar(barF, full, "")
+	c.rotateBar(barE, empty, phase)
+	b.ins("sub.s32 %s, %s, 1", cnt, cnt)
+	more := b.reg(kPred)
+	b.ins("setp.gt.s32 %s, %s, 0", more, cnt)
+	b.insP(more, "bra.uni %s", ploop)
+	b.ins("exit")
+
+	// The warpgroups that compute.
+	b.label(consumer)
+	b.ins("setp.le.s32 %s, %s, 0", first, c.nTiles)
+	b.insP(first, "bra.uni %s", done)
+	rd, barR, barP := b.reg(kB32), b.reg(kB32), b.reg(kB32)
+	b.ins("mov.b32 %s, 0", rd)
+	b.ins("mov.b32 %s, %s", barR, full)
+	b.ins("mov.b32 %s, %s", barP, empty)
+	b.ins("mov.b32 %s, 0", phase)
+	b.ins("mov.b32 %s, %s", cnt, c.nTiles)
+	b.ins("setp.eq.u32 %s, %s, %s", first, c.tid, c.tid) // the first iteration releases nothing
+	loop, wait := b.newLabel("loop"), b.newLabel("tma_wait")
+	b.label(loop)
+	b.label(wait)
+	ready := b.reg(kPred)
+	b.ins("mbarrier.try_wait.parity.shared.b64 %s, [%s], %s", ready, barR, phase)
+	b.insP("!"+ready, "bra %s", wait)
+	comp.tile(rd)
+	b.ins("wgmma.wait_group.sync.aligned 1")
+	state := b.reg(kB64)
+	b.insP("!"+first, "mbarrier.arrive.shared.b64 %s, [%s]", state, barP)
+	b.ins("setp.ne.u32 %s, %s, %s", first, c.tid, c.tid)
+	// barP follows barR one stage behind: the stage whose group retired.
+	b.ins("sub.s32 %s, %s, %s", barP, barR, full)
+	b.ins("add.s32 %s, %s, %s", barP, barP, empty)
+	c.rotate(rd)
+	c.rotateBar(barR, full, phase)
+	b.ins("sub.s32 %s, %s, 1", cnt, cnt)
+	b.ins("setp.gt.s32 %s, %s, 0", more, cnt)
+	b.insP(more, "bra.uni %s", loop)
+	b.label(done)
+	b.ins("wgmma.wait_group.sync.aligned 0")
+	c.barrier()
+}
+
+// barrier is a barrier of the block's computing threads: the whole block,
+// or, where a producer warp has left it (TMA = 2), named barrier 1 over
+// the threads that compute.
+func (c *gemmCtx) barrier() {
+	if c.g.cfg.TMA == 2 {
+		c.b.ins("bar.sync 1, %d", c.g.threads)
+		return
+	}
+	c.b.ins("bar.sync 0")
+}

@@ -170,10 +170,17 @@ func TestPTXASTMA(t *testing.T) {
 		t.Skip("this ptxas predates sm_90a: run scripts/fetch-ptxas.sh build/tools")
 	}
 	fixed := []string{
-		"ms=1,ns=32,ml=128,nl=256,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4",
-		"ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3",
-		"ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=6",
-		"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=5",
+		"ms=1,ns=32,ml=128,nl=256,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,tma=1",
+		"ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3,tma=1",
+		"ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=6,tma=1",
+		"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=5,tma=1",
+	}
+	// The producer-warp twins (tma=2): the staged GEMM epilogue and the
+	// one-pass fixup behind the computing threads' own barrier.
+	producerFixed := []string{
+		"ms=1,ns=32,ml=128,nl=256,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,tma=2",
+		"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3,tma=2",
+		"ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=6,tma=2",
 	}
 	var jobs []PTXASJob
 	for _, in := range Classes() {
@@ -181,8 +188,8 @@ func TestPTXASTMA(t *testing.T) {
 			continue
 		}
 		for _, m := range warpgroupMaths(in) {
-			for _, cs := range fixed {
-				c := mustParse(t, cs+",math="+m.String()+",tma=1")
+			for _, cs := range append(fixed, producerFixed...) {
+				c := mustParse(t, cs+",math="+m.String())
 				if Legal(c, in, H100()) != nil {
 					continue
 				}

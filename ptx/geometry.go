@@ -10,7 +10,8 @@ type geometry struct {
 	mmaM    int // mma instruction shape (1,1,1 for SIMT)
 	mmaN    int
 	mmaK    int
-	threads int
+	threads int // threads that compute (and run the epilogue)
+	block   int // threads of the block: threads, and a producer warp with TMA = 2
 	tg      int // threads per KL group
 	uk      int // k-depth of one KL group per tile (U/KL)
 
@@ -78,7 +79,7 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 	if cfg.Math.IsWGMMA() {
 		// A warpgroup's instruction spans 64 rows of A (a whole 128-byte
 		// swizzle atom of an m-contiguous A) and 8·NS columns of B.
-		tma := cfg.TMA == 1
+		tma := cfg.TMA >= 1
 		g.a = newCoreMatrixGeom(in.TransA == T, cfg.ML, cfg.U, cfg.VecA, g.es, g.threads, 64, tma)
 		g.b = newCoreMatrixGeom(in.TransB == N, cfg.NL, cfg.U, cfg.VecB, g.es, g.threads, 8*cfg.NS, tma)
 	} else {
@@ -131,11 +132,19 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 		g.clusterSmem = cfg.NL * g.stageStride * es
 	}
 	g.sharedBytes = max(g.tileSmem, g.redSmem, g.stageSmem, g.clusterSmem)
-	if cfg.TMA == 1 {
+	g.block = g.threads
+	if cfg.TMA >= 1 {
 		// The mbarriers stay past every other use of the buffer (the
-		// epilogues reuse the tiles' bytes with ordinary stores).
+		// epilogues reuse the tiles' bytes with ordinary stores): one per
+		// stage that the copies complete, and with a producer warp
+		// (TMA = 2) one per stage that the consumers release.
+		bars := cfg.Stages
+		if cfg.TMA == 2 {
+			bars *= 2
+			g.block += 32
+		}
 		g.barOff = (g.sharedBytes + 7) / 8 * 8
-		g.sharedBytes = g.barOff + 8*cfg.Stages
+		g.sharedBytes = g.barOff + 8*bars
 	}
 	return g
 }

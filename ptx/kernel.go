@@ -170,7 +170,7 @@ func GenerateGemm(cfg GemmConfig, in InputClass, arch string) (*Kernel, error) {
 	k := &Kernel{
 		Name:        name,
 		PTX:         emitGemm(g, name, arch),
-		Block:       [3]int{g.threads, 1, 1},
+		Block:       [3]int{g.block, 1, 1},
 		SharedBytes: g.sharedBytes,
 		Params:      append(append(abiParams(in.Compute), tensorMapParams(maps)...), convParamsOf(in)...),
 		TensorMaps:  maps,

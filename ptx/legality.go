@@ -79,10 +79,14 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		// the splits were exact (kernels TestGPUSplitReruns has the case).
 		// Not understood yet: not served.
 		return illegal("ptx: pp=1 with both a grid split (kg=%d) and a cluster split (kc=%d) is not allowed (nondeterministic on H100)", cfg.KG, cfg.KC)
-	case cfg.TMA < 0 || cfg.TMA > 1:
-		return illegal("ptx: tma=%d must be 0 or 1", cfg.TMA)
-	case cfg.TMA == 1 && !m.IsWGMMA():
-		return illegal("ptx: tma=1 (bulk tensor copies) needs wgmma math (math %s)", m)
+	case cfg.TMA < 0 || cfg.TMA > 2:
+		return illegal("ptx: tma=%d must be 0, 1 or 2", cfg.TMA)
+	case cfg.TMA >= 1 && !m.IsWGMMA():
+		return illegal("ptx: tma=%d (bulk tensor copies) needs wgmma math (math %s)", cfg.TMA, m)
+	case cfg.TMA == 2 && max(cfg.KC, 1) > 1:
+		// The cluster epilogue's barriers span whole blocks; the producer
+		// warp has left by then.
+		return illegal("ptx: tma=2 (a producer warp) has no cluster split (kc=%d)", cfg.KC)
 	}
 	if m.IsWGMMA() {
 		if err := warpgroupLegal(cfg, in); err != nil {
@@ -95,11 +99,11 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		}
 	}
 	g := newGeometry(cfg, in)
-	if cfg.TMA == 1 && !(g.a.swizzle && g.b.swizzle) {
+	if cfg.TMA >= 1 && !(g.a.swizzle && g.b.swizzle) {
 		// The copy engine writes boxes of 128-byte lines in the 128-byte
 		// swizzle: k-contiguous tiles need u·es = 128, m/n-contiguous ones
 		// whole 128-byte lines and instructions.
-		return illegal("ptx: tma=1 needs both operand tiles in the 128-byte swizzled layout (A swizzled %v, B swizzled %v)", g.a.swizzle, g.b.swizzle)
+		return illegal("ptx: tma>=1 needs both operand tiles in the 128-byte swizzled layout (A swizzled %v, B swizzled %v)", g.a.swizzle, g.b.swizzle)
 	}
 	switch {
 	case m.IsMMA() && (cfg.ML%g.wm != 0 || cfg.NL%g.wn != 0):
@@ -114,8 +118,8 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		return illegal("ptx: u/kl=%d must be a multiple of the inner k step %d", g.uk, g.simtVK())
 	case g.threads < 32 || g.threads%32 != 0:
 		return illegal("ptx: %d threads per block is not a positive multiple of 32", g.threads)
-	case g.threads > dev.MaxThreadsPerBlock || g.threads > 1024:
-		return illegal("ptx: %d threads per block exceeds %d", g.threads, dev.MaxThreadsPerBlock)
+	case g.block > dev.MaxThreadsPerBlock || g.block > 1024:
+		return illegal("ptx: %d threads per block exceeds %d", g.block, dev.MaxThreadsPerBlock)
 	}
 	if err := vecLegal("a", cfg.VecA, in.AlignA, g.a, g.es, cfg.Stages); err != nil {
 		return err
@@ -133,8 +137,8 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	switch {
 	case regs > dev.MaxRegistersPerThread || regs > 255:
 		return illegal("ptx: estimated %d registers per thread exceed %d", regs, min(dev.MaxRegistersPerThread, 255))
-	case regs*g.threads > dev.RegistersPerBlock || regs*g.threads > dev.RegistersPerSM:
-		return illegal("ptx: estimated %d registers per block exceed the register file (%d)", regs*g.threads, dev.RegistersPerBlock)
+	case regs*g.block > dev.RegistersPerBlock || regs*g.block > dev.RegistersPerSM:
+		return illegal("ptx: estimated %d registers per block exceed the register file (%d)", regs*g.block, dev.RegistersPerBlock)
 	}
 	return nil
 }

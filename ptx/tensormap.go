@@ -42,7 +42,7 @@ func (t TensorMap) Dims(m, n, k, ld int) (inner, outer, strideBytes int) {
 // box for a k-contiguous tile, one per 64-element column of an
 // m/n-contiguous one) by the whole tile along the other.
 func tensorMapsOf(g geometry) []TensorMap {
-	if g.cfg.TMA != 1 {
+	if g.cfg.TMA == 0 {
 		return nil
 	}
 	var out []TensorMap

@@ -272,22 +272,27 @@ func TestGPUConvTiming(t *testing.T) {
 }
 
 // warpgroupGrid is a grid of the class's wgmma configurations (ISAAC_GPU_CONV_GRID: what
-// the heuristic's block, stages, split and copies should be): 64 or 128 pixels by 64, 128
-// or 256 channels, 2 to 6 stages, grid splits of 1, 2 and 4, with and without the copy
-// engine, as Legal allows.
+// the heuristic's block, stages, split and copies should be): 64, 128 or 256 pixels (one
+// or two instructions along m per warpgroup) by 48, 64, 128 or 256 channels, 3 to 6
+// stages, grid splits of 1 to 16, cp.async copies, the copy engine and the copy engine with
+// a producer warp, as Legal allows. ISAAC_GPU_CONV_GRID=copies keeps the copy engine's.
 func warpgroupGrid(in ptx.InputClass, dev ptx.DeviceLimits) []ptx.GemmConfig {
 	maths := ptx.WarpgroupMathsFor(in)
 	if len(maths) == 0 {
 		return nil
 	}
+	tmas := []int{0, 1, 2}
+	if os.Getenv("ISAAC_GPU_CONV_GRID") == "copies" {
+		tmas = []int{1, 2}
+	}
 	v := 16 / in.AType.Size()
 	var out []ptx.GemmConfig
-	for _, ml := range []int{64, 128} {
-		for _, nl := range []int{64, 128, 256} {
-			for _, st := range []int{2, 3, 4, 6} {
-				for _, kg := range []int{1, 2, 4} {
-					for _, tma := range []int{0, 1} {
-						c := ptx.GemmConfig{MS: 1, NS: nl / 8, ML: ml, NL: nl, U: 64, KS: 1, KL: 1, KG: kg, KC: 1,
+	for _, blk := range [][2]int{{1, 64}, {1, 128}, {2, 128}, {2, 256}} {
+		for _, nl := range []int{48, 64, 128, 256} {
+			for _, st := range []int{3, 4, 6} {
+				for _, kg := range []int{1, 2, 4, 8, 16} {
+					for _, tma := range tmas {
+						c := ptx.GemmConfig{MS: blk[0], NS: nl / 8, ML: blk[1], NL: nl, U: 64, KS: 1, KL: 1, KG: kg, KC: 1,
 							VecA: v, VecB: v, Stages: st, Math: maths[0], TMA: tma}
 						if ptx.Legal(c, in, dev) == nil {
 							out = append(out, c)
