@@ -72,7 +72,28 @@ type simInstr2 struct {
 
 // simThread runs one thread of block (bx, by) and returns its copies from x
 // (in order) and its stores' addresses.
-func simThread(prog []simInstr2, params map[string]int64, tid, bx, by int64, grid [3]int64) (copies []simCopy, stores []int64, err error) {
+// simStore is one store to global memory: its address and its bytes.
+type simStore struct{ addr, bytes int64 }
+
+// storeBytes is the bytes one st.global op writes: its type's size times
+// its vector length.
+func storeBytes(op string) int64 {
+	n := int64(1)
+	switch {
+	case strings.Contains(op, ".v2."):
+		n = 2
+	case strings.Contains(op, ".v4."):
+		n = 4
+	}
+	i := strings.LastIndexByte(op, '.')
+	bits, err := strconv.Atoi(op[i+2:])
+	if err != nil {
+		panic(op)
+	}
+	return n * int64(bits) / 8
+}
+
+func simThread(prog []simInstr2, params map[string]int64, tid, bx, by int64, grid [3]int64) (copies []simCopy, stores []simStore, err error) {
 	regs := map[string]int64{}
 	from := map[string]int64{} // register → the global address it was loaded from (0: zero)
 	val := func(a string) (int64, bool) {
@@ -190,7 +211,7 @@ func simThread(prog []simInstr2, params map[string]int64, tid, bx, by int64, gri
 			if !ok {
 				return nil, nil, fmt.Errorf("thread %d: %s to an unknown address", tid, op)
 			}
-			stores = append(stores, g)
+			stores = append(stores, simStore{g, storeBytes(op)})
 		case strings.HasPrefix(op, "cp.async.ca") || strings.HasPrefix(op, "cp.async.cg"):
 			s, ok1 := addr(a[0])
 			g, ok2 := addr(a[1])
@@ -459,9 +480,13 @@ func checkConvAddressing(t *testing.T, cfg GemmConfig, in InputClass, p convSimP
 				t.Fatalf("%s %s thread %d tile %d: A(%d, %d) copied from %#x, want %#x", cfg, in, tid, tile, m, j, c.global, want)
 			}
 		}
+		ys := int64(in.CType.Size())
 		for _, s := range stores {
-			if s >= simY {
-				stored[s]++
+			if s.bytes%ys != 0 {
+				t.Fatalf("%s %s thread %d: a store of %d bytes to y of %d-byte elements", cfg, in, tid, s.bytes, ys)
+			}
+			for b := int64(0); s.addr >= simY && b < s.bytes; b += ys {
+				stored[s.addr+b]++
 			}
 		}
 	}
@@ -493,6 +518,8 @@ func TestConvAddressingSimulated(t *testing.T) {
 		{N: 3, C: 2, H: 11, W: 6, K: 3, R: 2, S: 3, PadH: 4, PadW: 0, StrH: 2, StrW: 3, DilH: 2, DilW: 1, Flip: true},
 		{N: 1, C: 5, H: 5, W: 5, K: 7, R: 1, S: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1},
 		{N: 2, C: 16, H: 6, W: 5, K: 9, R: 3, S: 2, PadH: 1, PadW: 2, StrH: 1, StrW: 2, DilH: 1, DilW: 2, Flip: true},
+		// An even number of channels in NHWC: the mma epilogue's pairs of channels.
+		{N: 2, C: 16, H: 6, W: 5, K: 10, R: 3, S: 2, PadH: 1, PadW: 2, StrH: 1, StrW: 2, DilH: 1, DilW: 2},
 	}
 	for i := range problems {
 		p := &problems[i]
@@ -525,6 +552,9 @@ func TestConvAddressingSimulated(t *testing.T) {
 				p = problems[3] // channels a multiple of every vector
 			}
 			checkConvAddressing(t, cfg, in, p, 0)
+			if cfg.Math.IsMMA() { // the epilogue's pairs of channels too
+				checkConvAddressing(t, cfg, in, problems[4], 0)
+			}
 			if last := int64(ceilDiv(p.N*p.P()*p.Q(), cfg.ML) - 1); last > 0 {
 				checkConvAddressing(t, cfg, in, p, last)
 			}
