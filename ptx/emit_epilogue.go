@@ -269,9 +269,9 @@ func (c *gemmCtx) epilogue(elems []accElem) {
 		b.ins("or.b32 %s, %s, %s", mv, mv, wv32)
 		b.ins("setp.eq.s32 %s, %s, 0", vecOK, mv)
 	}
-	if c.conv != nil && cfg.KG == 1 && g.kc == 1 && g.stageCols == 0 && channelPairs(elems) {
+	if c.conv != nil && cfg.KG == 1 && g.kc == 1 && g.stageCols == 0 {
 		general := b.newLabel("epi_general")
-		c.convPairStores(elems, vals, ops, general)
+		c.convStores(elems, vals, ops, general)
 		b.label(general)
 	}
 	if g.kc > 1 {

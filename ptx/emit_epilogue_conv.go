@@ -16,81 +16,166 @@ func channelPairs(elems []accElem) bool {
 	return true
 }
 
-// convPairStores is the epilogue of a convolution whose y is
-// channel-contiguous, taken at run time where y's channel stride is 1, its
-// pixel strides and channel count are even, y is aligned to two elements
-// and alpha is not 0: each thread writes its pairs of consecutive channels
-// as one access each (a packed f16x2 or bf16x2 word, or a vector of two),
-// at immediate offsets from one address per output pixel, with beta = 0
-// and beta != 0 as separate paths so that neither issues the other's
-// instructions. Elsewhere it branches to general, the element-by-element
-// epilogue through y's strides. elems must be channelPairs.
-func (c *gemmCtx) convPairStores(elems []accElem, vals []string, ops epiOps, general string) {
+// convStores is the epilogue of a convolution without a grid split where
+// alpha is not 0 (elsewhere it branches to general, the element-by-element
+// epilogue): one address per output pixel and one offset per channel,
+// computed once, so that each element costs an add and its store. Where
+// the elements come in pairs of channels (channelPairs) and y is
+// channel-contiguous (checked at run time: unit channel stride, even pixel
+// strides and channels, y aligned to two elements) each pair is one access
+// (a packed f16x2 or bf16x2 word, or a vector of two) at an immediate
+// offset from its pixel's address. beta = 0 and beta != 0 are separate
+// paths, so that neither issues the other's instructions.
+func (c *gemmCtx) convStores(elems []accElem, vals []string, ops epiOps, general string) {
 	b, g, cv := c.b, c.g, c.conv.p
 	es := g.in.CType.Size()
-	b.comment("epilogue: pairs of channels of a channel-contiguous y")
-	odd := b.reg(kB32)
-	b.ins("or.b32 %s, %s, %s", odd, cv["yN"], cv["yH"])
-	b.ins("or.b32 %s, %s, %s", odd, odd, cv["yW"])
-	b.ins("or.b32 %s, %s, %s", odd, odd, c.N)
-	b.ins("and.b32 %s, %s, 1", odd, odd)
-	lo := b.reg(kB32)
-	b.ins("cvt.u32.u64 %s, %s", lo, c.C)
-	b.ins("and.b32 %s, %s, %d", lo, lo, 2*es-1)
-	b.ins("or.b32 %s, %s, %s", odd, odd, lo)
-	slow := b.reg(kPred)
-	b.ins("setp.ne.s32 %s, %s, 0", slow, odd)
-	unit := b.reg(kPred)
-	b.ins("setp.ne.s32 %s, %s, 1", unit, cv["yC"])
-	b.ins("or.pred %s, %s, %s", slow, slow, unit)
-	b.ins("or.pred %s, %s, !%s", slow, slow, ops.pAlpha)
-	b.insP(slow, "bra.uni %s", general)
-
-	// One address and bound per output pixel, one bound per channel pair.
+	b.comment("epilogue: an address per output pixel, an offset per channel")
+	b.insP("!"+ops.pAlpha, "bra.uni %s", general)
 	type rowKey struct {
 		base string
 		row  int
 	}
-	rowAddr, rowOK := map[rowKey]string{}, map[rowKey]string{}
-	colOK := map[[2]any]string{}
-	pred := make([]string, len(elems)/2)
-	at := make([]string, len(elems)/2)
-	imm := make([]int, len(elems)/2)
-	for i := 0; i < len(elems); i += 2 {
-		e := elems[i]
+	rowOff, rowOK := map[rowKey]string{}, map[rowKey]string{}
+	for _, e := range elems {
 		rk := rowKey{e.rowBase, e.row}
-		if _, ok := rowAddr[rk]; !ok {
+		if _, ok := rowOff[rk]; !ok {
 			m := b.addImm32(e.rowBase, e.row)
 			p := b.reg(kPred)
 			b.ins("setp.lt.s32 %s, %s, %s", p, m, c.M)
-			rowOK[rk] = p
-			off := b.add32(c.pixelOffset(m), e.colBase)
-			wide := b.reg(kB64)
-			b.ins("mul.wide.s32 %s, %s, %d", wide, off, es)
-			a := b.reg(kB64)
-			b.ins("add.s64 %s, %s, %s", a, c.C, wide)
-			rowAddr[rk] = a
+			rowOK[rk], rowOff[rk] = p, c.pixelOffset(m)
 		}
+	}
+	pixelAddr := func(off string) string {
+		wide := b.reg(kB64)
+		b.ins("mul.wide.s32 %s, %s, %d", wide, off, es)
+		a := b.reg(kB64)
+		b.ins("add.s64 %s, %s, %s", a, c.C, wide)
+		return a
+	}
+	// guard is the predicate of element e's store: its pixel and channel
+	// inside y. The channels' bounds are computed where first used, once
+	// per path (cols is the path's cache), so that few are live at once.
+	guard := func(e accElem, cols map[[2]any]string) string {
 		ck := [2]any{e.colBase, e.col}
-		if _, ok := colOK[ck]; !ok {
-			p := b.reg(kPred)
-			b.ins("setp.lt.s32 %s, %s, %s", p, b.addImm32(e.colBase, e.col), c.N)
-			colOK[ck] = p
+		pc, ok := cols[ck]
+		if !ok {
+			pc = b.reg(kPred)
+			b.ins("setp.lt.s32 %s, %s, %s", pc, b.addImm32(e.colBase, e.col), c.N)
+			cols[ck] = pc
 		}
 		p := b.reg(kPred)
-		b.ins("and.pred %s, %s, %s", p, rowOK[rk], colOK[ck])
-		pred[i/2], at[i/2], imm[i/2] = p, rowAddr[rk], e.col*es
+		b.ins("and.pred %s, %s, %s", p, rowOK[rowKey{e.rowBase, e.row}], pc)
+		return p
 	}
-	withBeta := b.newLabel("epi_pairs_beta")
-	b.insP(ops.pBeta, "bra.uni %s", withBeta)
-	for _, beta := range []bool{false, true} {
-		if beta {
-			b.label(withBeta)
-		}
-		for i := 0; i < len(elems); i += 2 {
-			c.storePair(ops, vals[i], vals[i+1], at[i/2], imm[i/2], pred[i/2], beta)
-		}
+	// stores emits both beta paths of the stores and ends the kernel.
+	stores := func(access func(beta bool)) {
+		withBeta := b.newLabel("epi_beta")
+		b.insP(ops.pBeta, "bra.uni %s", withBeta)
+		access(false)
 		c.finish()
+		b.label(withBeta)
+		access(true)
+		c.finish()
+	}
+	if channelPairs(elems) {
+		strided := b.newLabel("epi_strided")
+		odd := b.reg(kB32)
+		b.ins("or.b32 %s, %s, %s", odd, cv["yN"], cv["yH"])
+		b.ins("or.b32 %s, %s, %s", odd, odd, cv["yW"])
+		b.ins("or.b32 %s, %s, %s", odd, odd, c.N)
+		b.ins("and.b32 %s, %s, 1", odd, odd)
+		lo := b.reg(kB32)
+		b.ins("cvt.u32.u64 %s, %s", lo, c.C)
+		b.ins("and.b32 %s, %s, %d", lo, lo, 2*es-1)
+		b.ins("or.b32 %s, %s, %s", odd, odd, lo)
+		slow := b.reg(kPred)
+		b.ins("setp.ne.s32 %s, %s, 0", slow, odd)
+		unit := b.reg(kPred)
+		b.ins("setp.ne.s32 %s, %s, 1", unit, cv["yC"])
+		b.ins("or.pred %s, %s, %s", slow, slow, unit)
+		b.insP(slow, "bra.uni %s", strided)
+		b.comment("pairs of channels of a channel-contiguous y")
+		at := map[rowKey]string{}
+		for _, e := range elems {
+			rk := rowKey{e.rowBase, e.row}
+			if _, ok := at[rk]; !ok {
+				at[rk] = pixelAddr(b.add32(rowOff[rk], e.colBase))
+			}
+		}
+		stores(func(beta bool) {
+			cols := map[[2]any]string{}
+			for i := 0; i < len(elems); i += 2 {
+				e := elems[i]
+				c.storePair(ops, vals[i], vals[i+1], at[rowKey{e.rowBase, e.row}], e.col*es, guard(e, cols), beta)
+			}
+		})
+		b.label(strided)
+	}
+	b.comment("y through its strides")
+	at := map[rowKey]string{}
+	for _, e := range elems {
+		rk := rowKey{e.rowBase, e.row}
+		if _, ok := at[rk]; !ok {
+			at[rk] = pixelAddr(rowOff[rk])
+		}
+	}
+	yc := b.reg(kB64)
+	b.ins("mul.wide.s32 %s, %s, %d", yc, cv["yC"], es)
+	stores(func(beta bool) {
+		cols, colAt := map[[2]any]string{}, map[[2]any]string{}
+		for i, e := range elems {
+			ck := [2]any{e.colBase, e.col}
+			j, ok := colAt[ck]
+			if !ok {
+				j = b.reg(kB64)
+				b.ins("cvt.s64.s32 %s, %s", j, b.addImm32(e.colBase, e.col))
+				b.ins("mul.lo.s64 %s, %s, %s", j, j, yc)
+				colAt[ck] = j
+			}
+			a := b.reg(kB64)
+			b.ins("add.s64 %s, %s, %s", a, at[rowKey{e.rowBase, e.row}], j)
+			c.storeElem(ops, vals[i], a, guard(e, cols), beta)
+		}
+	})
+}
+
+// storeElem writes alpha·v + beta·y (y read only with beta) to the element
+// at addr, under pred.
+func (c *gemmCtx) storeElem(ops epiOps, v, at, pred string, beta bool) {
+	b := c.b
+	s := epiSuffix(ops.t)
+	out := b.reg(epiKind(ops.t))
+	b.ins("mul.rn.%s %s, %s, %s", s, out, ops.alpha, v)
+	a := addr(at, 0)
+	switch ops.cType {
+	case F16, BF16:
+		if beta {
+			h := b.reg(kB16)
+			b.ins("mov.b16 %s, 0", h)
+			b.insP(pred, "ld.global.b16 %s, %s", h, a)
+			y := b.reg(kF32)
+			if ops.cType == F16 {
+				b.ins("cvt.f32.f16 %s, %s", y, h)
+			} else {
+				b.ins("mov.b32 %s, {%s, %s}", y, ops.zeroH, h)
+			}
+			b.ins("fma.rn.f32 %s, %s, %s, %s", out, ops.beta, y, out)
+		}
+		h := b.reg(kB16)
+		name := "f16"
+		if ops.cType == BF16 {
+			name = "bf16"
+		}
+		b.ins("cvt.rn.%s.f32 %s, %s", name, h, out)
+		b.insP(pred, "st.global.b16 %s, %s", a, h)
+	default:
+		if beta {
+			y := b.reg(epiKind(ops.t))
+			b.ins("mov.b%d %s, 0", 8*ops.cType.Size(), y)
+			b.insP(pred, "ld.global.%s %s, %s", s, y, a)
+			b.ins("fma.rn.%s %s, %s, %s, %s", s, out, ops.beta, y, out)
+		}
+		b.insP(pred, "st.global.%s %s, %s", s, a, out)
 	}
 }
 
