@@ -82,7 +82,7 @@ func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) p
 		for ; c.KG >= 1; c.KG /= 2 {
 			if ptx.Legal(c, in, dev) == nil {
 				if in.ChannelLines {
-					c = ptx.TMATwin(c, in, dev) // x's tiles by the copy engine's im2col mode
+					c = convCopyEngine(c, in, dev) // x's tiles by the copy engine's im2col mode
 				}
 				return c
 			}
@@ -91,28 +91,69 @@ func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) p
 	return fallbackConfig(in)
 }
 
+// convCopyEngine is c staged by the copy engine's im2col mode: with a
+// producer warp (ptx.GemmConfig.TMA = 2) for 64-pixel blocks, whose small
+// grids leave the copies' issue on the critical path, else from the
+// computing threads (TMA = 1); c where neither is legal.
+func convCopyEngine(c ptx.GemmConfig, in ptx.InputClass, dev ptx.DeviceLimits) ptx.GemmConfig {
+	t := ptx.TMATwin(c, in, dev)
+	if p := t; t.TMA == 1 && c.ML == 64 {
+		if p.TMA = 2; ptx.Legal(p, in, dev) == nil {
+			return p
+		}
+	}
+	return t
+}
+
+// deepReduction is the reduction length (C·R·S) from which a convolution
+// whose grid leaves SMs idle splits it across the grid.
+const deepReduction = 8192
+
 // convWarpgroupCandidates are the wgmma configurations tried first for a
 // convolution whose im2col and filter tiles are copied in 16-byte vectors
-// on sm_90 (channel-contiguous x, filter rows of whole vectors): blocks of
-// 64 channels where K fits, else 128; of 128 pixels where that grid fills
-// the SMs, else 64; k-slices of 64 taps with 4 stages; no grid split (a
-// split's one-pass fixup cost more than the parallelism it adds). What a
-// grid of blocks, stages, splits and copies measured fastest on Table 5's
-// and ResNet's FP16 NHWC layers (gputest/results/h100/conv/call14).
+// on sm_90 (channel-contiguous x, filter rows of whole vectors), the
+// fastest of a grid of blocks, stages, splits and copy loops on Table 5's
+// and ResNet's FP16 NHWC layers (gputest/results/h100/conv/call17):
+// blocks of 64 channels where K fits, else 128; of 256 pixels (two
+// instructions along m per warpgroup) for reductions of 1,536 taps or more
+// on 128 channels, of 128 pixels otherwise; where that grid would leave SMs
+// idle, 64 pixels, then 64 channels; 3 stages for 128 by 128 blocks and 6
+// for 64 by 64 ones (two blocks an SM), 4 otherwise; k-slices of 64 taps; a grid split
+// only for deep reductions on a grid still short of the SMs (the smallest
+// power of two, up to 16, that fills them), since a split's one-pass fixup
+// costs more than it gains on short ones.
 func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
 	maths := ptx.WarpgroupMathsFor(in)
 	v := 16 / in.AType.Size()
 	if len(maths) == 0 || dev.SMMajor != 9 || dev.SMMinor != 0 || in.AlignA < v || in.AlignB < v || m < 128 {
 		return nil
 	}
-	nl, ml := 64, 128
+	c := ptx.GemmConfig{MS: 1, ML: 128, NL: 64, U: 64, KS: 1, KL: 1, KG: 1, KC: 1, VecA: v, VecB: v, Stages: 4, Math: maths[0]}
+	blocks := func() int { return ceilDiv(m, c.ML) * ceilDiv(n, c.NL) }
 	if n > 64 {
-		nl = 128
+		c.NL, c.Stages = 128, 3
+		if k >= 1536 {
+			c.MS, c.ML, c.Stages = 2, 256, 4
+			if blocks() < dev.SMCount {
+				c.MS, c.ML, c.Stages = 1, 128, 3
+			}
+		}
 	}
-	if ceilDiv(m, ml)*ceilDiv(n, nl) < dev.SMCount {
-		ml = 64
+	if blocks() < dev.SMCount {
+		c.MS, c.ML, c.Stages = 1, 64, 4
+		if blocks() < dev.SMCount && c.NL > 64 {
+			c.NL = 64
+		}
+		if c.NL == 64 {
+			c.Stages = 6 // 96 KiB: still two blocks an SM
+		}
 	}
-	c := ptx.GemmConfig{MS: 1, NS: nl / 8, ML: ml, NL: nl, U: 64, KS: 1, KL: 1, KG: 1, KC: 1, VecA: v, VecB: v, Stages: 4, Math: maths[0]}
+	if k >= deepReduction {
+		for b := blocks(); c.KG < 16 && b*c.KG < dev.SMCount; {
+			c.KG *= 2
+		}
+	}
+	c.NS = c.NL / 8
 	if k < 64 {
 		c.U, c.Stages = 32, 3
 	}
@@ -122,11 +163,11 @@ func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimit
 // ConvThroughCopies reports whether the heuristic runs a convolution whose
 // x is not channel-contiguous on NHWC copies of x and its filter (a
 // transpose each, then the channel-vector kernel: wgmma for 16-bit types)
-// rather than gathering x element by element: for 16-bit types, with
-// channels enough for vectors (32), and a filter wider than 1×1 (a 1×1
-// filter's gather is contiguous along the pixels already): the rule
-// Table 5's measurements of both paths suggest
+// rather than gathering x element by element: for 16-bit types with
+// channels enough for vectors (32), 1×1 filters too (Table 5's conv14 ran
+// its gather at a third of cuDNN's speed and its NHWC kernel faster than
+// cuDNN's): the rule Table 5's measurements of both paths suggest
 // (gputest/results/h100/conv/README.md).
 func ConvThroughCopies(s request.ConvShape) bool {
-	return s.Type.Data.Size() == 2 && s.XStrides[1] != 1 && s.G == 1 && s.C >= 32 && s.R*s.S > 1
+	return s.Type.Data.Size() == 2 && s.XStrides[1] != 1 && s.G == 1 && s.C >= 32
 }

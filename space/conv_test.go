@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/ptxas"
+	"github.com/isaacgo/isaac/internal/suites"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 )
@@ -69,5 +70,44 @@ func TestConvClassAndDraws(t *testing.T) {
 	}
 	if ptxasErr != nil {
 		t.Logf("ptxas not found: the draws were not assembled")
+	}
+}
+
+// The wgmma heuristic on Table 5's FP16 NHWC layers (x channel-contiguous,
+// channels of whole 128-byte lines where C is a multiple of 64): the
+// blocks, stages, split and copy loop that call 17's grid measured fastest
+// or within a few percent of it (gputest/results/h100/conv/call17), each
+// legal for its class.
+func TestConvWarpgroupHeuristic(t *testing.T) {
+	dev := ptx.H100()
+	want := map[string]string{
+		"conv5":  "ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1",
+		"conv6":  "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2",
+		"conv7":  "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=4,va=8,vb=8,st=6,math=wgmma_f16,tma=2",
+		"conv8":  "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=8,va=8,vb=8,st=6,math=wgmma_f16,tma=2",
+		"conv9":  "ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_f16,tma=1",
+		"conv10": "ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_f16,tma=1",
+		"conv11": "ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1",
+		"conv12": "ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1",
+		"conv13": "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2",
+		"conv14": "ms=1,ns=16,ml=64,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2",
+	}
+	for _, l := range suites.Table5() {
+		w, ok := want[l.Name]
+		if !ok {
+			continue
+		}
+		P, Q := l.H-l.R+1, l.W-l.S+1
+		s := request.ConvShape{Type: request.ConvTypes[2], N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S, G: 1,
+			P: P, Q: Q, StrH: 1, StrW: 1, DilH: 1, DilW: 1, FilterNHWC: true,
+			XStrides: [4]int{l.H * l.W * l.C, 1, l.W * l.C, l.C}, YStrides: [4]int{P * Q * l.K, 1, Q * l.K, l.K}}
+		in := ConvClass(s, 0x20000, 0x10000)
+		cfg := ConvDefault(in, s, dev)
+		if cfg.String() != w {
+			t.Errorf("%s (%s): %s, want %s", l.Name, in, cfg, w)
+		}
+		if err := ptx.Legal(cfg, in, dev); err != nil {
+			t.Errorf("%s: %v", l.Name, err)
+		}
 	}
 }
