@@ -120,11 +120,13 @@ func Transposable(s request.ConvShape) bool {
 }
 
 // copyBytes are the bytes of the NHWC copies of x and (when it is not in
-// that format) of the filter, each rounded up to 256.
+// that format) of the filter, each rounded up to 256. A 1×1 filter in NCHW
+// format (K, C, 1, 1) lies in memory as in NHWC format (K, 1, 1, C): no
+// copy.
 func copyBytes(s request.ConvShape) (x, w int) {
 	es := s.Type.Data.Size()
 	x = (s.N*s.C*s.H*s.W*es + 255) / 256 * 256
-	if !s.FilterNHWC {
+	if !s.FilterNHWC && s.R*s.S > 1 {
 		w = (s.K*s.C*s.R*s.S*es + 255) / 256 * 256
 	}
 	return x, w
@@ -155,7 +157,11 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	if grid[1] > 65535 || grid[2] > 65535 || !k.gen.SplitLimit(m, n) {
 		return fmt.Errorf("%w: grid %v too large", ErrUnsupported, grid)
 	}
-	tr, err := rt.transposeKernel(t, s.Type.Data.Size())
+	tr, err := rt.transposeKernel(t, s.Type.Data.Size(), false)
+	if err != nil {
+		return err
+	}
+	rows, err := rt.transposeKernel(t, s.Type.Data.Size(), true)
 	if err != nil {
 		return err
 	}
@@ -169,6 +175,19 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	p := paramPool.Get().(*cuda.Params)
 	defer paramPool.Put(p)
 	transpose := func(src, dst uintptr, dims, strides [4]int) error {
+		if strides[2] == dims[3]*strides[3] {
+			// Rows of D one after another: one dimension of C·D, which
+			// the tiles fill better, or a short one for the rows kernel.
+			dims[2], dims[3], strides[2] = 1, dims[2]*dims[3], 0
+			if g, ok := ptx.TransposeRowsGrid(dims[0], dims[1], dims[3]); ok {
+				p.Reset()
+				p.Ptr(src).Ptr(dst)
+				for _, v := range []int{dims[0], dims[1], dims[3], strides[0], strides[1], strides[3]} {
+					p.I32(int32(v))
+				}
+				return launch(rows.fn, rows.gen, g, stream, p)
+			}
+		}
 		g, _ := ptx.TransposeGrid(dims[0], dims[1], dims[2], dims[3])
 		p.Reset()
 		p.Ptr(src).Ptr(dst)
@@ -207,9 +226,13 @@ func (rt *Runtime) ConvNHWC(c *request.Conv, s request.ConvShape, cfg ptx.GemmCo
 }
 
 // transposeKernel is the transpose kernel of es-byte elements in t's
-// context, loaded once.
-func (rt *Runtime) transposeKernel(t Target, es int) (*Kernel, error) {
-	gen, err := ptx.GenerateTranspose(es, t.Dev.Limits.Arch())
+// context (with rows, the kernel for a short last dimension), loaded once.
+func (rt *Runtime) transposeKernel(t Target, es int, rows bool) (*Kernel, error) {
+	generate := ptx.GenerateTranspose
+	if rows {
+		generate = ptx.GenerateTransposeRows
+	}
+	gen, err := generate(es, t.Dev.Limits.Arch())
 	if err != nil {
 		return nil, err
 	}

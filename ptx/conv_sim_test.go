@@ -72,8 +72,9 @@ type simInstr2 struct {
 
 // simThread runs one thread of block (bx, by) and returns its copies from x
 // (in order) and its stores' addresses.
-// simStore is one store to global memory: its address and its bytes.
-type simStore struct{ addr, bytes int64 }
+// simStore is one store to global memory: its address, its bytes and the
+// global address its value was loaded from (0: not a loaded value).
+type simStore struct{ addr, bytes, from int64 }
 
 // storeBytes is the bytes one st.global op writes: its type's size times
 // its vector length.
@@ -211,7 +212,7 @@ func simThread(prog []simInstr2, params map[string]int64, tid, bx, by int64, gri
 			if !ok {
 				return nil, nil, fmt.Errorf("thread %d: %s to an unknown address", tid, op)
 			}
-			stores = append(stores, simStore{g, storeBytes(op)})
+			stores = append(stores, simStore{g, storeBytes(op), from[a[1]]})
 		case strings.HasPrefix(op, "cp.async.ca") || strings.HasPrefix(op, "cp.async.cg"):
 			s, ok1 := addr(a[0])
 			g, ok2 := addr(a[1])

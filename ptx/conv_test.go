@@ -149,11 +149,13 @@ func TestPTXASConv(t *testing.T) {
 func TestConvPTXASCII(t *testing.T) {
 	var kernels []*Kernel
 	for _, es := range []int{2, 4, 8} {
-		k, err := GenerateTranspose(es, "sm_90")
-		if err != nil {
-			t.Fatal(err)
+		for _, gen := range []func(int, string) (*Kernel, error){GenerateTranspose, GenerateTransposeRows} {
+			k, err := gen(es, "sm_90")
+			if err != nil {
+				t.Fatal(err)
+			}
+			kernels = append(kernels, k)
 		}
-		kernels = append(kernels, k)
 	}
 	for _, in := range convClasses() {
 		for _, cfg := range convConfigs(in) {
@@ -179,12 +181,14 @@ func TestPTXASTranspose(t *testing.T) {
 		t.Skip("ptxas not found: run scripts/fetch-ptxas.sh build/tools")
 	}
 	for _, es := range []int{2, 4, 8} {
-		k, err := GenerateTranspose(es, "sm_90")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ptxas.Compile(k.PTX, "sm_90"); err != nil {
-			t.Errorf("%s: %v", k.Name, err)
+		for _, gen := range []func(int, string) (*Kernel, error){GenerateTranspose, GenerateTransposeRows} {
+			k, err := gen(es, "sm_90")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ptxas.Compile(k.PTX, "sm_90"); err != nil {
+				t.Errorf("%s: %v", k.Name, err)
+			}
 		}
 	}
 	if _, err := GenerateTranspose(3, "sm_90"); err == nil {
@@ -192,5 +196,62 @@ func TestPTXASTranspose(t *testing.T) {
 	}
 	if _, ok := TransposeGrid(1000, 64, 100, 100); ok {
 		t.Errorf("a grid of 100,000 blocks along z")
+	}
+}
+
+// The rows transpose, simulated thread by thread: every element of a
+// (A, B, D) tensor with padded strides lands once at its place in the
+// packed (A, D, B) copy, and nothing else is written.
+func TestTransposeRowsSimulated(t *testing.T) {
+	const src, dst = int64(1) << 40, int64(2) << 40
+	for _, es := range []int{2, 4, 8} {
+		k, err := GenerateTransposeRows(es, "sm_90")
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog := parseProgram(k.PTX)
+		for _, d := range [][3]int{{3, 300, 9}, {2, 70, 1}, {1, 513, 25}, {2, 33, 32}} {
+			A, B, D := d[0], d[1], d[2]
+			sA, sB, sD := B*D*2+5, D*2, 2 // every other element, rows apart
+			grid, ok := TransposeRowsGrid(A, B, D)
+			if !ok {
+				t.Fatalf("%v: no grid", d)
+			}
+			params := map[string]int64{"p_src": src, "p_dst": dst, "p_dA": int64(A), "p_dB": int64(B), "p_dD": int64(D),
+				"p_sA": int64(sA), "p_sB": int64(sB), "p_sD": int64(sD)}
+			got := map[int64]int64{}
+			for by := 0; by < grid[1]; by++ {
+				for bx := 0; bx < grid[0]; bx++ {
+					for tid := 0; tid < k.Block[0]; tid++ {
+						_, stores, err := simThread(prog, params, int64(tid), int64(bx), int64(by), [3]int64{int64(grid[0]), int64(grid[1]), 1})
+						if err != nil {
+							t.Fatalf("%s %v: %v", k.Name, d, err)
+						}
+						for _, s := range stores {
+							if s.bytes != int64(es) {
+								t.Fatalf("%s %v: a store of %d bytes", k.Name, d, s.bytes)
+							}
+							if _, dup := got[s.addr]; dup {
+								t.Fatalf("%s %v: %#x stored twice", k.Name, d, s.addr)
+							}
+							got[s.addr] = s.from
+						}
+					}
+				}
+			}
+			if len(got) != A*B*D {
+				t.Fatalf("%s %v: %d elements stored, want %d", k.Name, d, len(got), A*B*D)
+			}
+			for a := 0; a < A; a++ {
+				for b := 0; b < B; b++ {
+					for x := 0; x < D; x++ {
+						at := dst + int64(es*((a*D+x)*B+b))
+						if want := src + int64(es*(a*sA+b*sB+x*sD)); got[at] != want {
+							t.Fatalf("%s %v: (%d, %d, %d) stored from %#x, want %#x", k.Name, d, a, b, x, got[at], want)
+						}
+					}
+				}
+			}
+		}
 	}
 }

@@ -126,3 +126,101 @@ func TransposeGrid(dA, dB, dC, dD int) (grid [3]int, ok bool) {
 	z := dA * dC
 	return [3]int{ceilDiv(dD, transposeTile), ceilDiv(dB, transposeTile), z}, z <= 65535 && ceilDiv(dB, transposeTile) <= 65535
 }
+
+// RowsMaxD is the longest last dimension GenerateTransposeRows takes.
+const RowsMaxD = 32
+
+// rowsBlock is the threads of a block of GenerateTransposeRows's kernel.
+const rowsBlock = 256
+
+// GenerateTransposeRows emits the kernel that does GenerateTranspose's
+// copy, (A, B, D) with element strides (sA, sB, sD) into a packed
+// (A, D, B), for a short D (at most RowsMaxD; the caller merges C into D):
+// a thread per (a, b) reads its D elements and writes each to its row of
+// B, so consecutive threads write consecutive elements and a warp's reads
+// cover one span of memory where b's rows are consecutive. A filter's
+// (K, C, R·S) in NCHW format becomes (K, R·S, C) with whole lines written,
+// where the tiles of GenerateTranspose would fill R·S of their 32 columns.
+// Parameters: u64 src, u64 dst, s32 A, B, D, sA, sB, sD. Launch with
+// TransposeRowsGrid's grid, blocks of Block threads.
+func GenerateTransposeRows(es int, arch string) (*Kernel, error) {
+	ty, ok := map[int]string{2: "b16", 4: "b32", 8: "b64"}[es]
+	if !ok {
+		return nil, fmt.Errorf("ptx: no transpose of %d-byte elements", es)
+	}
+	kind := map[int]regKind{2: kB16, 4: kB32, 8: kB64}[es]
+	name := fmt.Sprintf("isaac_transpose_rows_%s", ty)
+	names := []string{"dA", "dB", "dD", "sA", "sB", "sD"}
+	params := []Param{{"src", ".u64", 8}, {"dst", ".u64", 8}}
+	for _, n := range names {
+		params = append(params, Param{n, ".s32", 4})
+	}
+	b := &builder{}
+	c := &gemmCtx{b: b}
+	src, dst := c.globalParam("src"), c.globalParam("dst")
+	p := map[string]string{}
+	for _, n := range names {
+		p[n] = c.intParam(n)
+	}
+	tx, bx, a := b.reg(kB32), b.reg(kB32), b.reg(kB32)
+	b.ins("mov.u32 %s, %%tid.x", tx)
+	b.ins("mov.u32 %s, %%ctaid.x", bx)
+	b.ins("mov.u32 %s, %%ctaid.y", a)
+	bi := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", bi, bx, rowsBlock, tx)
+	out := b.reg(kPred)
+	b.ins("setp.ge.s32 %s, %s, %s", out, bi, p["dB"])
+	b.insP(out, "ret")
+	in := b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %s", in, a, p["sA"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", in, bi, p["sB"], in)
+	o := b.reg(kB32) // dst: (a·D + d)·B + b
+	b.ins("mul.lo.s32 %s, %s, %s", o, a, p["dD"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", o, o, p["dB"], bi)
+	b.comment("the row's elements, a few loads in flight before their stores")
+	const batch = 8
+	for d0 := 0; d0 < RowsMaxD; d0 += batch {
+		vals := make([]string, batch)
+		oks := make([]string, batch)
+		for i := range vals {
+			d := d0 + i
+			oks[i] = b.reg(kPred)
+			b.ins("setp.gt.s32 %s, %s, %d", oks[i], p["dD"], d)
+			off := b.reg(kB32)
+			b.ins("mad.lo.s32 %s, %s, %d, %s", off, p["sD"], d, in)
+			vals[i] = b.reg(kind)
+			b.insP(oks[i], "ld.global.nc.%s %s, [%s]", ty, vals[i], byteAddr(b, src, off, es))
+		}
+		for i := range vals {
+			off := b.reg(kB32)
+			b.ins("mad.lo.s32 %s, %s, %d, %s", off, p["dB"], d0+i, o)
+			b.insP(oks[i], "st.global.%s [%s], %s", ty, byteAddr(b, dst, off, es), vals[i])
+		}
+		if d0+batch < RowsMaxD {
+			more := b.reg(kPred)
+			b.ins("setp.le.s32 %s, %s, %d", more, p["dD"], d0+batch)
+			b.insP(more, "ret")
+		}
+	}
+	b.ins("ret")
+	return &Kernel{
+		Name:   name,
+		PTX:    header(arch) + entryMaxReg(name, params, 0, b),
+		Block:  [3]int{rowsBlock, 1, 1},
+		Params: params,
+	}, nil
+}
+
+// TransposeRowsGrid is the grid of GenerateTransposeRows's kernel for
+// dimensions (A, B, D); ok is false beyond the grid's limits or RowsMaxD.
+func TransposeRowsGrid(dA, dB, dD int) (grid [3]int, ok bool) {
+	return [3]int{ceilDiv(dB, rowsBlock), dA, 1}, dA <= 65535 && dD <= RowsMaxD && dD >= 1
+}
+
+// byteAddr is base + off·es (off a 32-bit element offset).
+func byteAddr(b *builder, base, off string, es int) string {
+	wide, a := b.reg(kB64), b.reg(kB64)
+	b.ins("mul.wide.s32 %s, %s, %d", wide, off, es)
+	b.ins("add.s64 %s, %s, %s", a, base, wide)
+	return a
+}
