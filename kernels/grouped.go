@@ -10,9 +10,11 @@ import (
 	"github.com/isaacgo/isaac/space"
 )
 
-// GroupedTarget is where grouped convolution s runs: the calling thread's
-// current context (the direct kernel has no input class).
-func (rt *Runtime) GroupedTarget(s request.ConvShape) (Target, error) {
+// GroupedTarget is where grouped convolution c (of shape s) runs: the
+// calling thread's current context. The direct kernel has no input class:
+// the target's Class holds only AlignA, the elements both x and y are
+// aligned to (space.GroupedAlign), which its class depends on.
+func (rt *Runtime) GroupedTarget(c *request.Conv, s request.ConvShape) (Target, error) {
 	dev, ctx, err := rt.current()
 	if err != nil {
 		return Target{}, err
@@ -20,13 +22,13 @@ func (rt *Runtime) GroupedTarget(s request.ConvShape) (Target, error) {
 	if s.G < 2 {
 		return Target{}, fmt.Errorf("%w: not a grouped convolution", ErrUnsupported)
 	}
-	return Target{Ctx: ctx, Dev: dev}, nil
+	return Target{Ctx: ctx, Dev: dev, Class: ptx.InputClass{AlignA: space.GroupedAlign(c.XPtr, c.YPtr, s)}}, nil
 }
 
 // GroupedKernel is the direct kernel of grouped convolution shape s with
 // configuration cfg in t's context, loaded once.
 func (rt *Runtime) GroupedKernel(t Target, s request.ConvShape, cfg ptx.GroupedConfig) (*Kernel, error) {
-	gen, err := ptx.GenerateGroupedConv(space.GroupedClass(s), cfg, t.Dev.Limits.Arch())
+	gen, err := ptx.GenerateGroupedConv(space.GroupedClass(s, t.Class.AlignA), cfg, t.Dev.Limits.Arch())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
@@ -37,7 +39,8 @@ func (rt *Runtime) GroupedKernel(t Target, s request.ConvShape, cfg ptx.GroupedC
 // with direct kernel k (GroupedKernel's). It does not synchronize.
 func (rt *Runtime) LaunchGrouped(c *request.Conv, s request.ConvShape, k *Kernel) error {
 	pr, cfg := GroupedProblem(s), k.gen.Grouped()
-	threads := ptx.GroupedThreads(cfg, s.N, s.K, s.P, s.Q)
+	pr.Vec = k.gen.GroupedVec()
+	threads := ptx.GroupedThreads(cfg, pr.Vec, s.N, s.K, s.P, s.Q)
 	grid, ok := ptx.GroupedGrid(cfg, threads)
 	if !ok {
 		return fmt.Errorf("%w: %d threads", ErrUnsupported, threads)
@@ -63,7 +66,7 @@ func (rt *Runtime) LaunchGrouped(c *request.Conv, s request.ConvShape, k *Kernel
 // Grouped runs grouped convolution c (of shape s) with the direct kernel of
 // configuration cfg (tests, benchmarks).
 func (rt *Runtime) Grouped(c *request.Conv, s request.ConvShape, cfg ptx.GroupedConfig) error {
-	t, err := rt.GroupedTarget(s)
+	t, err := rt.GroupedTarget(c, s)
 	if err != nil {
 		return err
 	}

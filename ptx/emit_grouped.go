@@ -29,6 +29,10 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 		}
 		name += fmt.Sprintf("_s%dx%d_%s", cls.Taps, cls.StrideW, step)
 	}
+	vec := cls.vec()
+	if vec > 1 {
+		name += fmt.Sprintf("_v%d", vec)
+	}
 	b := &builder{}
 	c := &gemmCtx{b: b}
 	b.comment("%s %+v", cfg, cls)
@@ -57,7 +61,14 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 	var n, k, pp, qb string
 	if cls.ChannelsInner {
 		var r1, r2 string
-		r1, k = divmod(b, t, p["K"])
+		if vec > 1 { // a thread per vec channels
+			kv := b.reg(kB32)
+			b.ins("shr.u32 %s, %s, %d", kv, p["K"], log2(vec))
+			r1, k = divmod(b, t, kv)
+			b.ins("shl.b32 %s, %s, %d", k, k, log2(vec))
+		} else {
+			r1, k = divmod(b, t, p["K"])
+		}
 		r2, qb = divmod(b, r1, p["QB"])
 		n, pp = divmod(b, r2, p["P"])
 	} else {
@@ -87,9 +98,12 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 		cols[j] = b.reg(kB32)
 		b.ins("mad.lo.s32 %s, %s, %s, %s", cols[j], qj, p["strW"], p["wOff"])
 	}
-	sums := b.regs(acc, cfg.Columns)
-	for _, s := range sums {
-		b.ins("mov.%s %s, %s", ft, s, zeroOf(acc))
+	sums := make([][]string, vec) // [channel][column]
+	for j := range sums {
+		sums[j] = b.regs(acc, cfg.Columns)
+		for _, s := range sums[j] {
+			b.ins("mov.%s %s, %s", ft, s, zeroOf(acc))
+		}
 	}
 
 	b.comment("for each channel of the group, each tap row, each tap column")
@@ -109,6 +123,8 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 	b.ins("mad.lo.s32 %s, %s, %s, %s", xRow, h, p["xsH"], xC)
 	if cls.Taps > 0 {
 		c.groupedWindow(cls, cfg, x, w, xRow, wR, cols[0], sums, p)
+	} else if vec > 1 {
+		panic("ptx: grouped convolution vectors without a window") // LegalGrouped
 	} else {
 		si, sOff, wS := b.reg(kB32), b.reg(kB32), b.reg(kB32)
 		b.ins("mov.u32 %s, 0", si)
@@ -123,7 +139,7 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 			off := b.reg(kB32)
 			b.ins("mad.lo.s32 %s, %s, %s, %s", off, col, p["xsW"], xRow)
 			v := loadWidened(b, cls.Data, acc, x, off, ok, true)
-			b.ins("fma.rn.%s %s, %s, %s, %s", ft, sums[j], v, tap, sums[j])
+			b.ins("fma.rn.%s %s, %s, %s, %s", ft, sums[0][j], v, tap, sums[0][j])
 		}
 		loopNext(b, si, p["S"], loopS, [2]string{sOff, p["wStep"]}, [2]string{wS, p["wsS"]})
 	}
@@ -144,19 +160,32 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 		b.ins("mad.lo.s32 %s, %s, %s, %s", off, qj, p["ysW"], yRow)
 		readOld := b.reg(kPred)
 		b.ins("and.pred %s, %s, %s", readOld, pBeta, qok[j])
+		if vec > 1 {
+			a := elemAddr(b, y, off, cls.Data)
+			old := loadVecAt(b, cls.Data, acc, a, readOld, false, vec)
+			vs := make([]string, vec)
+			for i := range vs {
+				vs[i] = b.reg(acc)
+				b.ins("mul.rn.%s %s, %s, %s", ft, vs[i], alpha, sums[i][j])
+				b.insP(readOld, "fma.rn.%s %s, %s, %s, %s", ft, vs[i], beta, old[i], vs[i])
+			}
+			storeVecAt(b, cls.Data, acc, a, vs, qok[j])
+			continue
+		}
 		old := loadWidened(b, cls.Data, acc, y, off, readOld, false)
 		v := b.reg(acc)
-		b.ins("mul.rn.%s %s, %s, %s", ft, v, alpha, sums[j])
+		b.ins("mul.rn.%s %s, %s, %s", ft, v, alpha, sums[0][j])
 		b.insP(readOld, "fma.rn.%s %s, %s, %s, %s", ft, v, beta, old, v)
 		storeNarrowed(b, cls.Data, acc, y, off, v, qok[j])
 	}
 	b.ins("ret")
 	return &Kernel{
-		Name:    name,
-		PTX:     header(arch) + entry(name, groupedParams(cls.Compute), b),
-		Block:   [3]int{cfg.Threads, 1, 1},
-		Params:  groupedParams(cls.Compute),
-		grouped: cfg,
+		Name:       name,
+		PTX:        header(arch) + entry(name, groupedParams(cls.Compute), b),
+		Block:      [3]int{cfg.Threads, 1, 1},
+		Params:     groupedParams(cls.Compute),
+		grouped:    cfg,
+		groupedVec: vec,
 	}, nil
 }
 
@@ -166,7 +195,11 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 // ((Columns-1)·StrideW + (Taps-1)·|TapStepW| + 1 of them, zero outside x),
 // the row's taps once each, then every output column's products from the
 // window. col0 is the first tap's column of the first output column.
-func (c *gemmCtx) groupedWindow(cls GroupedClass, cfg GroupedConfig, x, w, xRow, wR, col0 string, sums []string, p map[string]string) {
+//
+// With vectors of channels (cls.Vec) each place of the window holds the
+// vec channels' inputs, loaded as one vector, and each tap is loaded per
+// channel (the filter's channels lie wsK apart).
+func (c *gemmCtx) groupedWindow(cls GroupedClass, cfg GroupedConfig, x, w, xRow, wR, col0 string, sums [][]string, p map[string]string) {
 	b := c.b
 	acc, ft := kF32, "f32"
 	if cls.Compute == F64 {
@@ -180,7 +213,8 @@ func (c *gemmCtx) groupedWindow(cls GroupedClass, cfg GroupedConfig, x, w, xRow,
 	a := elemAddr(b, x, off, cls.Data)
 	step := b.reg(kB64)
 	b.ins("mul.wide.s32 %s, %s, %d", step, p["xsW"], cls.Data.Size())
-	win := make([]string, span)
+	vec := cls.vec()
+	win := make([][]string, span) // [place][channel]
 	for i := range win {
 		col := b.addImm32(first, i)
 		ok := b.reg(kPred)
@@ -190,7 +224,11 @@ func (c *gemmCtx) groupedWindow(cls GroupedClass, cfg GroupedConfig, x, w, xRow,
 			b.ins("add.s64 %s, %s, %s", next, a, step)
 			a = next
 		}
-		win[i] = loadAt(b, cls.Data, acc, a, ok, true)
+		if vec > 1 {
+			win[i] = loadVecAt(b, cls.Data, acc, a, ok, true, vec)
+		} else {
+			win[i] = []string{loadAt(b, cls.Data, acc, a, ok, true)}
+		}
 	}
 	wOff := b.reg(kB32)
 	b.ins("mov.u32 %s, %s", wOff, wR)
@@ -200,9 +238,17 @@ func (c *gemmCtx) groupedWindow(cls GroupedClass, cfg GroupedConfig, x, w, xRow,
 			b.ins("add.s32 %s, %s, %s", next, wOff, p["wsS"])
 			wOff = next
 		}
-		tap := loadWidened(b, cls.Data, acc, w, wOff, "", true)
-		for j := range sums {
-			b.ins("fma.rn.%s %s, %s, %s, %s", ft, sums[j], win[j*cls.StrideW+s*cls.TapStepW-lo], tap, sums[j])
+		wCh := wOff
+		for ch := 0; ch < vec; ch++ {
+			if ch > 0 {
+				next := b.reg(kB32)
+				b.ins("add.s32 %s, %s, %s", next, wCh, p["wsK"])
+				wCh = next
+			}
+			tap := loadWidened(b, cls.Data, acc, w, wCh, "", true)
+			for j := range sums[ch] {
+				b.ins("fma.rn.%s %s, %s, %s, %s", ft, sums[ch][j], win[j*cls.StrideW+s*cls.TapStepW-lo][ch], tap, sums[ch][j])
+			}
 		}
 	}
 }
@@ -291,5 +337,69 @@ func storeNarrowed(b *builder, t DataType, acc regKind, base, off, v, pred strin
 		b.insP(pred, "st.global.b16 [%s], %s", a, h)
 	default:
 		b.insP(pred, "st.global.%s [%s], %s", map[regKind]string{kF32: "f32", kF64: "f64"}[acc], a, v)
+	}
+}
+
+// vecSuffix is the PTX type of a vector access's elements of t.
+func vecSuffix(t DataType) string {
+	switch t {
+	case F16, BF16:
+		return "b16"
+	case F64:
+		return "f64"
+	}
+	return "f32"
+}
+
+// loadVecAt loads the vec consecutive elements of t at address a (through
+// the read-only path with readOnly) as one vector, each converted to the
+// accumulator kind; with pred, zeros where pred is false.
+func loadVecAt(b *builder, t DataType, acc regKind, a, pred string, readOnly bool, vec int) []string {
+	ld := "ld.global"
+	if readOnly {
+		ld = "ld.global.nc"
+	}
+	out := b.regs(acc, vec)
+	switch t {
+	case F16, BF16:
+		hs := b.regs(kB16, vec)
+		for _, h := range hs {
+			b.ins("mov.b16 %s, 0", h)
+		}
+		b.insP(pred, "%s.v%d.b16 %s, [%s]", ld, vec, braces(hs), a)
+		for i, h := range hs {
+			if t == F16 {
+				b.ins("cvt.f32.f16 %s, %s", out[i], h)
+			} else {
+				z := b.reg(kB16)
+				b.ins("mov.b16 %s, 0", z)
+				b.ins("mov.b32 %s, {%s, %s}", out[i], z, h)
+			}
+		}
+	default:
+		for _, v := range out {
+			b.ins("mov.%s %s, %s", vecSuffix(t), v, zeroOf(acc))
+		}
+		b.insP(pred, "%s.v%d.%s %s, [%s]", ld, vec, vecSuffix(t), braces(out), a)
+	}
+	return out
+}
+
+// storeVecAt stores accumulators vs as the len(vs) consecutive elements of
+// t at address a, one vector, where pred.
+func storeVecAt(b *builder, t DataType, acc regKind, a string, vs []string, pred string) {
+	switch t {
+	case F16, BF16:
+		cvt := "cvt.rn.f16.f32"
+		if t == BF16 {
+			cvt = "cvt.rn.bf16.f32"
+		}
+		hs := b.regs(kB16, len(vs))
+		for i, h := range hs {
+			b.ins("%s %s, %s", cvt, h, vs[i])
+		}
+		b.insP(pred, "st.global.v%d.b16 [%s], %s", len(vs), a, braces(hs))
+	default:
+		b.insP(pred, "st.global.v%d.%s [%s], %s", len(vs), vecSuffix(t), a, braces(vs))
 	}
 }

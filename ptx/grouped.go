@@ -13,13 +13,23 @@ import "fmt"
 // stride StrideW along w and taps TapStepW apart (the dilation, negative
 // for a flipped filter): each row's input columns are loaded once into
 // registers and reused by the thread's output columns and taps.
+//
+// With Vec > 1 (depthwise convolutions, ChannelsInner and Taps > 0) each
+// thread computes Vec consecutive channels, its inputs and outputs moved
+// as vectors of Vec elements: the caller guarantees one channel per group,
+// channel-contiguous x and y (unit channel strides), K and x's and y's
+// other strides multiples of Vec, and x and y aligned to Vec elements.
 type GroupedClass struct {
 	Data, Compute DataType
 	ChannelsInner bool
 	Taps          int // 0: any filter width (the taps looped)
 	StrideW       int
 	TapStepW      int
+	Vec           int // channels per thread (0 or 1: one)
 }
+
+// vec is the channels a thread computes.
+func (c GroupedClass) vec() int { return max(c.Vec, 1) }
 
 // GroupedConfig is the direct kernel's configuration: threads per block
 // and the consecutive output columns each thread computes (the columns
@@ -44,6 +54,10 @@ func LegalGrouped(cfg GroupedConfig, cls GroupedClass) error {
 		return fmt.Errorf("ptx: grouped convolution of %v computed in %v", cls.Data, cls.Compute)
 	case cls.Taps < 0 || cls.Taps > MaxWindowTaps || cls.Taps > 0 && (cls.StrideW < 1 || cls.StrideW > 4 || cls.TapStepW == 0 || abs(cls.TapStepW) > 4):
 		return fmt.Errorf("ptx: grouped convolution window of %d taps, stride %d, step %d", cls.Taps, cls.StrideW, cls.TapStepW)
+	case cls.Vec < 0 || cls.vec() > 4 || !isPow2(cls.vec()) || cls.vec()*cls.Data.Size() > 16:
+		return fmt.Errorf("ptx: grouped convolution of vectors of %d %v", cls.Vec, cls.Data)
+	case cls.vec() > 1 && (!cls.ChannelsInner || cls.Taps == 0):
+		return fmt.Errorf("ptx: grouped convolution vectors of channels need channel-inner threads and a window")
 	}
 	return nil
 }
@@ -52,13 +66,18 @@ func LegalGrouped(cfg GroupedConfig, cls GroupedClass) error {
 // for other kernels).
 func (k *Kernel) Grouped() GroupedConfig { return k.grouped }
 
+// GroupedVec is the channels each thread of a direct grouped convolution
+// kernel computes (GroupedClass.Vec; 1 for other kernels).
+func (k *Kernel) GroupedVec() int { return max(k.groupedVec, 1) }
+
 // MaxWindowTaps is the widest filter a windowed direct kernel takes.
 const MaxWindowTaps = 7
 
 // GroupedThreads is the number of threads a direct kernel of cfg runs for
-// an output of n×k×p×q: one per image, channel, row and cfg.Columns columns.
-func GroupedThreads(cfg GroupedConfig, n, k, p, q int) int {
-	return n * k * p * ceilDiv(q, cfg.Columns)
+// an output of n×k×p×q: one per image, vec channels (the class's Vec), row
+// and cfg.Columns columns.
+func GroupedThreads(cfg GroupedConfig, vec, n, k, p, q int) int {
+	return n * ceilDiv(k, max(vec, 1)) * p * ceilDiv(q, cfg.Columns)
 }
 
 // GroupedGrid is the launch grid of a direct kernel of cfg running threads
@@ -111,13 +130,14 @@ type GroupedProblem struct {
 	StrH, StrW                   int
 	HOff, WOff, HStep, WStep     int
 	X, Y, Filter                 [4]int
+	Vec                          int // the kernel class's channels per thread
 }
 
 // Ints are the kernel's integer parameters (GroupedIntParams) for pr.
 func (pr GroupedProblem) Ints(cfg GroupedConfig) []int {
 	qb := ceilDiv(pr.Q, cfg.Columns)
 	return []int{
-		GroupedThreads(cfg, pr.N, pr.K, pr.P, pr.Q), pr.N, pr.K, pr.P, pr.Q, qb, pr.C / pr.G, pr.K / pr.G, pr.R, pr.S, pr.H, pr.W,
+		GroupedThreads(cfg, pr.Vec, pr.N, pr.K, pr.P, pr.Q), pr.N, pr.K, pr.P, pr.Q, qb, pr.C / pr.G, pr.K / pr.G, pr.R, pr.S, pr.H, pr.W,
 		pr.StrH, pr.StrW, pr.HOff, pr.WOff, pr.HStep, pr.WStep,
 		pr.X[0], pr.X[1], pr.X[2], pr.X[3], pr.Y[0], pr.Y[1], pr.Y[2], pr.Y[3],
 		pr.Filter[0], pr.Filter[1], pr.Filter[2], pr.Filter[3],

@@ -40,6 +40,12 @@ func TestGroupedLegal(t *testing.T) {
 		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F16}},
 		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, Taps: 8, StrideW: 1, TapStepW: 1}},
 		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, Taps: 3, StrideW: 1}},
+		// vectors of channels: channel-inner threads with a window, at most 4 and 16 bytes
+		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, Taps: 3, StrideW: 1, TapStepW: 1, Vec: 4}},
+		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, ChannelsInner: true, Vec: 4}},
+		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, ChannelsInner: true, Taps: 3, StrideW: 1, TapStepW: 1, Vec: 8}},
+		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F64, Compute: F64, ChannelsInner: true, Taps: 3, StrideW: 1, TapStepW: 1, Vec: 4}},
+		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, ChannelsInner: true, Taps: 3, StrideW: 1, TapStepW: 1, Vec: 3}},
 	} {
 		if LegalGrouped(c.cfg, c.cls) == nil {
 			t.Errorf("%v %+v legal", c.cfg, c.cls)
@@ -61,6 +67,10 @@ func TestPTXASGrouped(t *testing.T) {
 		classes = append(classes, cls)
 		cls.Taps, cls.StrideW, cls.TapStepW = 7, 2, -2 // the widest window
 		classes = append(classes, cls)
+		if cls.ChannelsInner { // vectors of channels: the widest that fit 16 bytes, up to 4
+			cls.Vec = min(4, 16/cls.Data.Size())
+			classes = append(classes, cls)
+		}
 	}
 	for _, cls := range classes {
 		for _, cfg := range []GroupedConfig{{64, 1}, {256, 4}, {128, 8}} {
@@ -98,6 +108,29 @@ func TestGroupedConvSimulated(t *testing.T) {
 		beta := []float64{0, 0.5}[trial/3%2]
 		t.Run(fmt.Sprintf("%d", trial), func(t *testing.T) {
 			checkGroupedSimulated(t, cls, cfg, pr, flip, layouts, 2, beta)
+		})
+	}
+	// Depthwise convolutions in NHWC with vectors of channels (Vec).
+	for trial := 0; trial < 24; trial++ {
+		cls := groupedClasses()[trial%8]
+		if !cls.ChannelsInner {
+			cls = groupedClasses()[(trial+1)%8]
+		}
+		vec := []int{2, 4}[trial%2]
+		if vec*cls.Data.Size() > 16 {
+			vec = 2
+		}
+		cfg := GroupedConfig{Threads: 64, Columns: []int{1, 2, 4, 8}[trial/2%4]}
+		pr, flip, _ := randomGrouped(rng)
+		pr.G = vec * (1 + rng.IntN(3))
+		pr.C, pr.K = pr.G, pr.G
+		pr.X = [4]int{pr.H * pr.W * pr.C, 1, pr.W * pr.C, pr.C}
+		pr.Y = [4]int{pr.P * pr.Q * pr.K, 1, pr.Q * pr.K, pr.K}
+		pr.Filter = [4]int{pr.R * pr.S, pr.R * pr.S, pr.S, 1}
+		cls.Taps, cls.StrideW, cls.TapStepW, cls.Vec = pr.S, pr.StrW, pr.WStep, vec
+		beta := []float64{0, 0.5}[trial/3%2]
+		t.Run(fmt.Sprintf("vec%d", trial), func(t *testing.T) {
+			checkGroupedSimulated(t, cls, cfg, pr, flip, "x nhwc y nhwc filter kcrs", 2, beta)
 		})
 	}
 }
@@ -205,12 +238,13 @@ func checkGroupedSimulated(t *testing.T, cls GroupedClass, cfg GroupedConfig, pr
 			}
 		}
 	}
+	pr.Vec = cls.Vec
 	params := map[string]float64{"p_x": float64(xBase), "p_w": float64(wBase), "p_y": float64(yBase), "p_alpha": alpha, "p_beta": beta}
 	for i, v := range pr.Ints(cfg) {
 		params["p_"+GroupedIntParams[i]] = float64(v)
 	}
 	prog := parseProgram(k.PTX)
-	threads := GroupedThreads(cfg, pr.N, pr.K, pr.P, pr.Q)
+	threads := GroupedThreads(cfg, pr.Vec, pr.N, pr.K, pr.P, pr.Q)
 	grid, _ := GroupedGrid(cfg, threads)
 	written := map[int64]int{}
 	for bx := 0; bx < grid[0]; bx++ {
@@ -291,6 +325,8 @@ func simGrouped(prog []simInstr2, params map[string]float64, tid, bx int, mem ma
 			regs[a[0]] = float64(int32(i32(a[1])*i32(a[2]) + i32(a[3])))
 		case op == "mul.lo.s32":
 			regs[a[0]] = float64(int32(i32(a[1]) * i32(a[2])))
+		case op == "shr.u32":
+			regs[a[0]] = float64(uint32(i32(a[1])) >> uint32(i32(a[2])))
 		case op == "shl.b32":
 			regs[a[0]] = float64(int32(i32(a[1]) << i32(a[2])))
 		case op == "div.u32":
@@ -323,14 +359,19 @@ func simGrouped(prog []simInstr2, params map[string]float64, tid, bx int, mem ma
 			regs[a[0]] = map[bool]float64{true: 1}[val(a[1]) != 0 && val(a[2]) != 0]
 		case strings.HasPrefix(op, "ld.global"):
 			addr := int64(val(strings.Trim(a[1], "[]")))
-			v, ok := mem[addr]
-			if !ok {
-				return fmt.Errorf("%s outside the tensors at %#x", op, addr)
+			for i, r := range braceRegs(a[0]) { // a vector's elements one after another
+				v, ok := mem[addr+int64(i)*elemBytes(op)]
+				if !ok {
+					return fmt.Errorf("%s outside the tensors at %#x", op, addr+int64(i)*elemBytes(op))
+				}
+				regs[r] = v
 			}
-			regs[a[0]] = v
 		case strings.HasPrefix(op, "st.global"):
-			if err := store(int64(val(strings.Trim(a[0], "[]"))), val(a[1])); err != nil {
-				return err
+			addr := int64(val(strings.Trim(a[0], "[]")))
+			for i, r := range braceRegs(a[1]) {
+				if err := store(addr+int64(i)*elemBytes(op), val(r)); err != nil {
+					return err
+				}
 			}
 		case strings.HasPrefix(op, "fma.rn."):
 			regs[a[0]] = val(a[1])*val(a[2]) + val(a[3])
@@ -341,4 +382,14 @@ func simGrouped(prog []simInstr2, params map[string]float64, tid, bx int, mem ma
 		}
 	}
 	return fmt.Errorf("fell off the end")
+}
+
+// elemBytes is the size of one element of a load's or store's type.
+func elemBytes(op string) int64 {
+	i := strings.LastIndexByte(op, '.')
+	bits, err := strconv.Atoi(op[i+2:])
+	if err != nil {
+		panic(op)
+	}
+	return int64(bits / 8)
 }

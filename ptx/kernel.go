@@ -43,7 +43,8 @@ type Kernel struct {
 	serial       bool // KG > 1 finished in this kernel (one pass, no Reduce)
 	tileCounters int  // one-pass: arrival counters per tile (splitCounters)
 
-	grouped GroupedConfig // a direct grouped convolution kernel's configuration
+	grouped    GroupedConfig // a direct grouped convolution kernel's configuration
+	groupedVec int           // and its class's channels per thread
 }
 
 // Grid is the launch grid for an m×n×k problem (m, n ≥ 1; the runtime does

@@ -97,7 +97,7 @@ func (s *Server) convDecision(c *request.Conv) (*convDecision, kernels.Target, r
 	var t kernels.Target
 	var err error
 	if shape.G > 1 {
-		t, err = s.rt.GroupedTarget(shape)
+		t, err = s.rt.GroupedTarget(c, shape)
 	} else {
 		t, err = s.rt.ConvTarget(c, shape)
 	}

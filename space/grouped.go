@@ -7,8 +7,10 @@ import (
 
 // GroupedClass is the class of a grouped convolution's direct kernel:
 // its types, and consecutive threads on consecutive output channels where
-// y is channel-contiguous (NHWC), else on consecutive columns.
-func GroupedClass(s request.ConvShape) ptx.GroupedClass {
+// y is channel-contiguous (NHWC), else on consecutive columns; for a
+// depthwise one, the channels a thread computes (groupedVec) with x and y
+// aligned to align elements (GroupedAlign).
+func GroupedClass(s request.ConvShape, align int) ptx.GroupedClass {
 	cls := ptx.GroupedClass{Data: convTypes[s.Type.Data], Compute: ptx.F32, ChannelsInner: s.YStrides[1] == 1 && s.K > 1}
 	if s.Type.Data == request.CudnnDouble {
 		cls.Compute = ptx.F64
@@ -21,7 +23,35 @@ func GroupedClass(s request.ConvShape) ptx.GroupedClass {
 			cls.TapStepW = -s.DilW
 		}
 	}
+	cls.Vec = groupedVec(s, cls, align)
 	return cls
+}
+
+// GroupedAlign is the elements (a power of two, up to 16 bytes' worth) that
+// a grouped convolution's x at x and y at y are both aligned to.
+func GroupedAlign(x, y uintptr, s request.ConvShape) int {
+	es := s.Type.Data.Size()
+	return max(1, int(gcdPow2(uint64(x), uint64(y)))/es)
+}
+
+// groupedVec is the channels each thread of a depthwise convolution's
+// windowed direct kernel computes, as vectors of x's and y's consecutive
+// channels: up to 4 (2 for double), as many as K, x's and y's strides and
+// their alignment allow; 1 for other convolutions.
+func groupedVec(s request.ConvShape, cls ptx.GroupedClass, align int) int {
+	if !cls.ChannelsInner || cls.Taps == 0 || s.C != s.G || s.K != s.G || s.XStrides[1] != 1 || s.YStrides[1] != 1 {
+		return 1
+	}
+	for v := min(4, 16/s.Type.Data.Size()); v > 1; v /= 2 {
+		ok := s.K%v == 0 && align%v == 0
+		for _, st := range []int{s.XStrides[0], s.XStrides[2], s.XStrides[3], s.YStrides[0], s.YStrides[2], s.YStrides[3]} {
+			ok = ok && st%v == 0
+		}
+		if ok {
+			return v
+		}
+	}
+	return 1
 }
 
 // GroupedDirect reports whether the direct kernel takes a grouped
@@ -43,7 +73,7 @@ const MaxDirectChannels = 8
 // of results/h100/conv.
 func GroupedDefault(s request.ConvShape) ptx.GroupedConfig {
 	cols := 8
-	if !GroupedClass(s).ChannelsInner {
+	if !GroupedClass(s, 1).ChannelsInner {
 		cols = 4
 	}
 	for cols > 1 && cols/2 >= s.Q {
