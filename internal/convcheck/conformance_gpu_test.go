@@ -173,7 +173,7 @@ func TestGPUConvKernels(t *testing.T) {
 	compileAll(t, ctx, rt, todo)
 	t.Logf("%d cases, %d kernels compiled", len(cases), len(compiles))
 	type stats struct {
-		cases, drawn, grouped, refused, failed, errors int
+		cases, drawn, grouped, vectors, refused, failed, errors int
 		worst                                          float64
 		worstCase                                      string
 	}
@@ -202,6 +202,9 @@ func TestGPUConvKernels(t *testing.T) {
 			}
 			if j.grouped != nil {
 				st.grouped++
+				if space.GroupedClass(shape, space.GroupedAlign(req.XPtr, req.YPtr, shape)).Vec > 1 {
+					st.vectors++ // depthwise, its channels in vectors
+				}
 			}
 			st.cases++
 			if err := b.ResetY(); err != nil {
@@ -250,10 +253,10 @@ func TestGPUConvKernels(t *testing.T) {
 	}
 	sort.Strings(names)
 	var rep strings.Builder
-	fmt.Fprintf(&rep, "kernels: the convolution table (%d cases per type)\n%-12s %6s %6s %8s %8s %7s %7s %14s\n", casesPerType(), "type", "runs", "drawn", "grouped", "refused", "failed", "errors", "worst err/bd")
+	fmt.Fprintf(&rep, "kernels: the convolution table (%d cases per type)\n%-12s %6s %6s %8s %8s %8s %7s %7s %14s\n", casesPerType(), "type", "runs", "drawn", "grouped", "vectors", "refused", "failed", "errors", "worst err/bd")
 	for _, n := range names {
 		s := per[n]
-		fmt.Fprintf(&rep, "%-12s %6d %6d %8d %8d %7d %7d %14.3g\n", n, s.cases, s.drawn, s.grouped, s.refused, s.failed, s.errors, s.worst)
+		fmt.Fprintf(&rep, "%-12s %6d %6d %8d %8d %8d %7d %7d %14.3g\n", n, s.cases, s.drawn, s.grouped, s.vectors, s.refused, s.failed, s.errors, s.worst)
 	}
 	for _, n := range names {
 		fmt.Fprintf(&rep, "worst case %s: %s\n", n, per[n].worstCase)
@@ -473,6 +476,64 @@ func TestGPUConvTMA(t *testing.T) {
 	}
 	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
 		os.WriteFile(filepath.Join(dir, "conv-tma.txt"), []byte(rep), 0o644)
+	}
+}
+
+// TestGPUConvDepthwise runs depthwise convolutions in NHWC (x and y
+// channel-contiguous, one filter per channel) of every served type through
+// the direct kernel, most with channels in vectors (the class's Vec: K a
+// multiple of 2 or 4), some sliced out of wider tensors or y at an odd
+// offset so that a narrower vector or none applies: every result against
+// the reference and its bound, y outside its view untouched.
+func TestGPUConvDepthwise(t *testing.T) {
+	gemmcheck.GPUThread(t)
+	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
+	stream, err := cuda.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Destroy()
+	rng := rand.New(rand.NewPCG(11, 31))
+	var tl tally
+	vectors := map[int]int{}
+	for i := 0; i < casesPerType()/2; i++ {
+		typ := request.ConvTypes[i%len(request.ConvTypes)]
+		var c convcheck.Case
+		for {
+			c = convcheck.RandomCase(rng, typ, 4_000_000)
+			c.C = []int{4, 8, 12, 16, 32, 64, 6, 10}[rng.IntN(8)] * (1 + rng.IntN(4))
+			c.K, c.Groups = c.C, c.C
+			c.X, c.Y = convcheck.NHWC, convcheck.NHWC
+			if rng.IntN(5) == 0 {
+				c.Y = convcheck.Sliced // not channel-contiguous: one channel a thread
+			}
+			c.FilterNHWC = rng.IntN(2) == 0
+			if c.Work() <= 4_000_000 {
+				break
+			}
+		}
+		d := convcheck.NewData(c)
+		b, err := convcheck.Upload(c, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := b.Request(stream)
+		shape, reason := req.Shape()
+		if reason != request.Served {
+			t.Fatalf("%v: %v", c, reason)
+		}
+		cfg := space.GroupedDefault(shape)
+		vectors[space.GroupedClass(shape, space.GroupedAlign(req.XPtr, req.YPtr, shape)).Vec]++
+		tl.check(t, c, d, b, stream, cfg.String(), func() error { return rt.Grouped(req, shape, cfg) })
+		b.Free()
+	}
+	rep := fmt.Sprintf("depthwise: %d cases in NHWC, by channels a thread %v, %d outside the bound; worst err/bound %.3g\n", tl.runs, vectors, tl.failed, tl.worst)
+	t.Log(rep)
+	if vectors[4]+vectors[2] < tl.runs/2 {
+		t.Errorf("only %d of %d cases with channels in vectors", vectors[4]+vectors[2], tl.runs)
+	}
+	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "conv-depthwise.txt"), []byte(rep), 0o644)
 	}
 }
 
