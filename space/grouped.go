@@ -65,15 +65,19 @@ const MaxDirectChannels = 8
 
 // GroupedDefault is the heuristic's configuration of the direct kernel:
 // blocks of 256 threads; where consecutive threads compute consecutive
-// channels (NHWC) each computes 8 consecutive columns of an output row,
-// where they compute consecutive columns (NCHW) 4 (a window of 8 columns
-// loads each row's inputs in fewer sectors a lane than 2 columns' window,
-// with a thread's reuse that 8 columns spread over too many); fewer for
-// narrow outputs. The best of every configuration on the depthwise rows
-// of results/h100/conv.
+// channels (NHWC) each computes 8 consecutive columns of an output row
+// (4 where it computes 16-bit channels in vectors: its window and sums
+// take 4 registers a place), where they compute consecutive columns
+// (NCHW) 4 (a window of 8 columns loads each row's inputs in fewer sectors
+// a lane than 2 columns' window, with a thread's reuse that 8 columns
+// spread over too many); fewer for narrow outputs. The best of every
+// configuration on the depthwise rows of results/h100/conv.
 func GroupedDefault(s request.ConvShape) ptx.GroupedConfig {
 	cols := 8
-	if !GroupedClass(s, 1).ChannelsInner {
+	switch cls := GroupedClass(s, 16/s.Type.Data.Size()); {
+	case !cls.ChannelsInner:
+		cols = 4
+	case cls.Vec > 1 && s.Type.Data.Size() == 2:
 		cols = 4
 	}
 	for cols > 1 && cols/2 >= s.Q {
