@@ -163,11 +163,12 @@ func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimit
 // ConvThroughCopies reports whether the heuristic runs a convolution whose
 // x is not channel-contiguous on NHWC copies of x and its filter (a
 // transpose each, then the channel-vector kernel: wgmma for 16-bit types)
-// rather than gathering x element by element: for 16-bit types with
-// channels enough for vectors (32), 1×1 filters too (Table 5's conv14 ran
-// its gather at a third of cuDNN's speed and its NHWC kernel faster than
-// cuDNN's): the rule Table 5's measurements of both paths suggest
-// (gputest/results/h100/conv/README.md).
+// rather than gathering x element by element: for 16-bit types with 16
+// channels or more (Table 5's conv3, 16 channels, 23 % faster through the
+// copies; ResNet's stem, 3 channels, 11-36 % slower), 1×1 filters too
+// (Table 5's conv14 ran its gather at a third of cuDNN's speed and its
+// NHWC kernel faster than cuDNN's): the rule the measurements of both paths
+// suggest (gputest/results/h100/conv/README.md).
 func ConvThroughCopies(s request.ConvShape) bool {
-	return s.Type.Data.Size() == 2 && s.XStrides[1] != 1 && s.G == 1 && s.C >= 32
+	return s.Type.Data.Size() == 2 && s.XStrides[1] != 1 && s.G == 1 && s.C >= 16
 }
