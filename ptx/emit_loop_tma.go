@@ -202,11 +202,7 @@ func (c *gemmCtx) loopTMA(comp *wgmmaCompute) {
 	cnt := b.reg(kB32)
 	b.ins("mov.b32 %s, %s", cnt, c.nTiles)
 	b.label(loop)
-	wait := b.newLabel("tma_wait")
-	b.label(wait)
-	ready := b.reg(kPred)
-	b.ins("mbarrier.try_wait.parity.shared.b64 %s, [%s], %s", ready, barR, phase)
-	b.insP("!"+ready, "bra %s", wait)
+	c.waitPhase(barR, phase, "tma_wait")
 	comp.tile(rd)
 	b.ins("wgmma.wait_group.sync.aligned 1")
 	b.ins("bar.sync 0")
@@ -286,12 +282,9 @@ func (c *gemmCtx) loopTMAProducer(comp *wgmmaCompute) {
 	b.ins("mov.b32 %s, %s", barF, full)
 	b.ins("mov.b32 %s, %s", barE, empty)
 	b.ins("mov.b32 %s, 1", phase)
-	ploop, pwait := b.newLabel("produce"), b.newLabel("produce_wait")
+	ploop := b.newLabel("produce")
 	b.label(ploop)
-	b.label(pwait)
-	free := b.reg(kPred)
-	b.ins("mbarrier.try_wait.parity.shared.b64 %s, [%s], %s", free, barE, phase)
-	b.insP("!"+free, "bra %s", pwait)
+	c.waitPhase(barE, phase, "produce_wait")
 	c.issueTMA(ops, off, barF, k)
 	b.ins("add.s32 %s, %s, %d", k, k, g.cfg.U)
 	c.rotate(off)
@@ -314,12 +307,9 @@ func (c *gemmCtx) loopTMAProducer(comp *wgmmaCompute) {
 	b.ins("mov.b32 %s, 0", phase)
 	b.ins("mov.b32 %s, %s", cnt, c.nTiles)
 	b.ins("setp.eq.u32 %s, %s, %s", first, c.tid, c.tid) // the first iteration releases nothing
-	loop, wait := b.newLabel("loop"), b.newLabel("tma_wait")
+	loop := b.newLabel("loop")
 	b.label(loop)
-	b.label(wait)
-	ready := b.reg(kPred)
-	b.ins("mbarrier.try_wait.parity.shared.b64 %s, [%s], %s", ready, barR, phase)
-	b.insP("!"+ready, "bra %s", wait)
+	c.waitPhase(barR, phase, "tma_wait")
 	comp.tile(rd)
 	b.ins("wgmma.wait_group.sync.aligned 1")
 	state := b.reg(kB64)
@@ -347,4 +337,15 @@ func (c *gemmCtx) barrier() {
 		return
 	}
 	c.b.ins("bar.sync 0")
+}
+
+// waitPhase spins until the mbarrier at bar has completed the phase of
+// parity parity (its own label, named after prefix).
+func (c *gemmCtx) waitPhase(bar, parity, prefix string) {
+	b := c.b
+	wait := b.newLabel(prefix)
+	b.label(wait)
+	ready := b.reg(kPred)
+	b.ins("mbarrier.try_wait.parity.shared.b64 %s, [%s], %s", ready, bar, parity)
+	b.insP("!"+ready, "bra %s", wait)
 }

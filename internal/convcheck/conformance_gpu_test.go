@@ -174,8 +174,8 @@ func TestGPUConvKernels(t *testing.T) {
 	t.Logf("%d cases, %d kernels compiled", len(cases), len(compiles))
 	type stats struct {
 		cases, drawn, grouped, vectors, refused, failed, errors int
-		worst                                          float64
-		worstCase                                      string
+		worst                                                   float64
+		worstCase                                               string
 	}
 	per := map[string]*stats{}
 	failures := 0
@@ -188,13 +188,7 @@ func TestGPUConvKernels(t *testing.T) {
 		if i%500 == 499 {
 			t.Logf("%d/%d cases", i+1, len(cases))
 		}
-		d := convcheck.NewData(c)
-		b, err := convcheck.Upload(c, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := b.Request(stream)
-		shape, _ := req.Shape()
+		d, b, req, shape := onGPU(t, c, stream)
 		for _, j := range jobs[i] {
 			cfg := j
 			if j.drawn {
@@ -273,13 +267,7 @@ func TestGPUConvKernels(t *testing.T) {
 // shape): every call served, every result within the bound; and under
 // auto, without a convolution model, every call forwarded (no_weights).
 func TestGPUConvServe(t *testing.T) {
-	gemmcheck.GPUThread(t)
-	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
-	stream, err := cuda.NewStream()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stream.Destroy()
+	rt, stream := gpuRuntime(t)
 	o := serve.Defaults()
 	o.Policy = serve.Always
 	srv, auto := serve.NewOn(rt, o), serve.NewOn(rt, serve.Defaults())
@@ -368,13 +356,7 @@ func TestGPUConvNHWC(t *testing.T) {
 		if c.X == convcheck.NHWC {
 			continue
 		}
-		d := convcheck.NewData(c)
-		b, err := convcheck.Upload(c, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := b.Request(stream)
-		shape, _ := req.Shape()
+		d, b, req, shape := onGPU(t, c, stream)
 		if !kernels.Transposable(shape) {
 			b.Free()
 			continue // channel-contiguous already (H = W = 1), or beyond the transposes' grids
@@ -432,13 +414,7 @@ func TestGPUConvTMA(t *testing.T) {
 				break
 			}
 		}
-		d := convcheck.NewData(c)
-		b, err := convcheck.Upload(c, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := b.Request(stream)
-		shape, _ := req.Shape()
+		d, b, req, shape := onGPU(t, c, stream)
 		target, run := rt.ConvTarget, rt.Conv
 		if kernels.Transposable(shape) { // else x is channel-contiguous already (H = W = 1)
 			target, run = rt.ConvNHWCTarget, rt.ConvNHWC
@@ -482,17 +458,11 @@ func TestGPUConvTMA(t *testing.T) {
 // TestGPUConvDepthwise runs depthwise convolutions in NHWC (x and y
 // channel-contiguous, one filter per channel) of every served type through
 // the direct kernel, most with channels in vectors (the class's Vec: K a
-// multiple of 2 or 4), some sliced out of wider tensors or y at an odd
-// offset so that a narrower vector or none applies: every result against
-// the reference and its bound, y outside its view untouched.
+// multiple of 2 or 4, else one channel a thread), some with y sliced out
+// of a wider tensor (one channel a thread): every result against the
+// reference and its bound, y outside its view untouched.
 func TestGPUConvDepthwise(t *testing.T) {
-	gemmcheck.GPUThread(t)
-	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
-	stream, err := cuda.NewStream()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stream.Destroy()
+	rt, stream := gpuRuntime(t)
 	rng := rand.New(rand.NewPCG(11, 31))
 	var tl tally
 	vectors := map[int]int{}
@@ -512,16 +482,7 @@ func TestGPUConvDepthwise(t *testing.T) {
 				break
 			}
 		}
-		d := convcheck.NewData(c)
-		b, err := convcheck.Upload(c, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := b.Request(stream)
-		shape, reason := req.Shape()
-		if reason != request.Served {
-			t.Fatalf("%v: %v", c, reason)
-		}
+		d, b, req, shape := onGPU(t, c, stream)
 		cfg := space.GroupedDefault(shape)
 		vectors[space.GroupedClass(shape, space.GroupedAlign(req.XPtr, req.YPtr, shape)).Vec]++
 		tl.check(t, c, d, b, stream, cfg.String(), func() error { return rt.Grouped(req, shape, cfg) })
@@ -535,6 +496,37 @@ func TestGPUConvDepthwise(t *testing.T) {
 	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
 		os.WriteFile(filepath.Join(dir, "conv-depthwise.txt"), []byte(rep), 0o644)
 	}
+}
+
+// gpuRuntime is a GPU test's kernel runtime and stream, on a thread with
+// the test's context current (the stream destroyed when the test ends).
+func gpuRuntime(t *testing.T) (*kernels.Runtime, cuda.Stream) {
+	t.Helper()
+	gemmcheck.GPUThread(t)
+	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
+	stream, err := cuda.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stream.Destroy() })
+	return rt, stream
+}
+
+// onGPU is case c's data and its buffers on the GPU, its call on stream and
+// the call's shape (a case the table draws is one cuDNN serves).
+func onGPU(t *testing.T, c convcheck.Case, stream cuda.Stream) (*convcheck.Data, *convcheck.Buffers, *request.Conv, request.ConvShape) {
+	t.Helper()
+	d := convcheck.NewData(c)
+	b, err := convcheck.Upload(c, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := b.Request(stream)
+	shape, reason := req.Shape()
+	if reason != request.Served {
+		t.Fatalf("%v: %v", c, reason)
+	}
+	return d, b, req, shape
 }
 
 // tally counts a test's runs against the reference.
