@@ -74,17 +74,32 @@ func gcdPow2(a, b uint64) uint64 {
 // ConvDefault is the heuristic's configuration of a convolution: for
 // vectors of 16-byte channels on sm_90 a wgmma one (convWarpgroupCandidates;
 // staged by the copy engine where the class's channels fill whole lines),
-// else Default's for its implicit GEMM (M = N·P·Q, N = K, K = C·R·S), with
-// its grid split where that finishes in one pass, else without.
+// else Default's for its implicit GEMM (M = N·P·Q, N = K, K = C·R·S): the
+// first candidate with its grid split halved until the split finishes in
+// one pass, else without; for a deep reduction (deepReduction taps or
+// more) first the first candidate whose whole split does, so that a small
+// grid takes smaller blocks split further rather than its large blocks
+// split less (Table 5's conv8 in FP32, 20,800 taps on 7 blocks of 128×128:
+// 2.1-3.1× faster on 64×64 blocks split 8 ways than on 128×128 ones split 4
+// ways; conv13, 4,608 taps, 10-35 % slower: call 24).
 func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) ptx.GemmConfig {
 	m, n, k := s.Pixels(), s.K, s.ReductionCRS()
-	for _, c := range append(convWarpgroupCandidates(in, m, n, k, dev), candidates(in, m, n, k, dev)...) {
+	cands := append(convWarpgroupCandidates(in, m, n, k, dev), candidates(in, m, n, k, dev)...)
+	pick := func(c ptx.GemmConfig) ptx.GemmConfig {
+		if in.ChannelLines {
+			c = convCopyEngine(c, in, dev) // x's tiles by the copy engine's im2col mode
+		}
+		return c
+	}
+	for _, c := range cands {
+		if k >= deepReduction && ptx.Legal(c, in, dev) == nil {
+			return pick(c)
+		}
+	}
+	for _, c := range cands {
 		for ; c.KG >= 1; c.KG /= 2 {
 			if ptx.Legal(c, in, dev) == nil {
-				if in.ChannelLines {
-					c = convCopyEngine(c, in, dev) // x's tiles by the copy engine's im2col mode
-				}
-				return c
+				return pick(c)
 			}
 		}
 	}

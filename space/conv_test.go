@@ -111,3 +111,29 @@ func TestConvWarpgroupHeuristic(t *testing.T) {
 		}
 	}
 }
+
+// FP32 (FMA) in NCHW, no wgmma: a deep reduction on a small grid takes
+// smaller blocks split further (Table 5's conv8: 20,800 taps), a shorter
+// one keeps its large blocks with the split halved until it finishes in
+// one pass (conv13: 4,608 taps), as call 24 measured.
+func TestConvDeepReductionHeuristic(t *testing.T) {
+	dev := ptx.H100()
+	want := map[string]string{
+		"conv8":  "ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=8,va=1,vb=4,st=3,math=ffma",
+		"conv13": "ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=4,va=1,vb=4,st=3,math=ffma",
+	}
+	for _, l := range suites.Table5() {
+		w, ok := want[l.Name]
+		if !ok {
+			continue
+		}
+		P, Q := l.H-l.R+1, l.W-l.S+1
+		s := request.ConvShape{Type: request.ConvTypes[0], N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S, G: 1,
+			P: P, Q: Q, StrH: 1, StrW: 1, DilH: 1, DilW: 1,
+			XStrides: [4]int{l.C * l.H * l.W, l.H * l.W, l.W, 1}, YStrides: [4]int{l.K * P * Q, P * Q, Q, 1}}
+		in := ConvClass(s, 0x20000, 0x10000)
+		if cfg := ConvDefault(in, s, dev); cfg.String() != w {
+			t.Errorf("%s (%s): %s, want %s", l.Name, in, cfg, w)
+		}
+	}
+}
