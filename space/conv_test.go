@@ -2,6 +2,7 @@ package space
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/ptxas"
@@ -73,67 +74,59 @@ func TestConvClassAndDraws(t *testing.T) {
 	}
 }
 
-// The wgmma heuristic on Table 5's FP16 NHWC layers (x channel-contiguous,
-// channels of whole 128-byte lines where C is a multiple of 64): the
-// blocks, stages, split and copy loop that call 17's grid measured fastest
-// or within a few percent of it (gputest/results/h100/conv/call17), each
-// legal for its class.
-func TestConvWarpgroupHeuristic(t *testing.T) {
+// The heuristic on Table 5's layers, each configuration legal for its
+// class: in FP16 NHWC (x channel-contiguous, channels of whole 128-byte
+// lines where C is a multiple of 64) the wgmma blocks, stages, split and
+// copy loop that call 17's grid measured fastest or within a few percent
+// of it (gputest/results/h100/conv/call17); in FP32 (FMA) NCHW, no wgmma,
+// a deep reduction on a small grid taking smaller blocks split further
+// (conv8: 20,800 taps) and a shorter one keeping its large blocks with the
+// split halved until it finishes in one pass (conv13: 4,608 taps), as
+// call 24 measured.
+func TestConvHeuristicTable5(t *testing.T) {
 	dev := ptx.H100()
-	want := map[string]string{
-		"conv5":  "ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1",
-		"conv6":  "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2",
-		"conv7":  "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=4,va=8,vb=8,st=6,math=wgmma_f16,tma=2",
-		"conv8":  "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=8,va=8,vb=8,st=6,math=wgmma_f16,tma=2",
-		"conv9":  "ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_f16,tma=1",
-		"conv10": "ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_f16,tma=1",
-		"conv11": "ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1",
-		"conv12": "ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1",
-		"conv13": "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2",
-		"conv14": "ms=1,ns=16,ml=64,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2",
-	}
-	for _, l := range suites.Table5() {
-		w, ok := want[l.Name]
-		if !ok {
-			continue
-		}
-		P, Q := l.H-l.R+1, l.W-l.S+1
-		s := request.ConvShape{Type: request.ConvTypes[2], N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S, G: 1,
-			P: P, Q: Q, StrH: 1, StrW: 1, DilH: 1, DilW: 1, FilterNHWC: true,
-			XStrides: [4]int{l.H * l.W * l.C, 1, l.W * l.C, l.C}, YStrides: [4]int{P * Q * l.K, 1, Q * l.K, l.K}}
+	half, float := request.ConvTypes[2], request.ConvTypes[0]
+	for _, c := range []struct {
+		layer string
+		t     request.ConvType
+		nhwc  bool
+		want  string
+	}{
+		{"conv5", half, true, "ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1"},
+		{"conv6", half, true, "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2"},
+		{"conv7", half, true, "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=4,va=8,vb=8,st=6,math=wgmma_f16,tma=2"},
+		{"conv8", half, true, "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=8,va=8,vb=8,st=6,math=wgmma_f16,tma=2"},
+		{"conv9", half, true, "ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_f16,tma=1"},
+		{"conv10", half, true, "ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_f16,tma=1"},
+		{"conv11", half, true, "ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1"},
+		{"conv12", half, true, "ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1"},
+		{"conv13", half, true, "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2"},
+		{"conv14", half, true, "ms=1,ns=16,ml=64,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2"},
+		{"conv8", float, false, "ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=8,va=1,vb=4,st=3,math=ffma"},
+		{"conv13", float, false, "ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=4,va=1,vb=4,st=3,math=ffma"},
+	} {
+		i := slices.IndexFunc(suites.Table5(), func(l suites.Conv) bool { return l.Name == c.layer })
+		s := table5Shape(suites.Table5()[i], c.t, c.nhwc)
 		in := ConvClass(s, 0x20000, 0x10000)
 		cfg := ConvDefault(in, s, dev)
-		if cfg.String() != w {
-			t.Errorf("%s (%s): %s, want %s", l.Name, in, cfg, w)
+		if cfg.String() != c.want {
+			t.Errorf("%s %s (%s): %s, want %s", c.layer, c.t.Name, in, cfg, c.want)
 		}
 		if err := ptx.Legal(cfg, in, dev); err != nil {
-			t.Errorf("%s: %v", l.Name, err)
+			t.Errorf("%s %s: %v", c.layer, c.t.Name, err)
 		}
 	}
 }
 
-// FP32 (FMA) in NCHW, no wgmma: a deep reduction on a small grid takes
-// smaller blocks split further (Table 5's conv8: 20,800 taps), a shorter
-// one keeps its large blocks with the split halved until it finishes in
-// one pass (conv13: 4,608 taps), as call 24 measured.
-func TestConvDeepReductionHeuristic(t *testing.T) {
-	dev := ptx.H100()
-	want := map[string]string{
-		"conv8":  "ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=8,va=1,vb=4,st=3,math=ffma",
-		"conv13": "ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=4,va=1,vb=4,st=3,math=ffma",
+// table5Shape is Table 5's layer l (stride 1, no padding) of type t, x and
+// y in NHWC with its filter in NHWC format, or all in NCHW.
+func table5Shape(l suites.Conv, t request.ConvType, nhwc bool) request.ConvShape {
+	P, Q := l.H-l.R+1, l.W-l.S+1
+	s := request.ConvShape{Type: t, N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S, G: 1,
+		P: P, Q: Q, StrH: 1, StrW: 1, DilH: 1, DilW: 1, FilterNHWC: nhwc,
+		XStrides: [4]int{l.C * l.H * l.W, l.H * l.W, l.W, 1}, YStrides: [4]int{l.K * P * Q, P * Q, Q, 1}}
+	if nhwc {
+		s.XStrides, s.YStrides = [4]int{l.H * l.W * l.C, 1, l.W * l.C, l.C}, [4]int{P * Q * l.K, 1, Q * l.K, l.K}
 	}
-	for _, l := range suites.Table5() {
-		w, ok := want[l.Name]
-		if !ok {
-			continue
-		}
-		P, Q := l.H-l.R+1, l.W-l.S+1
-		s := request.ConvShape{Type: request.ConvTypes[0], N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S, G: 1,
-			P: P, Q: Q, StrH: 1, StrW: 1, DilH: 1, DilW: 1,
-			XStrides: [4]int{l.C * l.H * l.W, l.H * l.W, l.W, 1}, YStrides: [4]int{l.K * P * Q, P * Q, Q, 1}}
-		in := ConvClass(s, 0x20000, 0x10000)
-		if cfg := ConvDefault(in, s, dev); cfg.String() != w {
-			t.Errorf("%s (%s): %s, want %s", l.Name, in, cfg, w)
-		}
-	}
+	return s
 }
