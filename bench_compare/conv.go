@@ -172,8 +172,16 @@ func (b *bench) measureConv(srv *serve.Server, h cudnn.Handle, ws cuda.DevicePtr
 	if err := b.stream.Synchronize(); err != nil {
 		return row, err
 	}
+	var want []float64 // cuDNN's v7 algorithm's y, which each variant's must match
 	for i, v := range variants {
-		if err := convAgree(buf, b.stream, runs[0], runs[2+i], c); err != nil {
+		var err error
+		if i == 0 {
+			want, err = convOutput(buf, b.stream, runs[0])
+		}
+		if err == nil {
+			err = convAgree(buf, b.stream, want, runs[2+i], c)
+		}
+		if err != nil {
 			return row, fmt.Errorf("%s [%s]: %w", v.name, v.config, err)
 		}
 	}
@@ -225,6 +233,11 @@ func (b *bench) measureConv(srv *serve.Server, h cudnn.Handle, ws cuda.DevicePtr
 		}
 	}
 	row.Speedup = row.VendorUS / row.OursUS
+	if b.variants != nil {
+		for i, v := range variants {
+			fmt.Fprintf(b.variants, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\n", in.Suite, in.Name, in.Type.Name, in.Layout, v.name, v.config, median(times[2+i]))
+		}
+	}
 	return row, nil
 }
 
@@ -247,11 +260,21 @@ func (b *bench) convPaths(req *request.Conv, sweep int, rng *rand.Rand) ([]convV
 	rt := b.Kernels
 	var out []convVariant
 	if shape.G > 1 {
-		cfg := space.GroupedDefault(shape)
+		align := space.GroupedAlign(req.XPtr, req.YPtr, shape)
+		cfg := space.GroupedDefault(shape, align)
 		out = append(out, convVariant{"direct", cfg.String(), func() error { return rt.Grouped(req, shape, cfg) }})
-		for _, g := range space.GroupedConfigs() { // a dozen small kernels: always swept
+		var all []ptx.GroupedConfig
+		if sweep > 0 { // a hundred small kernels at most: all of them
+			all = space.GroupedConfigs(space.GroupedClass(shape, align))
+		}
+		for _, g := range all {
 			out = append(out, convVariant{"sweep", g.String(), func() error { return rt.Grouped(req, shape, g) }})
 		}
+		t, err := rt.GroupedTarget(req, shape)
+		if err != nil {
+			return nil, err
+		}
+		b.compileParallel(len(all), func(i int) error { _, err := rt.GroupedKernel(t, shape, all[i]); return err })
 		return out, nil
 	}
 	type path struct {
@@ -300,28 +323,9 @@ func (b *bench) convPaths(req *request.Conv, sweep int, rng *rand.Rand) ([]convV
 			compiles = append(compiles, compile{t, cfg})
 		}
 	}
-	// The kernels compiled at once (16 threads), then timed; a kernel the
-	// JIT refuses (registers) is dropped from the sweep.
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 16)
-	failed := make([]bool, len(compiles))
-	for i, c := range compiles {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			if b.Ctx.SetCurrent() != nil {
-				return
-			}
-			if _, err := rt.Kernel(c.t, c.cfg); err != nil {
-				failed[i] = true
-			}
-		}()
-	}
-	wg.Wait()
+	// The kernels compiled at once, then timed; a kernel the JIT refuses
+	// (registers) is dropped from the sweep.
+	failed := b.compileParallel(len(compiles), func(i int) error { _, err := rt.Kernel(compiles[i].t, compiles[i].cfg); return err })
 	var kept []convVariant
 	for i, v := range out {
 		if failed[i] && v.name == "sweep" {
@@ -332,24 +336,49 @@ func (b *bench) convPaths(req *request.Conv, sweep int, rng *rand.Rand) ([]convV
 	return kept, nil
 }
 
-// convAgree checks, before timing, that ours computes what cuDNN's v7
-// algorithm (vendor) computes (normwise, within the data type's tolerance): a
-// benchmark of a wrong result is worthless.
-func convAgree(buf *convcheck.Buffers, stream cuda.Stream, vendor, ours func() error, c convcheck.Case) error {
-	var outs [][]float64
-	for _, run := range []func() error{vendor, ours} {
-		if err := buf.ResetY(); err != nil {
-			return err
-		}
-		if err := run(); err != nil {
-			return err
-		}
-		y, err := buf.ReadY(stream)
-		if err != nil {
-			return err
-		}
-		outs = append(outs, y)
+// compileParallel runs compile(0..n-1) on 16 threads, each with the
+// bench's context current, and reports which failed.
+func (b *bench) compileParallel(n int, compile func(i int) error) []bool {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	failed := make([]bool, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			if b.Ctx.SetCurrent() != nil || compile(i) != nil {
+				failed[i] = true
+			}
+		}()
 	}
+	wg.Wait()
+	return failed
+}
+
+// convOutput is y after run, from y reset.
+func convOutput(buf *convcheck.Buffers, stream cuda.Stream, run func() error) ([]float64, error) {
+	if err := buf.ResetY(); err != nil {
+		return nil, err
+	}
+	if err := run(); err != nil {
+		return nil, err
+	}
+	return buf.ReadY(stream)
+}
+
+// convAgree checks, before timing, that ours computes what cuDNN's v7
+// algorithm computed (want; normwise, within the data type's tolerance): a
+// benchmark of a wrong result is worthless.
+func convAgree(buf *convcheck.Buffers, stream cuda.Stream, want []float64, ours func() error, c convcheck.Case) error {
+	got, err := convOutput(buf, stream, ours)
+	if err != nil {
+		return err
+	}
+	outs := [][]float64{want, got}
 	var diff, norm float64
 	for i := range outs[0] {
 		d := outs[0][i] - outs[1][i]
@@ -411,6 +440,8 @@ func convSuite(name, types string) ([]convInput, error) {
 		all = convInputsOf(suites.Table5())
 	case "cnn":
 		all = convInputsOf(suites.CNN())
+	case "depthwise":
+		all = convInputsOf(suites.Depthwise())
 	default:
 		return nil, nil
 	}

@@ -14,16 +14,17 @@ import (
 func TestConvSuites(t *testing.T) {
 	t5, _ := convSuite("table5", "")
 	cnn, _ := convSuite("cnn", "")
+	dw, _ := convSuite("depthwise", "")
 	gemm, _ := convSuite("table4", "")
 	half, err := convSuite("table5", "h_pseudo, bf16")
-	if len(t5) != 14*len(convTypes)*2 || len(cnn) != 33*len(convTypes)*2 || gemm != nil || err != nil || len(half) != 14*2*2 {
+	if len(t5) != 14*len(convTypes)*2 || len(cnn) != 33*len(convTypes)*2 || len(dw) != 12*len(convTypes)*2 || gemm != nil || err != nil || len(half) != 14*2*2 {
 		t.Fatalf("%d, %d and %d inputs (%v)", len(t5), len(cnn), len(half), err)
 	}
 	if _, err := convSuite("cnn", "h"); err == nil {
 		t.Errorf("unknown type accepted")
 	}
 	var scalars [2]float64
-	for _, in := range append(t5, cnn...) {
+	for _, in := range append(append(t5, cnn...), dw...) {
 		req := in.convCase().RequestAt(1<<20, 2<<20, 3<<20, &scalars, 0)
 		shape, r := req.Shape()
 		if r != request.Served || req.Groups != in.Groups || in.Groups > 1 && !space.GroupedDirect(shape) {

@@ -52,6 +52,7 @@ type Options struct {
 	Model     bool   // -model: also the model's choice and the default dispatch
 	Floor     bool   // -floor: each input's floor instead of GEMMs
 	Cases     string // -cases: this file's (input, configuration) pairs instead of suites
+	Variants  string // -variants: a file for every convolution variant's median time
 
 	Overhead bool   // -overhead: host time per call and first-call latency
 	Lib      string // -lib: libisaac.so for Overhead
@@ -66,7 +67,7 @@ type Options struct {
 
 // bind defines the command's flags on fs, each with its default, into o.
 func (o *Options) bind(fs *flag.FlagSet) {
-	fs.StringVar(&o.Suites, "suite", "table4", "suites to run, comma-separated: table4, csv (GEMM), table5, cnn (convolutions: every -dtypes-independent type and layout) (empty: none, e.g. with -overhead)")
+	fs.StringVar(&o.Suites, "suite", "table4", "suites to run, comma-separated: table4, csv (GEMM), table5, cnn, depthwise (convolutions: every -dtypes-independent type and layout) (empty: none, e.g. with -overhead)")
 	fs.StringVar(&o.Shapes, "shapes", "", "CSV of inputs for -suite csv (columns m,n,k[,layout][,dtype][,suite])")
 	fs.StringVar(&o.DTypes, "dtypes", "s,d,h,hgemmex-f32acc,bf16gemmex-f32acc", "data types, comma-separated")
 	fs.IntVar(&o.Repeats, "repeats", 15, "timed repeats per input and engine (median reported)")
@@ -87,6 +88,7 @@ func (o *Options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Floors, "floors", "", "with -replot -targets: a floor CSV (-floor) of the same inputs, to set each missed target against what reading the input takes")
 	fs.BoolVar(&o.Floor, "floor", false, "instead of GEMMs, measure each input's floor: the timer's reading for a kernel that only reads the input's bytes, and for an empty region (floor-<suite>.csv)")
 	fs.StringVar(&o.Cases, "cases", "", "instead of suites, measure the (input, configuration) pairs of this file (lines \"m n k layout dtype config\", ab.sh's format): per input cuBLAS and its configurations interleaved on the same buffers; writes <out>/cases.txt")
+	fs.StringVar(&o.Variants, "variants", "", "with a convolution suite: also write every ISAAC variant's median time per input (suite, name, type, layout, variant, configuration, µs) to this file")
 	fs.BoolVar(&o.Model, "model", false, "also run the shipped model's choice per input (column \"model\") and the shim's default dispatch (column \"dispatch\": the model's choice where it predicts a win, cuBLAS elsewhere)")
 }
 
@@ -135,6 +137,14 @@ func run(o Options) error {
 	if out == "" {
 		out = filepath.Join("results", b.Env.DeviceKey)
 	}
+	if o.Variants != "" {
+		f, err := os.Create(o.Variants)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		b.variants = f
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -158,7 +168,7 @@ func run(o Options) error {
 			continue
 		case "table4":
 			inputs = inputsOf(suites.Table4(), dts)
-		case "table5", "cnn":
+		case "table5", "cnn", "depthwise":
 			convs, err := convSuite(suite, o.ConvTypes)
 			if err != nil {
 				return err

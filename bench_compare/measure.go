@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/isaacgo/isaac/bench_compare/internal/report"
@@ -36,6 +37,9 @@ type bench struct {
 	Repeats int
 	Warmup  int
 	stream  cuda.Stream
+	// variants, when set, gets each convolution variant's median time
+	// (-variants).
+	variants io.Writer
 }
 
 // newBench sets up the session: the device, the vendor handle, the L2 flush

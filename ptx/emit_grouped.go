@@ -4,12 +4,13 @@ import "fmt"
 
 // GenerateGroupedConv emits the direct kernel of grouped and depthwise
 // convolutions, where each output's reduction (C/G·R·S) is too short for an
-// implicit GEMM's tiles: one thread per output pixel row segment of
-// cfg.Columns columns of one image and output channel, looping over the
-// channels of the channel's group and the filter's taps, x read through its
-// strides (any layout), padding and edges predicated (zero), the filter's
-// tap loaded once for the thread's columns, accumulated in cls.Compute, then
-// y = α·acc + β·y (y not read when β = 0) through y's strides.
+// implicit GEMM's tiles: one thread per output segment of cfg.Rows rows
+// and cfg.Columns columns of one image and output channel (or vector of
+// channels), looping over the channels of the channel's group and the
+// filter's taps, x read through its strides (any layout), padding and edges
+// predicated (zero), the filter's tap loaded once for the thread's columns
+// (and rows), accumulated in cls.Compute, then y = α·acc + β·y (y not read
+// when β = 0) through y's strides.
 //
 // Parameters: u64 x, w, y; α, β in cls.Compute; then the 32-bit integers of
 // GroupedIntParams. Launch GroupedGrid's grid of blocks of cfg.Threads.
@@ -17,6 +18,7 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 	if err := LegalGrouped(cfg, cls); err != nil {
 		return nil, err
 	}
+	cls = cls.forConfig(cfg)
 	order := "cols"
 	if cls.ChannelsInner {
 		order = "chans"
@@ -57,8 +59,20 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 	b.ins("setp.ge.s32 %s, %s, %s", out, t, p["threads"])
 	b.insP(out, "ret")
 
-	b.comment("the thread's image n, channel k, row p and first column q0")
-	var n, k, pp, qb string
+	rows := cfg.rows()
+	if rows > 1 {
+		name += fmt.Sprintf("_r%d", rows)
+	}
+	if rows > 1 {
+		step := fmt.Sprint(cls.TapStepH)
+		if cls.TapStepH < 0 {
+			step = fmt.Sprintf("m%d", -cls.TapStepH)
+		}
+		name += fmt.Sprintf("_h%dx%d_%s", cls.TapsH, cls.StrideH, step)
+	}
+
+	b.comment("the thread's image n, channel k, first row p0 and first column q0")
+	var n, k, pb, qb string
 	if cls.ChannelsInner {
 		var r1, r2 string
 		if vec > 1 { // a thread per vec channels
@@ -70,14 +84,14 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 			r1, k = divmod(b, t, p["K"])
 		}
 		r2, qb = divmod(b, r1, p["QB"])
-		n, pp = divmod(b, r2, p["P"])
+		n, pb = divmod(b, r2, p["PB"])
 	} else {
 		var r1, r2 string
 		r1, qb = divmod(b, t, p["QB"])
-		r2, pp = divmod(b, r1, p["P"])
+		r2, pb = divmod(b, r1, p["PB"])
 		n, k = divmod(b, r2, p["K"])
 	}
-	q0 := b.mulImm(qb, cfg.Columns)
+	p0, q0 := b.mulImm(pb, rows), b.mulImm(qb, cfg.Columns)
 	group := b.reg(kB32)
 	b.ins("div.u32 %s, %s, %s", group, k, p["KG"])
 	xC := b.reg(kB32) // x's offset of (n, the group's first channel)
@@ -88,7 +102,7 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 	wC := b.reg(kB32) // the filter's offset of (k, channel 0 of the group)
 	b.ins("mul.lo.s32 %s, %s, %s", wC, k, p["wsK"])
 	hBase := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", hBase, pp, p["strH"], p["hOff"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", hBase, p0, p["strH"], p["hOff"])
 	cols := make([]string, cfg.Columns) // the first tap's input column of each output column
 	qok := make([]string, cfg.Columns)
 	for j := range cols {
@@ -98,53 +112,64 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 		cols[j] = b.reg(kB32)
 		b.ins("mad.lo.s32 %s, %s, %s, %s", cols[j], qj, p["strW"], p["wOff"])
 	}
-	sums := make([][]string, vec) // [channel][column]
-	for j := range sums {
-		sums[j] = b.regs(acc, cfg.Columns)
-		for _, s := range sums[j] {
-			b.ins("mov.%s %s, %s", ft, s, zeroOf(acc))
+	sums := make([][][]string, rows) // [row][channel][column]
+	for i := range sums {
+		sums[i] = make([][]string, vec)
+		for j := range sums[i] {
+			sums[i][j] = b.regs(acc, cfg.Columns)
+			for _, s := range sums[i][j] {
+				b.ins("mov.%s %s, %s", ft, s, zeroOf(acc))
+			}
 		}
 	}
 
-	b.comment("for each channel of the group, each tap row, each tap column")
 	ci := b.reg(kB32)
 	b.ins("mov.u32 %s, 0", ci)
-	loopC, loopR, loopS, skipR := b.newLabel("GC_C"), b.newLabel("GC_R"), b.newLabel("GC_S"), b.newLabel("GC_SKIP")
+	loopC := b.newLabel("GC_C")
 	b.label(loopC)
-	ri, h, wR := b.reg(kB32), b.reg(kB32), b.reg(kB32)
-	b.ins("mov.u32 %s, 0", ri)
-	b.ins("mov.u32 %s, %s", h, hBase)
-	b.ins("mov.u32 %s, %s", wR, wC)
-	b.label(loopR)
-	hok := b.reg(kPred)
-	b.ins("setp.lt.u32 %s, %s, %s", hok, h, p["H"]) // unsigned: a negative row is out too
-	b.insP("!"+hok, "bra.uni %s", skipR)
-	xRow := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", xRow, h, p["xsH"], xC)
-	if cls.Taps > 0 {
-		c.groupedWindow(cls, cfg, x, w, xRow, wR, cols[0], sums, p)
-	} else if vec > 1 {
-		panic("ptx: grouped convolution vectors without a window") // LegalGrouped
+	if rows > 1 {
+		b.comment("for each channel of the group: its taps, then each input row the thread's rows read")
+		c.groupedRows(cls, cfg, x, w, xC, wC, hBase, cols[0], sums, p)
 	} else {
-		si, sOff, wS := b.reg(kB32), b.reg(kB32), b.reg(kB32)
-		b.ins("mov.u32 %s, 0", si)
-		b.ins("mov.u32 %s, 0", sOff)
-		b.ins("mov.u32 %s, %s", wS, wR)
-		b.label(loopS)
-		tap := loadWidened(b, cls.Data, acc, w, wS, "", true)
-		for j := range cols {
-			col, ok := b.add32(cols[j], sOff), b.reg(kPred)
-			b.ins("setp.lt.u32 %s, %s, %s", ok, col, p["W"])
-			b.ins("and.pred %s, %s, %s", ok, ok, qok[j])
-			off := b.reg(kB32)
-			b.ins("mad.lo.s32 %s, %s, %s, %s", off, col, p["xsW"], xRow)
-			v := loadWidened(b, cls.Data, acc, x, off, ok, true)
-			b.ins("fma.rn.%s %s, %s, %s, %s", ft, sums[0][j], v, tap, sums[0][j])
+		b.comment("for each channel of the group, each tap row, each tap column")
+		loopR, loopS, skipR := b.newLabel("GC_R"), b.newLabel("GC_S"), b.newLabel("GC_SKIP")
+		ri, h, wR := b.reg(kB32), b.reg(kB32), b.reg(kB32)
+		b.ins("mov.u32 %s, 0", ri)
+		b.ins("mov.u32 %s, %s", h, hBase)
+		b.ins("mov.u32 %s, %s", wR, wC)
+		b.label(loopR)
+		hok := b.reg(kPred)
+		b.ins("setp.lt.u32 %s, %s, %s", hok, h, p["H"]) // unsigned: a negative row is out too
+		b.insP("!"+hok, "bra %s", skipR) // not .uni: the rows out of x differ between the warp's threads
+		xRow := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", xRow, h, p["xsH"], xC)
+		if cls.Taps > 0 {
+			win, lo := c.groupedWindow(cls, cfg, x, xRow, cols[0], p)
+			taps := c.groupedTaps(cls, w, wR, p)
+			groupedProducts(b, cls, ft, win, lo, taps, sums[0])
+		} else if vec > 1 {
+			panic("ptx: grouped convolution vectors without a window") // LegalGrouped
+		} else {
+			si, sOff, wS := b.reg(kB32), b.reg(kB32), b.reg(kB32)
+			b.ins("mov.u32 %s, 0", si)
+			b.ins("mov.u32 %s, 0", sOff)
+			b.ins("mov.u32 %s, %s", wS, wR)
+			b.label(loopS)
+			tap := loadWidened(b, cls.Data, acc, w, wS, "", true)
+			for j := range cols {
+				col, ok := b.add32(cols[j], sOff), b.reg(kPred)
+				b.ins("setp.lt.u32 %s, %s, %s", ok, col, p["W"])
+				b.ins("and.pred %s, %s, %s", ok, ok, qok[j])
+				off := b.reg(kB32)
+				b.ins("mad.lo.s32 %s, %s, %s, %s", off, col, p["xsW"], xRow)
+				v := loadWidened(b, cls.Data, acc, x, off, ok, true)
+				b.ins("fma.rn.%s %s, %s, %s, %s", ft, sums[0][0][j], v, tap, sums[0][0][j])
+			}
+			loopNext(b, si, p["S"], loopS, [2]string{sOff, p["wStep"]}, [2]string{wS, p["wsS"]})
 		}
-		loopNext(b, si, p["S"], loopS, [2]string{sOff, p["wStep"]}, [2]string{wS, p["wsS"]})
+		b.label(skipR)
+		loopNext(b, ri, p["R"], loopR, [2]string{h, p["hStep"]}, [2]string{wR, p["wsR"]})
 	}
-	b.label(skipR)
-	loopNext(b, ri, p["R"], loopR, [2]string{h, p["hStep"]}, [2]string{wR, p["wsR"]})
 	loopNext(b, ci, p["CG"], loopC, [2]string{xC, p["xsC"]}, [2]string{wC, p["wsC"]})
 
 	b.comment("y = alpha*acc + beta*y, y not read when beta == 0")
@@ -153,35 +178,52 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 	yRow := b.reg(kB32)
 	b.ins("mul.lo.s32 %s, %s, %s", yRow, n, p["ysN"])
 	b.ins("mad.lo.s32 %s, %s, %s, %s", yRow, k, p["ysC"], yRow)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", yRow, pp, p["ysH"], yRow)
-	for j := range cols {
-		qj := b.addImm32(q0, j)
-		off := b.reg(kB32)
-		b.ins("mad.lo.s32 %s, %s, %s, %s", off, qj, p["ysW"], yRow)
-		readOld := b.reg(kPred)
-		b.ins("and.pred %s, %s, %s", readOld, pBeta, qok[j])
-		if vec > 1 {
-			a := elemAddr(b, y, off, cls.Data)
-			old := loadVecAt(b, cls.Data, acc, a, readOld, false, vec)
-			vs := make([]string, vec)
-			for i := range vs {
-				vs[i] = b.reg(acc)
-				b.ins("mul.rn.%s %s, %s, %s", ft, vs[i], alpha, sums[i][j])
-				b.insP(readOld, "fma.rn.%s %s, %s, %s, %s", ft, vs[i], beta, old[i], vs[i])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", yRow, p0, p["ysH"], yRow)
+	for i := range rows {
+		ok := qok
+		if rows > 1 { // the rows below P
+			pi, pok := b.addImm32(p0, i), b.reg(kPred)
+			b.ins("setp.lt.s32 %s, %s, %s", pok, pi, p["P"])
+			ok = make([]string, len(qok))
+			for j := range ok {
+				ok[j] = b.reg(kPred)
+				b.ins("and.pred %s, %s, %s", ok[j], qok[j], pok)
 			}
-			storeVecAt(b, cls.Data, acc, a, vs, qok[j])
-			continue
 		}
-		old := loadWidened(b, cls.Data, acc, y, off, readOld, false)
-		v := b.reg(acc)
-		b.ins("mul.rn.%s %s, %s, %s", ft, v, alpha, sums[0][j])
-		b.insP(readOld, "fma.rn.%s %s, %s, %s, %s", ft, v, beta, old, v)
-		storeNarrowed(b, cls.Data, acc, y, off, v, qok[j])
+		if i > 0 {
+			next := b.reg(kB32)
+			b.ins("add.s32 %s, %s, %s", next, yRow, p["ysH"])
+			yRow = next
+		}
+		for j := range cols {
+			qj := b.addImm32(q0, j)
+			off := b.reg(kB32)
+			b.ins("mad.lo.s32 %s, %s, %s, %s", off, qj, p["ysW"], yRow)
+			readOld := b.reg(kPred)
+			b.ins("and.pred %s, %s, %s", readOld, pBeta, ok[j])
+			if vec > 1 {
+				a := elemAddr(b, y, off, cls.Data)
+				old := loadVecAt(b, cls.Data, acc, a, readOld, false, vec)
+				vs := make([]string, vec)
+				for ch := range vs {
+					vs[ch] = b.reg(acc)
+					b.ins("mul.rn.%s %s, %s, %s", ft, vs[ch], alpha, sums[i][ch][j])
+					b.insP(readOld, "fma.rn.%s %s, %s, %s, %s", ft, vs[ch], beta, old[ch], vs[ch])
+				}
+				storeVecAt(b, cls.Data, acc, a, vs, ok[j])
+				continue
+			}
+			old := loadWidened(b, cls.Data, acc, y, off, readOld, false)
+			v := b.reg(acc)
+			b.ins("mul.rn.%s %s, %s, %s", ft, v, alpha, sums[i][0][j])
+			b.insP(readOld, "fma.rn.%s %s, %s, %s, %s", ft, v, beta, old, v)
+			storeNarrowed(b, cls.Data, acc, y, off, v, ok[j])
+		}
 	}
 	b.ins("ret")
 	return &Kernel{
 		Name:       name,
-		PTX:        header(arch) + entry(name, groupedParams(cls.Compute), b),
+		PTX:        header(arch) + entryMaxReg(name, groupedParams(cls.Compute), min(255, 65536/cfg.Threads), b),
 		Block:      [3]int{cfg.Threads, 1, 1},
 		Params:     groupedParams(cls.Compute),
 		grouped:    cfg,
@@ -189,21 +231,118 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 	}, nil
 }
 
-// groupedWindow is the direct kernel's row of taps when the class fixes
-// them (Taps, StrideW, TapStepW): the input columns the thread's outputs
-// read in this row loaded once each, into a window of registers
-// ((Columns-1)·StrideW + (Taps-1)·|TapStepW| + 1 of them, zero outside x),
-// the row's taps once each, then every output column's products from the
-// window. col0 is the first tap's column of the first output column.
-//
-// With vectors of channels (cls.Vec) each place of the window holds the
-// vec channels' inputs, loaded as one vector, and each tap is loaded per
-// channel (the filter's channels lie wsK apart).
-func (c *gemmCtx) groupedWindow(cls GroupedClass, cfg GroupedConfig, x, w, xRow, wR, col0 string, sums [][]string, p map[string]string) {
+// groupedRows is the body of a kernel of several rows a thread (a class
+// with TapsH) for one channel of the group: every tap of the thread's channels loaded once
+// (wC the filter's offset of the channel), then each input row that the
+// thread's output rows read, in order, loaded once into a window
+// (groupedWindow) and multiplied by the taps of every (output row, filter
+// row) pair that reads it. hBase is the first output row's first input
+// row (before the taps' steps); rows outside x are skipped.
+func (c *gemmCtx) groupedRows(cls GroupedClass, cfg GroupedConfig, x, w, xC, wC, hBase, col0 string, sums [][][]string, p map[string]string) {
 	b := c.b
-	acc, ft := kF32, "f32"
+	ft := "f32"
 	if cls.Compute == F64 {
-		acc, ft = kF64, "f64"
+		ft = "f64"
+	}
+	taps := make([][][]string, cls.TapsH) // [filter row][tap][channel]
+	wR := wC
+	for r := range taps {
+		if r > 0 {
+			next := b.reg(kB32)
+			b.ins("add.s32 %s, %s, %s", next, wR, p["wsR"])
+			wR = next
+		}
+		taps[r] = c.groupedTaps(cls, w, wR, p)
+	}
+	// The input row of output row i and filter row r is hBase + i·StrideH + r·TapStepH.
+	lo, hi := 0, 0
+	for i := range sums {
+		for r := range cls.TapsH {
+			o := i*cls.StrideH + r*cls.TapStepH
+			lo, hi = min(lo, o), max(hi, o)
+		}
+	}
+	for o := lo; o <= hi; o++ {
+		var pairs [][2]int
+		for i := range sums {
+			for r := range cls.TapsH {
+				if i*cls.StrideH+r*cls.TapStepH == o {
+					pairs = append(pairs, [2]int{i, r})
+				}
+			}
+		}
+		if len(pairs) == 0 {
+			continue
+		}
+		skip := b.newLabel("GC_ROW")
+		h, hok := b.addImm32(hBase, o), b.reg(kPred)
+		b.ins("setp.lt.u32 %s, %s, %s", hok, h, p["H"]) // unsigned: a negative row is out too
+		b.insP("!"+hok, "bra %s", skip) // not .uni: the rows out of x differ between the warp's threads
+		xRow := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", xRow, h, p["xsH"], xC)
+		win, wlo := c.groupedWindow(cls, cfg, x, xRow, col0, p)
+		for _, ir := range pairs {
+			groupedProducts(b, cls, ft, win, wlo, taps[ir[1]], sums[ir[0]])
+		}
+		b.label(skip)
+	}
+}
+
+// groupedTaps loads one filter row's taps of the thread's channels (Taps
+// of them, wsS apart from wR; vec channels wsK apart), widened to the
+// accumulator: [tap][channel].
+func (c *gemmCtx) groupedTaps(cls GroupedClass, w, wR string, p map[string]string) [][]string {
+	b := c.b
+	acc := kF32
+	if cls.Compute == F64 {
+		acc = kF64
+	}
+	taps := make([][]string, cls.Taps)
+	wOff := wR
+	for s := range taps {
+		if s > 0 {
+			next := b.reg(kB32)
+			b.ins("add.s32 %s, %s, %s", next, wOff, p["wsS"])
+			wOff = next
+		}
+		wCh := wOff
+		for ch := 0; ch < cls.vec(); ch++ {
+			if ch > 0 {
+				next := b.reg(kB32)
+				b.ins("add.s32 %s, %s, %s", next, wCh, p["wsK"])
+				wCh = next
+			}
+			taps[s] = append(taps[s], loadWidened(b, cls.Data, acc, w, wCh, "", true))
+		}
+	}
+	return taps
+}
+
+// groupedProducts accumulates one input row's products into one output
+// row's sums ([channel][column]): column j's tap s reads the window's
+// place j·StrideW + s·TapStepW − lo.
+func groupedProducts(b *builder, cls GroupedClass, ft string, win [][]string, lo int, taps [][]string, sums [][]string) {
+	for s := range taps {
+		for ch := range taps[s] {
+			for j := range sums[ch] {
+				b.ins("fma.rn.%s %s, %s, %s, %s", ft, sums[ch][j], win[j*cls.StrideW+s*cls.TapStepW-lo][ch], taps[s][ch], sums[ch][j])
+			}
+		}
+	}
+}
+
+// groupedWindow loads the input columns the thread's outputs read in one
+// row (xRow its offset in x) once each into a window of registers
+// ((Columns-1)·StrideW + (Taps-1)·|TapStepW| + 1 places, zero outside x),
+// [place][channel], and returns it with the tap offset of place 0 (lo ≤ 0:
+// the last tap's for a flipped filter). col0 is the first tap's column of
+// the first output column. With vectors of channels (cls.Vec) each place
+// holds the vec channels' inputs, loaded as one vector.
+func (c *gemmCtx) groupedWindow(cls GroupedClass, cfg GroupedConfig, x, xRow, col0 string, p map[string]string) ([][]string, int) {
+	b := c.b
+	acc := kF32
+	if cls.Compute == F64 {
+		acc = kF64
 	}
 	lo := min(0, (cls.Taps-1)*cls.TapStepW)
 	span := (cfg.Columns-1)*cls.StrideW + (cls.Taps-1)*abs(cls.TapStepW) + 1
@@ -214,7 +353,7 @@ func (c *gemmCtx) groupedWindow(cls GroupedClass, cfg GroupedConfig, x, w, xRow,
 	step := b.reg(kB64)
 	b.ins("mul.wide.s32 %s, %s, %d", step, p["xsW"], cls.Data.Size())
 	vec := cls.vec()
-	win := make([][]string, span) // [place][channel]
+	win := make([][]string, span)
 	for i := range win {
 		col := b.addImm32(first, i)
 		ok := b.reg(kPred)
@@ -230,27 +369,7 @@ func (c *gemmCtx) groupedWindow(cls GroupedClass, cfg GroupedConfig, x, w, xRow,
 			win[i] = []string{loadAt(b, cls.Data, acc, a, ok, true)}
 		}
 	}
-	wOff := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", wOff, wR)
-	for s := 0; s < cls.Taps; s++ {
-		if s > 0 {
-			next := b.reg(kB32)
-			b.ins("add.s32 %s, %s, %s", next, wOff, p["wsS"])
-			wOff = next
-		}
-		wCh := wOff
-		for ch := 0; ch < vec; ch++ {
-			if ch > 0 {
-				next := b.reg(kB32)
-				b.ins("add.s32 %s, %s, %s", next, wCh, p["wsK"])
-				wCh = next
-			}
-			tap := loadWidened(b, cls.Data, acc, w, wCh, "", true)
-			for j := range sums[ch] {
-				b.ins("fma.rn.%s %s, %s, %s, %s", ft, sums[ch][j], win[j*cls.StrideW+s*cls.TapStepW-lo][ch], tap, sums[ch][j])
-			}
-		}
-	}
+	return win, lo
 }
 
 func abs(v int) int {
@@ -352,9 +471,15 @@ func vecSuffix(t DataType) string {
 }
 
 // loadVecAt loads the vec consecutive elements of t at address a (through
-// the read-only path with readOnly) as one vector, each converted to the
-// accumulator kind; with pred, zeros where pred is false.
+// the read-only path with readOnly) as one vector (vectors of 4 for 8
+// 16-bit elements), each converted to the accumulator kind; with pred,
+// zeros where pred is false.
 func loadVecAt(b *builder, t DataType, acc regKind, a, pred string, readOnly bool, vec int) []string {
+	if vec > 4 {
+		hi := b.reg(kB64)
+		b.ins("add.s64 %s, %s, %d", hi, a, 4*t.Size())
+		return append(loadVecAt(b, t, acc, a, pred, readOnly, 4), loadVecAt(b, t, acc, hi, pred, readOnly, vec-4)...)
+	}
 	ld := "ld.global"
 	if readOnly {
 		ld = "ld.global.nc"
@@ -386,8 +511,16 @@ func loadVecAt(b *builder, t DataType, acc regKind, a, pred string, readOnly boo
 }
 
 // storeVecAt stores accumulators vs as the len(vs) consecutive elements of
-// t at address a, one vector, where pred.
+// t at address a, one vector (vectors of 4 for 8 16-bit elements), where
+// pred.
 func storeVecAt(b *builder, t DataType, acc regKind, a string, vs []string, pred string) {
+	if len(vs) > 4 {
+		hi := b.reg(kB64)
+		b.ins("add.s64 %s, %s, %d", hi, a, 4*t.Size())
+		storeVecAt(b, t, acc, a, vs[:4], pred)
+		storeVecAt(b, t, acc, hi, vs[4:], pred)
+		return
+	}
 	switch t {
 	case F16, BF16:
 		cvt := "cvt.rn.f16.f32"

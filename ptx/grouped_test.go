@@ -43,9 +43,21 @@ func TestGroupedLegal(t *testing.T) {
 		// vectors of channels: channel-inner threads with a window, at most 4 and 16 bytes
 		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, Taps: 3, StrideW: 1, TapStepW: 1, Vec: 4}},
 		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, ChannelsInner: true, Vec: 4}},
-		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, ChannelsInner: true, Taps: 3, StrideW: 1, TapStepW: 1, Vec: 8}},
+		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, ChannelsInner: true, Taps: 3, StrideW: 1, TapStepW: 1, Vec: 16}},
+		{GroupedConfig{Threads: 128, Columns: 1, Vec: 8}, GroupedClass{Data: F16, Compute: F32, ChannelsInner: true, Taps: 3, StrideW: 1, TapStepW: 1, Vec: 4}},
+		{GroupedConfig{Threads: 128, Columns: 1, Vec: 3}, GroupedClass{Data: F16, Compute: F32, ChannelsInner: true, Taps: 3, StrideW: 1, TapStepW: 1, Vec: 4}},
 		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F64, Compute: F64, ChannelsInner: true, Taps: 3, StrideW: 1, TapStepW: 1, Vec: 4}},
 		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, ChannelsInner: true, Taps: 3, StrideW: 1, TapStepW: 1, Vec: 3}},
+		// rows of taps: a window of columns, strides and steps, taps and sums that fit registers
+		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, TapsH: 3, StrideH: 1, TapStepH: 1}},
+		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, Taps: 3, StrideW: 1, TapStepW: 1, TapsH: 3, StrideH: 5, TapStepH: 1}},
+		{GroupedConfig{Threads: 128, Columns: 1}, GroupedClass{Data: F16, Compute: F32, Taps: 3, StrideW: 1, TapStepW: 1, TapsH: 3, StrideH: 1}},
+		{GroupedConfig{Threads: 128, Columns: 1, Rows: 2}, GroupedClass{Data: F32, Compute: F32, ChannelsInner: true, Taps: 5, StrideW: 1, TapStepW: 1, TapsH: 5, StrideH: 1, TapStepH: 1, Vec: 4}},
+		{GroupedConfig{Threads: 128, Columns: 1, Rows: 2}, GroupedClass{Data: F16, Compute: F32, ChannelsInner: true, Taps: 3, StrideW: 1, TapStepW: 1, TapsH: 3, StrideH: 1, TapStepH: 1, Vec: 8}},
+		{GroupedConfig{Threads: 128, Columns: 1, Rows: 2}, GroupedClass{Data: F16, Compute: F32, Taps: 3, StrideW: 1, TapStepW: 1}},
+		{GroupedConfig{Threads: 128, Columns: 1, Rows: 3}, GroupedClass{Data: F16, Compute: F32, Taps: 3, StrideW: 1, TapStepW: 1, TapsH: 3, StrideH: 1, TapStepH: 1}},
+		{GroupedConfig{Threads: 128, Columns: 8, Rows: 4}, GroupedClass{Data: F32, Compute: F32, ChannelsInner: true, Taps: 3, StrideW: 1, TapStepW: 1, TapsH: 3, StrideH: 1, TapStepH: 1, Vec: 4}},
+		{GroupedConfig{Threads: 512, Columns: 8, Rows: 4}, GroupedClass{Data: F64, Compute: F64, Taps: 7, StrideW: 4, TapStepW: 4, TapsH: 7, StrideH: 1, TapStepH: 1}},
 	} {
 		if LegalGrouped(c.cfg, c.cls) == nil {
 			t.Errorf("%v %+v legal", c.cfg, c.cls)
@@ -53,6 +65,11 @@ func TestGroupedLegal(t *testing.T) {
 	}
 	if err := LegalGrouped(GroupedConfig{Threads: 256, Columns: 4}, good); err != nil {
 		t.Error(err)
+	}
+	for _, cfg := range []GroupedConfig{{Threads: 256, Columns: 4, Rows: 4}, {Threads: 256, Columns: 4, Rows: 2, Vec: 2}, {Threads: 128, Columns: 4, Vec: 8}} {
+		if err := LegalGrouped(cfg, GroupedClass{Data: F16, Compute: F32, ChannelsInner: true, Taps: 3, StrideW: 1, TapStepW: 1, TapsH: 3, StrideH: 2, TapStepH: -1, Vec: 8}); err != nil && cfg.Vec != 0 {
+			t.Errorf("%v: %v", cfg, err)
+		}
 	}
 }
 
@@ -67,13 +84,22 @@ func TestPTXASGrouped(t *testing.T) {
 		classes = append(classes, cls)
 		cls.Taps, cls.StrideW, cls.TapStepW = 7, 2, -2 // the widest window
 		classes = append(classes, cls)
-		if cls.ChannelsInner { // vectors of channels: the widest that fit 16 bytes, up to 4
-			cls.Vec = min(4, 16/cls.Data.Size())
+		tall := cls // the rows unrolled: 7×7 taps in registers, or 3×3 of vectors
+		tall.TapsH, tall.StrideH, tall.TapStepH = 7, 2, -2
+		classes = append(classes, tall)
+		if cls.ChannelsInner { // vectors of channels: the widest that fit 16 bytes
+			cls.Vec = 16 / cls.Data.Size()
+			classes = append(classes, cls)
+			cls.Taps, cls.TapsH, cls.StrideH, cls.TapStepH = 3, 3, 1, 1
 			classes = append(classes, cls)
 		}
 	}
 	for _, cls := range classes {
-		for _, cfg := range []GroupedConfig{{64, 1}, {256, 4}, {128, 8}} {
+		for _, cfg := range []GroupedConfig{{Threads: 64, Columns: 1}, {Threads: 256, Columns: 4}, {Threads: 128, Columns: 8}, {Threads: 512, Columns: 4, Rows: 2},
+			{Threads: 128, Columns: 4, Rows: 4}, {Threads: 128, Columns: 2, Rows: 4, Vec: 4}, {Threads: 256, Columns: 2, Rows: 2, Vec: 2}} {
+			if LegalGrouped(cfg, cls) != nil {
+				continue
+			}
 			for _, arch := range []string{"sm_80", "sm_90"} {
 				k, err := GenerateGroupedConv(cls, cfg, arch)
 				if err != nil {
@@ -85,6 +111,11 @@ func TestPTXASGrouped(t *testing.T) {
 				}
 				if r.SpillBytes() > 0 {
 					t.Errorf("%s %s: spills %d bytes", k.Name, arch, r.SpillBytes())
+				}
+				// A row outside x is skipped by some of a warp's threads
+				// only: never a branch the PTX declares uniform.
+				if strings.Contains(k.PTX, "bra.uni $L_GC_ROW") || strings.Contains(k.PTX, "bra.uni $L_GC_SKIP") {
+					t.Errorf("%s: a uniform branch over the rows outside x", k.Name)
 				}
 			}
 		}
@@ -105,6 +136,13 @@ func TestGroupedConvSimulated(t *testing.T) {
 		if trial >= 24 { // the windowed kernel, specialized for the filter's width, stride and dilation
 			cls.Taps, cls.StrideW, cls.TapStepW = pr.S, pr.StrW, pr.WStep
 		}
+		if trial >= 36 { // and its height, stride and dilation: the rows unrolled, 1, 2 or 4 a thread
+			cls.TapsH, cls.StrideH, cls.TapStepH = pr.R, pr.StrH, pr.HStep
+			cfg.Rows = []int{1, 2, 4}[trial%3]
+		}
+		for LegalGrouped(cfg, cls) != nil && cfg.Columns > 1 { // fewer columns where the registers run out
+			cfg.Columns /= 2
+		}
 		beta := []float64{0, 0.5}[trial/3%2]
 		t.Run(fmt.Sprintf("%d", trial), func(t *testing.T) {
 			checkGroupedSimulated(t, cls, cfg, pr, flip, layouts, 2, beta)
@@ -116,9 +154,9 @@ func TestGroupedConvSimulated(t *testing.T) {
 		if !cls.ChannelsInner {
 			cls = groupedClasses()[(trial+1)%8]
 		}
-		vec := []int{2, 4}[trial%2]
-		if vec*cls.Data.Size() > 16 {
-			vec = 2
+		vec := []int{2, 4, 8}[trial%3]
+		for vec*cls.Data.Size() > 16 {
+			vec /= 2
 		}
 		cfg := GroupedConfig{Threads: 64, Columns: []int{1, 2, 4, 8}[trial/2%4]}
 		pr, flip, _ := randomGrouped(rng)
@@ -128,6 +166,14 @@ func TestGroupedConvSimulated(t *testing.T) {
 		pr.Y = [4]int{pr.P * pr.Q * pr.K, 1, pr.Q * pr.K, pr.K}
 		pr.Filter = [4]int{pr.R * pr.S, pr.R * pr.S, pr.S, 1}
 		cls.Taps, cls.StrideW, cls.TapStepW, cls.Vec = pr.S, pr.StrW, pr.WStep, vec
+		if trial >= 12 {
+			cls.TapsH, cls.StrideH, cls.TapStepH = pr.R, pr.StrH, pr.HStep
+			cfg.Rows = []int{1, 2, 4}[trial%4%3]
+			cfg.Vec = vec >> (trial / 4 % 2) // some with fewer channels than the class allows
+		}
+		for LegalGrouped(cfg, cls) != nil && cfg.Columns > 1 { // fewer columns where the registers run out
+			cfg.Columns /= 2
+		}
 		beta := []float64{0, 0.5}[trial/3%2]
 		t.Run(fmt.Sprintf("vec%d", trial), func(t *testing.T) {
 			checkGroupedSimulated(t, cls, cfg, pr, flip, "x nhwc y nhwc filter kcrs", 2, beta)
@@ -238,7 +284,7 @@ func checkGroupedSimulated(t *testing.T, cls GroupedClass, cfg GroupedConfig, pr
 			}
 		}
 	}
-	pr.Vec = cls.Vec
+	pr.Vec = k.GroupedVec() // the configuration's channels a thread, as the launch takes them
 	params := map[string]float64{"p_x": float64(xBase), "p_w": float64(wBase), "p_y": float64(yBase), "p_alpha": alpha, "p_beta": beta}
 	for i, v := range pr.Ints(cfg) {
 		params["p_"+GroupedIntParams[i]] = float64(v)

@@ -130,7 +130,7 @@ func (s *Server) convDecide(t kernels.Target, c *request.Conv, shape request.Con
 		if !space.GroupedDirect(shape) {
 			return &convDecision{reason: request.FwdUnsupported}
 		}
-		k, err := s.rt.GroupedKernel(t, shape, space.GroupedDefault(shape))
+		k, err := s.rt.GroupedKernel(t, shape, space.GroupedDefault(shape, t.Class.AlignA))
 		if err != nil {
 			return &convDecision{reason: reasonOf(err)}
 		}

@@ -106,7 +106,7 @@ func TestConvHeuristicTable5(t *testing.T) {
 		{"conv13", float, false, "ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=4,va=1,vb=4,st=3,math=ffma"},
 	} {
 		i := slices.IndexFunc(suites.Table5(), func(l suites.Conv) bool { return l.Name == c.layer })
-		s := table5Shape(suites.Table5()[i], c.t, c.nhwc)
+		s := suiteShape(suites.Table5()[i], c.t, c.nhwc)
 		in := ConvClass(s, 0x20000, 0x10000)
 		cfg := ConvDefault(in, s, dev)
 		if cfg.String() != c.want {
@@ -118,12 +118,12 @@ func TestConvHeuristicTable5(t *testing.T) {
 	}
 }
 
-// table5Shape is Table 5's layer l (stride 1, no padding) of type t, x and
-// y in NHWC with its filter in NHWC format, or all in NCHW.
-func table5Shape(l suites.Conv, t request.ConvType, nhwc bool) request.ConvShape {
-	P, Q := l.H-l.R+1, l.W-l.S+1
-	s := request.ConvShape{Type: t, N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S, G: 1,
-		P: P, Q: Q, StrH: 1, StrW: 1, DilH: 1, DilW: 1, FilterNHWC: nhwc,
+// suiteShape is a suite's layer l of type t, x and y in NHWC with its
+// filter in NHWC format, or all in NCHW.
+func suiteShape(l suites.Conv, t request.ConvType, nhwc bool) request.ConvShape {
+	P, Q := l.P(), l.Q()
+	s := request.ConvShape{Type: t, N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S, G: l.Groups,
+		P: P, Q: Q, PadH: l.Pad, PadW: l.Pad, StrH: l.Stride, StrW: l.Stride, DilH: l.Dil, DilW: l.Dil, FilterNHWC: nhwc,
 		XStrides: [4]int{l.C * l.H * l.W, l.H * l.W, l.W, 1}, YStrides: [4]int{l.K * P * Q, P * Q, Q, 1}}
 	if nhwc {
 		s.XStrides, s.YStrides = [4]int{l.H * l.W * l.C, 1, l.W * l.C, l.C}, [4]int{P * Q * l.K, 1, Q * l.K, l.K}

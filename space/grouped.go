@@ -9,7 +9,8 @@ import (
 // its types, and consecutive threads on consecutive output channels where
 // y is channel-contiguous (NHWC), else on consecutive columns; for a
 // depthwise one, the channels a thread computes (groupedVec) with x and y
-// aligned to align elements (GroupedAlign).
+// aligned to align elements (GroupedAlign); the filter's width and height
+// built into the kernel where they are small.
 func GroupedClass(s request.ConvShape, align int) ptx.GroupedClass {
 	cls := ptx.GroupedClass{Data: convTypes[s.Type.Data], Compute: ptx.F32, ChannelsInner: s.YStrides[1] == 1 && s.K > 1}
 	if s.Type.Data == request.CudnnDouble {
@@ -24,6 +25,13 @@ func GroupedClass(s request.ConvShape, align int) ptx.GroupedClass {
 		}
 	}
 	cls.Vec = groupedVec(s, cls, align)
+	if cls.Taps > 0 && s.R <= ptx.MaxWindowTaps && s.StrH <= 4 && s.DilH <= 4 {
+		// The filter's rows unrolled too, for configurations of several rows.
+		cls.TapsH, cls.StrideH, cls.TapStepH = s.R, s.StrH, s.DilH
+		if s.Flip {
+			cls.TapStepH = -s.DilH
+		}
+	}
 	return cls
 }
 
@@ -34,15 +42,15 @@ func GroupedAlign(x, y uintptr, s request.ConvShape) int {
 	return max(1, int(gcdPow2(uint64(x), uint64(y)))/es)
 }
 
-// groupedVec is the channels each thread of a depthwise convolution's
-// windowed direct kernel computes, as vectors of x's and y's consecutive
-// channels: up to 4 (2 for double), as many as K, x's and y's strides and
+// groupedVec is the most channels each thread of a depthwise convolution's
+// windowed direct kernel may compute, as vectors of x's and y's consecutive
+// channels: up to 16 bytes of them, as many as K, x's and y's strides and
 // their alignment allow; 1 for other convolutions.
 func groupedVec(s request.ConvShape, cls ptx.GroupedClass, align int) int {
 	if !cls.ChannelsInner || cls.Taps == 0 || s.C != s.G || s.K != s.G || s.XStrides[1] != 1 || s.YStrides[1] != 1 {
 		return 1
 	}
-	for v := min(4, 16/s.Type.Data.Size()); v > 1; v /= 2 {
+	for v := 16 / s.Type.Data.Size(); v > 1; v /= 2 {
 		ok := s.K%v == 0 && align%v == 0
 		for _, st := range []int{s.XStrides[0], s.XStrides[2], s.XStrides[3], s.YStrides[0], s.YStrides[2], s.YStrides[3]} {
 			ok = ok && st%v == 0
@@ -63,35 +71,61 @@ func GroupedDirect(s request.ConvShape) bool { return s.G > 1 && s.C/s.G <= MaxD
 // MaxDirectChannels is the most channels per group the direct kernel takes.
 const MaxDirectChannels = 8
 
-// GroupedDefault is the heuristic's configuration of the direct kernel:
-// blocks of 256 threads; where consecutive threads compute consecutive
-// channels (NHWC) each computes 8 consecutive columns of an output row
-// (4 where it computes 16-bit channels in vectors: its window and sums
-// take 4 registers a place), where they compute consecutive columns
-// (NCHW) 4 (a window of 8 columns loads each row's inputs in fewer sectors
-// a lane than 2 columns' window, with a thread's reuse that 8 columns
-// spread over too many); fewer for narrow outputs. The best of every
-// configuration on the depthwise rows of results/h100/conv.
-func GroupedDefault(s request.ConvShape) ptx.GroupedConfig {
-	cols := 8
-	switch cls := GroupedClass(s, 16/s.Type.Data.Size()); {
+// GroupedDefault is the heuristic's configuration of the direct kernel
+// for shape s with x and y aligned to align elements (GroupedAlign), the
+// best of every configuration on the depthwise suite's rows
+// (gputest/results/h100/conv/call27, each variant's time) by layout and
+// size. Outputs of 2^19 elements or more: where consecutive threads compute
+// consecutive columns (NCHW) blocks of 128 threads of 2 columns and 4 rows
+// each; where they compute consecutive channels (NHWC) one channel a thread
+// (vectors of channels lost to it on the strided and 5×5 layers), 8 columns
+// and 2 rows of a filter up to 3 wide, 4 and 4 of a wider one. Smaller
+// outputs keep more threads: one row, 4 columns, 256 threads (NCHW) or 128
+// of one channel (NHWC). Rows only where the filter's taps fit the
+// registers; fewer columns for narrow outputs, or where a wide window of
+// doubles would not fit.
+func GroupedDefault(s request.ConvShape, align int) ptx.GroupedConfig {
+	cls := GroupedClass(s, align)
+	big := s.N*s.K*s.P*s.Q >= 1<<19
+	var cfg ptx.GroupedConfig
+	switch {
+	case !cls.ChannelsInner && big:
+		cfg = ptx.GroupedConfig{Threads: 128, Columns: 2, Rows: 4}
 	case !cls.ChannelsInner:
-		cols = 4
-	case cls.Vec > 1 && s.Type.Data.Size() == 2:
-		cols = 4
+		cfg = ptx.GroupedConfig{Threads: 256, Columns: 4}
+	case big && s.S <= 3:
+		cfg = ptx.GroupedConfig{Threads: 128, Columns: 8, Rows: 2, Vec: 1}
+	case big:
+		cfg = ptx.GroupedConfig{Threads: 128, Columns: 4, Rows: 4, Vec: 1}
+	default:
+		cfg = ptx.GroupedConfig{Threads: 128, Columns: 4, Vec: 1}
 	}
-	for cols > 1 && cols/2 >= s.Q {
-		cols /= 2
+	if ptx.LegalGrouped(cfg, cls) != nil {
+		cfg.Rows = 1
 	}
-	return ptx.GroupedConfig{Threads: 256, Columns: cols}
+	for cfg.Columns > 1 && cfg.Columns/2 >= s.Q {
+		cfg.Columns /= 2
+	}
+	for ptx.LegalGrouped(cfg, cls) != nil && cfg.Columns > 1 {
+		cfg.Columns /= 2
+	}
+	return cfg
 }
 
-// GroupedConfigs are the direct kernel's configurations a sweep tries.
-func GroupedConfigs() []ptx.GroupedConfig {
+// GroupedConfigs are the direct kernel's configurations of class cls a
+// sweep tries: every legal one.
+func GroupedConfigs(cls ptx.GroupedClass) []ptx.GroupedConfig {
 	var out []ptx.GroupedConfig
-	for _, t := range []int{128, 256, 512} {
+	for _, t := range []int{64, 128, 256} {
 		for _, c := range []int{1, 2, 4, 8} {
-			out = append(out, ptx.GroupedConfig{Threads: t, Columns: c})
+			for _, r := range []int{1, 2, 4} {
+				for v := 1; v <= max(cls.Vec, 1); v *= 2 {
+					cfg := ptx.GroupedConfig{Threads: t, Columns: c, Rows: r, Vec: v}
+					if ptx.LegalGrouped(cfg, cls) == nil {
+						out = append(out, cfg)
+					}
+				}
+			}
 		}
 	}
 	return out

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarize bench_compare's convolution suites (table5.csv, cnn.csv) against issue 23's targets.
+"""Summarize bench_compare's convolution suites (table5.csv, cnn.csv, depthwise.csv) against issue 23's targets.
 
 Usage: python3 bench_compare/scripts/conv_summary.py results/h100/conv
 
@@ -34,7 +34,7 @@ def bestUS(r):
 
 
 def main(folder):
-    for suite in ("table5", "cnn"):
+    for suite in ("table5", "cnn", "depthwise"):
         path = os.path.join(folder, suite + ".csv")
         if not os.path.exists(path):
             continue

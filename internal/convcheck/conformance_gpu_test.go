@@ -138,10 +138,10 @@ func TestGPUConvKernels(t *testing.T) {
 			t.Fatalf("%v: shape %v", c, reason)
 		}
 		if shape.G > 1 {
-			cfg := space.GroupedDefault(shape)
+			cfg := space.GroupedDefault(shape, space.GroupedAlign(req.XPtr, req.YPtr, shape))
 			jobs[i] = []convJob{{c: c, grouped: &cfg}}
 			if i%4 == 1 {
-				all := space.GroupedConfigs()
+				all := space.GroupedConfigs(space.GroupedClass(shape, space.GroupedAlign(req.XPtr, req.YPtr, shape)))
 				d := all[rng.IntN(len(all))]
 				jobs[i] = append(jobs[i], convJob{c: c, grouped: &d, drawn: true})
 			}
@@ -459,13 +459,14 @@ func TestGPUConvTMA(t *testing.T) {
 // channel-contiguous, one filter per channel) of every served type through
 // the direct kernel, most with channels in vectors (the class's Vec: K a
 // multiple of 2 or 4, else one channel a thread), some with y sliced out
-// of a wider tensor (one channel a thread): every result against the
-// reference and its bound, y outside its view untouched.
+// of a wider tensor (one channel a thread), each whose filter fits the
+// registers also through 2 or 4 output rows a thread: every result against
+// the reference and its bound, y outside its view untouched.
 func TestGPUConvDepthwise(t *testing.T) {
 	rt, stream := gpuRuntime(t)
 	rng := rand.New(rand.NewPCG(11, 31))
 	var tl tally
-	vectors := map[int]int{}
+	vectors, rowTwins := map[int]int{}, 0
 	for i := 0; i < casesPerType()/2; i++ {
 		typ := request.ConvTypes[i%len(request.ConvTypes)]
 		var c convcheck.Case
@@ -483,15 +484,31 @@ func TestGPUConvDepthwise(t *testing.T) {
 			}
 		}
 		d, b, req, shape := onGPU(t, c, stream)
-		cfg := space.GroupedDefault(shape)
-		vectors[space.GroupedClass(shape, space.GroupedAlign(req.XPtr, req.YPtr, shape)).Vec]++
+		cls := space.GroupedClass(shape, space.GroupedAlign(req.XPtr, req.YPtr, shape))
+		cfg := space.GroupedDefault(shape, space.GroupedAlign(req.XPtr, req.YPtr, shape))
+		vectors[cls.Vec]++
 		tl.check(t, c, d, b, stream, cfg.String(), func() error { return rt.Grouped(req, shape, cfg) })
+		// and its twin through a configuration of 2 or 4 rows a thread, where the class has them
+		var multi []ptx.GroupedConfig
+		for _, g := range space.GroupedConfigs(cls) {
+			if g.Rows > 1 && g.Vec == cls.Vec {
+				multi = append(multi, g)
+			}
+		}
+		if len(multi) > 0 {
+			g := multi[rng.IntN(len(multi))]
+			if err := b.ResetY(); err != nil {
+				t.Fatal(err)
+			}
+			tl.check(t, c, d, b, stream, g.String(), func() error { return rt.Grouped(req, shape, g) })
+			rowTwins++
+		}
 		b.Free()
 	}
-	rep := fmt.Sprintf("depthwise: %d cases in NHWC, by channels a thread %v, %d outside the bound; worst err/bound %.3g\n", tl.runs, vectors, tl.failed, tl.worst)
+	rep := fmt.Sprintf("depthwise: %d runs in NHWC (%d of them twins through 2 or 4 rows a thread), by channels a thread %v, %d outside the bound; worst err/bound %.3g\n", tl.runs, rowTwins, vectors, tl.failed, tl.worst)
 	t.Log(rep)
-	if vectors[4]+vectors[2] < tl.runs/2 {
-		t.Errorf("only %d of %d cases with channels in vectors", vectors[4]+vectors[2], tl.runs)
+	if cases := tl.runs - rowTwins; vectors[8]+vectors[4]+vectors[2] < cases/2 || rowTwins < cases/4 {
+		t.Errorf("only %d of %d cases with channels in vectors, %d twins through rows", vectors[8]+vectors[4]+vectors[2], cases, rowTwins)
 	}
 	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
 		os.WriteFile(filepath.Join(dir, "conv-depthwise.txt"), []byte(rep), 0o644)

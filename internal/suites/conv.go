@@ -66,3 +66,24 @@ func CNN() []Conv {
 	}
 	return out
 }
+
+// Depthwise are the depthwise layers of MobileNet V1/V2 and EfficientNet at
+// batches 1, 8 and 32: 3×3 at stride 1 over 56×56 (also CNN's) and 14×14,
+// 3×3 at stride 2, and 5×5.
+func Depthwise() []Conv {
+	layers := []Conv{
+		{Name: "mobilenet-dw-3x3", C: 128, H: 56, W: 56, K: 128, R: 3, S: 3, Pad: 1, Stride: 1},
+		{Name: "mobilenet-dw-3x3-14", C: 512, H: 14, W: 14, K: 512, R: 3, S: 3, Pad: 1, Stride: 1},
+		{Name: "mobilenetv2-dw-3x3-stride2", C: 144, H: 56, W: 56, K: 144, R: 3, S: 3, Pad: 1, Stride: 2},
+		{Name: "efficientnet-dw-5x5", C: 240, H: 28, W: 28, K: 240, R: 5, S: 5, Pad: 2, Stride: 1},
+	}
+	var out []Conv
+	for _, n := range []int{1, 8, 32} {
+		for _, l := range layers {
+			l.Suite, l.N, l.Dil, l.Groups = "depthwise", n, 1, l.C
+			l.Name = fmt.Sprintf("%s-n%d", l.Name, n)
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -13,7 +13,11 @@ func TestConvSuites(t *testing.T) {
 	if len(cnn) != 33 {
 		t.Errorf("%d CNN layers, want 33", len(cnn))
 	}
-	for _, c := range append(t5, cnn...) {
+	dw := Depthwise()
+	if len(dw) != 12 || dw[2].P() != 28 || dw[3].P() != 28 || dw[0].Groups != 128 {
+		t.Errorf("%d depthwise layers, %+v", len(dw), dw[2])
+	}
+	for _, c := range append(append(t5, cnn...), dw...) {
 		if c.P() < 1 || c.Q() < 1 || c.C%c.Groups != 0 || c.K%c.Groups != 0 {
 			t.Errorf("%+v: output %dx%d", c, c.P(), c.Q())
 		}
