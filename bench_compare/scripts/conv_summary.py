@@ -9,6 +9,7 @@ under ISAAC_POLICY=always (and over the best of the row's sweep, where the run h
 the depthwise rows' share of the memory roofline; the ceiling the roofline allows (cuDNN's time
 over the roofline's), so that a target beyond it shows as such.
 """
+import bisect
 import csv
 import math
 import os
@@ -62,12 +63,46 @@ def main(folder):
             print()
         dw = [r for r in rows if "dw" in r["name"]]
         if dw:
-            print("Depthwise rows, share of the memory roofline (target 60 %):\n")
+            floor = readFloor(folder)
+            print("Depthwise rows, share of the memory roofline (target 60 %)"
+                  + (", and the share a kernel that only reads the row's bytes reaches (floor)" if floor else "") + ":\n")
             for r in dw:
-                print(f"- {r['name']} {r['dtype']} {r['layout']}: served {num(r, 'roofline_us') / num(r, 'ours_us') * 100:.0f} %, "
-                      f"best configuration {num(r, 'roofline_us') / bestUS(r) * 100:.0f} % "
-                      f"({r.get('sweep_best_config', '')}), cuDNN {num(r, 'roofline_us') / num(r, 'vendor_us') * 100:.0f} %")
+                line = (f"- {r['name']} {r['dtype']} {r['layout']}: served {num(r, 'roofline_us') / num(r, 'ours_us') * 100:.0f} %, "
+                        f"best configuration {num(r, 'roofline_us') / bestUS(r) * 100:.0f} % "
+                        f"({r.get('sweep_best_config', '')}), cuDNN {num(r, 'roofline_us') / num(r, 'vendor_us') * 100:.0f} %")
+                if floor:
+                    line += f", floor {num(r, 'roofline_us') / floor(num(r, 'roofline_us') * 1e-6 * BANDWIDTH) * 100:.0f} %"
+                print(line)
             print()
+
+
+# BANDWIDTH is the H100's memory bandwidth the rows' roofline takes (bytes/s, the .env's bandwidth_gbs).
+BANDWIDTH = 3352.32e9
+
+
+def readFloor(folder):
+    """The floor of reading b bytes under bench_compare's method, interpolated between the
+    GEMM floor runs' inputs (../floor/floor-*.csv beside the convolution folder: a kernel that
+    only reads the input's bytes, L2 flushed, timed as the benchmarks are); None without them."""
+    pts = []
+    for name in ("floor-table4.csv", "floor-heldout.csv"):
+        path = os.path.join(folder, "..", "floor", name)
+        if os.path.exists(path):
+            pts += [(int(r["bytes"]), float(r["floor_us"])) for r in csv.DictReader(open(path))]
+    if not pts:
+        return None
+    pts.sort()
+    xs = [p[0] for p in pts]
+
+    def floor(b):
+        i = bisect.bisect_left(xs, b)
+        if i == 0:
+            return pts[0][1]
+        if i == len(pts):
+            return pts[-1][1] * b / pts[-1][0]
+        (x0, y0), (x1, y1) = pts[i - 1], pts[i]
+        return y0 + (y1 - y0) * (b - x0) / (x1 - x0)
+    return floor
 
 
 if __name__ == "__main__":
