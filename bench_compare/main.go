@@ -26,7 +26,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,6 +48,7 @@ type Options struct {
 	Config    string // -config: also run ISAAC with this configuration
 	Out       string // -out: results folder ("": results/<device>)
 	Limit     int    // -limit: measure only the first Limit inputs of each suite (0: all)
+	Inputs    string // -inputs: measure only a convolution suite's inputs whose name matches
 	Sweep     int    // -sweep: random configurations tried per input (0: no sweep)
 	ConvTypes string // -convtypes: the convolution suites' types (empty: all)
 	Seed      string // -seed: with Sweep, result CSVs whose configurations are screened too
@@ -75,6 +78,7 @@ func (o *Options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Config, "config", "", "also run ISAAC with this configuration (column \"config\")")
 	fs.StringVar(&o.Out, "out", "", "results folder (default results/<device>)")
 	fs.IntVar(&o.Limit, "limit", 0, "measure only the first N inputs of each suite (smoke runs)")
+	fs.StringVar(&o.Inputs, "inputs", "", "measure only a convolution suite's inputs whose name matches this regular expression (profiles)")
 	fs.StringVar(&o.Seed, "seed", "", "with -sweep: result CSVs (comma-separated) whose configurations for the same inputs are screened too")
 	fs.StringVar(&o.ConvTypes, "convtypes", "", "the convolution suites' types, comma-separated: s_fma, s_tf32, h_pseudo, bf16 (default all)")
 	fs.IntVar(&o.Sweep, "sweep", 0, "sweep: per input, also try this many random legal configurations and report the best (suite files get the prefix sweep-)")
@@ -172,6 +176,13 @@ func run(o Options) error {
 			convs, err := convSuite(suite, o.ConvTypes)
 			if err != nil {
 				return err
+			}
+			if o.Inputs != "" {
+				re, err := regexp.Compile(o.Inputs)
+				if err != nil {
+					return fmt.Errorf("-inputs: %w", err)
+				}
+				convs = slices.DeleteFunc(convs, func(c convInput) bool { return !re.MatchString(c.Name) })
 			}
 			if o.Limit > 0 && len(convs) > o.Limit {
 				convs = convs[:o.Limit]
