@@ -57,10 +57,7 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 	b.ins("mad.lo.s32 %s, %s, %d, %s", t, cta, cfg.Threads, tid)
 	out := b.reg(kPred)
 	b.ins("setp.ge.s32 %s, %s, %s", out, t, p["threads"])
-	staged := cls.stagedTaps(cfg)
-	if !staged {
-		b.insP(out, "ret")
-	}
+	b.insP(out, "ret")
 
 	rows := cfg.rows()
 	if rows > 1 {
@@ -73,24 +70,18 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 		}
 		name += fmt.Sprintf("_h%dx%d_%s", cls.TapsH, cls.StrideH, step)
 	}
-	if staged {
-		name += "_sm"
-	}
 
 	b.comment("the thread's image n, channel k, first row p0 and first column q0")
 	var n, k, pb, qb string
-	kvs, kv := p["K"], "" // the channel vectors, the thread's
 	if cls.ChannelsInner {
 		var r1, r2 string
 		if vec > 1 { // a thread per vec channels
-			kvs = b.reg(kB32)
-			b.ins("shr.u32 %s, %s, %d", kvs, p["K"], log2(vec))
-			r1, kv = divmod(b, t, kvs)
-			k = b.reg(kB32)
-			b.ins("shl.b32 %s, %s, %d", k, kv, log2(vec))
+			kv := b.reg(kB32)
+			b.ins("shr.u32 %s, %s, %d", kv, p["K"], log2(vec))
+			r1, k = divmod(b, t, kv)
+			b.ins("shl.b32 %s, %s, %d", k, k, log2(vec))
 		} else {
 			r1, k = divmod(b, t, p["K"])
-			kv = k
 		}
 		r2, qb = divmod(b, r1, p["QB"])
 		n, pb = divmod(b, r2, p["PB"])
@@ -101,11 +92,6 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 		n, k = divmod(b, r2, p["K"])
 	}
 	p0, q0 := b.mulImm(pb, rows), b.mulImm(qb, cfg.Columns)
-	var tapsAt func(r int) [][]string // with staged taps: filter row r's taps of the thread's channels
-	if staged {
-		tapsAt = c.groupedStageTaps(cls, cfg, w, tid, cta, kvs, kv, p)
-		b.insP(out, "ret") // after the block's barrier
-	}
 	group := b.reg(kB32)
 	b.ins("div.u32 %s, %s, %s", group, k, p["KG"])
 	xC := b.reg(kB32) // x's offset of (n, the group's first channel)
@@ -143,7 +129,7 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 	b.label(loopC)
 	if rows > 1 {
 		b.comment("for each channel of the group: its taps, then each input row the thread's rows read")
-		c.groupedRows(cls, cfg, x, w, xC, wC, hBase, cols[0], sums, p, tapsAt)
+		c.groupedRows(cls, cfg, x, w, xC, wC, hBase, cols[0], sums, p)
 	} else {
 		b.comment("for each channel of the group, each tap row, each tap column")
 		loopR, loopS, skipR := b.newLabel("GC_R"), b.newLabel("GC_S"), b.newLabel("GC_SKIP")
@@ -235,30 +221,24 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 		}
 	}
 	b.ins("ret")
-	smemDecl, shared := "", 0
-	if staged {
-		smemDecl, shared = fmt.Sprintf(".extern .shared .align 16 .b8 %s[];\n\n", smemSymbol), cls.stagedBytes(cfg)
-	}
 	return &Kernel{
-		Name:        name,
-		PTX:         header(arch) + smemDecl + entryMaxReg(name, groupedParams(cls.Compute), min(255, 65536/cfg.Threads), b),
-		Block:       [3]int{cfg.Threads, 1, 1},
-		SharedBytes: shared,
-		Params:      groupedParams(cls.Compute),
-		grouped:     cfg,
-		groupedVec:  vec,
+		Name:       name,
+		PTX:        header(arch) + entryMaxReg(name, groupedParams(cls.Compute), min(255, 65536/cfg.Threads), b),
+		Block:      [3]int{cfg.Threads, 1, 1},
+		Params:     groupedParams(cls.Compute),
+		grouped:    cfg,
+		groupedVec: vec,
 	}, nil
 }
 
 // groupedRows is the body of a kernel of several rows a thread (a class
-// with TapsH) for one channel of the group: every tap of the thread's
-// channels loaded once (wC the filter's offset of the channel; or, with
-// tapsAt, read from the block's staged taps), then each input row that the
+// with TapsH) for one channel of the group: every tap of the thread's channels loaded once
+// (wC the filter's offset of the channel), then each input row that the
 // thread's output rows read, in order, loaded once into a window
 // (groupedWindow) and multiplied by the taps of every (output row, filter
 // row) pair that reads it. hBase is the first output row's first input
 // row (before the taps' steps); rows outside x are skipped.
-func (c *gemmCtx) groupedRows(cls GroupedClass, cfg GroupedConfig, x, w, xC, wC, hBase, col0 string, sums [][][]string, p map[string]string, tapsAt func(r int) [][]string) {
+func (c *gemmCtx) groupedRows(cls GroupedClass, cfg GroupedConfig, x, w, xC, wC, hBase, col0 string, sums [][][]string, p map[string]string) {
 	b := c.b
 	ft := "f32"
 	if cls.Compute == F64 {
@@ -267,18 +247,12 @@ func (c *gemmCtx) groupedRows(cls GroupedClass, cfg GroupedConfig, x, w, xC, wC,
 	taps := make([][][]string, cls.TapsH) // [filter row][tap][channel]
 	wR := wC
 	for r := range taps {
-		if tapsAt != nil {
-			break
-		}
 		if r > 0 {
 			next := b.reg(kB32)
 			b.ins("add.s32 %s, %s, %s", next, wR, p["wsR"])
 			wR = next
 		}
 		taps[r] = c.groupedTaps(cls, w, wR, p)
-	}
-	if tapsAt == nil {
-		tapsAt = func(r int) [][]string { return taps[r] }
 	}
 	// The input row of output row i and filter row r is hBase + i·StrideH + r·TapStepH.
 	lo, hi := 0, 0
@@ -308,7 +282,7 @@ func (c *gemmCtx) groupedRows(cls GroupedClass, cfg GroupedConfig, x, w, xC, wC,
 		b.ins("mad.lo.s32 %s, %s, %s, %s", xRow, h, p["xsH"], xC)
 		win, wlo := c.groupedWindow(cls, cfg, x, xRow, col0, p)
 		for _, ir := range pairs {
-			groupedProducts(b, cls, ft, win, wlo, tapsAt(ir[1]), sums[ir[0]])
+			groupedProducts(b, cls, ft, win, wlo, taps[ir[1]], sums[ir[0]])
 		}
 		b.label(skip)
 	}
@@ -560,95 +534,5 @@ func storeVecAt(b *builder, t DataType, acc regKind, a string, vs []string, pred
 		b.insP(pred, "st.global.v%d.b16 [%s], %s", len(vs), a, braces(hs))
 	default:
 		b.insP(pred, "st.global.v%d.%s [%s], %s", len(vs), vecSuffix(t), a, braces(vs))
-	}
-}
-
-// groupedStageTaps stages the filter's taps of the block's channels in
-// shared memory, as f32 in [filter row][tap][the block's channel] order,
-// and returns where each filter row's taps of the thread's channels are
-// read from. A block's consecutive threads compute consecutive vectors of
-// channels (kv of kvs, channel-inner order): with fewer threads than
-// vectors, the block's vectors are the cfg.Threads from (cta·Threads mod
-// kvs) on, wrapping at kvs, the thread's the tid-th; else every vector is
-// staged and the thread's is kv. The threads read the slice of the filter
-// in memory order (coalesced), each storing its elements to their place;
-// then the block waits at a barrier, which every thread reaches.
-func (c *gemmCtx) groupedStageTaps(cls GroupedClass, cfg GroupedConfig, w, tid, cta, kvs, kv string, p map[string]string) func(r int) [][]string {
-	b := c.b
-	vec, taps := cls.vec(), cls.TapsH*cls.Taps
-	b.comment("stage the filter's taps of the block's channels")
-	smem := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", smem, smemSymbol)
-	few := b.reg(kPred) // fewer threads than vectors of channels
-	b.ins("setp.lt.s32 %s, %d, %s", few, cfg.Threads, kvs)
-	start := b.reg(kB32)
-	b.ins("mul.lo.s32 %s, %s, %d", start, cta, cfg.Threads)
-	_, start = divmod(b, start, kvs)
-	first, staged, local := b.reg(kB32), b.reg(kB32), b.reg(kB32)
-	b.ins("selp.b32 %s, %s, 0, %s", first, start, few)
-	b.ins("selp.b32 %s, %d, %s, %s", staged, cfg.Threads, kvs, few)
-	b.ins("selp.b32 %s, %s, %s, %s", local, tid, kv, few)
-	total := b.reg(kB32) // the elements staged: vectors · vec · taps
-	b.ins("mul.lo.s32 %s, %s, %d", total, staged, vec*taps)
-	e := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", e, tid)
-	loop, done := b.newLabel("GC_STAGE"), b.newLabel("GC_STAGED")
-	b.label(loop)
-	more := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", more, e, total)
-	b.insP("!"+more, "bra %s", done) // not .uni: the last pass covers some threads only
-	// e = (vector j · vec + channel) · taps + filter row · Taps + tap
-	cj, tap := b.reg(kB32), b.reg(kB32)
-	b.ins("div.u32 %s, %s, %d", cj, e, taps)
-	b.ins("mul.lo.s32 %s, %s, %d", tap, cj, taps)
-	b.ins("sub.s32 %s, %s, %s", tap, e, tap)
-	r, s := b.reg(kB32), b.reg(kB32)
-	b.ins("div.u32 %s, %s, %d", r, tap, cls.Taps)
-	b.ins("mul.lo.s32 %s, %s, %d", s, r, cls.Taps)
-	b.ins("sub.s32 %s, %s, %s", s, tap, s)
-	j, ch := b.reg(kB32), b.reg(kB32)
-	b.ins("shr.u32 %s, %s, %d", j, cj, log2(vec))
-	b.ins("and.b32 %s, %s, %d", ch, cj, vec-1)
-	kvj, wrap := b.add32(first, j), b.reg(kPred)
-	b.ins("setp.ge.s32 %s, %s, %s", wrap, kvj, kvs)
-	b.insP(wrap, "sub.s32 %s, %s, %s", kvj, kvj, kvs)
-	kk := b.reg(kB32)
-	b.ins("shl.b32 %s, %s, %d", kk, kvj, log2(vec))
-	b.ins("add.s32 %s, %s, %s", kk, kk, ch)
-	off := b.reg(kB32)
-	b.ins("mul.lo.s32 %s, %s, %s", off, kk, p["wsK"])
-	b.ins("mad.lo.s32 %s, %s, %s, %s", off, r, p["wsR"], off)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", off, s, p["wsS"], off)
-	v := loadWidened(b, cls.Data, kF32, w, off, "", true)
-	// its place: (tap · Threads · vec + j · vec + channel) · 4
-	slot := b.reg(kB32)
-	b.ins("mul.lo.s32 %s, %s, %d", slot, tap, cfg.Threads*vec)
-	b.ins("add.s32 %s, %s, %s", slot, slot, cj)
-	b.ins("shl.b32 %s, %s, 2", slot, slot)
-	b.ins("add.s32 %s, %s, %s", slot, slot, smem)
-	b.ins("st.shared.f32 [%s], %s", slot, v)
-	b.ins("add.s32 %s, %s, %d", e, e, cfg.Threads)
-	b.ins("bra %s", loop)
-	b.label(done)
-	b.ins("bar.sync 0")
-	mine := b.reg(kB32) // the thread's vector's place in each tap's row
-	b.ins("shl.b32 %s, %s, %d", mine, local, log2(vec)+2)
-	b.ins("add.s32 %s, %s, %s", mine, mine, smem)
-	return func(r int) [][]string {
-		out := make([][]string, cls.Taps)
-		for s := range out {
-			at := (r*cls.Taps + s) * cfg.Threads * vec * 4
-			for ch := 0; ch < vec; ch += 4 {
-				n := min(4, vec-ch)
-				vs := b.regs(kF32, n)
-				if n == 1 {
-					b.ins("ld.shared.f32 %s, [%s+%d]", vs[0], mine, at+ch*4)
-				} else {
-					b.ins("ld.shared.v%d.f32 %s, [%s+%d]", n, braces(vs), mine, at+ch*4)
-				}
-				out[s] = append(out[s], vs...)
-			}
-		}
-		return out
 	}
 }

@@ -34,26 +34,8 @@ type GroupedClass struct {
 	TapsH         int // 0: any filter height (the rows looped)
 	StrideH       int
 	TapStepH      int
-	Vec           int  // the most channels a thread may compute (0 or 1: one)
-	Depthwise     bool // one input channel and one filter a group (C = K = G)
+	Vec           int // the most channels a thread may compute (0 or 1: one)
 }
-
-// stagedTaps reports whether the kernel of cfg stages the filter's taps in
-// shared memory: a depthwise class of f32 compute with channel-inner
-// threads and several rows a thread, whose threads would otherwise each
-// read their own channels' taps, a warp's lanes a filter apart.
-func (cls GroupedClass) stagedTaps(cfg GroupedConfig) bool {
-	return cls.Depthwise && cls.ChannelsInner && cfg.rows() > 1 && cls.Compute == F32
-}
-
-// stagedBytes is the shared memory of the staged taps: f32 taps of every
-// channel the block's threads compute.
-func (cls GroupedClass) stagedBytes(cfg GroupedConfig) int {
-	return cls.TapsH * cls.Taps * cfg.Threads * cls.forConfig(cfg).vec() * 4
-}
-
-// maxStagedBytes bounds the staged taps (static shared memory's limit).
-const maxStagedBytes = 48 << 10
 
 // vec is the channels a thread computes.
 func (c GroupedClass) vec() int { return max(c.Vec, 1) }
@@ -150,8 +132,6 @@ func LegalGrouped(cfg GroupedConfig, cls GroupedClass) error {
 		return fmt.Errorf("ptx: grouped convolution: rows per thread need a filter of fixed height")
 	case cfg.rows() > 1 && cls.TapsH*cls.Taps*cls.vec() > maxGroupedTapRegisters:
 		return fmt.Errorf("ptx: grouped convolution: %d×%d taps of %d channels in registers", cls.TapsH, cls.Taps, cls.vec())
-	case cls.stagedTaps(cfg) && cls.stagedBytes(cfg) > maxStagedBytes:
-		return fmt.Errorf("ptx: grouped convolution: %d bytes of staged taps", cls.stagedBytes(cfg))
 	case cfg.rows()*cfg.Columns*cls.vec() > maxGroupedSums:
 		return fmt.Errorf("ptx: grouped convolution: %d sums a thread", cfg.rows()*cfg.Columns*cls.vec())
 	case groupedRegisters(cfg, cls) > min(255, 65536/cfg.Threads):

@@ -92,8 +92,6 @@ func TestPTXASGrouped(t *testing.T) {
 			classes = append(classes, cls)
 			cls.Taps, cls.TapsH, cls.StrideH, cls.TapStepH = 3, 3, 1, 1
 			classes = append(classes, cls)
-			cls.Depthwise = true // several rows: the taps staged in shared memory
-			classes = append(classes, cls)
 		}
 	}
 	for _, cls := range classes {
@@ -168,7 +166,6 @@ func TestGroupedConvSimulated(t *testing.T) {
 		pr.Y = [4]int{pr.P * pr.Q * pr.K, 1, pr.Q * pr.K, pr.K}
 		pr.Filter = [4]int{pr.R * pr.S, pr.R * pr.S, pr.S, 1}
 		cls.Taps, cls.StrideW, cls.TapStepW, cls.Vec = pr.S, pr.StrW, pr.WStep, vec
-		cls.Depthwise = true // several rows stage the taps in shared memory
 		if trial >= 12 {
 			cls.TapsH, cls.StrideH, cls.TapStepH = pr.R, pr.StrH, pr.HStep
 			cfg.Rows = []int{1, 2, 4}[trial%4%3]
@@ -180,34 +177,6 @@ func TestGroupedConvSimulated(t *testing.T) {
 		beta := []float64{0, 0.5}[trial/3%2]
 		t.Run(fmt.Sprintf("vec%d", trial), func(t *testing.T) {
 			checkGroupedSimulated(t, cls, cfg, pr, flip, "x nhwc y nhwc filter kcrs", 2, beta)
-		})
-	}
-}
-
-// The staged taps of depthwise kernels of several rows a thread when a
-// block's threads compute fewer vectors of channels than K holds: each
-// block stages its own, wrapping past the last channel.
-func TestGroupedStagedTapsSimulated(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 9))
-	for trial, vec := range []int{1, 2, 4, 1} {
-		pr, flip, _ := randomGrouped(rng)
-		pr.N, pr.H, pr.W = 1, 2+rng.IntN(3), 1+rng.IntN(3)
-		pr.R, pr.S, pr.StrH, pr.StrW, pr.HStep, pr.WStep, pr.HOff, pr.WOff = 3, 3, 1, 1, 1, 1, -1, -1
-		flip = false
-		pr.P, pr.Q = pr.H, pr.W
-		pr.G = vec * (64 + 3 + 40*trial) // more vectors than the block's 64 threads, not a multiple of them
-		pr.C, pr.K = pr.G, pr.G
-		pr.X = [4]int{pr.H * pr.W * pr.C, 1, pr.W * pr.C, pr.C}
-		pr.Y = [4]int{pr.P * pr.Q * pr.K, 1, pr.Q * pr.K, pr.K}
-		pr.Filter = [4]int{pr.R * pr.S, pr.R * pr.S, pr.S, 1}
-		cls := GroupedClass{Data: []DataType{F16, BF16, F32, F16}[trial], Compute: F32, ChannelsInner: true, Depthwise: true,
-			Taps: 3, StrideW: 1, TapStepW: 1, TapsH: 3, StrideH: 1, TapStepH: 1, Vec: vec}
-		cfg := GroupedConfig{Threads: 64, Columns: 2, Rows: 2, Vec: vec}
-		if !cls.stagedTaps(cfg) {
-			t.Fatalf("%+v %v: taps not staged", cls, cfg)
-		}
-		t.Run(fmt.Sprintf("%d", trial), func(t *testing.T) {
-			checkGroupedSimulated(t, cls, cfg, pr, flip, "x nhwc y nhwc filter kcrs", 1, []float64{0, 0.5}[trial%2])
 		})
 	}
 }
@@ -325,15 +294,17 @@ func checkGroupedSimulated(t *testing.T, cls GroupedClass, cfg GroupedConfig, pr
 	grid, _ := GroupedGrid(cfg, threads)
 	written := map[int64]int{}
 	for bx := 0; bx < grid[0]; bx++ {
-		if err := simGroupedBlock(prog, params, cfg.Threads, bx, mem, func(a int64, v float64) error {
-			if !view[a] {
-				return fmt.Errorf("store outside y's view at %#x", a)
+		for tid := 0; tid < cfg.Threads; tid++ {
+			if err := simGrouped(prog, params, tid, bx, mem, func(a int64, v float64) error {
+				if !view[a] {
+					return fmt.Errorf("store outside y's view at %#x", a)
+				}
+				written[a]++
+				mem[a] = v
+				return nil
+			}); err != nil {
+				t.Fatalf("%s %+v %s %s: thread %d of block %d: %v", cfg, cls, layouts, fmtProblem(pr, flip), tid, bx, err)
 			}
-			written[a]++
-			mem[a] = v
-			return nil
-		}); err != nil {
-			t.Fatalf("%s %+v %s %s: block %d: %v", cfg, cls, layouts, fmtProblem(pr, flip), bx, err)
 		}
 	}
 	for a, v := range want {
@@ -348,56 +319,12 @@ func fmtProblem(pr GroupedProblem, flip bool) string {
 		pr.N, pr.C, pr.H, pr.W, pr.K, pr.G, pr.R, pr.S, pr.P, pr.Q, pr.StrH, pr.StrW, pr.HOff, pr.WOff, pr.HStep, pr.WStep, flip)
 }
 
-// simGroupedBlock runs a block of the direct kernel, its threads in
-// lockstep between barriers: each runs to the block's barrier or its end,
-// and a barrier that some thread returned before is an error. Shared
-// memory is the block's, read before written an error.
-func simGroupedBlock(prog []simInstr2, params map[string]float64, threads, bx int, mem map[int64]float64, store func(int64, float64) error) error {
-	smem := map[int64]float64{}
-	ths := make([]*groupedThread, threads)
-	for tid := range ths {
-		ths[tid] = &groupedThread{regs: map[string]float64{"%tid.x": float64(tid), "%ctaid.x": float64(bx), smemSymbol: 0}}
-	}
-	for {
-		waiting, returned := 0, 0
-		for tid, th := range ths {
-			if th.done {
-				continue
-			}
-			atBarrier, err := simGrouped(prog, params, th, mem, smem, store)
-			if err != nil {
-				return fmt.Errorf("thread %d: %v", tid, err)
-			}
-			if atBarrier {
-				waiting++
-			} else {
-				returned++
-			}
-		}
-		switch {
-		case waiting == 0:
-			return nil
-		case returned > 0:
-			return fmt.Errorf("%d threads returned before the barrier %d others wait at", returned, waiting)
-		}
-	}
-}
-
-// groupedThread is a simulated thread's registers and next instruction.
-type groupedThread struct {
-	regs map[string]float64
-	pc   int
-	done bool
-}
-
-// simGrouped runs one thread of the direct kernel from where it stopped to
-// its end (atBarrier false, done) or the block's barrier (atBarrier true):
-// integer registers as int64, floating-point and 16-bit registers as
-// float64 (conversions are exact for the test's data), loads from mem (an
-// address not in it is an error) and the block's shared memory, stores
-// through store.
-func simGrouped(prog []simInstr2, params map[string]float64, th *groupedThread, mem, smem map[int64]float64, store func(int64, float64) error) (atBarrier bool, err error) {
-	regs := th.regs
+// simGrouped runs one thread of the direct kernel: integer registers as
+// int64, floating-point and 16-bit registers as float64 (conversions are
+// exact for the test's data), loads from mem (an address not in it is an
+// error), stores through store.
+func simGrouped(prog []simInstr2, params map[string]float64, tid, bx int, mem map[int64]float64, store func(int64, float64) error) error {
+	regs := map[string]float64{"%tid.x": float64(tid), "%ctaid.x": float64(bx)}
 	val := func(a string) float64 {
 		if v, ok := regs[a]; ok {
 			return v
@@ -415,19 +342,10 @@ func simGrouped(prog []simInstr2, params map[string]float64, th *groupedThread, 
 		}
 		return float64(v)
 	}
-	addr := func(a string) int64 { // [reg], [reg+imm]
-		var sum int64
-		for _, part := range strings.Split(strings.Trim(a, "[]"), "+") {
-			sum += int64(val(part))
-		}
-		return sum
-	}
 	i32 := func(a string) int64 { return int64(int32(int64(val(a)))) }
-	pc := th.pc
-	defer func() { th.pc = pc }()
-	for steps := 0; pc < len(prog); steps++ {
+	for pc, steps := 0, 0; pc < len(prog); steps++ {
 		if steps > 1e6 {
-			return false, fmt.Errorf("no end")
+			return fmt.Errorf("no end")
 		}
 		in := prog[pc]
 		pc++
@@ -438,10 +356,7 @@ func simGrouped(prog []simInstr2, params map[string]float64, th *groupedThread, 
 		op := in.op
 		switch {
 		case op == "ret":
-			th.done = true
-			return false, nil
-		case op == "bar.sync":
-			return true, nil
+			return nil
 		case strings.HasPrefix(op, "bra"):
 			pc = in.target
 		case strings.HasPrefix(op, "ld.param"):
@@ -483,30 +398,9 @@ func simGrouped(prog []simInstr2, params map[string]float64, th *groupedThread, 
 			case "setp.neu.f32", "setp.neu.f64":
 				r = x != y || math.IsNaN(x) || math.IsNaN(y)
 			default:
-				return false, fmt.Errorf("unsimulated %s", op)
+				return fmt.Errorf("unsimulated %s", op)
 			}
 			regs[a[0]] = map[bool]float64{true: 1}[r]
-		case op == "selp.b32":
-			regs[a[0]] = val(a[2])
-			if val(a[3]) != 0 {
-				regs[a[0]] = val(a[1])
-			}
-		case op == "and.b32":
-			regs[a[0]] = float64(i32(a[1]) & i32(a[2]))
-		case strings.HasPrefix(op, "ld.shared"):
-			at := addr(a[1])
-			for i, r := range braceRegs(a[0]) {
-				v, ok := smem[at+int64(i)*elemBytes(op)]
-				if !ok {
-					return false, fmt.Errorf("%s of shared memory not written at %#x", op, at+int64(i)*elemBytes(op))
-				}
-				regs[r] = v
-			}
-		case strings.HasPrefix(op, "st.shared"):
-			at := addr(a[0])
-			for i, r := range braceRegs(a[1]) {
-				smem[at+int64(i)*elemBytes(op)] = val(r)
-			}
 		case op == "and.pred":
 			regs[a[0]] = map[bool]float64{true: 1}[val(a[1]) != 0 && val(a[2]) != 0]
 		case strings.HasPrefix(op, "ld.global"):
@@ -514,7 +408,7 @@ func simGrouped(prog []simInstr2, params map[string]float64, th *groupedThread, 
 			for i, r := range braceRegs(a[0]) { // a vector's elements one after another
 				v, ok := mem[addr+int64(i)*elemBytes(op)]
 				if !ok {
-					return false, fmt.Errorf("%s outside the tensors at %#x", op, addr+int64(i)*elemBytes(op))
+					return fmt.Errorf("%s outside the tensors at %#x", op, addr+int64(i)*elemBytes(op))
 				}
 				regs[r] = v
 			}
@@ -522,7 +416,7 @@ func simGrouped(prog []simInstr2, params map[string]float64, th *groupedThread, 
 			addr := int64(val(strings.Trim(a[0], "[]")))
 			for i, r := range braceRegs(a[1]) {
 				if err := store(addr+int64(i)*elemBytes(op), val(r)); err != nil {
-					return false, err
+					return err
 				}
 			}
 		case strings.HasPrefix(op, "fma.rn."):
@@ -530,10 +424,10 @@ func simGrouped(prog []simInstr2, params map[string]float64, th *groupedThread, 
 		case strings.HasPrefix(op, "mul.rn."):
 			regs[a[0]] = val(a[1]) * val(a[2])
 		default:
-			return false, fmt.Errorf("unsimulated %s", op)
+			return fmt.Errorf("unsimulated %s", op)
 		}
 	}
-	return false, fmt.Errorf("fell off the end")
+	return fmt.Errorf("fell off the end")
 }
 
 // elemBytes is the size of one element of a load's or store's type.

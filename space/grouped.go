@@ -12,8 +12,7 @@ import (
 // aligned to align elements (GroupedAlign); the filter's width and height
 // built into the kernel where they are small.
 func GroupedClass(s request.ConvShape, align int) ptx.GroupedClass {
-	cls := ptx.GroupedClass{Data: convTypes[s.Type.Data], Compute: ptx.F32, ChannelsInner: s.YStrides[1] == 1 && s.K > 1,
-		Depthwise: s.C == s.G && s.K == s.G}
+	cls := ptx.GroupedClass{Data: convTypes[s.Type.Data], Compute: ptx.F32, ChannelsInner: s.YStrides[1] == 1 && s.K > 1}
 	if s.Type.Data == request.CudnnDouble {
 		cls.Compute = ptx.F64
 	}
