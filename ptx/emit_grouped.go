@@ -191,9 +191,7 @@ func GenerateGroupedConv(cls GroupedClass, cfg GroupedConfig, arch string) (*Ker
 			}
 		}
 		if i > 0 {
-			next := b.reg(kB32)
-			b.ins("add.s32 %s, %s, %s", next, yRow, p["ysH"])
-			yRow = next
+			yRow = b.add32(yRow, p["ysH"])
 		}
 		for j := range cols {
 			qj := b.addImm32(q0, j)
@@ -248,9 +246,7 @@ func (c *gemmCtx) groupedRows(cls GroupedClass, cfg GroupedConfig, x, w, xC, wC,
 	wR := wC
 	for r := range taps {
 		if r > 0 {
-			next := b.reg(kB32)
-			b.ins("add.s32 %s, %s, %s", next, wR, p["wsR"])
-			wR = next
+			wR = b.add32(wR, p["wsR"])
 		}
 		taps[r] = c.groupedTaps(cls, w, wR, p)
 	}
@@ -301,16 +297,12 @@ func (c *gemmCtx) groupedTaps(cls GroupedClass, w, wR string, p map[string]strin
 	wOff := wR
 	for s := range taps {
 		if s > 0 {
-			next := b.reg(kB32)
-			b.ins("add.s32 %s, %s, %s", next, wOff, p["wsS"])
-			wOff = next
+			wOff = b.add32(wOff, p["wsS"])
 		}
 		wCh := wOff
 		for ch := 0; ch < cls.vec(); ch++ {
 			if ch > 0 {
-				next := b.reg(kB32)
-				b.ins("add.s32 %s, %s, %s", next, wCh, p["wsK"])
-				wCh = next
+				wCh = b.add32(wCh, p["wsK"])
 			}
 			taps[s] = append(taps[s], loadWidened(b, cls.Data, acc, w, wCh, "", true))
 		}
