@@ -5,18 +5,25 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/isaacgo/isaac/internal/suites"
 	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
 )
 
 func classes() []ptx.InputClass {
 	f16 := ptx.InputClass{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.T, AlignA: 8, AlignB: 8, AlignC: 8}
 	f32 := ptx.InputClass{AType: ptx.F32, BType: ptx.F32, CType: ptx.F32, Compute: ptx.F32, TransA: ptx.T, TransB: ptx.N, AlignA: 4, AlignB: 4, AlignC: 4}
 	f64 := ptx.InputClass{AType: ptx.F64, BType: ptx.F64, CType: ptx.F64, Compute: ptx.F64, TransA: ptx.N, TransB: ptx.N, AlignA: 1, AlignB: 1, AlignC: 1}
-	return []ptx.InputClass{f16, f32, f64}
+	// The implicit GEMMs of Table 5's conv9 in FP16 NHWC and conv5 in FP64 NCHW.
+	t5 := suites.Table5()
+	conv16 := suiteShape(t5[8], request.ConvTypes[2], true)
+	conv64 := suiteShape(t5[4], request.ConvTypes[1], false)
+	return []ptx.InputClass{f16, f32, f64, ConvClass(conv16, 1<<20, 2<<20), ConvClass(conv64, 1<<20, 2<<20)}
 }
 
 // The categorical model accepts far more of its draws than uniform
-// sampling does (the paper's Table 1), and everything it returns is legal.
+// sampling does (the paper's Table 1), for GEMM and for the convolutions'
+// implicit GEMMs, and everything it returns is legal.
 func TestSamplerAcceptance(t *testing.T) {
 	for _, in := range classes() {
 		rng := rand.New(rand.NewPCG(1, 2))
