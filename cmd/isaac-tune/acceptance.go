@@ -11,12 +11,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/isaacgo/isaac/internal/convcheck"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
-	"github.com/isaacgo/isaac/internal/suites"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/space"
+	"github.com/isaacgo/isaac/tune"
 )
 
 // acceptanceCmd measures, on the CPU (legality is a pure function), the
@@ -66,44 +65,36 @@ func acceptanceCmd(args []string) error {
 }
 
 // convAcceptance is acceptanceCmd's table for the convolutions' implicit
-// GEMMs: the input classes of Table 5's and the CNN suite's ungrouped
-// layers in every served type and math, x and y in NCHW or NHWC (the
-// filter in the same format), each class's categorical and uniform draws.
+// GEMMs: the input classes of 2,000 convolutions of the tuner's
+// distribution (tune.DefaultConvDistribution, every served type, math,
+// layout and mode; grouped ones run the direct kernel, not a sampled
+// space), each class's categorical and uniform draws.
 func convAcceptance(w io.Writer, dev ptx.DeviceLimits, draws, warmup int, rng *rand.Rand) error {
 	byType := map[string]map[ptx.InputClass]bool{}
 	var names []string
 	var scalars [2]float64
-	for _, l := range append(suites.Table5(), suites.CNN()...) {
-		if l.Groups > 1 {
-			continue // the direct kernel's, not a sampled space
-		}
-		for _, t := range request.ConvTypes {
-			for _, math := range []int{request.CudnnFMAMath, request.CudnnTensorOpMath} {
-				if math == request.CudnnTensorOpMath && t.Data != request.CudnnFloat {
-					continue // TF32 is float's alone
-				}
-				for _, layout := range []convcheck.Layout{convcheck.NCHW, convcheck.NHWC} {
-					c := convcheck.Case{Type: t, Math: math, N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S,
-						PadH: l.Pad, PadW: l.Pad, StrH: l.Stride, StrW: l.Stride, DilH: l.Dil, DilW: l.Dil,
-						X: layout, Y: layout, FilterNHWC: layout == convcheck.NHWC, Alpha: 1}
-					req := c.RequestAt(1<<20, 2<<20, 3<<20, &scalars, 0)
-					shape, reason := req.Shape()
-					if reason != request.Served {
-						continue
-					}
-					name := t.Name
-					if t.Data == request.CudnnFloat {
-						name += map[int]string{request.CudnnFMAMath: " (FMA)", request.CudnnTensorOpMath: " (TF32)"}[math]
-					}
-					if byType[name] == nil {
-						byType[name] = map[ptx.InputClass]bool{}
-						names = append(names, name)
-					}
-					byType[name][space.ConvClass(shape, req.XPtr, req.WPtr)] = true
-				}
+	dist := tune.DefaultConvDistribution()
+	for range 500 {
+		b := dist.Batch(rng, 4)
+		for i := range b.Layers {
+			c := b.Case(i)
+			req := c.RequestAt(1<<20, 2<<20, 3<<20, &scalars, 0)
+			shape, reason := req.Shape()
+			if reason != request.Served || shape.G > 1 {
+				continue
 			}
+			name := c.Type.Name
+			if c.Type.Data == request.CudnnFloat {
+				name += map[bool]string{true: " (FMA)", false: " (TF32)"}[c.Math == request.CudnnFMAMath]
+			}
+			if byType[name] == nil {
+				byType[name] = map[ptx.InputClass]bool{}
+				names = append(names, name)
+			}
+			byType[name][space.ConvClass(shape, req.XPtr, req.WPtr)] = true
 		}
 	}
+	slices.Sort(names)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "convolution\tclasses\tcategorical\tuniform\tratio\t")
 	var tc, tu space.Acceptance
