@@ -21,10 +21,12 @@ import "fmt"
 // loaded once for all of them.
 //
 // With Vec > 1 (depthwise convolutions, ChannelsInner and Taps > 0) each
-// thread may compute up to Vec consecutive channels (GroupedConfig.Vec), its inputs and outputs moved
-// as vectors of Vec elements: the caller guarantees one channel per group,
-// channel-contiguous x and y (unit channel strides), K and x's and y's
-// other strides multiples of Vec, and x and y aligned to Vec elements.
+// thread may compute up to Vec consecutive channels (GroupedConfig.Vec
+// chooses), its inputs and outputs moved as vectors (of up to 16 bytes;
+// 8 16-bit elements as two vectors of 4): the caller guarantees one
+// channel per group, channel-contiguous x and y (unit channel strides), K
+// and x's and y's other strides multiples of Vec, and x and y aligned to
+// Vec elements.
 type GroupedClass struct {
 	Data, Compute DataType
 	ChannelsInner bool
@@ -152,8 +154,8 @@ func (k *Kernel) GroupedVec() int { return max(k.groupedVec, 1) }
 const MaxWindowTaps = 7
 
 // GroupedThreads is the number of threads a direct kernel of cfg runs for
-// an output of n×k×p×q: one per image, vec channels (the class's Vec),
-// cfg.Rows rows and cfg.Columns columns.
+// an output of n×k×p×q: one per image, vec channels (the kernel's,
+// Kernel.GroupedVec), cfg.Rows rows and cfg.Columns columns.
 func GroupedThreads(cfg GroupedConfig, vec, n, k, p, q int) int {
 	return n * ceilDiv(k, max(vec, 1)) * ceilDiv(p, cfg.rows()) * ceilDiv(q, cfg.Columns)
 }
