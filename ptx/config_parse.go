@@ -91,3 +91,33 @@ func ParseConfig(s string) (GemmConfig, error) {
 	c.KC = c.clusterSize() // kc=0 means no cluster, like kc=1
 	return c, nil
 }
+
+// ParseGroupedConfig parses a direct grouped kernel's configuration as
+// GroupedConfig.String writes it: "direct t256 q4", optionally followed by
+// "r2" (rows) and "v4" (channels a thread). It checks the syntax and the
+// values' ranges, not a class's legality.
+func ParseGroupedConfig(s string) (GroupedConfig, error) {
+	f := strings.Fields(s)
+	if len(f) < 3 || f[0] != "direct" {
+		return GroupedConfig{}, fmt.Errorf("ptx: grouped config %q is not \"direct tN qN [rN] [vN]\"", s)
+	}
+	var c GroupedConfig
+	fields := map[byte]*int{'t': &c.Threads, 'q': &c.Columns, 'r': &c.Rows, 'v': &c.Vec}
+	order := "tqrv"
+	for i, item := range f[1:] {
+		p, ok := fields[item[0]]
+		at := strings.IndexByte(order, item[0])
+		if !ok || len(item) < 2 || i < 2 && at != i || i >= 2 && at < 2 {
+			return GroupedConfig{}, fmt.Errorf("ptx: grouped config %q: item %q", s, item)
+		}
+		v, err := strconv.Atoi(item[1:])
+		if err != nil || v < 1 || *p != 0 {
+			return GroupedConfig{}, fmt.Errorf("ptx: grouped config %q: item %q", s, item)
+		}
+		*p = v
+	}
+	if c.String() != strings.Join(f, " ") {
+		return GroupedConfig{}, fmt.Errorf("ptx: grouped config %q is not in its canonical form %q", s, c.String())
+	}
+	return c, nil
+}

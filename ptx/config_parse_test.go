@@ -60,3 +60,20 @@ func FuzzParseConfig(f *testing.F) {
 		_ = Legal(c, InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, AlignA: 4, AlignB: 4, AlignC: 4}, H100())
 	})
 }
+
+// A grouped configuration's string parses back to it; malformed ones are
+// refused.
+func TestParseGroupedConfig(t *testing.T) {
+	for _, c := range []GroupedConfig{{Threads: 256, Columns: 4}, {Threads: 128, Columns: 8, Rows: 2}, {Threads: 64, Columns: 1, Vec: 4}, {Threads: 512, Columns: 2, Rows: 4, Vec: 1}} {
+		got, err := ParseGroupedConfig(c.String())
+		if err != nil || got != c {
+			t.Errorf("%q: %+v, %v", c.String(), got, err)
+		}
+	}
+	for _, s := range []string{"", "direct", "direct t256", "direct q4 t256", "direct t256 q4 r1", "direct t256 q4 v2 r2", "direct t256 q4 r2 r2",
+		"direct t256 q0", "direct t256 q4 x2", "grouped t256 q4", "direct t256 q4 r"} {
+		if c, err := ParseGroupedConfig(s); err == nil {
+			t.Errorf("%q parsed as %+v", s, c)
+		}
+	}
+}

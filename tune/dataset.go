@@ -123,10 +123,15 @@ type Writer struct {
 	f *os.File
 }
 
-// Append opens (creating when needed) a data set file for appending. A new
-// file gets provenance as '#' lines and the header; an existing one gets
-// the provenance lines as a resumed run's record.
+// Append opens (creating when needed) a GEMM data set file for appending.
+// A new file gets provenance as '#' lines and the header; an existing one
+// gets the provenance lines as a resumed run's record.
 func Append(path string, provenance []string) (*Writer, error) {
+	return appendFile(path, provenance, Columns)
+}
+
+// appendFile is Append of a data set whose header is columns.
+func appendFile(path string, provenance, columns []string) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
@@ -142,7 +147,7 @@ func Append(path string, provenance []string) (*Writer, error) {
 		b.WriteString("# " + strings.ReplaceAll(l, "\n", " ") + "\n")
 	}
 	if st.Size() == 0 {
-		b.WriteString(strings.Join(Columns, ",") + "\n")
+		b.WriteString(strings.Join(columns, ",") + "\n")
 	}
 	if err := w.frame([]byte(b.String())); err != nil {
 		f.Close()
@@ -167,7 +172,10 @@ func (w *Writer) frame(p []byte) error {
 }
 
 // Write appends one batch as one frame.
-func (w *Writer) Write(batch []Sample) error {
+func (w *Writer) Write(batch []Sample) error { return writeRows(w, batch) }
+
+// writeRows appends a batch of rows as one frame.
+func writeRows[R interface{ record() []string }](w *Writer, batch []R) error {
 	if len(batch) == 0 {
 		return nil
 	}
@@ -194,15 +202,18 @@ func (w *Writer) Comment(lines []string) error {
 // Close closes the file.
 func (w *Writer) Close() error { return w.f.Close() }
 
-// Read reads a data set: its samples and its '#' lines (without "# ").
-func Read(r io.Reader) ([]Sample, []string, error) {
+// Read reads a GEMM data set: its samples and its '#' lines (without "# ").
+func Read(r io.Reader) ([]Sample, []string, error) { return readRows(r, Columns, parseRecord) }
+
+// readRows reads a data set whose header is columns, each row by parse.
+func readRows[R any](r io.Reader, columns []string, parse func([]string) (R, error)) ([]R, []string, error) {
 	dec, err := zstd.NewReader(r)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer dec.Close()
 	var comments []string
-	var out []Sample
+	var out []R
 	sc := bufio.NewScanner(dec)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	line := 0
@@ -213,14 +224,14 @@ func Read(r io.Reader) ([]Sample, []string, error) {
 		case strings.HasPrefix(t, "#"):
 			comments = append(comments, strings.TrimPrefix(strings.TrimPrefix(t, "#"), " "))
 			continue
-		case t == strings.Join(Columns, ","), t == "":
+		case t == strings.Join(columns, ","), t == "":
 			continue
 		}
 		rec, err := csv.NewReader(strings.NewReader(t)).Read()
 		if err != nil {
 			return nil, nil, fmt.Errorf("line %d: %w", line, err)
 		}
-		s, err := parseRecord(rec)
+		s, err := parse(rec)
 		if err != nil {
 			return nil, nil, fmt.Errorf("line %d: %w", line, err)
 		}
@@ -232,8 +243,13 @@ func Read(r io.Reader) ([]Sample, []string, error) {
 	return out, comments, nil
 }
 
-// ReadFile reads a data set file; a missing file is an empty data set.
-func ReadFile(path string) ([]Sample, []string, error) {
+// ReadFile reads a GEMM data set file; a missing file is an empty data
+// set.
+func ReadFile(path string) ([]Sample, []string, error) { return readFile(path, Read) }
+
+// readFile reads a data set file with read; a missing file is an empty
+// data set.
+func readFile[R any](path string, read func(io.Reader) ([]R, []string, error)) ([]R, []string, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
@@ -242,5 +258,5 @@ func ReadFile(path string) ([]Sample, []string, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	return Read(f)
+	return read(f)
 }
