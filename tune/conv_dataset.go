@@ -16,10 +16,10 @@ import (
 // cudnnGetConvolutionForwardAlgorithm_v7 picks and the fastest of
 // cudnnFindConvolutionForwardAlgorithmEx, each with its workspace).
 type ConvSample struct {
-	Type   string // a request.ConvTypes name: float, double, pseudo_half, true_half, bfloat16
-	Math   int    // cudnnMathType_t
-	Layout string // "nchw" or "nhwc" (x, y and the filter's format alike)
-	Flip   bool   // CUDNN_CONVOLUTION
+	Type                   string // a request.ConvTypes name: float, double, pseudo_half, true_half, bfloat16
+	Math                   int    // cudnnMathType_t
+	Layout                 string // "nchw" or "nhwc" (x, y and the filter's format alike)
+	Flip                   bool   // CUDNN_CONVOLUTION
 	N, C, H, W, K, R, S, G int
 	Pad, Stride, Dil       int // along both dimensions
 	// Path is how ISAAC ran it: "implicit" (the implicit GEMM on x as it

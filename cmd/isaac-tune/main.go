@@ -2,6 +2,7 @@
 // (sections 4–6) for one GPU:
 //
 //	isaac-tune sample      measure (input, configuration) pairs and cuBLAS on the GPU machine
+//	isaac-tune sample-conv measure (convolution, path, configuration) triples and cuDNN on the GPU machine
 //	isaac-tune acceptance  the sampler's acceptance rate against uniform sampling (CPU only)
 //	isaac-tune train       fit the MLP to data sets, compare architectures, export weights
 //	isaac-tune eval        suboptimality of the model's choices on held-out inputs (GPU machine)
@@ -18,7 +19,7 @@ import (
 var buildCommit string
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|acceptance|train|eval [flags]")
+	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|sample-conv|acceptance|train|eval [flags]")
 	os.Exit(2)
 }
 
@@ -31,6 +32,8 @@ func main() {
 	switch os.Args[1] {
 	case "sample":
 		err = sampleCmd(args)
+	case "sample-conv":
+		err = sampleConvCmd(args)
 	case "train":
 		err = trainCmd(args)
 	case "eval":

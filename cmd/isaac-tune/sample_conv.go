@@ -1,0 +1,424 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/internal/cudnn"
+	"github.com/isaacgo/isaac/internal/devbench"
+	"github.com/isaacgo/isaac/internal/devsession"
+	"github.com/isaacgo/isaac/kernels"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/space"
+	"github.com/isaacgo/isaac/tune"
+)
+
+// sampleConvOptions are sample-conv's flags.
+type sampleConvOptions struct {
+	out                 string
+	rows                int
+	duration            time.Duration
+	seed                uint64
+	layers, configs     int
+	warpgroup, direct   int
+	repeats             int
+	warmup, warmupDraws int
+	vendorOnly          bool
+}
+
+func sampleConvCmd(args []string) error {
+	var o sampleConvOptions
+	fs := flag.NewFlagSet("sample-conv", flag.ExitOnError)
+	fs.StringVar(&o.out, "out", "", "convolution data set file to create or append to (.csv.zst)")
+	fs.IntVar(&o.rows, "rows", 0, "stop when the file holds this many samples (0: no target)")
+	fs.DurationVar(&o.duration, "duration", 9*time.Minute, "stop after this long (after the current batch)")
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed (a resumed run adds the file's sample count)")
+	fs.IntVar(&o.layers, "layers", 6, "convolutions per batch (one type, math, layout and mode)")
+	fs.IntVar(&o.configs, "configs", 16, "configurations drawn per convolution and path (each also timed on the batch's other convolutions of its class it suits)")
+	fs.IntVar(&o.warpgroup, "warpgroup", 8, "per convolution and path, also this many configurations from the class's wgmma space (where it has one)")
+	fs.IntVar(&o.direct, "direct", 12, "per grouped convolution, this many of the direct kernel's configurations (drawn without replacement)")
+	fs.IntVar(&o.repeats, "repeats", 3, "timed repeats per measurement (median), after one untimed run")
+	fs.IntVar(&o.warmup, "warmup", 1000, "legal uniform draws that estimate each class's categorical distribution")
+	fs.IntVar(&o.warmupDraws, "warmup-draws", 3_000_000, "uniform draws at most in a warm-up")
+	fs.BoolVar(&o.vendorOnly, "vendor-only", false, "time only cuDNN on each convolution (rows without a path: data for the vendor model)")
+	fs.Parse(args)
+	if o.out == "" {
+		return errors.New("sample-conv: -out is required")
+	}
+	runtime.LockOSThread()
+	s, err := newConvSampleRun(o)
+	if err != nil {
+		return err
+	}
+	return s.run()
+}
+
+// convSampleRun is one convolution sampling process: the device, cuDNN's
+// handle and workspace, one arena per tensor and element type (every
+// convolution's x, filter and y are views of them), the samplers and the
+// output file.
+type convSampleRun struct {
+	*devsession.Session
+	opt      sampleConvOptions
+	dist     tune.ConvDistribution
+	dnn      cudnn.Handle
+	ws       cuda.DevicePtr
+	wsBytes  int
+	arenas   map[request.CudnnDataType][3]cuda.DevicePtr
+	samplers map[ptx.InputClass]*space.Sampler
+	wgmma    map[ptx.InputClass]*space.Sampler // nil entries: no wgmma for the class
+	rng      *rand.Rand
+	have     int
+}
+
+// convArenaTypes are the element types of the served convolutions, as the
+// arenas' fill encodes them.
+var convArenaTypes = map[request.CudnnDataType]request.DataType{
+	request.CudnnFloat: request.R32F, request.CudnnDouble: request.R64F, request.CudnnHalf: request.R16F, request.CudnnBFloat16: request.R16BF,
+}
+
+func newConvSampleRun(o sampleConvOptions) (*convSampleRun, error) {
+	sess, err := devsession.New(devsession.Options{Flush: devbench.FlushWrite})
+	if err != nil {
+		return nil, err
+	}
+	s := &convSampleRun{Session: sess, opt: o, dist: tune.DefaultConvDistribution(), wsBytes: 1 << 30,
+		samplers: map[ptx.InputClass]*space.Sampler{}, wgmma: map[ptx.InputClass]*space.Sampler{}}
+	existing, _, err := tune.ReadConvFile(o.out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.out, err)
+	}
+	s.have = len(existing)
+	s.rng = rand.New(rand.NewPCG(o.seed+uint64(s.have), 0xC0117))
+	if s.dnn, err = cudnn.New(); err != nil {
+		return nil, err
+	}
+	if s.ws, err = cuda.Alloc(s.wsBytes); err != nil {
+		return nil, err
+	}
+	arena := s.dist.MaxBytes + 16<<20
+	s.arenas = map[request.CudnnDataType][3]cuda.DevicePtr{}
+	for ct, t := range convArenaTypes {
+		var tensors [3]cuda.DevicePtr // x, the filter, y (beta = 0: y is only written)
+		for i := range tensors {
+			if tensors[i], err = cuda.Alloc(arena); err != nil {
+				return nil, err
+			}
+			if i < 2 {
+				if err := devbench.Fill(tensors[i], arena, t, uint64(i+1)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		s.arenas[ct] = tensors
+	}
+	return s, nil
+}
+
+func (s *convSampleRun) provenance() []string {
+	e := s.Env
+	commit := buildCommit
+	if commit == "" {
+		commit = "unknown"
+	}
+	return []string{
+		fmt.Sprintf("run: isaac-tune sample-conv, %s, commit %s, seed %d, starting at sample %d", time.Now().UTC().Format(time.RFC3339), commit, s.opt.seed, s.have),
+		fmt.Sprintf("device: %s (compute %s, %d SMs, SM clock %d MHz, memory clock %d MHz, %d-bit bus, L2 %d bytes)",
+			e.Device, e.ComputeCap, e.SMs, e.SMClockMHz, e.MemClockMHz, e.BusWidthBits, e.L2Bytes),
+		"device_key: " + e.DeviceKey,
+		"driver: " + e.Driver,
+		"cudnn: " + e.CUDNN,
+		fmt.Sprintf("method: per convolution, cuDNN (cudnnGetConvolutionForwardAlgorithm_v7's pick and cudnnFindConvolutionForwardAlgorithmEx's fastest, "+
+			"each with its workspace, median of 5) then each configuration on the same buffers (alpha=1, beta=0, one stream); %s; CUDA events; "+
+			"one untimed run, then the median of %d timed repeats (the first alone when it took over 10 ms)", s.Timer.Flush, s.opt.repeats),
+		fmt.Sprintf("sampler: categorical per parameter, Dirichlet prior alpha=%d, estimated from %d legal uniform draws per input class; per convolution "+
+			"and path (the implicit GEMM on x as it lies; on NHWC copies where the server may take them), %d configurations drawn (legal and suiting "+
+			"the implicit GEMM's NPQ x K x CRS: space.Suits) and %d from the class's wgmma space, each also timed on the batch's other convolutions "+
+			"of its class it suits; grouped ones: %d of the direct kernel's configurations; %d convolutions per batch; vendor-only: %v",
+			space.Alpha, s.opt.warmup, s.opt.configs, s.opt.warpgroup, s.opt.direct, s.opt.layers, s.opt.vendorOnly),
+		fmt.Sprintf("inputs: tune.DefaultConvDistribution: batch 1..%d, images 1..%d, channels 1..%d (%.0f%% rounded to a multiple of 16), "+
+			"filters 1x1, 3x3, 5x5, 7x7, 1xk, kx1, strides, dilations and padding as its code says, %.0f%% depthwise, %.0f%% grouped (up to 8 channels "+
+			"a group), %.0f%% near the suites' layers (never one), %.0f%% CUDNN_CONVOLUTION; every served type and math, NCHW or NHWC; "+
+			"direct FLOPs at most 8e10 (fp32, fp64), 3e11 (tf32), 6e11 (16-bit); tensors at most %d bytes",
+			s.dist.MaxBatch, s.dist.MaxSpatial, s.dist.MaxChannels, 100*s.dist.RoundShare, 100*s.dist.DepthwiseShare, 100*s.dist.GroupedShare,
+			100*s.dist.SuiteShare, 100*s.dist.FlipShare, s.dist.MaxBytes),
+	}
+}
+
+func (s *convSampleRun) run() error {
+	w, err := tune.AppendConv(s.opt.out, s.provenance())
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	target := 0
+	if s.opt.rows > 0 {
+		target = s.opt.rows - s.have
+	}
+	tty := false
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		tty = true
+	}
+	bar := newProgress(os.Stderr, max(target, 0), s.opt.duration, "samples", tty)
+	done, skipped := 0, 0
+	start := time.Now()
+	for batch := 1; time.Since(start) < s.opt.duration && (target <= 0 || done < target); batch++ {
+		b := s.dist.Batch(s.rng, s.opt.layers)
+		rows, skip, err := s.batch(b)
+		if werr := w.WriteConv(rows); werr != nil {
+			return werr
+		}
+		done += len(rows)
+		skipped += skip
+		if err != nil {
+			return fmt.Errorf("batch %d (%s math %d %s): %w", batch, b.Type.Name, b.Math, b.Layout, err)
+		}
+		bar.update(done, fmt.Sprintf("batch %d %s %s", batch, b.Type.Name, b.Layout), false)
+	}
+	bar.update(done, "done", true)
+	var cat, uni space.Acceptance
+	for _, sm := range s.samplers {
+		cat.Draws, cat.Accepted = cat.Draws+sm.Categorical.Draws, cat.Accepted+sm.Categorical.Accepted
+		uni.Draws, uni.Accepted = uni.Draws+sm.Uniform.Draws, uni.Accepted+sm.Uniform.Accepted
+	}
+	report := []string{fmt.Sprintf("acceptance: %d input classes; legal draws categorical %.2f%% (%d of %d), uniform %.2f%% (%d of %d)",
+		len(s.samplers), 100*cat.Rate(), cat.Accepted, cat.Draws, 100*uni.Rate(), uni.Accepted, uni.Draws)}
+	fmt.Fprintf(os.Stderr, "%d samples in %s (%d configurations failed to load or run); file now holds %d\n%s\n",
+		done, time.Since(start).Round(time.Second), skipped, s.have+done, report[0])
+	return w.Comment(report)
+}
+
+// convInput is one convolution of a batch: its request, shape and cuDNN's
+// times.
+type convInput struct {
+	req          *request.Conv
+	shape        request.ConvShape
+	v7US, bestUS float64
+}
+
+// convPath is a way ISAAC runs the batch's convolutions of one class: its
+// configurations, each run by run.
+type convPath struct {
+	name   string
+	target kernels.Target
+	cfgs   []ptx.GemmConfig
+	run    func(*request.Conv, request.ConvShape, ptx.GemmConfig) error
+	ins    []int // the batch's convolutions of the class
+}
+
+// batch measures one batch: cuDNN per convolution, then each path's
+// configurations on every convolution of its class they suit. It returns
+// the samples measured so far even when it fails.
+func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) {
+	tensors := s.arenas[b.Type.Data]
+	var scalars [2]float64
+	scalars[0] = 1
+	var ins []convInput
+	for i := range b.Layers {
+		req := b.Case(i).RequestAt(uintptr(tensors[0]), uintptr(tensors[1]), uintptr(tensors[2]), &scalars, s.Timer.Stream)
+		shape, reason := req.Shape()
+		if reason != request.Served {
+			return nil, 0, fmt.Errorf("%+v: %v", b.Layers[i], reason)
+		}
+		v7, best, err := s.vendor(req)
+		if err != nil {
+			return nil, 0, fmt.Errorf("cuDNN on %+v: %w", b.Layers[i], err)
+		}
+		ins = append(ins, convInput{req, shape, v7, best})
+	}
+	var rows []tune.ConvSample
+	row := func(i int, path string, alignA, alignB int, cfg string, us float64) tune.ConvSample {
+		l, in := b.Layers[i], ins[i]
+		return tune.ConvSample{Type: b.Type.Name, Math: b.Math, Layout: b.Layout.String(), Flip: b.Flip,
+			N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S, G: l.Groups, Pad: l.Pad, Stride: l.Stride, Dil: l.Dil,
+			Path: path, AlignA: alignA, AlignB: alignB, Config: cfg, US: us, VendorV7US: in.v7US, VendorBestUS: in.bestUS}
+	}
+	if s.opt.vendorOnly {
+		for i := range ins {
+			rows = append(rows, row(i, "", 0, 0, "", 0))
+		}
+		return rows, 0, nil
+	}
+	skipped := 0
+	// The grouped convolutions: the direct kernel's configurations.
+	for i, in := range ins {
+		if in.shape.G == 1 {
+			continue
+		}
+		align := space.GroupedAlign(in.req.XPtr, in.req.YPtr, in.shape)
+		all := space.GroupedConfigs(space.GroupedClass(in.shape, align))
+		for _, j := range s.rng.Perm(len(all))[:min(s.opt.direct, len(all))] {
+			cfg := all[j]
+			us, err := s.Median(func() error { return s.Kernels.Grouped(in.req, in.shape, cfg) }, s.opt.repeats)
+			if err != nil {
+				if errors.Is(err, kernels.ErrUnsupported) {
+					skipped++
+					continue
+				}
+				return rows, skipped, fmt.Errorf("%v on %+v: %w", cfg, b.Layers[i], err)
+			}
+			rows = append(rows, row(i, tune.PathDirect, align, 0, cfg.String(), us))
+		}
+	}
+	// The implicit GEMMs: each path's classes, configurations drawn per
+	// convolution and timed on the class's others they suit.
+	paths := map[string]map[ptx.InputClass]*convPath{}
+	for _, p := range []struct {
+		name   string
+		target func(*request.Conv, request.ConvShape) (kernels.Target, error)
+		run    func(*request.Conv, request.ConvShape, ptx.GemmConfig) error
+		takes  func(request.ConvShape) bool
+	}{
+		{tune.PathImplicit, s.Kernels.ConvTarget, s.Kernels.Conv, func(request.ConvShape) bool { return true }},
+		{tune.PathNHWCCopies, s.Kernels.ConvNHWCTarget, s.Kernels.ConvNHWC, kernels.Transposable},
+	} {
+		paths[p.name] = map[ptx.InputClass]*convPath{}
+		for i, in := range ins {
+			if in.shape.G > 1 || !p.takes(in.shape) {
+				continue
+			}
+			t, err := p.target(in.req, in.shape)
+			if err != nil {
+				skipped++
+				continue
+			}
+			cp := paths[p.name][t.Class]
+			if cp == nil {
+				cp = &convPath{name: p.name, target: t, run: p.run}
+				paths[p.name][t.Class] = cp
+			}
+			cp.ins = append(cp.ins, i)
+			m, n, k := in.shape.Pixels(), in.shape.K, in.shape.ReductionCRS()
+			suits := func(c ptx.GemmConfig) bool { return space.Suits(c, m, n, k) }
+			seen := map[ptx.GemmConfig]bool{}
+			for _, c := range cp.cfgs {
+				seen[c] = true
+			}
+			draw := func(sm *space.Sampler, count int) {
+				for j := 0; sm != nil && j < count; j++ {
+					if c, ok := sm.Draw(s.rng, suits, 20000); ok && !seen[c] {
+						seen[c] = true
+						cp.cfgs = append(cp.cfgs, c)
+					}
+				}
+			}
+			draw(s.samplerFor(t.Class, s.samplers, space.NewSampler), s.opt.configs)
+			draw(s.samplerFor(t.Class, s.wgmma, space.NewWarpgroupSampler), s.opt.warpgroup)
+		}
+	}
+	for _, name := range []string{tune.PathImplicit, tune.PathNHWCCopies} {
+		for _, cp := range paths[name] {
+			loaded := s.compile(cp.target, cp.cfgs)
+			skipped += len(cp.cfgs) - len(loaded)
+			for _, i := range cp.ins {
+				in := ins[i]
+				for _, cfg := range loaded {
+					if !space.Suits(cfg, in.shape.Pixels(), in.shape.K, in.shape.ReductionCRS()) {
+						continue
+					}
+					us, err := s.Median(func() error { return cp.run(in.req, in.shape, cfg) }, s.opt.repeats)
+					if err != nil {
+						// A launch the kernel's resources refuse leaves the
+						// context usable: skip it. A fault does not: stop.
+						if errors.Is(err, kernels.ErrUnsupported) || s.Timer.Stream.Synchronize() == nil {
+							skipped++
+							continue
+						}
+						return rows, skipped, fmt.Errorf("%s %v on %+v: %w", name, cfg, b.Layers[i], err)
+					}
+					rows = append(rows, row(i, name, cp.target.Class.AlignA, cp.target.Class.AlignB, cfg.String(), us))
+				}
+			}
+		}
+	}
+	return rows, skipped, nil
+}
+
+// vendor is cuDNN's median time on req with the algorithm
+// cudnnGetConvolutionForwardAlgorithm_v7 picks and with the fastest of
+// cudnnFindConvolutionForwardAlgorithmEx, each with its workspace; an
+// algorithm cuDNN ranks but refuses to run gives way to the other.
+func (s *convSampleRun) vendor(req *request.Conv) (v7US, bestUS float64, err error) {
+	desc, err := s.dnn.Describe(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer desc.Destroy()
+	v7, err1 := desc.Heuristic()
+	best, err2 := desc.Fastest(uintptr(s.ws), s.wsBytes)
+	switch {
+	case err1 != nil && err2 != nil:
+		return 0, 0, fmt.Errorf("%v; %v", err1, err2)
+	case err1 != nil:
+		v7 = best
+	case err2 != nil:
+		best = v7
+	}
+	run := func(a cudnn.Algo) func() error { return func() error { return desc.Forward(a, uintptr(s.ws)) } }
+	if desc.Forward(v7, uintptr(s.ws)) != nil {
+		v7 = best
+	}
+	if desc.Forward(best, uintptr(s.ws)) != nil {
+		best = v7
+	}
+	if v7US, err = s.Median(run(v7), 5); err != nil {
+		return 0, 0, err
+	}
+	if bestUS, err = s.Median(run(best), 5); err != nil {
+		return 0, 0, err
+	}
+	return v7US, bestUS, nil
+}
+
+// compile loads cfgs' kernels for t from all cores but one, each with the
+// session's context current, and returns those that load, in order.
+func (s *convSampleRun) compile(t kernels.Target, cfgs []ptx.GemmConfig) []ptx.GemmConfig {
+	ok := make([]bool, len(cfgs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(1, runtime.NumCPU()-1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			s.Ctx.SetCurrent()
+			for i := range next {
+				_, err := s.Kernels.Kernel(t, cfgs[i])
+				ok[i] = err == nil
+			}
+		}()
+	}
+	for i := range cfgs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var out []ptx.GemmConfig
+	for i, c := range cfgs {
+		if ok[i] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// samplerFor is the class's sampler of the space newSampler gives, made at
+// its first use (nil: no such space for the class).
+func (s *convSampleRun) samplerFor(in ptx.InputClass, kept map[ptx.InputClass]*space.Sampler,
+	newSampler func(ptx.InputClass, ptx.DeviceLimits, int, int, *rand.Rand) *space.Sampler) *space.Sampler {
+	sm, ok := kept[in]
+	if !ok {
+		sm = newSampler(in, s.Limits, s.opt.warmup, s.opt.warmupDraws, s.rng)
+		kept[in] = sm
+	}
+	return sm
+}
