@@ -62,7 +62,7 @@ func evalCmd(args []string) error {
 		in.AlignA, in.AlignB, in.AlignC = 0, 0, 0
 		trained[in] = true
 	}
-	s, err := newSampleRun(sampleOptions{seed: *seed, warmup: 1000, warmupDraws: 3_000_000, repeats: 3})
+	s, err := newSampleRun(sampleOptions{runOptions: runOptions{seed: *seed, warmup: 1000, warmupDraws: 3_000_000, repeats: 3}})
 	if err != nil {
 		return err
 	}
@@ -278,10 +278,7 @@ func writeEval(dir string, rows []evalRow, s *sampleRun, w *predictor.Weights, h
 	}
 	var md strings.Builder
 	e := s.Env
-	commit := buildCommit
-	if commit == "" {
-		commit = "unknown"
-	}
+	commit := commitOr()
 	fmt.Fprintf(&md, "Suboptimality S = (t_chosen − t_best) / t_best on %d held-out inputs (none in the training data; every type, four layouts), "+
 		"t_best the fastest of up to %d legal configurations per input (a categorical sample, and the choosers' picks) screened with medians of 3, its three fastest and the picks timed again with medians of 15 (S uses those). "+
 		"model: the model's best-predicted configuration after ranking 3,000 sampled configurations and the heuristic's candidates and searching their neighbourhoods; "+

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -27,36 +26,23 @@ import (
 
 // sampleOptions are sample's flags.
 type sampleOptions struct {
-	out                 string
-	rows                int
-	duration            time.Duration
-	seed                uint64
-	shapes, configs     int
-	repeats             int
-	warmup, warmupDraws int
-	guided              int     // per input, this many of the shipped model's best-predicted configurations too
-	vendorOnly          bool    // time cuBLAS alone (data for the vendor model)
-	pow2                float64 // share of dimensions rounded to a multiple of a power of two 32…1024
-	warpgroup           int     // per input, this many wgmma configurations too (classes that allow them)
-	grid                int     // per input, this many configurations of space.Grid too (those in the model's spaces)
-	pipelined           int     // per input, the pipelined twins (pp=1) of this many of its drawn configurations too
-	types               string  // comma-separated served types to draw (empty: all)
-	misaligned          float64 // share of batches with a random alignment below the widest
+	runOptions
+	shapes, configs int
+	guided          int     // per input, this many of the shipped model's best-predicted configurations too
+	pow2            float64 // share of dimensions rounded to a multiple of a power of two 32…1024
+	warpgroup       int     // per input, this many wgmma configurations too (classes that allow them)
+	grid            int     // per input, this many configurations of space.Grid too (those in the model's spaces)
+	pipelined       int     // per input, the pipelined twins (pp=1) of this many of its drawn configurations too
+	types           string  // comma-separated served types to draw (empty: all)
+	misaligned      float64 // share of batches with a random alignment below the widest
 }
 
 func sampleCmd(args []string) error {
 	var o sampleOptions
 	fs := flag.NewFlagSet("sample", flag.ExitOnError)
-	fs.StringVar(&o.out, "out", "", "data set file to create or append to (.csv.zst)")
-	fs.IntVar(&o.rows, "rows", 0, "stop when the file holds this many samples (0: no target)")
-	fs.DurationVar(&o.duration, "duration", 9*time.Minute, "stop after this long (after the current batch)")
-	fs.Uint64Var(&o.seed, "seed", 1, "random seed (a resumed run adds the file's sample count)")
+	o.runOptions.bind(fs, "cuBLAS")
 	fs.IntVar(&o.shapes, "shapes", 8, "inputs per batch (one input class)")
 	fs.IntVar(&o.configs, "configs", 24, "configurations drawn per input (each is also timed on the batch's other inputs it suits)")
-	fs.IntVar(&o.repeats, "repeats", 3, "timed repeats per measurement (median), after one timed warm-up")
-	fs.IntVar(&o.warmup, "warmup", 1000, "legal uniform draws that estimate each class's categorical distribution")
-	fs.IntVar(&o.warmupDraws, "warmup-draws", 3_000_000, "uniform draws at most in a warm-up")
-	fs.BoolVar(&o.vendorOnly, "vendor-only", false, "time only cuBLAS on each input (rows with an empty config: data for the vendor model)")
 	fs.Float64Var(&o.pow2, "pow2", 0, "share of dimensions rounded to a multiple of 2^j, j uniform in 5..10 (cuBLAS is much faster on such shapes)")
 	fs.IntVar(&o.guided, "guided", 0, "per input, also measure this many of the embedded model's best-predicted configurations "+
 		"(model-guided sampling: data where the model's ranking matters)")
@@ -67,11 +53,9 @@ func sampleCmd(args []string) error {
 		"(data for a configuration schema that tells them apart; the current one does not, and training leaves them out)")
 	fs.StringVar(&o.types, "types", "", "served types to draw, comma-separated (default: all)")
 	fs.Float64Var(&o.misaligned, "misaligned", 0.3, "share of batches whose leading dimensions get a random alignment below the widest")
-	fs.Parse(args)
-	if o.out == "" {
-		return errors.New("sample: -out is required")
+	if err := o.parse(fs, args, "sample"); err != nil {
+		return err
 	}
-	runtime.LockOSThread()
 	s, err := newSampleRun(o)
 	if err != nil {
 		return err
@@ -83,15 +67,14 @@ func sampleCmd(args []string) error {
 // operand arenas, one sampler per input class and the output file.
 type sampleRun struct {
 	*devsession.Session
-	opt      sampleOptions
-	arenas   map[request.DataType][2]cuda.DevicePtr
-	c        cuda.DevicePtr
-	dist     tune.Distribution
-	samplers map[ptx.InputClass]*space.Sampler
-	wgmma    map[ptx.InputClass]*space.Sampler // nil entries: no wgmma for the class
-	rng      *rand.Rand
-	have     int              // samples in the file when the run started
-	guide    *predictor.Model // the embedded configuration model, with -guided
+	samplerSet
+	opt    sampleOptions
+	arenas map[request.DataType][2]cuda.DevicePtr
+	c      cuda.DevicePtr
+	dist   tune.Distribution
+	rng    *rand.Rand
+	have   int              // samples in the file when the run started
+	guide  *predictor.Model // the embedded configuration model, with -guided
 }
 
 func newSampleRun(o sampleOptions) (*sampleRun, error) {
@@ -99,8 +82,7 @@ func newSampleRun(o sampleOptions) (*sampleRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sampleRun{Session: sess, opt: o, dist: tune.DefaultDistribution(), samplers: map[ptx.InputClass]*space.Sampler{},
-		wgmma: map[ptx.InputClass]*space.Sampler{}}
+	s := &sampleRun{Session: sess, opt: o, dist: tune.DefaultDistribution()}
 	s.dist.Pow2Share = o.pow2
 	s.dist.MisalignedShare = o.misaligned
 	if o.types != "" {
@@ -118,6 +100,7 @@ func newSampleRun(o sampleOptions) (*sampleRun, error) {
 	}
 	s.have = len(existing)
 	s.rng = rand.New(rand.NewPCG(o.seed+uint64(s.have), 0x15AAC))
+	s.samplerSet = newSamplerSet(s.Limits, o.runOptions, s.rng)
 	// One arena per operand and element type, filled once: every input's
 	// A and B are views of them (beta = 0: C is only written).
 	arena := s.dist.MaxBytes + 16<<20
@@ -153,14 +136,9 @@ func newSampleRun(o sampleOptions) (*sampleRun, error) {
 
 func (s *sampleRun) provenance() []string {
 	e := s.Env
-	commit := buildCommit
-	if commit == "" {
-		commit = "unknown"
-	}
 	return []string{
-		fmt.Sprintf("run: isaac-tune sample, %s, commit %s, seed %d, starting at sample %d", time.Now().UTC().Format(time.RFC3339), commit, s.opt.seed, s.have),
-		fmt.Sprintf("device: %s (compute %s, %d SMs, SM clock %d MHz, memory clock %d MHz, %d-bit bus, L2 %d bytes)",
-			e.Device, e.ComputeCap, e.SMs, e.SMClockMHz, e.MemClockMHz, e.BusWidthBits, e.L2Bytes),
+		fmt.Sprintf("run: isaac-tune sample, %s, commit %s, seed %d, starting at sample %d", time.Now().UTC().Format(time.RFC3339), commitOr(), s.opt.seed, s.have),
+		provenanceDevice(e),
 		"device_key: " + e.DeviceKey,
 		"driver: " + e.Driver,
 		"cublas: " + e.CUBLAS,
@@ -183,19 +161,6 @@ func (s *sampleRun) provenance() []string {
 	}
 }
 
-// samplerFor is the class's sampler of the space newSampler gives
-// (space.NewSampler, or space.NewWarpgroupSampler: nil when no wgmma kernel
-// serves the class), made at its first use.
-func (s *sampleRun) samplerFor(in ptx.InputClass, kept map[ptx.InputClass]*space.Sampler,
-	newSampler func(ptx.InputClass, ptx.DeviceLimits, int, int, *rand.Rand) *space.Sampler) *space.Sampler {
-	sm, ok := kept[in]
-	if !ok {
-		sm = newSampler(in, s.Limits, s.opt.warmup, s.opt.warmupDraws, s.rng)
-		kept[in] = sm
-	}
-	return sm
-}
-
 func typesOr(t string) string {
 	if t == "" {
 		return "all seven served types"
@@ -209,38 +174,24 @@ func (s *sampleRun) run() error {
 		return err
 	}
 	defer w.Close()
-	target := 0
-	if s.opt.rows > 0 {
-		target = s.opt.rows - s.have
-	}
-	tty := false
-	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		tty = true
-	}
-	bar := newProgress(os.Stderr, max(target, 0), s.opt.duration, "samples", tty)
-	done, skipped := 0, 0
-	start := time.Now()
-	for batch := 1; time.Since(start) < s.opt.duration && (target <= 0 || done < target); batch++ {
+	done, skipped, took, err := sampleLoop(s.opt.runOptions, s.have, func(int) (int, int, string, error) {
 		b := s.dist.Batch(s.rng, s.opt.shapes)
 		batchFn := s.batch
 		if s.opt.vendorOnly {
 			batchFn = s.vendorBatch
 		}
 		rows, skip, err := batchFn(b)
-		if werr := w.Write(rows); werr != nil {
-			return werr
+		if werr := w.Write(rows); werr != nil && err == nil {
+			err = werr
 		}
-		done += len(rows)
-		skipped += skip
-		if err != nil {
-			return fmt.Errorf("batch %d (%s %s%s align %d): %w", batch, b.Type.Name, b.TransA, b.TransB, b.Align, err)
-		}
-		bar.update(done, fmt.Sprintf("batch %d %s %s%s a%d", batch, b.Type.Name, b.TransA, b.TransB, b.Align), false)
+		return len(rows), skip, fmt.Sprintf("%s %s%s align %d", b.Type.Name, b.TransA, b.TransB, b.Align), err
+	})
+	if err != nil {
+		return err
 	}
-	bar.update(done, "done", true)
 	report := s.acceptance()
 	fmt.Fprintf(os.Stderr, "%d samples in %s (%d configurations failed to load or run); file now holds %d\n",
-		done, time.Since(start).Round(time.Second), skipped, s.have+done)
+		done, took.Round(time.Second), skipped, s.have+done)
 	fmt.Fprint(os.Stderr, strings.Join(report, "\n")+"\n")
 	// The run's acceptance figures go into the file as '#' lines.
 	return w.Comment(report)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/isaacgo/isaac/internal/cuda"
@@ -23,37 +21,22 @@ import (
 
 // sampleConvOptions are sample-conv's flags.
 type sampleConvOptions struct {
-	out                 string
-	rows                int
-	duration            time.Duration
-	seed                uint64
-	layers, configs     int
-	warpgroup, direct   int
-	repeats             int
-	warmup, warmupDraws int
-	vendorOnly          bool
+	runOptions
+	layers, configs   int
+	warpgroup, direct int
 }
 
 func sampleConvCmd(args []string) error {
 	var o sampleConvOptions
 	fs := flag.NewFlagSet("sample-conv", flag.ExitOnError)
-	fs.StringVar(&o.out, "out", "", "convolution data set file to create or append to (.csv.zst)")
-	fs.IntVar(&o.rows, "rows", 0, "stop when the file holds this many samples (0: no target)")
-	fs.DurationVar(&o.duration, "duration", 9*time.Minute, "stop after this long (after the current batch)")
-	fs.Uint64Var(&o.seed, "seed", 1, "random seed (a resumed run adds the file's sample count)")
+	o.runOptions.bind(fs, "cuDNN")
 	fs.IntVar(&o.layers, "layers", 6, "convolutions per batch (one type, math, layout and mode)")
 	fs.IntVar(&o.configs, "configs", 16, "configurations drawn per convolution and path (each also timed on the batch's other convolutions of its class it suits)")
 	fs.IntVar(&o.warpgroup, "warpgroup", 8, "per convolution and path, also this many configurations from the class's wgmma space (where it has one)")
 	fs.IntVar(&o.direct, "direct", 12, "per grouped convolution, this many of the direct kernel's configurations (drawn without replacement)")
-	fs.IntVar(&o.repeats, "repeats", 3, "timed repeats per measurement (median), after one untimed run")
-	fs.IntVar(&o.warmup, "warmup", 1000, "legal uniform draws that estimate each class's categorical distribution")
-	fs.IntVar(&o.warmupDraws, "warmup-draws", 3_000_000, "uniform draws at most in a warm-up")
-	fs.BoolVar(&o.vendorOnly, "vendor-only", false, "time only cuDNN on each convolution (rows without a path: data for the vendor model)")
-	fs.Parse(args)
-	if o.out == "" {
-		return errors.New("sample-conv: -out is required")
+	if err := o.parse(fs, args, "sample-conv"); err != nil {
+		return err
 	}
-	runtime.LockOSThread()
 	s, err := newConvSampleRun(o)
 	if err != nil {
 		return err
@@ -67,16 +50,15 @@ func sampleConvCmd(args []string) error {
 // output file.
 type convSampleRun struct {
 	*devsession.Session
-	opt      sampleConvOptions
-	dist     tune.ConvDistribution
-	dnn      cudnn.Handle
-	ws       cuda.DevicePtr
-	wsBytes  int
-	arenas   map[request.CudnnDataType][3]cuda.DevicePtr
-	samplers map[ptx.InputClass]*space.Sampler
-	wgmma    map[ptx.InputClass]*space.Sampler // nil entries: no wgmma for the class
-	rng      *rand.Rand
-	have     int
+	samplerSet
+	opt     sampleConvOptions
+	dist    tune.ConvDistribution
+	dnn     cudnn.Handle
+	ws      cuda.DevicePtr
+	wsBytes int
+	arenas  map[request.CudnnDataType][3]cuda.DevicePtr
+	rng     *rand.Rand
+	have    int
 }
 
 // convArenaTypes are the element types of the served convolutions, as the
@@ -90,14 +72,14 @@ func newConvSampleRun(o sampleConvOptions) (*convSampleRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &convSampleRun{Session: sess, opt: o, dist: tune.DefaultConvDistribution(), wsBytes: 1 << 30,
-		samplers: map[ptx.InputClass]*space.Sampler{}, wgmma: map[ptx.InputClass]*space.Sampler{}}
+	s := &convSampleRun{Session: sess, opt: o, dist: tune.DefaultConvDistribution(), wsBytes: 1 << 30}
 	existing, _, err := tune.ReadConvFile(o.out)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.out, err)
 	}
 	s.have = len(existing)
 	s.rng = rand.New(rand.NewPCG(o.seed+uint64(s.have), 0xC0117))
+	s.samplerSet = newSamplerSet(s.Limits, o.runOptions, s.rng)
 	if s.dnn, err = cudnn.New(); err != nil {
 		return nil, err
 	}
@@ -125,14 +107,9 @@ func newConvSampleRun(o sampleConvOptions) (*convSampleRun, error) {
 
 func (s *convSampleRun) provenance() []string {
 	e := s.Env
-	commit := buildCommit
-	if commit == "" {
-		commit = "unknown"
-	}
 	return []string{
-		fmt.Sprintf("run: isaac-tune sample-conv, %s, commit %s, seed %d, starting at sample %d", time.Now().UTC().Format(time.RFC3339), commit, s.opt.seed, s.have),
-		fmt.Sprintf("device: %s (compute %s, %d SMs, SM clock %d MHz, memory clock %d MHz, %d-bit bus, L2 %d bytes)",
-			e.Device, e.ComputeCap, e.SMs, e.SMClockMHz, e.MemClockMHz, e.BusWidthBits, e.L2Bytes),
+		fmt.Sprintf("run: isaac-tune sample-conv, %s, commit %s, seed %d, starting at sample %d", time.Now().UTC().Format(time.RFC3339), commitOr(), s.opt.seed, s.have),
+		provenanceDevice(e),
 		"device_key: " + e.DeviceKey,
 		"driver: " + e.Driver,
 		"cudnn: " + e.CUDNN,
@@ -159,31 +136,17 @@ func (s *convSampleRun) run() error {
 		return err
 	}
 	defer w.Close()
-	target := 0
-	if s.opt.rows > 0 {
-		target = s.opt.rows - s.have
-	}
-	tty := false
-	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		tty = true
-	}
-	bar := newProgress(os.Stderr, max(target, 0), s.opt.duration, "samples", tty)
-	done, skipped := 0, 0
-	start := time.Now()
-	for batch := 1; time.Since(start) < s.opt.duration && (target <= 0 || done < target); batch++ {
+	done, skipped, took, err := sampleLoop(s.opt.runOptions, s.have, func(int) (int, int, string, error) {
 		b := s.dist.Batch(s.rng, s.opt.layers)
 		rows, skip, err := s.batch(b)
-		if werr := w.WriteConv(rows); werr != nil {
-			return werr
+		if werr := w.WriteConv(rows); werr != nil && err == nil {
+			err = werr
 		}
-		done += len(rows)
-		skipped += skip
-		if err != nil {
-			return fmt.Errorf("batch %d (%s math %d %s): %w", batch, b.Type.Name, b.Math, b.Layout, err)
-		}
-		bar.update(done, fmt.Sprintf("batch %d %s %s", batch, b.Type.Name, b.Layout), false)
+		return len(rows), skip, fmt.Sprintf("%s math %d %s", b.Type.Name, b.Math, b.Layout), err
+	})
+	if err != nil {
+		return err
 	}
-	bar.update(done, "done", true)
 	var cat, uni space.Acceptance
 	for _, sm := range s.samplers {
 		cat.Draws, cat.Accepted = cat.Draws+sm.Categorical.Draws, cat.Accepted+sm.Categorical.Accepted
@@ -192,7 +155,7 @@ func (s *convSampleRun) run() error {
 	report := []string{fmt.Sprintf("acceptance: %d input classes; legal draws categorical %.2f%% (%d of %d), uniform %.2f%% (%d of %d)",
 		len(s.samplers), 100*cat.Rate(), cat.Accepted, cat.Draws, 100*uni.Rate(), uni.Accepted, uni.Draws)}
 	fmt.Fprintf(os.Stderr, "%d samples in %s (%d configurations failed to load or run); file now holds %d\n%s\n",
-		done, time.Since(start).Round(time.Second), skipped, s.have+done, report[0])
+		done, took.Round(time.Second), skipped, s.have+done, report[0])
 	return w.Comment(report)
 }
 
@@ -316,7 +279,7 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 	}
 	for _, name := range []string{tune.PathImplicit, tune.PathNHWCCopies} {
 		for _, cp := range paths[name] {
-			loaded := s.compile(cp.target, cp.cfgs)
+			loaded := devsession.Load(s.Session, cp.cfgs, func(c ptx.GemmConfig) error { _, err := s.Kernels.Kernel(cp.target, c); return err })
 			skipped += len(cp.cfgs) - len(loaded)
 			for _, i := range cp.ins {
 				in := ins[i]
@@ -376,49 +339,4 @@ func (s *convSampleRun) vendor(req *request.Conv) (v7US, bestUS float64, err err
 		return 0, 0, err
 	}
 	return v7US, bestUS, nil
-}
-
-// compile loads cfgs' kernels for t from all cores but one, each with the
-// session's context current, and returns those that load, in order.
-func (s *convSampleRun) compile(t kernels.Target, cfgs []ptx.GemmConfig) []ptx.GemmConfig {
-	ok := make([]bool, len(cfgs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(1, runtime.NumCPU()-1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			s.Ctx.SetCurrent()
-			for i := range next {
-				_, err := s.Kernels.Kernel(t, cfgs[i])
-				ok[i] = err == nil
-			}
-		}()
-	}
-	for i := range cfgs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	var out []ptx.GemmConfig
-	for i, c := range cfgs {
-		if ok[i] {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// samplerFor is the class's sampler of the space newSampler gives, made at
-// its first use (nil: no such space for the class).
-func (s *convSampleRun) samplerFor(in ptx.InputClass, kept map[ptx.InputClass]*space.Sampler,
-	newSampler func(ptx.InputClass, ptx.DeviceLimits, int, int, *rand.Rand) *space.Sampler) *space.Sampler {
-	sm, ok := kept[in]
-	if !ok {
-		sm = newSampler(in, s.Limits, s.opt.warmup, s.opt.warmupDraws, s.rng)
-		kept[in] = sm
-	}
-	return sm
 }

@@ -91,6 +91,13 @@ func New(o Options) (*Session, error) {
 // with the session's context current (the JIT is the cost), and returns
 // the configurations whose kernels load, in order.
 func (s *Session) Compile(g *request.Gemm, cfgs []ptx.GemmConfig) []ptx.GemmConfig {
+	return Load(s, cfgs, func(c ptx.GemmConfig) error { return s.Kernels.Prepare(g, c) })
+}
+
+// Load runs load on each of cfgs from all cores but one, each with the
+// session's context current (the JIT is the cost), and returns the
+// configurations it loaded without an error, in order.
+func Load[C any](s *Session, cfgs []C, load func(C) error) []C {
 	ok := make([]bool, len(cfgs))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -102,7 +109,7 @@ func (s *Session) Compile(g *request.Gemm, cfgs []ptx.GemmConfig) []ptx.GemmConf
 			defer runtime.UnlockOSThread()
 			s.Ctx.SetCurrent()
 			for i := range next {
-				ok[i] = s.Kernels.Prepare(g, cfgs[i]) == nil
+				ok[i] = load(cfgs[i]) == nil
 			}
 		}()
 	}
@@ -111,7 +118,7 @@ func (s *Session) Compile(g *request.Gemm, cfgs []ptx.GemmConfig) []ptx.GemmConf
 	}
 	close(next)
 	wg.Wait()
-	var out []ptx.GemmConfig
+	var out []C
 	for i, c := range cfgs {
 		if ok[i] {
 			out = append(out, c)
