@@ -2,6 +2,7 @@ package predictor
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/isaacgo/isaac/ptx"
@@ -118,8 +119,16 @@ func pow2(v int) int {
 // every other configuration: it has no feature for the pipelined fragments,
 // the register cap and the tensor-copy staging (ptx.GemmConfig.PP, MR, TMA),
 // which lie outside the parameter spaces, so a configuration with any of
-// them would be taken for its plain twin. The trainer leaves such rows out.
-func Describes(c ptx.GemmConfig) bool { return c.PP == 0 && c.MR == 0 && c.TMA == 0 }
+// them would be taken for its plain twin; nor for a math it has no feature
+// for (KnowsMath). The trainer leaves such rows out.
+func Describes(c ptx.GemmConfig) bool {
+	return c.PP == 0 && c.MR == 0 && c.TMA == 0 && KnowsMath(c.Math)
+}
+
+// KnowsMath reports whether the schema has a feature for math m (one of
+// Maths): a configuration of another math (wgmma_tf32) would be taken for
+// one of no math at all, so the search scores none.
+func KnowsMath(m ptx.Math) bool { return slices.Contains(Maths, m) }
 
 // PutConfig writes the pair's features into dst[:ConfigFeatures].
 func PutConfig(dst []float64, in Input, c ptx.GemmConfig) {

@@ -18,7 +18,9 @@ type Ranked struct {
 // then for up to rounds rounds scores every legal neighbour (one parameter
 // one step away, space.Neighbors) of the beam best-predicted configurations
 // that suits the input, and stops when a round finds nothing predicted
-// better. It returns every configuration it scored, best first.
+// better; a configuration of a math the model has no feature for
+// (KnowsMath) is never scored. It returns every configuration it scored,
+// best first.
 func (m *Model) Search(in Input, cls ptx.InputClass, dev ptx.DeviceLimits, seeds []ptx.GemmConfig, rounds, beam int) []Ranked {
 	return m.SearchScreened(in, cls, dev, seeds, rounds, beam, 0)
 }
@@ -34,7 +36,7 @@ func (m *Model) SearchScreened(in Input, cls ptx.InputClass, dev ptx.DeviceLimit
 	score := func(cfgs []ptx.GemmConfig) {
 		fresh := make([]ptx.GemmConfig, 0, len(cfgs))
 		for _, c := range cfgs {
-			if !seen[c] {
+			if !seen[c] && KnowsMath(c.Math) {
 				seen[c] = true
 				fresh = append(fresh, c)
 			}

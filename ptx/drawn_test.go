@@ -89,8 +89,8 @@ func TestDeterministic(t *testing.T) {
 }
 
 // TestPTXASWarpgroup assembles wgmma kernels of every 16-bit class with
-// 16-byte alignment, both operand layouts (K-major and MN-major), every
-// wgmma math, one and two instructions per warpgroup along m, grid and
+// 16-byte alignment, both operand layouts (K-major and MN-major), and of
+// the f32 classes tf32 serves (K-major), every wgmma math, one and two instructions per warpgroup along m, grid and
 // cluster splits, and a random sample of WarpgroupSpace; ptxas must neither
 // fail, spill, nor serialize the wgmma instructions.
 func TestPTXASWarpgroup(t *testing.T) {
@@ -107,13 +107,18 @@ func TestPTXASWarpgroup(t *testing.T) {
 	var jobs []ptx.PTXASJob
 	rng := ptx.NewRand(90)
 	for _, in := range ptx.Classes() {
-		if in.AType.Size() != 2 || in.AlignA != 8 {
+		es := in.AType.Size()
+		tf32 := es == 4 && in.AllowTF32 && in.TransA == ptx.T && in.TransB == ptx.N
+		if !(es == 2 || tf32) || in.AlignA*es != 16 {
 			continue
 		}
 		sp := space.ForWarpgroup(in)
 		for _, m := range sp.Math {
 			for i, c := range fixed {
 				c.Math = m
+				// The same bytes for 4-byte elements: 16-byte vectors,
+				// k-slices of as many bytes (at least 16 elements).
+				c.VecA, c.VecB, c.U = 16/es, 16/es, max(c.U*2/es, 16)
 				if err := ptx.Legal(c, in, ptx.H100()); err != nil {
 					t.Fatalf("%s %s: %v", c, in, err)
 				}

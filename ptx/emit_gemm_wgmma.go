@@ -4,7 +4,8 @@ import "fmt"
 
 // wgmmaCompute is the warpgroup-mma math (sm_90a): warpgroup (gm, gn) of the
 // block computes a (MS·64)×(NS·8) tile of C at (gm·MS·64, gn·NS·8) with MS
-// wgmma.mma_async.m64n(8·NS)k16 per k-step of 16, both operands read by
+// wgmma.mma_async.m64n(8·NS)k16 per k-step of 16 (k8 per step of 8 for
+// tf32: the same 32 bytes of each row), both operands read by
 // the tensor cores straight from the core-matrix tiles in shared memory
 // (newCoreMatrixGeom) through 64-bit matrix descriptors: no fragment loads
 // and no ldmatrix. A descriptor holds (PTX ISA, "Matrix Descriptor Format")
@@ -47,10 +48,23 @@ func (s *wgmmaCompute) instr() string {
 		types = "f16.f16.f16"
 	case WGMMA_BF16:
 		types = "f32.bf16.bf16"
+	case WGMMA_TF32:
+		types = "f32.tf32.tf32"
 	default:
 		panic(fmt.Sprintf("ptx: %s is not a wgmma math", g.cfg.Math))
 	}
-	return fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%dk16.%s", g.wn, types)
+	return fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%dk%d.%s", g.wn, g.mmaK, types)
+}
+
+// operands are an instruction's operands after the descriptors: the scale
+// of D (accumulate), A's and B's scales and, for 16-bit inputs, whether
+// each is MN-major (tf32 reads k-major operands only and takes no
+// transposes).
+func (s *wgmmaCompute) operands() string {
+	if s.c.g.cfg.Math == WGMMA_TF32 {
+		return fmt.Sprintf("%s, 1, 1", s.one)
+	}
+	return fmt.Sprintf("%s, 1, 1, %d, %d", s.one, s.transA, s.transB)
 }
 
 // descriptor returns a register with the descriptor of the core-matrix
@@ -156,7 +170,7 @@ func (s *wgmmaCompute) tile(stageOff string) {
 			da := b.reg(kB64)
 			b.ins("add.s64 %s, %s, %d", da, dA, g.a.coreOff(mi*g.mmaM, ks, g.es)>>4)
 			d := braces(s.acc[mi])
-			b.ins("%s %s, %s, %s, %s, 1, 1, %d, %d", instr, d, da, db, s.one, s.transA, s.transB)
+			b.ins("%s %s, %s, %s, %s", instr, d, da, db, s.operands())
 		}
 	}
 	b.ins("wgmma.commit_group.sync.aligned")

@@ -161,7 +161,7 @@ func TestPTXASRegisterCap(t *testing.T) {
 }
 
 // TestPTXASTMA assembles the tensor-copy (tma=1) twins of wgmma kernels of
-// every 16-bit class whose tiles allow them (both operand majors, one to
+// every 16-bit class, and f32 one tf32 serves, whose tiles allow them (both operand majors, one to
 // four warpgroups, several boxes per tile, grid and cluster splits): ptxas
 // must neither fail nor spill, and each kernel's PTX must take the two
 // tensor maps by value and copy with cp.async.bulk.tensor only.
@@ -184,12 +184,14 @@ func TestPTXASTMA(t *testing.T) {
 	}
 	var jobs []PTXASJob
 	for _, in := range Classes() {
-		if in.AType.Size() != 2 || in.AlignA != 8 || in.AlignB != 8 {
+		es := in.AType.Size()
+		if (es != 2 && !(es == 4 && in.AllowTF32)) || in.AlignA*es != 16 || in.AlignB*es != 16 {
 			continue
 		}
 		for _, m := range warpgroupMaths(in) {
 			for _, cs := range append(fixed, producerFixed...) {
 				c := mustParse(t, cs+",math="+m.String())
+				c.VecA, c.VecB, c.U = 16/es, 16/es, c.U*2/es // 128-byte lines of k
 				if Legal(c, in, H100()) != nil {
 					continue
 				}

@@ -161,6 +161,9 @@ func warpgroupLegal(cfg GemmConfig, in InputClass) error {
 		return illegal("ptx: wgmma takes at most 2 instructions along m per warpgroup (ms=%d)", cfg.MS)
 	case cfg.KS != 1 || cfg.KL != 1:
 		return illegal("ptx: wgmma kernels have no ks/kl split (ks=%d kl=%d)", cfg.KS, cfg.KL)
+	case cfg.Math == WGMMA_TF32 && (in.TransA != T || in.TransB != N):
+		// The instruction takes no transposes for 32-bit inputs.
+		return illegal("ptx: wgmma_tf32 reads k-contiguous A and B only (A %s, B %s)", in.TransA, in.TransB)
 	}
 	return nil
 }

@@ -23,12 +23,13 @@ const (
 	WGMMA_F16        // wgmma f16 inputs, f32 accumulation
 	WGMMA_F16_F16ACC // wgmma f16 inputs, f16 accumulation
 	WGMMA_BF16       // wgmma bf16 inputs, f32 accumulation
+	WGMMA_TF32       // wgmma m64nNk8 tf32 (f32 data read as tf32), f32 accumulation; k-contiguous A and B only
 
 	// lastMath ends the mma.sync and SIMT maths, the ones the tuning space
 	// (SpaceFor) and the predictor's features cover; the wgmma maths have
 	// their own space (WarpgroupSpace).
 	lastMath  = MMA_F64_K16
-	lastWGMMA = WGMMA_BF16
+	lastWGMMA = WGMMA_TF32
 )
 
 var mathNames = [...]string{
@@ -36,6 +37,7 @@ var mathNames = [...]string{
 	MMA_F16_F16ACC: "mma_f16acc", MMA_BF16: "mma_bf16", MMA_TF32: "mma_tf32", MMA_F64: "mma_f64",
 	MMA_F64_K8: "mma_f64k8", MMA_F64_K16: "mma_f64k16",
 	WGMMA_F16: "wgmma_f16", WGMMA_F16_F16ACC: "wgmma_f16acc", WGMMA_BF16: "wgmma_bf16",
+	WGMMA_TF32: "wgmma_tf32",
 }
 
 func (m Math) String() string {
@@ -93,6 +95,8 @@ func (m Math) mmaShape() (int, int, int) {
 	case WGMMA_F16, WGMMA_F16_F16ACC, WGMMA_BF16:
 		// per warpgroup instruction along M; N is 8·NS, a multiple of 8
 		return 64, 8, 16
+	case WGMMA_TF32:
+		return 64, 8, 8 // 32 bytes of k per row, as k16 of 16-bit elements
 	}
 	return 1, 1, 1
 }
@@ -129,16 +133,20 @@ func (m Math) compatible(t, c DataType, allowTF32 bool) bool {
 	switch m {
 	case FFMA:
 		return t == F16 || t == BF16 || t == F32
-	case MMA_TF32:
+	case MMA_TF32, WGMMA_TF32:
 		return t == F32 && allowTF32
 	}
 	return m.InputType() == t
 }
 
-// WarpgroupMathsFor lists the wgmma maths valid for an input class.
+// WarpgroupMathsFor lists the wgmma maths valid for an input class (tf32
+// only where A and B are k-contiguous: it takes no transposes).
 func WarpgroupMathsFor(in InputClass) []Math {
 	var out []Math
 	for m := WGMMA_F16; m <= lastWGMMA; m++ {
+		if m == WGMMA_TF32 && (in.TransA != T || in.TransB != N) {
+			continue
+		}
 		if m.compatible(in.AType, in.Compute, in.AllowTF32) {
 			out = append(out, m)
 		}

@@ -599,7 +599,7 @@ func checkLoop(t *testing.T, plain GemmConfig, in InputClass, m, n, k int) [][]s
 	perTile := (g.uk / g.mmaK) * plain.MS * plain.NS
 	switch {
 	case plain.Math.IsWGMMA():
-		perTile = plain.U / 16 * plain.MS
+		perTile = plain.U / g.mmaK * plain.MS
 	case !plain.Math.IsMMA():
 		perTile = g.uk * plain.MS * plain.NS
 	}

@@ -17,20 +17,21 @@ import (
 // emitted descriptor additions. The canonical layouts here are the ground
 // truth that TestGPUWarpgroupLayout (engine) verified on an H100.
 
-// canonicalOffset is the byte offset of 16-bit element (mn, k) of a tile in
-// a canonical layout (T = 8 elements per 16 bytes), before the 128-byte
-// swizzle (swizzle applies it: bits 4–6 ^= bits 7–9).
-func canonicalOffset(kMajor, swizzle bool, lbo, sbo, mn, k int) int {
+// canonicalOffset is the byte offset of element (mn, k) of es bytes of a
+// tile in a canonical layout (T = 16/es elements per 16 bytes), before the
+// 128-byte swizzle (swizzle applies it: bits 4–6 ^= bits 7–9).
+func canonicalOffset(kMajor, swizzle bool, lbo, sbo, mn, k, es int) int {
+	t := 16 / es
 	var off int
 	switch {
 	case kMajor && !swizzle: // ((8,m),(T,2k)):((1T,SBO),(1,LBO))
-		off = mn%8*16 + mn/8*sbo + k%8*2 + k/8*lbo
+		off = mn%8*16 + mn/8*sbo + k%t*es + k/t*lbo
 	case !kMajor && !swizzle: // ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))
-		off = mn%8*2 + mn/8*sbo + k%8*16 + k/8*lbo
+		off = mn%t*es + mn/t*sbo + k%8*16 + k/8*lbo
 	case kMajor: // 128B: ((8,m),(T,2k)):((8T,SBO),(1,T))
-		off = mn%8*128 + mn/8*sbo + k*2
+		off = mn%8*128 + mn/8*sbo + k*es
 	default: // 128B: ((T,8,m),(8,k)):((1,T,LBO),(8T,SBO))
-		off = mn%64*2 + mn/64*lbo + k%8*128 + k/8*sbo
+		off = mn%(8*t)*es + mn/(8*t)*lbo + k%8*128 + k/8*sbo
 	}
 	return off
 }
@@ -243,7 +244,7 @@ func checkWarpgroupLayout(cfg GemmConfig, in InputClass) error {
 			return fmt.Errorf("operand %d: %d elements written, want %d", oi, len(written[oi]), o.mn*cfg.U)
 		}
 		for key, got := range written[oi] {
-			want := o.offset + canonicalOffset(o.kContig, sw, lbo, sbo, key[0], key[1])
+			want := o.offset + canonicalOffset(o.kContig, sw, lbo, sbo, key[0], key[1], g.es)
 			if sw {
 				want = o.offset + swizzle128(want-o.offset)
 			}
@@ -287,12 +288,12 @@ func checkWarpgroupLayout(cfg GemmConfig, in InputClass) error {
 		}
 	}
 	var want []int
-	for ks := 0; ks < cfg.U; ks += 16 {
+	for ks := 0; ks < cfg.U; ks += g.mmaK {
 		b := ops[1]
-		want = append(want, canonicalOffset(b.kContig, hi[1]>>62 == 1, int(hi[1]>>16&0x3FFF)<<4, int(hi[1]>>32&0x3FFF)<<4, 0, ks)>>4)
+		want = append(want, canonicalOffset(b.kContig, hi[1]>>62 == 1, int(hi[1]>>16&0x3FFF)<<4, int(hi[1]>>32&0x3FFF)<<4, 0, ks, g.es)>>4)
 		for mi := 0; mi < cfg.MS; mi++ {
 			a := ops[0]
-			want = append(want, canonicalOffset(a.kContig, hi[0]>>62 == 1, int(hi[0]>>16&0x3FFF)<<4, int(hi[0]>>32&0x3FFF)<<4, mi*64, ks)>>4)
+			want = append(want, canonicalOffset(a.kContig, hi[0]>>62 == 1, int(hi[0]>>16&0x3FFF)<<4, int(hi[0]>>32&0x3FFF)<<4, mi*64, ks, g.es)>>4)
 		}
 	}
 	if fmt.Sprint(imms) != fmt.Sprint(want) {
@@ -341,7 +342,7 @@ func tmaWrites(k *Kernel, g geometry) ([]map[[2]int]int, error) {
 }
 
 // TestWarpgroupLayout checks the layouts of wgmma configurations of every
-// 16-bit class: both operand majors, swizzled and unswizzled tiles, one and
+// class wgmma serves (16-bit, and f32 read as tf32): both operand majors, swizzled and unswizzled tiles, one and
 // two instructions per warpgroup along m, one to four warpgroups.
 func TestWarpgroupLayout(t *testing.T) {
 	cfgs := []string{
@@ -391,6 +392,15 @@ func checkLayouts(t *testing.T, cfgs []string, tma bool) int {
 		}
 		for _, cs := range cfgs {
 			cfg := mustParse(t, cs+",math="+maths[0].String())
+			if es := in.AType.Size(); es > 2 {
+				// The same lines in bytes: 16-byte vectors, k-slices of
+				// as many bytes (at least 16 elements).
+				cfg.VecA, cfg.VecB = 16/es, 16/es
+				cfg.U = max(cfg.U*2/es, 16)
+			}
+			if cfg.Math == WGMMA_TF32 && (in.TransA != T || in.TransB != N) {
+				continue // no transposes for 32-bit inputs
+			}
 			if tma {
 				cfg = withTMA(cfg)
 			}

@@ -133,7 +133,7 @@ const deepReduction = 8192
 // instructions along m per warpgroup) for reductions of 1,536 taps or more
 // on 128 channels, of 128 pixels otherwise; where that grid would leave SMs
 // idle, 64 pixels, then 64 channels; 3 stages for 128 by 128 blocks and 6
-// for 64 by 64 ones (two blocks an SM), 4 otherwise; k-slices of 64 taps; a grid split
+// for 64 by 64 ones (two blocks an SM), 4 otherwise; k-slices of one 128-byte line of taps (64 16-bit, 32 tf32); a grid split
 // only for deep reductions on a grid still short of the SMs (the smallest
 // power of two, up to 16, that fills them), since a split's one-pass fixup
 // costs more than it gains on short ones.
@@ -169,21 +169,24 @@ func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimit
 		}
 	}
 	c.NS = c.NL / 8
-	if k < 64 {
-		c.U, c.Stages = 32, 3
+	c.U = 8 * v // one 128-byte line of channels: 64 16-bit, 32 tf32
+	if k < c.U {
+		c.U, c.Stages = max(4*v, 16), 3
 	}
 	return []ptx.GemmConfig{c}
 }
 
 // ConvThroughCopies reports whether the heuristic runs a convolution whose
 // x is not channel-contiguous on NHWC copies of x and its filter (a
-// transpose each, then the channel-vector kernel: wgmma for 16-bit types)
+// transpose each, then the channel-vector kernel: wgmma for 16-bit types and tf32)
 // rather than gathering x element by element: for 16-bit types with 16
 // channels or more (Table 5's conv3, 16 channels, 23 % faster through the
 // copies; ResNet's stem, 3 channels, 11-36 % slower), 1×1 filters too
 // (Table 5's conv14 ran its gather at a third of cuDNN's speed and its
 // NHWC kernel faster than cuDNN's): the rule the measurements of both paths
-// suggest (gputest/results/h100/conv/README.md).
+// suggest (gputest/results/h100/conv/README.md). FP32 with TF32 allowed
+// takes the copies too, for the wgmma kernel's k-contiguous tiles.
 func ConvThroughCopies(s request.ConvShape) bool {
-	return s.Type.Data.Size() == 2 && s.XStrides[1] != 1 && s.G == 1 && s.C >= 16
+	tensorCores := s.Type.Data.Size() == 2 || s.Type.Data == request.CudnnFloat && s.TF32
+	return tensorCores && s.XStrides[1] != 1 && s.G == 1 && s.C >= 16
 }

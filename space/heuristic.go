@@ -189,11 +189,12 @@ func blockCandidates(in ptx.InputClass, ml, nl int, math ptx.Math) []ptx.GemmCon
 }
 
 // warpgroupCandidates are the wgmma configurations tried first for large
-// 16-bit outputs on sm_90 (m and n ≥ 1024, 16-byte aligned operands): the
+// 16-bit (and f32 where tf32 is allowed) outputs on sm_90 (m and n ≥ 1024, 16-byte aligned operands): the
 // largest of 128×256, 128×128 and 128×64 block tiles (two warpgroups of
 // 64×NL) whose grid fills 90 % of the SMs (at most 128 wide when K < 64,
-// where the kernel mostly writes C), k-slices of 64 with 4 stages (6 for
-// 128×64) or, for K < 64, of 32 with 3, and a grid split only while the
+// where the kernel mostly writes C), k-slices of one 128-byte line (64
+// 16-bit elements, 32 tf32) with 4 stages (6 for 128×64) or, for K < 64, of
+// half a line with 3, and a grid split only while the
 // grid is under half a wave: the shapes of the sweeps' best 16-bit
 // configurations of large square inputs (128×256 with 4 stages from 2048,
 // 128×64 with 6 at 1024).
@@ -209,12 +210,12 @@ func warpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) [
 		if nl > 64 && (10*tiles < 9*dev.SMCount || k < 64 && nl > 128) {
 			continue // a wide tile leaves SMs idle; a shallow K writes C: more blocks
 		}
-		c := ptx.GemmConfig{MS: 1, NS: nl / 8, ML: 128, NL: nl, U: 64, KS: 1, KL: 1, KG: 1, KC: 1, VecA: v, VecB: v, Stages: 4, Math: maths[0]}
+		c := ptx.GemmConfig{MS: 1, NS: nl / 8, ML: 128, NL: nl, U: 8 * v, KS: 1, KL: 1, KG: 1, KC: 1, VecA: v, VecB: v, Stages: 4, Math: maths[0]}
 		if nl == 64 {
 			c.Stages = 6
 		}
 		if k < 64 {
-			c.U, c.Stages = 32, 3
+			c.U, c.Stages = max(4*v, 16), 3
 		}
 		for c.KG < 256 && 2*tiles*c.KG <= dev.SMCount && k/(c.KG*2) >= 128 {
 			c.KG *= 2

@@ -378,7 +378,7 @@ func TestGPUConvNHWC(t *testing.T) {
 }
 
 // TestGPUConvTMA runs convolutions whose channels fill whole 128-byte
-// lines (16-bit types, C a multiple of 64) through the heuristic's wgmma
+// lines (16-bit types and float with TF32 allowed, C a multiple of 64) through the heuristic's wgmma
 // kernels staged by the copy engine's im2col mode: x in NHWC directly,
 // and x in NCHW through NHWC copies (kernels.LaunchConvNHWC); every
 // result against the reference and its bound, y outside its view
@@ -400,13 +400,17 @@ func TestGPUConvTMA(t *testing.T) {
 	}
 	defer stream.Destroy()
 	rng := rand.New(rand.NewPCG(7, 29))
-	types := []request.ConvType{request.ConvTypes[2], request.ConvTypes[4]} // pseudo_half, bfloat16
+	// pseudo_half, bfloat16, and float with TF32 allowed (wgmma_tf32)
+	types := []request.ConvType{request.ConvTypes[2], request.ConvTypes[4], request.ConvTypes[0]}
 	var tl tally
 	tma, twins := 0, 0
 	for i := 0; i < casesPerType()/3; i++ {
 		var c convcheck.Case
 		for {
-			c = convcheck.RandomCase(rng, types[i%2], 8_000_000)
+			c = convcheck.RandomCase(rng, types[i%3], 8_000_000)
+			if c.Type.Data == request.CudnnFloat {
+				c.Math = request.CudnnTensorOpMath
+			}
 			c.Groups, c.C = 0, 64*(1+rng.IntN(3))
 			c.X = []convcheck.Layout{convcheck.NHWC, convcheck.NHWC, convcheck.NCHW}[rng.IntN(3)]
 			c.FilterNHWC = c.X == convcheck.NHWC

@@ -36,10 +36,10 @@ func (j Job) splits() bool {
 type TableSize struct {
 	Cases      int // ISAAC's own choice
 	Configs    int // a random legal configuration of the type's space
-	Warpgroups int // 16-bit types on sm_90: a random legal wgmma configuration
+	Warpgroups int // types with a wgmma math (16-bit, tf32) on sm_90: a random legal wgmma configuration
 	WideSIMT   int // SIMT maths: a configuration with 16-wide thread tiles (space.ForSweep)
 	Pipelined  int // mma.sync or SIMT with pipelined fragments (PP = 1)
-	TMA        int // 16-bit types on sm_90: wgmma staged by the tensor copy engine (TMA = 1)
+	TMA        int // types with a wgmma math on sm_90: wgmma staged by the tensor copy engine (TMA = 1)
 	MaxWork    int // bound on m·n·k (the host reference's cost)
 	Seed       uint64
 	Types      []string // the served types' names to draw (empty: all)
@@ -178,7 +178,7 @@ func pipelinedJobs(rng *rand.Rand, ty gemmcheck.Type, n, maxWork int, lim ptx.De
 // warpgroupJobs draws n random cases of type ty (on sm_90, where the type
 // has a wgmma math) whose operands allow a wgmma kernel, each with a random
 // legal configuration of space.ForWarpgroup; with tma, the tensor-copy twin
-// of a configuration drawn at u = 64 (cases whose draw has no legal twin
+// of a configuration drawn with k-slices of 128 bytes (cases whose draw has no legal twin
 // are drawn again).
 func warpgroupJobs(rng *rand.Rand, ty gemmcheck.Type, n, maxWork int, lim ptx.DeviceLimits, tma bool) ([]Job, error) {
 	var out []Job
@@ -186,15 +186,17 @@ func warpgroupJobs(rng *rand.Rand, ty gemmcheck.Type, n, maxWork int, lim ptx.De
 	for i, tries := 0, 0; sm90 && i < n && tries < 100*n; tries++ {
 		c := gemmcheck.RandomCase(rng, ty, maxWork)
 		in := c.Class()
-		if len(ptx.WarpgroupMathsFor(in)) == 0 {
-			break // no wgmma math for the type
+		tn := in
+		tn.TransA, tn.TransB = ptx.T, ptx.N
+		if len(ptx.WarpgroupMathsFor(tn)) == 0 {
+			break // no wgmma math for the type (tf32 serves k-contiguous operands only)
 		}
 		sp := space.ForWarpgroup(in)
 		if len(sp.Math) == 0 {
 			continue // operands not 16-byte aligned
 		}
 		if tma {
-			sp.U = []int{64} // 128-byte lines of k-contiguous tiles
+			sp.U = []int{128 / in.AType.Size()} // 128-byte lines of k-contiguous tiles
 		}
 		cfg, ok := sp.RandomLegal(rng, in, lim, 20000)
 		switch {
