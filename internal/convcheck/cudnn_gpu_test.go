@@ -96,7 +96,7 @@ func TestGPUConvCuDNN(t *testing.T) {
 // configuration and the best of a few drawn ones) against cuDNN's
 // (cudnnGetConvolutionForwardAlgorithm_v7's pick and the fastest of
 // cudnnFindConvolutionForwardAlgorithmEx) on Table 5 and ResNet-50 layers,
-// FP16 (float compute) NCHW and NHWC and FP32 (FMA) NCHW, L2 flushed, the
+// FP16 (float compute) NCHW and NHWC, FP32 (FMA) NCHW and FP32 (TF32) NHWC, L2 flushed, the
 // median of 5 runs. A lab measurement: the benchmark is bench_compare's.
 func TestGPUConvTiming(t *testing.T) {
 	if os.Getenv("ISAAC_GPU_CONV_TIMING") == "" {
@@ -169,6 +169,7 @@ func TestGPUConvTiming(t *testing.T) {
 			{request.ConvTypes[2], request.CudnnTensorOpMath, convcheck.NCHW},
 			{request.ConvTypes[2], request.CudnnTensorOpMath, convcheck.NHWC},
 			{request.ConvTypes[0], request.CudnnFMAMath, convcheck.NCHW},
+			{request.ConvTypes[0], request.CudnnTensorOpMath, convcheck.NHWC},
 		} {
 			if !variants.MatchString(v.t.Name + " " + v.layout.String()) {
 				continue
@@ -275,27 +276,34 @@ func TestGPUConvTiming(t *testing.T) {
 // the heuristic's block, stages, split and copies should be): 64, 128 or 256 pixels (one
 // or two instructions along m per warpgroup) by 48, 64, 128 or 256 channels, 3 to 6
 // stages, grid splits of 1 to 16, cp.async copies, the copy engine and the copy engine with
-// a producer warp, as Legal allows. ISAAC_GPU_CONV_GRID=copies keeps the copy engine's.
+// a producer warp, as Legal allows, in k-slices of one 128-byte line. ISAAC_GPU_CONV_GRID=copies
+// keeps the copy engine's; =deep has no grid split and adds k-slices of half a line (cp.async
+// copies only) and 5 and 8 stages (deeper pipelines of the same bytes).
 func warpgroupGrid(in ptx.InputClass, dev ptx.DeviceLimits) []ptx.GemmConfig {
 	maths := ptx.WarpgroupMathsFor(in)
 	if len(maths) == 0 {
 		return nil
 	}
-	tmas := []int{0, 1, 2}
-	if os.Getenv("ISAAC_GPU_CONV_GRID") == "copies" {
-		tmas = []int{1, 2}
-	}
 	v := 16 / in.AType.Size()
+	tmas, us, stages, kgs := []int{0, 1, 2}, []int{8 * v}, []int{3, 4, 6}, []int{1, 2, 4, 8, 16}
+	switch os.Getenv("ISAAC_GPU_CONV_GRID") {
+	case "copies":
+		tmas = []int{1, 2}
+	case "deep":
+		tmas, us, stages, kgs = []int{0, 1, 2}, []int{4 * v, 8 * v}, []int{3, 4, 5, 6, 8}, []int{1}
+	}
 	var out []ptx.GemmConfig
 	for _, blk := range [][2]int{{1, 64}, {1, 128}, {2, 128}, {2, 256}} {
 		for _, nl := range []int{48, 64, 128, 256} {
-			for _, st := range []int{3, 4, 6} {
-				for _, kg := range []int{1, 2, 4, 8, 16} {
-					for _, tma := range tmas {
-						c := ptx.GemmConfig{MS: blk[0], NS: nl / 8, ML: blk[1], NL: nl, U: 64, KS: 1, KL: 1, KG: kg, KC: 1,
-							VecA: v, VecB: v, Stages: st, Math: maths[0], TMA: tma}
-						if ptx.Legal(c, in, dev) == nil {
-							out = append(out, c)
+			for _, u := range us {
+				for _, st := range stages {
+					for _, kg := range kgs {
+						for _, tma := range tmas {
+							c := ptx.GemmConfig{MS: blk[0], NS: nl / 8, ML: blk[1], NL: nl, U: u, KS: 1, KL: 1, KG: kg, KC: 1,
+								VecA: v, VecB: v, Stages: st, Math: maths[0], TMA: tma}
+							if ptx.Legal(c, in, dev) == nil {
+								out = append(out, c)
+							}
 						}
 					}
 				}
