@@ -85,9 +85,13 @@ func gcdPow2(a, b uint64) uint64 {
 func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) ptx.GemmConfig {
 	m, n, k := s.Pixels(), s.K, s.ReductionCRS()
 	cands := append(convWarpgroupCandidates(in, m, n, k, dev), candidates(in, m, n, k, dev)...)
+	// x's tiles by the copy engine's im2col mode where its lines allow it,
+	// except tf32 with one line a pixel (32 channels), which the
+	// cp.async copies fetched faster (gputest/results/h100/conv/call33).
+	engine := in.ChannelLines && !(in.AType == ptx.F32 && s.C/s.G == 32)
 	pick := func(c ptx.GemmConfig) ptx.GemmConfig {
-		if in.ChannelLines {
-			c = convCopyEngine(c, in, dev) // x's tiles by the copy engine's im2col mode
+		if engine {
+			c = convCopyEngine(c, in, dev)
 		}
 		return c
 	}
@@ -133,8 +137,9 @@ const deepReduction = 8192
 // instructions along m per warpgroup) for reductions of 1,536 taps or more
 // on 128 channels, of 128 pixels otherwise; where that grid would leave SMs
 // idle, 64 pixels, then 64 channels; 3 stages for 128 by 128 blocks and 6
-// for 64 by 64 ones (two blocks an SM), 4 otherwise; k-slices of one 128-byte line of taps (64 16-bit, 32 tf32); a grid split
-// only for deep reductions on a grid still short of the SMs (the smallest
+// for 64 by 64 ones (two blocks an SM), 4 otherwise (tf32, from the grid of
+// call33: 4 for 128 by 128, 8 for 64 pixels); k-slices of one 128-byte line
+// of taps (64 16-bit, 32 tf32); a grid split only for deep reductions on a grid still short of the SMs (the smallest
 // power of two, up to 16, that fills them), since a split's one-pass fixup
 // costs more than it gains on short ones.
 func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
@@ -170,6 +175,17 @@ func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimit
 	}
 	c.NS = c.NL / 8
 	c.U = 8 * v // one 128-byte line of channels: 64 16-bit, 32 tf32
+	if v == 4 {
+		// tf32: a line holds half the taps of a 16-bit one, so more stages
+		// keep as many taps in flight: 8 for blocks of 64 pixels, 4 for
+		// 128 by 128 (the grid of call33).
+		switch {
+		case c.ML == 64:
+			c.Stages = 8
+		case c.ML == 128 && c.NL == 128:
+			c.Stages = 4
+		}
+	}
 	if k < c.U {
 		c.U, c.Stages = max(4*v, 16), 3
 	}
