@@ -150,7 +150,7 @@ func (rt *Runtime) ConvNHWCTarget(c *request.Conv, s request.ConvShape) (Target,
 // ConvNHWCTarget's class) on the copies, writing y through its strides.
 func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape, k *Kernel) error {
 	m, n, kk := s.Pixels(), s.K, s.ReductionCRS()
-	grid := k.gen.Grid(m, n, kk)
+	grid := k.grid(m, n, kk)
 	if !Transposable(s) {
 		return fmt.Errorf("%w: no NHWC copies of %v", ErrUnsupported, s)
 	}

@@ -26,7 +26,7 @@ func (rt *Runtime) Launch(t Target, g *request.Gemm, k *Kernel) error {
 // reduction kernel when it has one), with the split-K workspace they need
 // and the parameters pack writes.
 func (rt *Runtime) launchProblem(t Target, stream cuda.Stream, k *Kernel, m, n, kk int, pack func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error) error {
-	grid := k.gen.Grid(m, n, kk)
+	grid := k.grid(m, n, kk)
 	if !k.gen.SplitLimit(m, n) {
 		return fmt.Errorf("%w: %d×%d output too large for a split-K reduction", ErrUnsupported, m, n)
 	}

@@ -29,6 +29,39 @@ type Kernel struct {
 	fn      cuda.Function
 	reduce  cuda.Function
 	maps    atomic.Pointer[encodedMaps] // a TMA kernel's maps of its last call (packTensorMaps)
+	// resident is how many blocks of a persistent kernel the device holds
+	// at once (its grid's cap, grid); 0 for the others.
+	resident int
+}
+
+// grid is the kernel's launch grid for an m×n×kk problem: the generator's,
+// a persistent kernel's capped at the blocks the device holds at once.
+func (k *Kernel) grid(m, n, kk int) [3]int {
+	g := k.gen.Grid(m, n, kk)
+	if k.resident > 0 {
+		g[0] = min(g[0], k.resident)
+	}
+	return g
+}
+
+// residentBlocks is how many blocks of f (threads per block, dynamic
+// shared bytes) an SM of dev holds at once, by threads, shared memory (1
+// KiB of it reserved a block) and registers (allocated 256 a warp), times
+// the SMs.
+func residentBlocks(f cuda.Function, threads, shared int, dev ptx.DeviceLimits) (int, error) {
+	regs, err := f.Attribute(cuda.FuncNumRegs)
+	if err != nil {
+		return 0, err
+	}
+	warps := (threads + 31) / 32
+	perSM := min(32, 64/warps)
+	if shared > 0 {
+		perSM = min(perSM, dev.MaxSharedPerSM/(shared+1024))
+	}
+	if perWarp := (regs*32 + 255) / 256 * 256; perWarp > 0 {
+		perSM = min(perSM, dev.RegistersPerSM/(warps*perWarp))
+	}
+	return max(perSM, 1) * dev.SMCount, nil
 }
 
 // Config is the kernel's configuration.
@@ -101,6 +134,11 @@ func (rt *Runtime) load(k *Kernel, cfg ptx.GemmConfig, in ptx.InputClass, dev *D
 	}
 	if gen.SharedBytes > 48<<10 {
 		if err := k.fn.SetMaxDynamicShared(gen.SharedBytes); err != nil {
+			return err
+		}
+	}
+	if gen.Persistent() {
+		if k.resident, err = residentBlocks(k.fn, gen.Block[0]*gen.Block[1]*gen.Block[2], gen.SharedBytes, dev.Limits); err != nil {
 			return err
 		}
 	}

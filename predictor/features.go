@@ -122,7 +122,7 @@ func pow2(v int) int {
 // them would be taken for its plain twin; nor for a math it has no feature
 // for (KnowsMath). The trainer leaves such rows out.
 func Describes(c ptx.GemmConfig) bool {
-	return c.PP == 0 && c.MR == 0 && c.TMA == 0 && KnowsMath(c.Math)
+	return c.PP == 0 && c.MR == 0 && c.TMA == 0 && c.PS == 0 && KnowsMath(c.Math)
 }
 
 // KnowsMath reports whether the schema has a feature for math m (one of

@@ -32,6 +32,12 @@ package ptx
 // (cp.async.bulk.tensor, completing on an mbarrier per stage) from tensor
 // maps the host encodes per call, instead of cp.async copies from every
 // thread (loopTMA); like PP and MR it lies outside the spaces.
+// PS = 1 (TMA = 2 kernels without a split of the reduction) makes the
+// kernel persistent: a grid of as many blocks as the device holds at once,
+// each walking the output tiles (block b takes tiles b, b + grid, …), its
+// producer warp running on into the next tile's copies while the
+// computing warpgroups write the last one (loopTMAPersistent); it too lies
+// outside the spaces.
 type GemmConfig struct {
 	MS, NS     int
 	ML, NL     int
@@ -44,6 +50,7 @@ type GemmConfig struct {
 	PP         int
 	MR         int
 	TMA        int
+	PS         int
 }
 
 // clusterSize is the number of blocks of a cluster (1 without one).

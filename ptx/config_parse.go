@@ -9,9 +9,9 @@ import (
 // String renders the configuration in the compact text form accepted by
 // ParseConfig (and by ISAAC_CONFIG), e.g.
 // "ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma".
-// The cluster split, the pipelined fragments, the register cap and the
-// tensor-copy staging appear only when there are ("kc=2"; "pp=1", "mr=128",
-// "tma=1" at the end), so the forms written before they existed still parse
+// The cluster split, the pipelined fragments, the register cap, the
+// tensor-copy staging and the persistent grid appear only when there are
+// ("kc=2"; "pp=1", "mr=128", "tma=1", "ps=1" at the end), so the forms written before they existed still parse
 // and name the same kernels.
 func (c GemmConfig) String() string {
 	kc, pp := "", ""
@@ -27,12 +27,15 @@ func (c GemmConfig) String() string {
 	if c.TMA != 0 {
 		pp += fmt.Sprintf(",tma=%d", c.TMA)
 	}
+	if c.PS != 0 {
+		pp += fmt.Sprintf(",ps=%d", c.PS)
+	}
 	return fmt.Sprintf("ms=%d,ns=%d,ml=%d,nl=%d,u=%d,ks=%d,kl=%d,kg=%d%s,va=%d,vb=%d,st=%d,math=%s%s",
 		c.MS, c.NS, c.ML, c.NL, c.U, c.KS, c.KL, c.KG, kc, c.VecA, c.VecB, c.Stages, c.Math, pp)
 }
 
 // ParseConfig parses the String form. Keys may come in any order, every key
-// but kc (default 1), pp, mr and tma (default 0) must be present exactly once,
+// but kc (default 1), pp, mr, tma and ps (default 0) must be present exactly once,
 // spaces around items are ignored.
 func ParseConfig(s string) (GemmConfig, error) {
 	c := GemmConfig{KC: 1}
@@ -69,6 +72,8 @@ func ParseConfig(s string) (GemmConfig, error) {
 			p, ok = &c.MR, true
 		case "tma":
 			p, ok = &c.TMA, true
+		case "ps":
+			p, ok = &c.PS, true
 		}
 		if !ok {
 			return GemmConfig{}, fmt.Errorf("ptx: unknown config key %q", key)
@@ -80,7 +85,7 @@ func ParseConfig(s string) (GemmConfig, error) {
 		*p = v
 	}
 	n := len(seen)
-	for _, opt := range []string{"kc", "pp", "mr", "tma"} {
+	for _, opt := range []string{"kc", "pp", "mr", "tma", "ps"} {
 		if seen[opt] {
 			n--
 		}

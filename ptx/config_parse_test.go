@@ -31,6 +31,10 @@ func TestConfigRoundTrip(t *testing.T) {
 	if err != nil || c.TMA != 1 || c.String() != "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1" {
 		t.Fatalf("tensor copies: %+v %v", c, err)
 	}
+	p, err := ParseConfig("ps=1,ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2")
+	if err != nil || p.PS != 1 || p.String() != "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2,ps=1" {
+		t.Fatalf("persistent: %+v %v", p, err)
+	}
 	if c.TMA = 0; c.String() != "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16" {
 		t.Fatalf("tma=0 must keep the old form: %s", c)
 	}

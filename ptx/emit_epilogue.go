@@ -379,10 +379,15 @@ func vectorRun(elems []accElem, maxVec int) int {
 }
 
 // finish ends the kernel after the epilogue's stores: a one-pass split-K
-// kernel goes on to its fixup (see splitFixup).
+// kernel goes on to its fixup (see splitFixup), a persistent one to its
+// next tile.
 func (c *gemmCtx) finish() {
 	if serialSplit(c.g) {
 		c.splitFixup()
+	}
+	if c.nextTile != "" {
+		c.b.ins("bra %s", c.nextTile) // a persistent kernel's next tile
+		return
 	}
 	c.b.ins("ret")
 }

@@ -16,6 +16,12 @@ type gemmCtx struct {
 	kBeg, kEnd, nTiles string
 	smem               string    // shared window address of the dynamic buffer
 	conv               *convRegs // a convolution's parameters (nil for a GEMM)
+
+	// A persistent kernel (GemmConfig.PS): the tiles along m and n, their
+	// number, the block's current tile (m0 and n0 are set per tile by
+	// tileOrigin), and where the epilogue goes on (finish).
+	tilesM, tilesN, tiles, tile string
+	nextTile                    string
 }
 
 // compute is the math part of the main loop (SIMT or mma).
@@ -66,6 +72,8 @@ func emitGemm(g geometry, name, arch string) string {
 	comp.setup()
 	comp.zero()
 	switch {
+	case g.cfg.PS == 1:
+		c.loopTMAPersistent(comp.(*wgmmaCompute)) // the epilogue inside, per tile
 	case g.cfg.TMA == 2:
 		c.loopTMAProducer(comp.(*wgmmaCompute))
 	case g.cfg.TMA == 1:
@@ -81,7 +89,9 @@ func emitGemm(g geometry, name, arch string) string {
 	default:
 		c.loopRegs(la, lb, comp)
 	}
-	c.epilogue(comp.elements())
+	if g.cfg.PS == 0 {
+		c.epilogue(comp.elements())
+	}
 	if g.cfg.Math.IsWGMMA() {
 		// wgmma is PTX ISA 8.0 and needs the architecture-specific target.
 		arch = "sm_90a"
@@ -118,9 +128,22 @@ func (c *gemmCtx) prologue() {
 	c.lda, c.ldb, c.ldc = c.intParam("lda"), c.intParam("ldb"), c.intParam("ldc")
 	c.tid = b.reg(kB32)
 	b.ins("mov.u32 %s, %%tid.x", c.tid)
-	bx, by := c.rasterize()
-	c.m0 = b.mulImm(bx, cfg.ML)
-	c.n0 = b.mulImm(by, cfg.NL)
+	if cfg.PS == 1 {
+		// Persistent: the tiles' count; the block starts at tile ctaid.x.
+		c.tilesM, c.tilesN, c.tiles = b.reg(kB32), b.reg(kB32), b.reg(kB32)
+		b.ins("add.s32 %s, %s, %d", c.tilesM, c.M, cfg.ML-1)
+		b.ins("div.u32 %s, %s, %d", c.tilesM, c.tilesM, cfg.ML)
+		b.ins("add.s32 %s, %s, %d", c.tilesN, c.N, cfg.NL-1)
+		b.ins("div.u32 %s, %s, %d", c.tilesN, c.tilesN, cfg.NL)
+		b.ins("mul.lo.u32 %s, %s, %s", c.tiles, c.tilesM, c.tilesN)
+		c.tile = b.reg(kB32)
+		b.ins("mov.u32 %s, %%ctaid.x", c.tile)
+		c.m0, c.n0 = b.reg(kB32), b.reg(kB32)
+	} else {
+		bx, by := c.rasterize()
+		c.m0 = b.mulImm(bx, cfg.ML)
+		c.n0 = b.mulImm(by, cfg.NL)
+	}
 	c.grp, c.t = b.reg(kB32), b.reg(kB32)
 	b.ins("shr.u32 %s, %s, %d", c.grp, c.tid, log2(g.tg))
 	b.ins("and.b32 %s, %s, %d", c.t, c.tid, g.tg-1)

@@ -24,7 +24,8 @@ type wgmmaCompute struct {
 	descA, descB     string // descriptors of the warpgroup's operands in stage 0
 	transA, transB   int    // 1: the operand is MN-major (m/n-contiguous)
 	one              string // true predicate: scale-d (accumulate into D)
-	rowBase, colBase string
+	rowBase, colBase string // the thread's first row and column of C (origin)
+	rowOff, colOff   string // and their offsets from the block's tile origin
 	acc              [][]string // [mi][reg]
 }
 
@@ -107,8 +108,12 @@ func (s *wgmmaCompute) setup() {
 	b.ins("and.b32 %s, %s, 3", tig, lane)
 	mW := b.mulImm(gm, g.wm)
 	nW := b.mulImm(gn, g.wn)
-	s.rowBase = b.add32(c.m0, b.add32(b.add32(mW, b.mulImm(wq, 16)), gid))
-	s.colBase = b.add32(b.add32(c.n0, nW), b.mulImm(tig, 2))
+	s.rowOff = b.add32(b.add32(mW, b.mulImm(wq, 16)), gid)
+	s.colOff = b.add32(nW, b.mulImm(tig, 2))
+	s.rowBase, s.colBase = b.reg(kB32), b.reg(kB32)
+	if g.cfg.PS == 0 {
+		s.origin() // a persistent kernel sets it per tile
+	}
 
 	// Warpgroup origins in the tiles: m/n offsets are multiples of 64 and
 	// 8, whole core matrices along m/n for both layouts.
@@ -130,20 +135,37 @@ func (s *wgmmaCompute) setup() {
 	b.ins("setp.eq.u32 %s, %s, %s", s.one, c.t, c.t)
 }
 
+// origin sets the thread's first row and column of C from the block's
+// tile origin (m0, n0).
+func (s *wgmmaCompute) origin() {
+	b, c := s.c.b, s.c
+	b.ins("add.s32 %s, %s, %s", s.rowBase, c.m0, s.rowOff)
+	b.ins("add.s32 %s, %s, %s", s.colBase, c.n0, s.colOff)
+}
+
 func (s *wgmmaCompute) zero() {
 	b, cfg := s.c.b, s.c.g.cfg
 	s.acc = make([][]string, cfg.MS)
 	for mi := range s.acc {
+		kind := kF32
 		if cfg.Math == WGMMA_F16_F16ACC {
-			s.acc[mi] = b.regs(kB32, s.accRegs())
-			for _, r := range s.acc[mi] {
-				b.ins("mov.b32 %s, 0", r)
-			}
-			continue
+			kind = kB32
 		}
-		s.acc[mi] = b.regs(kF32, s.accRegs())
+		s.acc[mi] = b.regs(kind, s.accRegs())
+	}
+	s.clear()
+}
+
+// clear sets the accumulators to zero (a persistent kernel's, per tile).
+func (s *wgmmaCompute) clear() {
+	b, cfg := s.c.b, s.c.g.cfg
+	for mi := range s.acc {
 		for _, r := range s.acc[mi] {
-			b.ins("mov.f32 %s, 0f00000000", r)
+			if cfg.Math == WGMMA_F16_F16ACC {
+				b.ins("mov.b32 %s, 0", r)
+			} else {
+				b.ins("mov.f32 %s, 0f00000000", r)
+			}
 		}
 	}
 }

@@ -39,8 +39,8 @@ func (c *gemmCtx) newTMAOperand(isA bool) *tmaOperand {
 		t.boxes = t.o.atoms
 	}
 	t.boxBytes = 128 * t.o.lo
-	if isA && c.conv != nil {
-		t.im2col = c.im2colOrigin()
+	if isA && c.conv != nil && c.g.cfg.PS == 0 {
+		t.im2col = c.im2colOrigin() // a persistent kernel's, per tile
 	}
 	return t
 }

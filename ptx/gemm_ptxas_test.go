@@ -181,6 +181,9 @@ func TestPTXASTMA(t *testing.T) {
 		"ms=1,ns=32,ml=128,nl=256,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,tma=2",
 		"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3,tma=2",
 		"ms=1,ns=2,ml=128,nl=16,u=64,ks=1,kl=1,kg=6,va=8,vb=8,st=6,tma=2",
+		// persistent (ps=1): the tiles walked by a grid of resident blocks
+		"ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,tma=2,ps=1",
+		"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,tma=2,ps=1",
 	}
 	var jobs []PTXASJob
 	for _, in := range Classes() {

@@ -112,7 +112,7 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 	if cfg.KL > 1 {
 		g.redSmem = (cfg.KL - 1) * g.elems * g.tg * g.epiType.Size()
 	}
-	if cfg.Math.IsMMA() && isPow2(g.wn) && isPow2(cfg.ML) && cfg.NL%g.wn == 0 && in.Conv == NotConv {
+	if cfg.Math.IsMMA() && isPow2(g.wn) && isPow2(cfg.ML) && cfg.NL%g.wn == 0 && in.Conv == NotConv && cfg.PS == 0 {
 		// The mma epilogue stages C through shared memory in passes of
 		// stageCols columns, as many as fit in what the main loop uses.
 		es := g.epiType.Size()

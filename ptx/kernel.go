@@ -45,7 +45,14 @@ type Kernel struct {
 
 	grouped    GroupedConfig // a direct grouped convolution kernel's configuration
 	groupedVec int           // and its class's channels per thread
+
+	persistent bool // GemmConfig.PS: the blocks walk the tiles (Grid, Persistent)
 }
+
+// Persistent reports whether the kernel is persistent (GemmConfig.PS): its
+// blocks walk the output tiles, so the runtime launches at most as many as
+// the device holds at once (Grid's count of tiles, capped).
+func (k *Kernel) Persistent() bool { return k.persistent }
 
 // Grid is the launch grid for an m×n×k problem (m, n ≥ 1; the runtime does
 // not launch when m or n is 0). The reduction kernel's grid is one-
@@ -55,6 +62,9 @@ type Kernel struct {
 func (k *Kernel) Grid(m, n, kk int) [3]int {
 	if k.tileM == 0 {
 		return [3]int{reduceGrid(m, n, k.splits, k.vec), 1, 1}
+	}
+	if k.persistent {
+		return [3]int{ceilDiv(m, k.tileM) * ceilDiv(n, k.tileN), 1, 1} // the tiles: cap at the resident blocks
 	}
 	return [3]int{ceilDiv(m, k.tileM), ceilDiv(n, k.tileN), k.splits * max(1, k.cluster)}
 }
@@ -141,6 +151,9 @@ func KernelName(cfg GemmConfig, in InputClass) string {
 	if cfg.TMA != 0 {
 		pp += fmt.Sprintf("_tma%d", cfg.TMA)
 	}
+	if cfg.PS != 0 {
+		pp += fmt.Sprintf("_ps%d", cfg.PS)
+	}
 	return fmt.Sprintf("isaac_gemm_%s_ms%dns%dml%dnl%du%dks%dkl%dkg%d%sva%dvb%dst%d_%s%s", in,
 		cfg.MS, cfg.NS, cfg.ML, cfg.NL, cfg.U, cfg.KS, cfg.KL, cfg.KG, kc, cfg.VecA, cfg.VecB, cfg.Stages, cfg.Math, pp)
 }
@@ -177,7 +190,7 @@ func GenerateGemm(cfg GemmConfig, in InputClass, arch string) (*Kernel, error) {
 		TensorMaps:  maps,
 		tileM:       cfg.ML, tileN: cfg.NL,
 		splits: cfg.KG, wsElem: g.epiType.Size(), cluster: g.kc,
-		serial: serialSplit(g),
+		serial: serialSplit(g), persistent: cfg.PS == 1,
 	}
 	if k.serial {
 		k.tileCounters = splitCounters(g)

@@ -83,6 +83,12 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		return illegal("ptx: tma=%d must be 0, 1 or 2", cfg.TMA)
 	case cfg.TMA >= 1 && !m.IsWGMMA():
 		return illegal("ptx: tma=%d (bulk tensor copies) needs wgmma math (math %s)", cfg.TMA, m)
+	case cfg.PS < 0 || cfg.PS > 1:
+		return illegal("ptx: ps=%d must be 0 or 1", cfg.PS)
+	case cfg.PS == 1 && (cfg.TMA != 2 || cfg.KG != 1 || max(cfg.KC, 1) > 1):
+		// The producer warp runs on into the next tile; a split's partials
+		// and fixups are per block and tile.
+		return illegal("ptx: ps=1 (a persistent grid) needs tma=2 and no split of the reduction (tma=%d kg=%d kc=%d)", cfg.TMA, cfg.KG, cfg.KC)
 	case cfg.TMA == 2 && max(cfg.KC, 1) > 1:
 		// The cluster epilogue's barriers span whole blocks; the producer
 		// warp has left by then.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -575,5 +576,93 @@ func (tl *tally) check(t *testing.T, c convcheck.Case, d *convcheck.Data, b *con
 		if tl.failed++; tl.failed <= 20 {
 			t.Errorf("%v [%s]: %d bad elements: %s", c, cfg, r.Bad, r.FirstBad)
 		}
+	}
+}
+
+// TestGPUConvPersistent runs convolutions with more output tiles than the
+// device holds blocks through persistent kernels (ps=1: each block walks
+// several tiles, the producer warp copying the next tile's taps while the
+// warpgroups write the last one) and through their twins with a block per
+// tile: both against the reference and its bound, and the two results
+// identical bit for bit (the same tiles computed in the same order). FP16,
+// BF16 and FP32 with TF32, x in NHWC and in NCHW (through NHWC copies),
+// the heuristic's block shapes with the copy engine and a producer warp.
+func TestGPUConvPersistent(t *testing.T) {
+	gemmcheck.GPUThread(t)
+	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
+	lim, err := rt.Limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lim.SMMajor != 9 || lim.SMMinor != 0 {
+		t.Skipf("persistent kernels are wgmma's (sm_90a); this is sm_%d%d", lim.SMMajor, lim.SMMinor)
+	}
+	stream, err := cuda.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Destroy()
+	layers := []convcheck.Case{ // Table 5's conv5 at batch 8 and a 3×3 of 128 channels, padded, strided
+		{N: 8, C: 64, H: 56, W: 56, K: 64, R: 3, S: 3, StrH: 1, StrW: 1, DilH: 1, DilW: 1},
+		{N: 4, C: 128, H: 30, W: 30, K: 256, R: 3, S: 3, PadH: 1, PadW: 1, StrH: 2, StrW: 1, DilH: 1, DilW: 1, Flip: true},
+	}
+	types := []request.ConvType{request.ConvTypes[2], request.ConvTypes[4], request.ConvTypes[0]}
+	var tl tally
+	pairs, differ := 0, 0
+	for li, l := range layers {
+		for ti, ty := range types {
+			for _, layout := range []convcheck.Layout{convcheck.NHWC, convcheck.NCHW} {
+				c := l
+				c.Type, c.Math, c.X, c.Y, c.FilterNHWC = ty, request.CudnnTensorOpMath, layout, layout, layout == convcheck.NHWC
+				c.Alpha, c.Beta, c.Seed = 1, 0.5, uint64(100*li+10*ti+int(layout))
+				d, b, req, shape := onGPU(t, c, stream)
+				target, run := rt.ConvTarget, rt.Conv
+				if kernels.Transposable(shape) {
+					target, run = rt.ConvNHWCTarget, rt.ConvNHWC
+				}
+				tg, err := target(req, shape)
+				if err != nil {
+					t.Fatalf("%v: %v", c, err)
+				}
+				for _, blk := range [][3]int{{1, 64, 64}, {2, 128, 128}} { // ms, ml, nl
+					cfg := space.ConvDefault(tg.Class, shape, lim)
+					if !cfg.Math.IsWGMMA() {
+						t.Fatalf("%v: the heuristic's %s is not a wgmma kernel", c, cfg)
+					}
+					cfg.MS, cfg.ML, cfg.NL, cfg.NS, cfg.KG, cfg.TMA = blk[0], blk[1], blk[2], blk[2]/8, 1, 2
+					pers := cfg
+					pers.PS = 1
+					if ptx.Legal(cfg, tg.Class, lim) != nil || ptx.Legal(pers, tg.Class, lim) != nil {
+						t.Logf("%v: %s or its persistent twin not legal", c, cfg)
+						continue
+					}
+					var outs [2][]float64
+					for i, k := range []ptx.GemmConfig{cfg, pers} {
+						if err := b.ResetY(); err != nil {
+							t.Fatal(err)
+						}
+						tl.check(t, c, d, b, stream, k.String(), func() error { return run(req, shape, k) })
+						if outs[i], err = b.ReadY(stream); err != nil {
+							t.Fatal(err)
+						}
+					}
+					pairs++
+					if !slices.Equal(outs[0], outs[1]) {
+						differ++
+						t.Errorf("%v [%s]: the persistent kernel's result differs from its twin's", c, pers)
+					}
+				}
+				b.Free()
+			}
+		}
+	}
+	rep := fmt.Sprintf("persistent: %d pairs of a persistent kernel and its twin, %d runs, %d outside the bound, %d pairs differing; worst err/bound %.3g\n",
+		pairs, tl.runs, tl.failed, differ, tl.worst)
+	t.Log(rep)
+	if pairs < 16 {
+		t.Errorf("only %d pairs", pairs)
+	}
+	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "conv-persistent.txt"), []byte(rep), 0o644)
 	}
 }

@@ -278,19 +278,22 @@ func TestGPUConvTiming(t *testing.T) {
 // stages, grid splits of 1 to 16, cp.async copies, the copy engine and the copy engine with
 // a producer warp, as Legal allows, in k-slices of one 128-byte line. ISAAC_GPU_CONV_GRID=copies
 // keeps the copy engine's; =deep has no grid split and adds k-slices of half a line (cp.async
-// copies only) and 5 and 8 stages (deeper pipelines of the same bytes).
+// copies only) and 5 and 8 stages (deeper pipelines of the same bytes); =persistent has the
+// producer warp's configurations without a grid split, each also persistent (ps=1).
 func warpgroupGrid(in ptx.InputClass, dev ptx.DeviceLimits) []ptx.GemmConfig {
 	maths := ptx.WarpgroupMathsFor(in)
 	if len(maths) == 0 {
 		return nil
 	}
 	v := 16 / in.AType.Size()
-	tmas, us, stages, kgs := []int{0, 1, 2}, []int{8 * v}, []int{3, 4, 6}, []int{1, 2, 4, 8, 16}
+	tmas, us, stages, kgs, pss := []int{0, 1, 2}, []int{8 * v}, []int{3, 4, 6}, []int{1, 2, 4, 8, 16}, []int{0}
 	switch os.Getenv("ISAAC_GPU_CONV_GRID") {
 	case "copies":
 		tmas = []int{1, 2}
 	case "deep":
 		tmas, us, stages, kgs = []int{0, 1, 2}, []int{4 * v, 8 * v}, []int{3, 4, 5, 6, 8}, []int{1}
+	case "persistent":
+		tmas, stages, kgs, pss = []int{2}, []int{3, 4, 5, 6, 8}, []int{1}, []int{0, 1}
 	}
 	var out []ptx.GemmConfig
 	for _, blk := range [][2]int{{1, 64}, {1, 128}, {2, 128}, {2, 256}} {
@@ -299,10 +302,12 @@ func warpgroupGrid(in ptx.InputClass, dev ptx.DeviceLimits) []ptx.GemmConfig {
 				for _, st := range stages {
 					for _, kg := range kgs {
 						for _, tma := range tmas {
-							c := ptx.GemmConfig{MS: blk[0], NS: nl / 8, ML: blk[1], NL: nl, U: u, KS: 1, KL: 1, KG: kg, KC: 1,
-								VecA: v, VecB: v, Stages: st, Math: maths[0], TMA: tma}
-							if ptx.Legal(c, in, dev) == nil {
-								out = append(out, c)
+							for _, ps := range pss {
+								c := ptx.GemmConfig{MS: blk[0], NS: nl / 8, ML: blk[1], NL: nl, U: u, KS: 1, KL: 1, KG: kg, KC: 1,
+									VecA: v, VecB: v, Stages: st, Math: maths[0], TMA: tma, PS: ps}
+								if ptx.Legal(c, in, dev) == nil {
+									out = append(out, c)
+								}
 							}
 						}
 					}
