@@ -298,7 +298,7 @@ func (b *bench) convPaths(req *request.Conv, sweep int, rng *rand.Rand) ([]convV
 		}
 		def := space.ConvDefault(t.Class, shape, t.Dev.Limits)
 		if !b.Server.Options().TMA {
-			def.TMA = 0 // ISAAC_TMA=0, as the server runs it
+			def.TMA, def.PS = 0, 0 // ISAAC_TMA=0, as the server runs it
 		}
 		cfgs := []ptx.GemmConfig{def}
 		if sweep > 0 {

@@ -154,7 +154,7 @@ func (s *Server) convDecide(t kernels.Target, c *request.Conv, shape request.Con
 		cfg.KG = 1 // no stream-ordered workspace on this device
 	}
 	if !s.opts.TMA && s.opts.ConvConfig == nil {
-		cfg.TMA = 0 // ISAAC_TMA=0: x's tiles gathered with cp.async
+		cfg.TMA, cfg.PS = 0, 0 // ISAAC_TMA=0: x's tiles gathered with cp.async, no persistent grid (it needs the copy engine)
 	}
 	if err := ptx.Legal(cfg, class, t.Dev.Limits); err != nil {
 		return &convDecision{reason: request.FwdUnsupported}

@@ -91,7 +91,7 @@ func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) p
 	engine := in.ChannelLines && !(in.AType == ptx.F32 && s.C/s.G == 32)
 	pick := func(c ptx.GemmConfig) ptx.GemmConfig {
 		if engine {
-			c = convCopyEngine(c, in, dev)
+			c = convCopyEngine(c, in, m, n, dev)
 		}
 		return c
 	}
@@ -110,19 +110,38 @@ func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) p
 	return fallbackConfig(in)
 }
 
-// convCopyEngine is c staged by the copy engine's im2col mode: with a
-// producer warp (ptx.GemmConfig.TMA = 2) for 64-pixel blocks, whose small
-// grids leave the copies' issue on the critical path, else from the
-// computing threads (TMA = 1); c where neither is legal.
-func convCopyEngine(c ptx.GemmConfig, in ptx.InputClass, dev ptx.DeviceLimits) ptx.GemmConfig {
+// convCopyEngine is c staged by the copy engine's im2col mode for an
+// m×n implicit GEMM: with a producer warp (ptx.GemmConfig.TMA = 2) for
+// 64-pixel blocks, whose small grids leave the copies' issue on the
+// critical path; persistent (PS = 1) with a deep pipeline, one block an SM,
+// for 128-pixel blocks without a grid split whose tiles fill the SMs at
+// least twice (persistentWaves); else from the computing threads (TMA = 1);
+// c where none is legal.
+func convCopyEngine(c ptx.GemmConfig, in ptx.InputClass, m, n int, dev ptx.DeviceLimits) ptx.GemmConfig {
 	t := ptx.TMATwin(c, in, dev)
 	if p := t; t.TMA == 1 && c.ML == 64 {
 		if p.TMA = 2; ptx.Legal(p, in, dev) == nil {
 			return p
 		}
 	}
+	if t.TMA == 1 && c.ML == 128 && c.KG == 1 && ceilDiv(m, c.ML)*ceilDiv(n, c.NL) >= persistentWaves*dev.SMCount {
+		p := t
+		p.TMA, p.PS = 2, 1
+		for _, st := range []int{8, 6, 5, 4} { // the deepest that fits
+			if p.Stages = st; ptx.Legal(p, in, dev) == nil {
+				return p
+			}
+		}
+	}
 	return t
 }
+
+// persistentWaves is how many times a convolution's tiles must fill the
+// SMs for the heuristic to take a persistent kernel: on Table 5's and
+// ResNet's layers of two or three waves of 128-pixel tiles, persistent
+// kernels with 6-8 stages ran faster than the heuristic's blocks; on
+// grids of a wave or less they did not (gputest/results/h100/conv/call35).
+const persistentWaves = 2
 
 // deepReduction is the reduction length (C·R·S) from which a convolution
 // whose grid leaves SMs idle splits it across the grid.

@@ -78,7 +78,8 @@ func TestConvClassAndDraws(t *testing.T) {
 // class: in FP16 NHWC (x channel-contiguous, channels of whole 128-byte
 // lines where C is a multiple of 64) the wgmma blocks, stages, split and
 // copy loop that call 17's grid measured fastest or within a few percent
-// of it (gputest/results/h100/conv/call17); in FP32 (FMA) NCHW, no wgmma,
+// of it (gputest/results/h100/conv/call17), persistent where the tiles
+// fill the SMs twice (conv9, conv10: call 35's grid); in FP32 (FMA) NCHW, no wgmma,
 // a deep reduction on a small grid taking smaller blocks split further
 // (conv8: 20,800 taps) and a shorter one keeping its large blocks with the
 // split halved until it finishes in one pass (conv13: 4,608 taps), as
@@ -96,8 +97,8 @@ func TestConvHeuristicTable5(t *testing.T) {
 		{"conv6", half, true, "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2"},
 		{"conv7", half, true, "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=4,va=8,vb=8,st=6,math=wgmma_f16,tma=2"},
 		{"conv8", half, true, "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=8,va=8,vb=8,st=6,math=wgmma_f16,tma=2"},
-		{"conv9", half, true, "ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_f16,tma=1"},
-		{"conv10", half, true, "ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=wgmma_f16,tma=1"},
+		{"conv9", half, true, "ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2,ps=1"},
+		{"conv10", half, true, "ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2,ps=1"},
 		{"conv11", half, true, "ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1"},
 		{"conv12", half, true, "ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1"},
 		{"conv13", half, true, "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2"},
