@@ -21,11 +21,11 @@ import "fmt"
 // NS times along n.
 type wgmmaCompute struct {
 	c                *gemmCtx
-	descA, descB     string // descriptors of the warpgroup's operands in stage 0
-	transA, transB   int    // 1: the operand is MN-major (m/n-contiguous)
-	one              string // true predicate: scale-d (accumulate into D)
-	rowBase, colBase string // the thread's first row and column of C (origin)
-	rowOff, colOff   string // and their offsets from the block's tile origin
+	descA, descB     string     // descriptors of the warpgroup's operands in stage 0
+	transA, transB   int        // 1: the operand is MN-major (m/n-contiguous)
+	one              string     // true predicate: scale-d (accumulate into D)
+	rowBase, colBase string     // the thread's first row and column of C (origin)
+	rowOff, colOff   string     // and their offsets from the block's tile origin
 	acc              [][]string // [mi][reg]
 }
 
