@@ -34,6 +34,15 @@ type geometry struct {
 
 	epiType DataType // F32 or F64: alpha/beta arithmetic and workspace type
 	elems   int      // accumulator elements per thread (after KS summation)
+
+	// A wgmma convolution's epilogue staged by rows (convRowStaged): the
+	// tile's ML pixels of NL channels in y's type, a row every rowBytes
+	// (16 bytes of padding), then ML pixel offsets (s32), at convStageOff:
+	// in the main loop's stages, or past them in a persistent kernel,
+	// whose producer is already filling them. convStage false: none.
+	convStage    bool
+	convRowBytes int
+	convStageOff int
 }
 
 // operandGeom describes the staging of one operand tile (A: ML×U, B: U×NL).
@@ -132,6 +141,17 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 		g.clusterSmem = cfg.NL * g.stageStride * es
 	}
 	g.sharedBytes = max(g.tileSmem, g.redSmem, g.stageSmem, g.clusterSmem)
+	if cfg.Math.IsWGMMA() && in.Conv != NotConv && cfg.KG == 1 && g.kc == 1 {
+		g.convRowBytes = cfg.NL*in.CType.Size() + 16
+		region := cfg.ML*g.convRowBytes + 4*cfg.ML
+		switch {
+		case cfg.PS == 1:
+			g.convStage, g.convStageOff = true, (g.sharedBytes+15)/16*16
+			g.sharedBytes = g.convStageOff + region
+		case region <= g.tileSmem: // no more shared memory than the main loop's
+			g.convStage = true
+		}
+	}
 	g.block = g.threads
 	if cfg.TMA >= 1 {
 		// The mbarriers stay past every other use of the buffer (the

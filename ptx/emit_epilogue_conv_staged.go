@@ -1,0 +1,224 @@
+package ptx
+
+// convRowStaged is the epilogue of a wgmma convolution (geometry.convStage)
+// whose y is channel-contiguous with 16-byte aligned pixels (checked at
+// run time: unit channel stride, pixel strides and y's address multiples of
+// 16 bytes) and whose alpha is not 0; elsewhere it branches to unstaged.
+// The fragments hold pairs of channels scattered over the tile's rows, which
+// y's pixels would take as 4-byte pieces of 16-byte lines; here every thread
+// first writes its elements, alpha·acc (+ beta·y, y read element by element
+// only with beta, one rounding to y's type), to a row-major copy of the tile
+// in shared memory (a pixel's NL channels a row) and the tile's first
+// threads its pixels' offsets in y (-1 past M); after a barrier of the
+// threads that compute, each stores whole 16-byte vectors of a pixel's
+// channels, vector t, t+T, … of the tile, element by element where a
+// vector crosses N. A barrier before the writes keeps them off stages that
+// a warpgroup's last wgmma still reads and off the previous tile's copy
+// (a persistent kernel's own region).
+func (c *gemmCtx) convRowStaged(elems []accElem, vals []string, ops epiOps, unstaged string) {
+	b, g, cv := c.b, c.g, c.conv.p
+	cfg := g.cfg
+	es := g.in.CType.Size()
+	v := 16 / es
+	T := g.threads
+	b.comment("epilogue staged by rows: pixels of %d channels in shared memory, stored in 16-byte vectors", cfg.NL)
+	b.insP("!"+ops.pAlpha, "bra.uni %s", unstaged)
+	odd := b.reg(kB32)
+	b.ins("or.b32 %s, %s, %s", odd, cv["yN"], cv["yH"])
+	b.ins("or.b32 %s, %s, %s", odd, odd, cv["yW"])
+	b.ins("and.b32 %s, %s, %d", odd, odd, v-1)
+	lo := b.reg(kB32)
+	b.ins("cvt.u32.u64 %s, %s", lo, c.C)
+	b.ins("and.b32 %s, %s, 15", lo, lo)
+	b.ins("or.b32 %s, %s, %s", odd, odd, lo)
+	slow := b.reg(kPred)
+	b.ins("setp.ne.s32 %s, %s, 0", slow, odd)
+	unit := b.reg(kPred)
+	b.ins("setp.ne.s32 %s, %s, 1", unit, cv["yC"])
+	b.ins("or.pred %s, %s, %s", slow, slow, unit)
+	b.insP(slow, "bra.uni %s", unstaged)
+
+	stage := b.addImm32(c.smem, g.convStageOff)
+	offs := b.addImm32(stage, cfg.ML*g.convRowBytes) // the pixels' offsets
+	c.barrier()
+	// The tile's pixel offsets in y, a row a thread.
+	for r0 := 0; r0 < cfg.ML; r0 += T {
+		row := b.addImm32(c.t, r0)
+		skip := b.newLabel("stage_offs")
+		if r0+T > cfg.ML {
+			past := b.reg(kPred)
+			b.ins("setp.ge.u32 %s, %s, %d", past, row, cfg.ML)
+			b.insP(past, "bra %s", skip)
+		}
+		m := b.add32(c.m0, row)
+		off := c.pixelOffset(m)
+		out := b.reg(kPred)
+		b.ins("setp.ge.s32 %s, %s, %s", out, m, c.M)
+		b.ins("selp.b32 %s, -1, %s, %s", off, off, out)
+		b.ins("st.shared.s32 [%s], %s", b.add32(offs, b.mulImm(row, 4)), off)
+		b.label(skip)
+	}
+	// The thread's elements, in y's type, at their row and channel.
+	relRow, relCol := b.reg(kB32), b.reg(kB32)
+	b.ins("sub.s32 %s, %s, %s", relRow, elems[0].rowBase, c.m0)
+	b.ins("sub.s32 %s, %s, %s", relCol, elems[0].colBase, c.n0)
+	wr := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", wr, relRow, g.convRowBytes, stage)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", wr, relCol, es, wr)
+	withBeta, staged := b.newLabel("stage_beta"), b.newLabel("staged")
+	b.insP(ops.pBeta, "bra.uni %s", withBeta)
+	c.stageElems(elems, vals, ops, wr, false)
+	b.ins("bra.uni %s", staged)
+	b.label(withBeta)
+	c.stageElems(elems, vals, ops, wr, true)
+	b.label(staged)
+	c.barrier()
+
+	// Whole vectors of pixels' channels.
+	vpr := cfg.NL / v // vectors a row
+	idx := b.reg(kB32)
+	b.ins("mov.b32 %s, %s", idx, c.t)
+	lVec, lEnd := b.newLabel("stage_vec"), b.newLabel("stage_vec_end")
+	b.label(lVec)
+	end := b.reg(kPred)
+	b.ins("setp.ge.s32 %s, %s, %d", end, idx, cfg.ML*vpr)
+	b.insP(end, "bra %s", lEnd)
+	row, vc := b.reg(kB32), b.reg(kB32)
+	if isPow2(vpr) {
+		b.ins("shr.u32 %s, %s, %d", row, idx, log2(vpr))
+		b.ins("and.b32 %s, %s, %d", vc, idx, vpr-1)
+	} else {
+		b.ins("div.u32 %s, %s, %d", row, idx, vpr)
+		b.ins("rem.u32 %s, %s, %d", vc, idx, vpr)
+	}
+	off := b.reg(kB32)
+	b.ins("ld.shared.s32 %s, [%s]", off, b.add32(offs, b.mulImm(row, 4)))
+	src := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", src, row, g.convRowBytes, stage)
+	b.ins("mad.lo.s32 %s, %s, 16, %s", src, vc, src)
+	words := b.regs(kB32, 4)
+	b.ins("ld.shared.v4.b32 %s, [%s]", vec(words), src)
+	n := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", n, vc, v, c.n0)
+	at := b.reg(kB32)
+	b.ins("add.s32 %s, %s, %s", at, off, n)
+	wide := b.reg(kB64)
+	b.ins("mul.wide.s32 %s, %s, %d", wide, at, es)
+	dst := b.reg(kB64)
+	b.ins("add.s64 %s, %s, %s", dst, c.C, wide)
+	valid := b.reg(kPred)
+	b.ins("setp.ge.s32 %s, %s, 0", valid, off)
+	full := b.reg(kPred)
+	b.ins("setp.le.s32 %s, %s, %s", full, b.addImm32(n, v), c.N)
+	b.ins("and.pred %s, %s, %s", full, full, valid)
+	b.insP(full, "st.global.v4.b32 [%s], %s", dst, vec(words))
+	// A vector across N: its elements inside y one by one.
+	part := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", part, n, c.N)
+	b.ins("and.pred %s, %s, %s", part, part, valid)
+	b.ins("and.pred %s, %s, !%s", part, part, full)
+	next := b.newLabel("stage_next")
+	b.insP("!"+part, "bra %s", next)
+	for j := 0; j < v; j++ {
+		p := b.reg(kPred)
+		b.ins("setp.lt.s32 %s, %s, %s", p, b.addImm32(n, j), c.N)
+		if es == 4 {
+			b.insP(p, "st.global.b32 %s, %s", addr(dst, 4*j), words[j])
+			continue
+		}
+		h := b.regs(kB16, 2)
+		b.ins("mov.b32 {%s, %s}, %s", h[0], h[1], words[j/2])
+		b.insP(p, "st.global.b16 %s, %s", addr(dst, 2*j), h[j%2])
+	}
+	b.label(next)
+	b.ins("add.s32 %s, %s, %d", idx, idx, T)
+	b.ins("bra %s", lVec)
+	b.label(lEnd)
+	c.finish()
+}
+
+// stageElems writes the thread's elements to the row-major staging tile at
+// wr (its first element's row and channel): alpha·acc, with beta plus
+// beta·y (y read under its bounds, one element at a time), rounded once to
+// y's type; pairs of channels (the wgmma fragments') as one shared store.
+func (c *gemmCtx) stageElems(elems []accElem, vals []string, ops epiOps, wr string, beta bool) {
+	b, g := c.b, c.g
+	es := g.in.CType.Size()
+	rows := map[[2]any]string{} // pixel offsets of this path's own (not convOut's cache: other paths do not run this one)
+	yAt := func(e accElem) string {
+		key := [2]any{e.rowBase, e.row}
+		off, ok := rows[key]
+		if !ok {
+			off = c.pixelOffset(b.addImm32(e.rowBase, e.row))
+			rows[key] = off
+		}
+		return c.convAddr(off, b.addImm32(e.colBase, e.col))
+	}
+	value := func(i int) string {
+		e := elems[i]
+		out := b.reg(kF32)
+		b.ins("mul.rn.f32 %s, %s, %s", out, ops.alpha, vals[i])
+		if !beta {
+			return out
+		}
+		p := b.reg(kPred)
+		b.ins("setp.lt.s32 %s, %s, %s", p, b.addImm32(e.rowBase, e.row), c.M)
+		pc := b.reg(kPred)
+		b.ins("setp.lt.s32 %s, %s, %s", pc, b.addImm32(e.colBase, e.col), c.N)
+		b.ins("and.pred %s, %s, %s", p, p, pc)
+		a := addr(yAt(e), 0)
+		y := b.reg(kF32)
+		switch ops.cType {
+		case F16, BF16:
+			h := b.reg(kB16)
+			b.ins("mov.b16 %s, 0", h)
+			b.insP(p, "ld.global.b16 %s, %s", h, a)
+			if ops.cType == F16 {
+				b.ins("cvt.f32.f16 %s, %s", y, h)
+			} else {
+				b.ins("mov.b32 %s, {%s, %s}", y, ops.zeroH, h)
+			}
+		default:
+			b.ins("mov.f32 %s, 0f00000000", y)
+			b.insP(p, "ld.global.f32 %s, %s", y, a)
+		}
+		b.ins("fma.rn.f32 %s, %s, %s, %s", out, ops.beta, y, out)
+		return out
+	}
+	at := func(e accElem) string { return addr(wr, e.row*g.convRowBytes+e.col*es) }
+	pairs := channelPairs(elems)
+	for i := 0; i < len(elems); {
+		e := elems[i]
+		if pairs {
+			v0, v1 := value(i), value(i+1)
+			switch ops.cType {
+			case F16, BF16:
+				name := "f16x2"
+				if ops.cType == BF16 {
+					name = "bf16x2"
+				}
+				w := b.reg(kB32)
+				b.ins("cvt.rn.%s.f32 %s, %s, %s", name, w, v1, v0) // the first channel in the low half
+				b.ins("st.shared.b32 %s, %s", at(e), w)
+			default:
+				b.ins("st.shared.v2.f32 %s, {%s, %s}", at(e), v0, v1)
+			}
+			i += 2
+			continue
+		}
+		v0 := value(i)
+		switch ops.cType {
+		case F16, BF16:
+			name := "f16"
+			if ops.cType == BF16 {
+				name = "bf16"
+			}
+			h := b.reg(kB16)
+			b.ins("cvt.rn.%s.f32 %s, %s", name, h, v0)
+			b.ins("st.shared.b16 %s, %s", at(e), h)
+		default:
+			b.ins("st.shared.f32 %s, %s", at(e), v0)
+		}
+		i++
+	}
+}
