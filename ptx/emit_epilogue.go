@@ -272,8 +272,10 @@ func (c *gemmCtx) epilogue(elems []accElem) {
 	if c.conv != nil && cfg.KG == 1 && g.kc == 1 && g.stageCols == 0 {
 		general := b.newLabel("epi_general")
 		if g.convStage {
-			unstaged := b.newLabel("epi_unstaged")
-			c.convRowStaged(elems, vals, ops, unstaged)
+			cols, unstaged := b.newLabel("epi_columns"), b.newLabel("epi_unstaged")
+			c.convRowStaged(elems, vals, ops, cols)
+			b.label(cols)
+			c.convColStaged(elems, vals, ops, unstaged)
 			b.label(unstaged)
 		}
 		c.convStores(elems, vals, ops, general)

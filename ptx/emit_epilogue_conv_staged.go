@@ -38,26 +38,7 @@ func (c *gemmCtx) convRowStaged(elems []accElem, vals []string, ops epiOps, unst
 	b.ins("or.pred %s, %s, %s", slow, slow, unit)
 	b.insP(slow, "bra.uni %s", unstaged)
 
-	stage := b.addImm32(c.smem, g.convStageOff)
-	offs := b.addImm32(stage, cfg.ML*g.convRowBytes) // the pixels' offsets
-	c.barrier()
-	// The tile's pixel offsets in y, a row a thread.
-	for r0 := 0; r0 < cfg.ML; r0 += T {
-		row := b.addImm32(c.t, r0)
-		skip := b.newLabel("stage_offs")
-		if r0+T > cfg.ML {
-			past := b.reg(kPred)
-			b.ins("setp.ge.u32 %s, %s, %d", past, row, cfg.ML)
-			b.insP(past, "bra %s", skip)
-		}
-		m := b.add32(c.m0, row)
-		off := c.pixelOffset(m)
-		out := b.reg(kPred)
-		b.ins("setp.ge.s32 %s, %s, %s", out, m, c.M)
-		b.ins("selp.b32 %s, -1, %s, %s", off, off, out)
-		b.ins("st.shared.s32 [%s], %s", b.add32(offs, b.mulImm(row, 4)), off)
-		b.label(skip)
-	}
+	stage, offs := c.stagePixels()
 	// The thread's elements, in y's type, at their row and channel.
 	relRow, relCol := b.reg(kB32), b.reg(kB32)
 	b.ins("sub.s32 %s, %s, %s", relRow, elems[0].rowBase, c.m0)
@@ -65,14 +46,7 @@ func (c *gemmCtx) convRowStaged(elems []accElem, vals []string, ops epiOps, unst
 	wr := b.reg(kB32)
 	b.ins("mad.lo.s32 %s, %s, %d, %s", wr, relRow, g.convRowBytes, stage)
 	b.ins("mad.lo.s32 %s, %s, %d, %s", wr, relCol, es, wr)
-	withBeta, staged := b.newLabel("stage_beta"), b.newLabel("staged")
-	b.insP(ops.pBeta, "bra.uni %s", withBeta)
-	c.stageElems(elems, vals, ops, wr, false)
-	b.ins("bra.uni %s", staged)
-	b.label(withBeta)
-	c.stageElems(elems, vals, ops, wr, true)
-	b.label(staged)
-	c.barrier()
+	c.stageBothBetas(elems, vals, ops, wr, false)
 
 	// Whole vectors of pixels' channels.
 	vpr := cfg.NL / v // vectors a row
@@ -137,11 +111,56 @@ func (c *gemmCtx) convRowStaged(elems []accElem, vals []string, ops epiOps, unst
 	c.finish()
 }
 
-// stageElems writes the thread's elements to the row-major staging tile at
-// wr (its first element's row and channel): alpha·acc, with beta plus
-// beta·y (y read under its bounds, one element at a time), rounded once to
-// y's type; pairs of channels (the wgmma fragments') as one shared store.
-func (c *gemmCtx) stageElems(elems []accElem, vals []string, ops epiOps, wr string, beta bool) {
+// stagePixels passes the barrier before the staging tile is written and
+// writes the tile's pixel offsets in y (-1 past M), a row a thread; it
+// returns the shared addresses of the staging tile and of the offsets.
+func (c *gemmCtx) stagePixels() (stage, offs string) {
+	b, g := c.b, c.g
+	cfg := g.cfg
+	T := g.threads
+	stage = b.addImm32(c.smem, g.convStageOff)
+	offs = b.addImm32(c.smem, g.convOffsOff)
+	c.barrier()
+	for r0 := 0; r0 < cfg.ML; r0 += T {
+		row := b.addImm32(c.t, r0)
+		skip := b.newLabel("stage_offs")
+		if r0+T > cfg.ML {
+			past := b.reg(kPred)
+			b.ins("setp.ge.u32 %s, %s, %d", past, row, cfg.ML)
+			b.insP(past, "bra %s", skip)
+		}
+		m := b.add32(c.m0, row)
+		off := c.pixelOffset(m)
+		out := b.reg(kPred)
+		b.ins("setp.ge.s32 %s, %s, %s", out, m, c.M)
+		b.ins("selp.b32 %s, -1, %s, %s", off, off, out)
+		b.ins("st.shared.s32 [%s], %s", b.add32(offs, b.mulImm(row, 4)), off)
+		b.label(skip)
+	}
+	return stage, offs
+}
+
+// stageBothBetas writes the thread's elements to the staging tile (by rows,
+// or by columns with cols) on two paths, beta = 0 and beta != 0, then
+// passes the barrier after which the tile is read.
+func (c *gemmCtx) stageBothBetas(elems []accElem, vals []string, ops epiOps, wr string, cols bool) {
+	b := c.b
+	withBeta, staged := b.newLabel("stage_beta"), b.newLabel("staged")
+	b.insP(ops.pBeta, "bra.uni %s", withBeta)
+	c.stageElems(elems, vals, ops, wr, false, cols)
+	b.ins("bra.uni %s", staged)
+	b.label(withBeta)
+	c.stageElems(elems, vals, ops, wr, true, cols)
+	b.label(staged)
+	c.barrier()
+}
+
+// stageElems writes the thread's elements to the staging tile at wr (its
+// first element's place), by rows or by columns (cols): alpha·acc, with
+// beta plus beta·y (y read under its bounds, one element at a time),
+// rounded once to y's type; by rows, pairs of channels (the wgmma
+// fragments') as one shared store.
+func (c *gemmCtx) stageElems(elems []accElem, vals []string, ops epiOps, wr string, beta, cols bool) {
 	b, g := c.b, c.g
 	es := g.in.CType.Size()
 	rows := map[[2]any]string{} // pixel offsets of this path's own (not convOut's cache: other paths do not run this one)
@@ -185,8 +204,13 @@ func (c *gemmCtx) stageElems(elems []accElem, vals []string, ops epiOps, wr stri
 		b.ins("fma.rn.f32 %s, %s, %s, %s", out, ops.beta, y, out)
 		return out
 	}
-	at := func(e accElem) string { return addr(wr, e.row*g.convRowBytes+e.col*es) }
-	pairs := channelPairs(elems)
+	at := func(e accElem) string {
+		if cols {
+			return addr(wr, e.col*g.convColBytes+e.row*es)
+		}
+		return addr(wr, e.row*g.convRowBytes+e.col*es)
+	}
+	pairs := !cols && channelPairs(elems)
 	for i := 0; i < len(elems); {
 		e := elems[i]
 		if pairs {
@@ -221,4 +245,129 @@ func (c *gemmCtx) stageElems(elems []accElem, vals []string, ops epiOps, wr stri
 		}
 		i++
 	}
+}
+
+// convColStaged is convRowStaged for a y whose pixels are consecutive
+// along w (unit w stride, as NCHW's, rows and images not overlapping;
+// checked at run time, with y's address 16-byte aligned) and whose
+// channels are not (else convRowStaged takes
+// it): the tile is staged by columns (a channel's pixels a column), and
+// each thread stores vectors of 16 bytes of one channel's consecutive
+// pixels where their offsets in y are consecutive and aligned (within one
+// image of a packed y: the pixels' offsets say it, from the staged table),
+// else their elements one by one, consecutive pixels in consecutive lanes.
+func (c *gemmCtx) convColStaged(elems []accElem, vals []string, ops epiOps, unstaged string) {
+	b, g, cv := c.b, c.g, c.conv.p
+	cfg := g.cfg
+	es := g.in.CType.Size()
+	v := 16 / es
+	T := g.threads
+	b.comment("epilogue staged by columns: channels of %d pixels in shared memory, stored in 16-byte vectors of pixels", cfg.ML)
+	b.insP("!"+ops.pAlpha, "bra.uni %s", unstaged)
+	lo := b.reg(kB32)
+	b.ins("cvt.u32.u64 %s, %s", lo, c.C)
+	b.ins("and.b32 %s, %s, 15", lo, lo)
+	slow := b.reg(kPred)
+	b.ins("setp.ne.s32 %s, %s, 0", slow, lo)
+	unit := b.reg(kPred)
+	b.ins("setp.ne.s32 %s, %s, 1", unit, cv["yW"])
+	b.ins("or.pred %s, %s, %s", slow, slow, unit)
+	// Offsets strictly increasing with the pixel (rows and images apart
+	// by at least their extent), so that v pixels whose first and last
+	// offsets are v-1 apart are consecutive.
+	reach := b.reg(kB32)
+	b.ins("setp.lt.s32 %s, %s, %s", unit, cv["yH"], cv["cQ"])
+	b.ins("or.pred %s, %s, %s", slow, slow, unit)
+	b.ins("add.s32 %s, %s, -1", reach, cv["cP"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", reach, reach, cv["yH"], cv["cQ"])
+	b.ins("setp.lt.s32 %s, %s, %s", unit, cv["yN"], reach)
+	b.ins("or.pred %s, %s, %s", slow, slow, unit)
+	b.insP(slow, "bra.uni %s", unstaged)
+
+	stage, offs := c.stagePixels()
+	relRow, relCol := b.reg(kB32), b.reg(kB32)
+	b.ins("sub.s32 %s, %s, %s", relRow, elems[0].rowBase, c.m0)
+	b.ins("sub.s32 %s, %s, %s", relCol, elems[0].colBase, c.n0)
+	wr := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", wr, relCol, g.convColBytes, stage)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", wr, relRow, es, wr)
+	c.stageBothBetas(elems, vals, ops, wr, true)
+
+	// Vectors of a channel's pixels, vector t, t+T, … of the tile.
+	vpc := cfg.ML / v // vectors a column
+	idx := b.reg(kB32)
+	b.ins("mov.b32 %s, %s", idx, c.t)
+	lVec, lEnd := b.newLabel("stage_cvec"), b.newLabel("stage_cvec_end")
+	b.label(lVec)
+	end := b.reg(kPred)
+	b.ins("setp.ge.s32 %s, %s, %d", end, idx, cfg.NL*vpc)
+	b.insP(end, "bra %s", lEnd)
+	col, r := b.reg(kB32), b.reg(kB32)
+	b.ins("shr.u32 %s, %s, %d", col, idx, log2(vpc)) // ML and v are powers of two
+	b.ins("and.b32 %s, %s, %d", r, idx, vpc-1)
+	b.ins("shl.b32 %s, %s, %d", r, r, log2(v))
+	src := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", src, col, g.convColBytes, stage)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", src, r, es, src)
+	words := b.regs(kB32, 4)
+	b.ins("ld.shared.v4.b32 %s, [%s]", vec(words), src)
+	ch := b.reg(kB32)
+	b.ins("add.s32 %s, %s, %s", ch, c.n0, col)
+	chOK := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", chOK, ch, c.N)
+	chOff := b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %s", chOff, ch, cv["yC"])
+	offAt := b.add32(offs, b.mulImm(r, 4))
+	first, last := b.reg(kB32), b.reg(kB32)
+	b.ins("ld.shared.s32 %s, [%s]", first, offAt)
+	b.ins("ld.shared.s32 %s, %s", last, addr(offAt, 4*(v-1)))
+	// One vector: the channel inside y, the last pixel inside M (so the
+	// first too), the pixels' offsets consecutive, the first aligned.
+	full := b.reg(kPred)
+	b.ins("setp.ge.s32 %s, %s, 0", full, last)
+	b.ins("and.pred %s, %s, %s", full, full, chOK)
+	gap := b.reg(kB32)
+	b.ins("sub.s32 %s, %s, %s", gap, last, first)
+	p := b.reg(kPred)
+	b.ins("setp.eq.s32 %s, %s, %d", p, gap, v-1)
+	b.ins("and.pred %s, %s, %s", full, full, p)
+	at := b.reg(kB32)
+	b.ins("add.s32 %s, %s, %s", at, first, chOff)
+	al := b.reg(kB32)
+	b.ins("and.b32 %s, %s, %d", al, at, v-1)
+	b.ins("setp.eq.s32 %s, %s, 0", p, al)
+	b.ins("and.pred %s, %s, %s", full, full, p)
+	wide := b.reg(kB64)
+	b.ins("mul.wide.s32 %s, %s, %d", wide, at, es)
+	dst := b.reg(kB64)
+	b.ins("add.s64 %s, %s, %s", dst, c.C, wide)
+	b.insP(full, "st.global.v4.b32 [%s], %s", dst, vec(words))
+	next := b.newLabel("stage_cnext")
+	b.insP(full, "bra %s", next)
+	b.insP("!"+chOK, "bra %s", next)
+	// Element by element: each pixel at its own offset.
+	for j := 0; j < v; j++ {
+		off := b.reg(kB32)
+		b.ins("ld.shared.s32 %s, %s", off, addr(offAt, 4*j))
+		pj := b.reg(kPred)
+		b.ins("setp.ge.s32 %s, %s, 0", pj, off)
+		e := b.reg(kB32)
+		b.ins("add.s32 %s, %s, %s", e, off, chOff)
+		w := b.reg(kB64)
+		b.ins("mul.wide.s32 %s, %s, %d", w, e, es)
+		a := b.reg(kB64)
+		b.ins("add.s64 %s, %s, %s", a, c.C, w)
+		if es == 4 {
+			b.insP(pj, "st.global.b32 [%s], %s", a, words[j])
+			continue
+		}
+		h := b.regs(kB16, 2)
+		b.ins("mov.b32 {%s, %s}, %s", h[0], h[1], words[j/2])
+		b.insP(pj, "st.global.b16 [%s], %s", a, h[j%2])
+	}
+	b.label(next)
+	b.ins("add.s32 %s, %s, %d", idx, idx, T)
+	b.ins("bra %s", lVec)
+	b.label(lEnd)
+	c.finish()
 }

@@ -35,14 +35,16 @@ type geometry struct {
 	epiType DataType // F32 or F64: alpha/beta arithmetic and workspace type
 	elems   int      // accumulator elements per thread (after KS summation)
 
-	// A wgmma convolution's epilogue staged by rows (convRowStaged): the
-	// tile's ML pixels of NL channels in y's type, a row every rowBytes
-	// (16 bytes of padding), then ML pixel offsets (s32), at convStageOff:
-	// in the main loop's stages, or past them in a persistent kernel,
-	// whose producer is already filling them. convStage false: none.
-	convStage    bool
-	convRowBytes int
-	convStageOff int
+	// A wgmma convolution's staged epilogue (convRowStaged, convColStaged):
+	// the tile in y's type at convStageOff, by rows (a pixel's NL channels
+	// every convRowBytes) or by columns (a channel's ML pixels every
+	// convColBytes), each with 16 bytes of padding, then the ML pixels'
+	// offsets (s32) at convOffsOff: in the main loop's stages, or past them
+	// in a persistent kernel, whose producer is already filling them.
+	// convStage false: none.
+	convStage                  bool
+	convRowBytes, convColBytes int
+	convStageOff, convOffsOff  int
 }
 
 // operandGeom describes the staging of one operand tile (A: ML×U, B: U×NL).
@@ -143,7 +145,9 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 	g.sharedBytes = max(g.tileSmem, g.redSmem, g.stageSmem, g.clusterSmem)
 	if cfg.Math.IsWGMMA() && in.Conv != NotConv && cfg.KG == 1 && g.kc == 1 {
 		g.convRowBytes = cfg.NL*in.CType.Size() + 16
-		region := cfg.ML*g.convRowBytes + 4*cfg.ML
+		g.convColBytes = cfg.ML*in.CType.Size() + 16
+		tile := max(cfg.ML*g.convRowBytes, cfg.NL*g.convColBytes)
+		region := tile + 4*cfg.ML
 		switch {
 		case cfg.PS == 1:
 			g.convStage, g.convStageOff = true, (g.sharedBytes+15)/16*16
@@ -151,6 +155,7 @@ func newGeometry(cfg GemmConfig, in InputClass) geometry {
 		case region <= g.tileSmem: // no more shared memory than the main loop's
 			g.convStage = true
 		}
+		g.convOffsOff = g.convStageOff + tile
 	}
 	g.block = g.threads
 	if cfg.TMA >= 1 {
