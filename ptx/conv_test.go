@@ -67,8 +67,10 @@ func convConfigs(in InputClass) []GemmConfig {
 		"ms=1,ns=16,ml=128,nl=128,u=16,ks=1,kl=1,kg=2,va=4,vb=4,st=3,math=wgmma_tf32",
 		"ms=1,ns=16,ml=128,nl=128,u=32,ks=1,kl=1,kg=1,va=4,vb=4,st=4,math=wgmma_tf32,tma=1",
 		"ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=4,va=4,vb=4,st=6,math=wgmma_tf32,tma=2",
-		"ms=2,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2,ps=1",
+		"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2,ps=1",
 		"ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=4,vb=4,st=8,math=wgmma_tf32,tma=2,ps=1",
+		"ms=1,ns=16,ml=128,nl=128,u=32,ks=1,kl=1,kg=1,va=4,vb=4,st=5,math=wgmma_tf32,mr=224,tma=2,ps=1",
+		"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,mr=224,tma=2,ps=1",
 	} {
 		cfg, err := ParseConfig(s)
 		if err != nil {
