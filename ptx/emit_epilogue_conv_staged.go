@@ -248,9 +248,10 @@ func (c *gemmCtx) stageElems(elems []accElem, vals []string, ops epiOps, wr stri
 }
 
 // convColStaged is convRowStaged for a y whose pixels are consecutive
-// along w (unit w stride, as NCHW's, rows and images not overlapping;
-// checked at run time, with y's address 16-byte aligned) and whose
-// channels are not (else convRowStaged takes
+// (unit w stride and packed rows, as NCHW's, images not overlapping) with
+// images of a multiple of 16 bytes of pixels and image and channel strides
+// to match (checked at run time, with y's address 16-byte aligned), and
+// whose channels are not (else convRowStaged takes
 // it): the tile is staged by columns (a channel's pixels a column), and
 // each thread stores vectors of 16 bytes of one channel's consecutive
 // pixels where their offsets in y are consecutive and aligned (within one
@@ -281,6 +282,19 @@ func (c *gemmCtx) convColStaged(elems []accElem, vals []string, ops epiOps, unst
 	b.ins("add.s32 %s, %s, -1", reach, cv["cP"])
 	b.ins("mad.lo.s32 %s, %s, %s, %s", reach, reach, cv["yH"], cv["cQ"])
 	b.ins("setp.lt.s32 %s, %s, %s", unit, cv["yN"], reach)
+	b.ins("or.pred %s, %s, %s", slow, slow, unit)
+	// Only where whole vectors are the rule: packed rows, images of a
+	// multiple of v pixels, image and channel strides multiples of v (on
+	// 7×7, 14×14 and 27×27 outputs the pixel-by-pixel stores of the
+	// staged tile ran slower than the unstaged epilogue: call 40).
+	pq := b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %s", pq, cv["cP"], cv["cQ"])
+	b.ins("or.b32 %s, %s, %s", pq, pq, cv["yN"])
+	b.ins("or.b32 %s, %s, %s", pq, pq, cv["yC"])
+	b.ins("and.b32 %s, %s, %d", pq, pq, v-1)
+	b.ins("setp.ne.s32 %s, %s, 0", unit, pq)
+	b.ins("or.pred %s, %s, %s", slow, slow, unit)
+	b.ins("setp.ne.s32 %s, %s, %s", unit, cv["yH"], cv["cQ"])
 	b.ins("or.pred %s, %s, %s", slow, slow, unit)
 	b.insP(slow, "bra.uni %s", unstaged)
 

@@ -114,7 +114,7 @@ func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) p
 // m×n implicit GEMM: with a producer warp (ptx.GemmConfig.TMA = 2) for
 // 64-pixel blocks, whose small grids leave the copies' issue on the
 // critical path; persistent (PS = 1) with a deep pipeline, one block an SM,
-// its registers capped to fit the register file, for 128-pixel blocks without a grid split whose tiles fill the SMs at
+// for 16-bit 128-pixel blocks without a grid split whose tiles fill the SMs at
 // least twice (persistentWaves); else from the computing threads (TMA = 1);
 // c where none is legal.
 func convCopyEngine(c ptx.GemmConfig, in ptx.InputClass, m, n int, dev ptx.DeviceLimits) ptx.GemmConfig {
@@ -124,16 +124,14 @@ func convCopyEngine(c ptx.GemmConfig, in ptx.InputClass, m, n int, dev ptx.Devic
 			return p
 		}
 	}
-	if t.TMA == 1 && c.ML == 128 && c.KG == 1 && ceilDiv(m, c.ML)*ceilDiv(n, c.NL) >= persistentWaves*dev.SMCount {
-		// Registers capped (.maxnreg) where the block's threads could
-		// otherwise need more than the register file holds: the JIT gave
-		// the tf32 kernels with the staged epilogues' paths more than 288
-		// threads may have, and refused them (call 39).
+	// Not for tf32: since the column-staged epilogue, the server forwarded
+	// its persistent 128×128 kernels (288 threads) as unsupported on the
+	// H100, with their registers capped too (calls 39 and 40; the
+	// persistent test's tf32 kernels of 160 threads ran); the cause is not
+	// found yet.
+	if t.TMA == 1 && c.ML == 128 && c.KG == 1 && in.AType.Size() == 2 && ceilDiv(m, c.ML)*ceilDiv(n, c.NL) >= persistentWaves*dev.SMCount {
 		p := t
 		p.TMA, p.PS = 2, 1
-		if threads := p.Threads(); 255*threads > dev.RegistersPerBlock {
-			p.MR = min(248, dev.RegistersPerBlock/threads/8*8)
-		}
 		for _, st := range []int{8, 6, 5, 4} { // the deepest that fits
 			if p.Stages = st; ptx.Legal(p, in, dev) == nil {
 				return p
