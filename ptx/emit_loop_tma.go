@@ -243,89 +243,174 @@ func (c *gemmCtx) loopTMA(comp *wgmmaCompute) {
 // runs up to S tiles ahead, and no computing warp waits for its address
 // arithmetic or the copies' issue.
 func (c *gemmCtx) loopTMAProducer(comp *wgmmaCompute) {
-	b, g := c.b, c.g
-	S, T := g.cfg.Stages, g.threads
-	ops := []*tmaOperand{c.newTMAOperand(true), c.newTMAOperand(false)}
-	full := b.addImm32(c.smem, g.barOff)
-	empty := b.addImm32(c.smem, g.barOff+8*S)
-	first := b.reg(kPred)
-	b.ins("setp.eq.u32 %s, %s, 0", first, c.tid)
-	b.comment("tensor-copy pipeline with a producer warp: %d full and %d empty mbarriers", S, S)
-	skip := b.newLabel("tma_init")
-	b.insP("!"+first, "bra %s", skip)
-	for s := 0; s < S; s++ {
-		b.ins("mbarrier.init.shared.b64 %s, 1", addr(full, 8*s))
-		b.ins("mbarrier.init.shared.b64 %s, %d", addr(empty, 8*s), T)
-	}
-	b.ins("fence.mbarrier_init.release.cluster")
-	for _, t := range ops {
-		b.ins("prefetch.tensormap [%s]", t.tmap)
-	}
-	b.label(skip)
-	b.ins("bar.sync 0")
+	b := c.b
+	r := c.newProducerRing("tensor-copy pipeline with a producer warp")
+	some := b.reg(kPred) // slices to compute
+	b.ins("setp.gt.s32 %s, %s, 0", some, c.nTiles)
 	consumer, done := b.newLabel("compute"), b.newLabel("done")
-	isProd := b.reg(kPred)
-	b.ins("setp.ge.u32 %s, %s, %d", isProd, c.tid, T)
-	b.insP("!"+isProd, "bra.uni %s", consumer)
+	b.insP("!"+r.isProducer(), "bra.uni %s", consumer)
 
 	// The producer warp: its first lane issues every tile, the others leave.
 	lead := b.reg(kPred)
-	b.ins("setp.eq.u32 %s, %s, %d", lead, c.tid, T)
-	b.ins("setp.gt.s32 %s, %s, 0", first, c.nTiles)
-	b.ins("and.pred %s, %s, %s", lead, lead, first)
+	b.ins("setp.eq.u32 %s, %s, %d", lead, c.tid, c.g.threads)
+	b.ins("and.pred %s, %s, %s", lead, lead, some)
 	b.insP("!"+lead, "exit")
-	off, k, cnt := b.reg(kB32), b.reg(kB32), b.reg(kB32)
-	b.ins("mov.b32 %s, 0", off)
-	b.ins("mov.b32 %s, %s", k, c.kBeg)
-	b.ins("mov.b32 %s, %s", cnt, c.nTiles)
-	barF, barE, phase := b.reg(kB32), b.reg(kB32), b.reg(kB32)
-	b.ins("mov.b32 %s, %s", barF, full)
-	b.ins("mov.b32 %s, %s", barE, empty)
-	b.ins("mov.b32 %s, 1", phase)
-	ploop := b.newLabel("produce")
-	b.label(ploop)
-	c.waitPhase(barE, phase, "produce_wait")
-	c.issueTMA(ops, off, barF, k)
-	b.ins("add.s32 %s, %s, %d", k, k, g.cfg.U)
-	c.rotate(off)
-	c.rotateBar(barF, full, "")
-	c.rotateBar(barE, empty, phase)
-	b.ins("sub.s32 %s, %s, 1", cnt, cnt)
-	more := b.reg(kPred)
-	b.ins("setp.gt.s32 %s, %s, 0", more, cnt)
-	b.insP(more, "bra.uni %s", ploop)
+	p := r.producer()
+	b.ins("mov.b32 %s, %s", p.k, c.kBeg)
+	p.loop(c.nTiles, "produce")
 	b.ins("exit")
 
 	// The warpgroups that compute.
 	b.label(consumer)
-	b.ins("setp.le.s32 %s, %s, 0", first, c.nTiles)
-	b.insP(first, "bra.uni %s", done)
-	rd, barR, barP := b.reg(kB32), b.reg(kB32), b.reg(kB32)
-	b.ins("mov.b32 %s, 0", rd)
-	b.ins("mov.b32 %s, %s", barR, full)
-	b.ins("mov.b32 %s, %s", barP, empty)
-	b.ins("mov.b32 %s, 0", phase)
-	b.ins("mov.b32 %s, %s", cnt, c.nTiles)
-	b.ins("setp.eq.u32 %s, %s, %s", first, c.tid, c.tid) // the first iteration releases nothing
-	loop := b.newLabel("loop")
-	b.label(loop)
-	c.waitPhase(barR, phase, "tma_wait")
-	comp.tile(rd)
-	b.ins("wgmma.wait_group.sync.aligned 1")
-	state := b.reg(kB64)
-	b.insP("!"+first, "mbarrier.arrive.shared.b64 %s, [%s]", state, barP)
-	b.ins("setp.ne.u32 %s, %s, %s", first, c.tid, c.tid)
-	// barP follows barR one stage behind: the stage whose group retired.
-	b.ins("sub.s32 %s, %s, %s", barP, barR, full)
-	b.ins("add.s32 %s, %s, %s", barP, barP, empty)
-	c.rotate(rd)
-	c.rotateBar(barR, full, phase)
-	b.ins("sub.s32 %s, %s, 1", cnt, cnt)
-	b.ins("setp.gt.s32 %s, %s, 0", more, cnt)
-	b.insP(more, "bra.uni %s", loop)
+	b.insP("!"+some, "bra.uni %s", done)
+	s := r.consumer()
+	s.loop(comp, c.nTiles, "loop")
 	b.label(done)
 	b.ins("wgmma.wait_group.sync.aligned 0")
 	c.barrier()
+}
+
+// producerRing is the stages of a producer warp's pipeline (TMA = 2): the
+// operands' tensor maps and the addresses of the full and empty mbarriers.
+type producerRing struct {
+	c           *gemmCtx
+	ops         []*tmaOperand
+	full, empty string
+}
+
+// newProducerRing initializes the ring's mbarriers (full[s] completed by
+// the copies, empty[s] by every computing thread's arrival) and prefetches
+// the tensor maps from thread 0, then passes the block barrier.
+func (c *gemmCtx) newProducerRing(what string) *producerRing {
+	b, g := c.b, c.g
+	S, T := g.cfg.Stages, g.threads
+	r := &producerRing{c: c, ops: []*tmaOperand{c.newTMAOperand(true), c.newTMAOperand(false)}}
+	r.full = b.addImm32(c.smem, g.barOff)
+	r.empty = b.addImm32(c.smem, g.barOff+8*S)
+	first := b.reg(kPred)
+	b.ins("setp.eq.u32 %s, %s, 0", first, c.tid)
+	b.comment("%s: %d full and %d empty mbarriers", what, S, S)
+	skip := b.newLabel("tma_init")
+	b.insP("!"+first, "bra %s", skip)
+	for s := 0; s < S; s++ {
+		b.ins("mbarrier.init.shared.b64 %s, 1", addr(r.full, 8*s))
+		b.ins("mbarrier.init.shared.b64 %s, %d", addr(r.empty, 8*s), T)
+	}
+	b.ins("fence.mbarrier_init.release.cluster")
+	for _, t := range r.ops {
+		b.ins("prefetch.tensormap [%s]", t.tmap)
+	}
+	b.label(skip)
+	b.ins("bar.sync 0")
+	return r
+}
+
+// isProducer is a predicate: the thread is the producer warp's.
+func (r *producerRing) isProducer() string {
+	b := r.c.b
+	p := b.reg(kPred)
+	b.ins("setp.ge.u32 %s, %s, %d", p, r.c.tid, r.c.g.threads)
+	return p
+}
+
+// ringProducer is the producer's place in the ring: the stage it fills
+// next (byte offset and full and empty barriers), the empty barriers'
+// parity it waits for, and the reduction index of the next slice.
+type ringProducer struct {
+	r                      *producerRing
+	off, barF, barE, phase string
+	k, cnt                 string
+}
+
+// producer starts the producer at stage 0, waiting from parity 1 (a fresh
+// barrier's preceding phase counts as complete, so the first S slices go
+// at once).
+func (r *producerRing) producer() *ringProducer {
+	b := r.c.b
+	p := &ringProducer{r: r, off: b.reg(kB32), barF: b.reg(kB32), barE: b.reg(kB32), phase: b.reg(kB32), k: b.reg(kB32), cnt: b.reg(kB32)}
+	b.ins("mov.b32 %s, 0", p.off)
+	b.ins("mov.b32 %s, %s", p.barF, r.full)
+	b.ins("mov.b32 %s, %s", p.barE, r.empty)
+	b.ins("mov.b32 %s, 1", p.phase)
+	return p
+}
+
+// loop issues n slices (n > 0) from reduction index k on: each waits for
+// its stage's release, then its copies arm the stage's full barrier.
+func (p *ringProducer) loop(n, label string) {
+	c := p.r.c
+	b := c.b
+	b.ins("mov.b32 %s, %s", p.cnt, n)
+	top := b.newLabel(label)
+	b.label(top)
+	c.waitPhase(p.barE, p.phase, label+"_wait")
+	c.issueTMA(p.r.ops, p.off, p.barF, p.k)
+	b.ins("add.s32 %s, %s, %d", p.k, p.k, c.g.cfg.U)
+	c.rotate(p.off)
+	c.rotateBar(p.barF, p.r.full, "")
+	c.rotateBar(p.barE, p.r.empty, p.phase)
+	b.ins("sub.s32 %s, %s, 1", p.cnt, p.cnt)
+	more := b.reg(kPred)
+	b.ins("setp.gt.s32 %s, %s, 0", more, p.cnt)
+	b.insP(more, "bra.uni %s", top)
+}
+
+// ringConsumer is a computing thread's place in the ring: the stage it
+// reads next (byte offset and full barrier), the full barriers' parity it
+// waits for, and the empty barrier of the stage whose release is due.
+type ringConsumer struct {
+	r                     *producerRing
+	rd, barR, barP, phase string
+	first, cnt            string
+}
+
+// consumer starts a computing thread at stage 0, waiting from parity 0.
+func (r *producerRing) consumer() *ringConsumer {
+	b := r.c.b
+	s := &ringConsumer{r: r, rd: b.reg(kB32), barR: b.reg(kB32), barP: b.reg(kB32), phase: b.reg(kB32), first: b.reg(kPred), cnt: b.reg(kB32)}
+	b.ins("mov.b32 %s, 0", s.rd)
+	b.ins("mov.b32 %s, %s", s.barR, r.full)
+	b.ins("mov.b32 %s, %s", s.barP, r.empty)
+	b.ins("mov.b32 %s, 0", s.phase)
+	return s
+}
+
+// loop consumes n slices (n > 0): each waits for its stage's copies,
+// issues its wgmma group, waits until only that group is pending and
+// releases the stage the previous group read (the first slice releases
+// nothing); barP is left at the last slice's stage, not yet released.
+func (s *ringConsumer) loop(comp *wgmmaCompute, n, label string) {
+	c := s.r.c
+	b := c.b
+	b.ins("mov.b32 %s, %s", s.cnt, n)
+	b.ins("setp.eq.u32 %s, %s, %s", s.first, c.tid, c.tid)
+	top := b.newLabel(label)
+	b.label(top)
+	c.waitPhase(s.barR, s.phase, "tma_wait")
+	comp.tile(s.rd)
+	b.ins("wgmma.wait_group.sync.aligned 1")
+	s.release("!" + s.first)
+	b.ins("setp.ne.u32 %s, %s, %s", s.first, c.tid, c.tid)
+	// barP follows barR one stage behind: the stage whose group retired.
+	b.ins("sub.s32 %s, %s, %s", s.barP, s.barR, s.r.full)
+	b.ins("add.s32 %s, %s, %s", s.barP, s.barP, s.r.empty)
+	c.rotate(s.rd)
+	c.rotateBar(s.barR, s.r.full, s.phase)
+	b.ins("sub.s32 %s, %s, 1", s.cnt, s.cnt)
+	more := b.reg(kPred)
+	b.ins("setp.gt.s32 %s, %s, 0", more, s.cnt)
+	b.insP(more, "bra.uni %s", top)
+}
+
+// release arrives at the empty barrier barP (under pred, "" for always).
+func (s *ringConsumer) release(pred string) {
+	b := s.r.c.b
+	state := b.reg(kB64)
+	if pred == "" {
+		b.ins("mbarrier.arrive.shared.b64 %s, [%s]", state, s.barP)
+		return
+	}
+	b.insP(pred, "mbarrier.arrive.shared.b64 %s, [%s]", state, s.barP)
 }
 
 // barrier is a barrier of the block's computing threads: the whole block,
