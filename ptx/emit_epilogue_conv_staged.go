@@ -20,7 +20,6 @@ func (c *gemmCtx) convRowStaged(elems []accElem, vals []string, ops epiOps, unst
 	cfg := g.cfg
 	es := g.in.CType.Size()
 	v := 16 / es
-	T := g.threads
 	b.comment("epilogue staged by rows: pixels of %d channels in shared memory, stored in 16-byte vectors", cfg.NL)
 	b.insP("!"+ops.pAlpha, "bra.uni %s", unstaged)
 	odd := b.reg(kB32)
@@ -38,25 +37,12 @@ func (c *gemmCtx) convRowStaged(elems []accElem, vals []string, ops epiOps, unst
 	b.ins("or.pred %s, %s, %s", slow, slow, unit)
 	b.insP(slow, "bra.uni %s", unstaged)
 
-	stage, offs := c.stagePixels()
-	// The thread's elements, in y's type, at their row and channel.
-	relRow, relCol := b.reg(kB32), b.reg(kB32)
-	b.ins("sub.s32 %s, %s, %s", relRow, elems[0].rowBase, c.m0)
-	b.ins("sub.s32 %s, %s, %s", relCol, elems[0].colBase, c.n0)
-	wr := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %d, %s", wr, relRow, g.convRowBytes, stage)
-	b.ins("mad.lo.s32 %s, %s, %d, %s", wr, relCol, es, wr)
-	c.stageBothBetas(elems, vals, ops, wr, false)
+	stage, offs := c.stageTile(elems, vals, ops, false)
 
 	// Whole vectors of pixels' channels.
 	vpr := cfg.NL / v // vectors a row
-	idx := b.reg(kB32)
-	b.ins("mov.b32 %s, %s", idx, c.t)
-	lVec, lEnd := b.newLabel("stage_vec"), b.newLabel("stage_vec_end")
-	b.label(lVec)
-	end := b.reg(kPred)
-	b.ins("setp.ge.s32 %s, %s, %d", end, idx, cfg.ML*vpr)
-	b.insP(end, "bra %s", lEnd)
+	loop := c.openVectorLoop(cfg.ML*vpr, "stage_vec")
+	idx, next := loop.idx, loop.next
 	row, vc := b.reg(kB32), b.reg(kB32)
 	if isPow2(vpr) {
 		b.ins("shr.u32 %s, %s, %d", row, idx, log2(vpr))
@@ -91,7 +77,6 @@ func (c *gemmCtx) convRowStaged(elems []accElem, vals []string, ops epiOps, unst
 	b.ins("setp.lt.s32 %s, %s, %s", part, n, c.N)
 	b.ins("and.pred %s, %s, %s", part, part, valid)
 	b.ins("and.pred %s, %s, !%s", part, part, full)
-	next := b.newLabel("stage_next")
 	b.insP("!"+part, "bra %s", next)
 	for j := 0; j < v; j++ {
 		p := b.reg(kPred)
@@ -104,11 +89,57 @@ func (c *gemmCtx) convRowStaged(elems []accElem, vals []string, ops epiOps, unst
 		b.ins("mov.b32 {%s, %s}, %s", h[0], h[1], words[j/2])
 		b.insP(p, "st.global.b16 %s, %s", addr(dst, 2*j), h[j%2])
 	}
-	b.label(next)
-	b.ins("add.s32 %s, %s, %d", idx, idx, T)
-	b.ins("bra %s", lVec)
-	b.label(lEnd)
+	loop.end()
 	c.finish()
+}
+
+// stageTile writes the thread's elements to the staging tile, by rows or
+// by columns (cols), and the tile's pixel offsets (stagePixels), between
+// barriers; it returns the tile's and the offsets' shared addresses.
+func (c *gemmCtx) stageTile(elems []accElem, vals []string, ops epiOps, cols bool) (stage, offs string) {
+	b, g := c.b, c.g
+	stage, offs = c.stagePixels()
+	relRow, relCol := b.reg(kB32), b.reg(kB32)
+	b.ins("sub.s32 %s, %s, %s", relRow, elems[0].rowBase, c.m0)
+	b.ins("sub.s32 %s, %s, %s", relCol, elems[0].colBase, c.n0)
+	lead, minor, lines := relRow, relCol, g.convRowBytes
+	if cols {
+		lead, minor, lines = relCol, relRow, g.convColBytes
+	}
+	wr := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", wr, lead, lines, stage)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", wr, minor, g.in.CType.Size(), wr)
+	c.stageBothBetas(elems, vals, ops, wr, cols)
+	return stage, offs
+}
+
+// vectorLoop is a loop over vectors t, t+T, … below a bound (T the
+// threads that compute): idx is the vector's index, next the label of the
+// loop's next step (end places it).
+type vectorLoop struct {
+	c                     *gemmCtx
+	idx, next, top, label string
+}
+
+// openVectorLoop opens a vectorLoop over the vectors below total.
+func (c *gemmCtx) openVectorLoop(total int, label string) vectorLoop {
+	b := c.b
+	l := vectorLoop{c: c, idx: b.reg(kB32), top: b.newLabel(label), label: b.newLabel(label + "_end"), next: b.newLabel(label + "_next")}
+	b.ins("mov.b32 %s, %s", l.idx, c.t)
+	b.label(l.top)
+	past := b.reg(kPred)
+	b.ins("setp.ge.s32 %s, %s, %d", past, l.idx, total)
+	b.insP(past, "bra %s", l.label)
+	return l
+}
+
+// end places the loop's next step, the back branch and the loop's end.
+func (l vectorLoop) end() {
+	b := l.c.b
+	b.label(l.next)
+	b.ins("add.s32 %s, %s, %d", l.idx, l.idx, l.c.g.threads)
+	b.ins("bra %s", l.top)
+	b.label(l.label)
 }
 
 // stagePixels passes the barrier before the staging tile is written and
@@ -262,7 +293,6 @@ func (c *gemmCtx) convColStaged(elems []accElem, vals []string, ops epiOps, unst
 	cfg := g.cfg
 	es := g.in.CType.Size()
 	v := 16 / es
-	T := g.threads
 	b.comment("epilogue staged by columns: channels of %d pixels in shared memory, stored in 16-byte vectors of pixels", cfg.ML)
 	b.insP("!"+ops.pAlpha, "bra.uni %s", unstaged)
 	lo := b.reg(kB32)
@@ -298,24 +328,12 @@ func (c *gemmCtx) convColStaged(elems []accElem, vals []string, ops epiOps, unst
 	b.ins("or.pred %s, %s, %s", slow, slow, unit)
 	b.insP(slow, "bra.uni %s", unstaged)
 
-	stage, offs := c.stagePixels()
-	relRow, relCol := b.reg(kB32), b.reg(kB32)
-	b.ins("sub.s32 %s, %s, %s", relRow, elems[0].rowBase, c.m0)
-	b.ins("sub.s32 %s, %s, %s", relCol, elems[0].colBase, c.n0)
-	wr := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %d, %s", wr, relCol, g.convColBytes, stage)
-	b.ins("mad.lo.s32 %s, %s, %d, %s", wr, relRow, es, wr)
-	c.stageBothBetas(elems, vals, ops, wr, true)
+	stage, offs := c.stageTile(elems, vals, ops, true)
 
 	// Vectors of a channel's pixels, vector t, t+T, … of the tile.
 	vpc := cfg.ML / v // vectors a column
-	idx := b.reg(kB32)
-	b.ins("mov.b32 %s, %s", idx, c.t)
-	lVec, lEnd := b.newLabel("stage_cvec"), b.newLabel("stage_cvec_end")
-	b.label(lVec)
-	end := b.reg(kPred)
-	b.ins("setp.ge.s32 %s, %s, %d", end, idx, cfg.NL*vpc)
-	b.insP(end, "bra %s", lEnd)
+	loop := c.openVectorLoop(cfg.NL*vpc, "stage_cvec")
+	idx, next := loop.idx, loop.next
 	col, r := b.reg(kB32), b.reg(kB32)
 	b.ins("shr.u32 %s, %s, %d", col, idx, log2(vpc)) // ML and v are powers of two
 	b.ins("and.b32 %s, %s, %d", r, idx, vpc-1)
@@ -356,7 +374,6 @@ func (c *gemmCtx) convColStaged(elems []accElem, vals []string, ops epiOps, unst
 	dst := b.reg(kB64)
 	b.ins("add.s64 %s, %s, %s", dst, c.C, wide)
 	b.insP(full, "st.global.v4.b32 [%s], %s", dst, vec(words))
-	next := b.newLabel("stage_cnext")
 	b.insP(full, "bra %s", next)
 	b.insP("!"+chOK, "bra %s", next)
 	// Element by element: each pixel at its own offset.
@@ -379,9 +396,6 @@ func (c *gemmCtx) convColStaged(elems []accElem, vals []string, ops epiOps, unst
 		b.ins("mov.b32 {%s, %s}, %s", h[0], h[1], words[j/2])
 		b.insP(pj, "st.global.b16 [%s], %s", a, h[j%2])
 	}
-	b.label(next)
-	b.ins("add.s32 %s, %s, %d", idx, idx, T)
-	b.ins("bra %s", lVec)
-	b.label(lEnd)
+	loop.end()
 	c.finish()
 }
