@@ -84,16 +84,7 @@ func (c *gemmCtx) convStores(elems []accElem, vals []string, ops epiOps, general
 		b.ins("or.b32 %s, %s, %s", odd, odd, cv["yW"])
 		b.ins("or.b32 %s, %s, %s", odd, odd, c.N)
 		b.ins("and.b32 %s, %s, 1", odd, odd)
-		lo := b.reg(kB32)
-		b.ins("cvt.u32.u64 %s, %s", lo, c.C)
-		b.ins("and.b32 %s, %s, %d", lo, lo, 2*es-1)
-		b.ins("or.b32 %s, %s, %s", odd, odd, lo)
-		slow := b.reg(kPred)
-		b.ins("setp.ne.s32 %s, %s, 0", slow, odd)
-		unit := b.reg(kPred)
-		b.ins("setp.ne.s32 %s, %s, 1", unit, cv["yC"])
-		b.ins("or.pred %s, %s, %s", slow, slow, unit)
-		b.insP(slow, "bra.uni %s", strided)
+		b.insP(c.notChannelContiguous(odd, 2*es), "bra.uni %s", strided)
 		b.comment("pairs of channels of a channel-contiguous y")
 		at := map[rowKey]string{}
 		for _, e := range elems {
@@ -227,4 +218,21 @@ func (c *gemmCtx) storePair(ops epiOps, v0, v1, at string, imm int, pred string,
 		}
 		b.insP(pred, "st.global.v2.%s %s, %s", s, a, braces(out))
 	}
+}
+
+// notChannelContiguous is a predicate: y's channels are not consecutive
+// (a channel stride other than 1), y's address is not a multiple of align
+// bytes, or odd (the caller's other conditions, or-ed together) is not 0.
+func (c *gemmCtx) notChannelContiguous(odd string, align int) string {
+	b := c.b
+	lo := b.reg(kB32)
+	b.ins("cvt.u32.u64 %s, %s", lo, c.C)
+	b.ins("and.b32 %s, %s, %d", lo, lo, align-1)
+	b.ins("or.b32 %s, %s, %s", odd, odd, lo)
+	slow := b.reg(kPred)
+	b.ins("setp.ne.s32 %s, %s, 0", slow, odd)
+	unit := b.reg(kPred)
+	b.ins("setp.ne.s32 %s, %s, 1", unit, c.conv.p["yC"])
+	b.ins("or.pred %s, %s, %s", slow, slow, unit)
+	return slow
 }

@@ -26,16 +26,7 @@ func (c *gemmCtx) convRowStaged(elems []accElem, vals []string, ops epiOps, unst
 	b.ins("or.b32 %s, %s, %s", odd, cv["yN"], cv["yH"])
 	b.ins("or.b32 %s, %s, %s", odd, odd, cv["yW"])
 	b.ins("and.b32 %s, %s, %d", odd, odd, v-1)
-	lo := b.reg(kB32)
-	b.ins("cvt.u32.u64 %s, %s", lo, c.C)
-	b.ins("and.b32 %s, %s, 15", lo, lo)
-	b.ins("or.b32 %s, %s, %s", odd, odd, lo)
-	slow := b.reg(kPred)
-	b.ins("setp.ne.s32 %s, %s, 0", slow, odd)
-	unit := b.reg(kPred)
-	b.ins("setp.ne.s32 %s, %s, 1", unit, cv["yC"])
-	b.ins("or.pred %s, %s, %s", slow, slow, unit)
-	b.insP(slow, "bra.uni %s", unstaged)
+	b.insP(c.notChannelContiguous(odd, 16), "bra.uni %s", unstaged)
 
 	stage, offs := c.stageTile(elems, vals, ops, false)
 

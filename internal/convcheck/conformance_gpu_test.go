@@ -386,20 +386,7 @@ func TestGPUConvNHWC(t *testing.T) {
 // untouched. Random filters, padding, strides, dilations, both modes, y
 // in either layout, alpha and beta (beta = 0 over NaN).
 func TestGPUConvTMA(t *testing.T) {
-	gemmcheck.GPUThread(t)
-	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
-	lim, err := rt.Limits()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lim.SMMajor != 9 || lim.SMMinor != 0 {
-		t.Skipf("the im2col copies' kernels are sm_90's; this is sm_%d%d", lim.SMMajor, lim.SMMinor)
-	}
-	stream, err := cuda.NewStream()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stream.Destroy()
+	rt, lim, stream := sm90aRuntime(t, "the im2col copies' kernels")
 	rng := rand.New(rand.NewPCG(7, 29))
 	// pseudo_half, bfloat16, and float with TF32 allowed (wgmma_tf32)
 	types := []request.ConvType{request.ConvTypes[2], request.ConvTypes[4], request.ConvTypes[0]}
@@ -588,20 +575,7 @@ func (tl *tally) check(t *testing.T, c convcheck.Case, d *convcheck.Data, b *con
 // BF16 and FP32 with TF32, x in NHWC and in NCHW (through NHWC copies),
 // the heuristic's block shapes with the copy engine and a producer warp.
 func TestGPUConvPersistent(t *testing.T) {
-	gemmcheck.GPUThread(t)
-	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
-	lim, err := rt.Limits()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lim.SMMajor != 9 || lim.SMMinor != 0 {
-		t.Skipf("persistent kernels are wgmma's (sm_90a); this is sm_%d%d", lim.SMMajor, lim.SMMinor)
-	}
-	stream, err := cuda.NewStream()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stream.Destroy()
+	rt, lim, stream := sm90aRuntime(t, "persistent kernels")
 	layers := []convcheck.Case{ // Table 5's conv5 at batch 8 and a 3×3 of 128 channels, padded, strided
 		{N: 8, C: 64, H: 56, W: 56, K: 64, R: 3, S: 3, StrH: 1, StrW: 1, DilH: 1, DilW: 1},
 		{N: 4, C: 128, H: 30, W: 30, K: 256, R: 3, S: 3, PadH: 1, PadW: 1, StrH: 2, StrW: 1, DilH: 1, DilW: 1, Flip: true},
@@ -665,4 +639,26 @@ func TestGPUConvPersistent(t *testing.T) {
 	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
 		os.WriteFile(filepath.Join(dir, "conv-persistent.txt"), []byte(rep), 0o644)
 	}
+}
+
+// sm90aRuntime is a runtime, its device's limits and a stream (destroyed
+// when the test ends) for a test of kernels that only sm_90a runs (what),
+// on the test's GPU thread; it skips the test on any other device.
+func sm90aRuntime(t *testing.T, what string) (*kernels.Runtime, ptx.DeviceLimits, cuda.Stream) {
+	t.Helper()
+	gemmcheck.GPUThread(t)
+	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
+	lim, err := rt.Limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lim.SMMajor != 9 || lim.SMMinor != 0 {
+		t.Skipf("%s are sm_90a's; this is sm_%d%d", what, lim.SMMajor, lim.SMMinor)
+	}
+	stream, err := cuda.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stream.Destroy() })
+	return rt, lim, stream
 }
