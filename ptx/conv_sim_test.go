@@ -530,7 +530,15 @@ func checkConvAddressing(t *testing.T, cfg GemmConfig, in InputClass, p convSimP
 			}
 		}
 	}
-	// The block's tile of y, each element once.
+	checkTileStored(t, cfg, in, p, bx, stored)
+}
+
+// checkTileStored checks that stored (the count of stores of each y
+// address) holds block bx's tile of y, each element once, and nothing
+// else.
+func checkTileStored(t *testing.T, cfg GemmConfig, in InputClass, p convSimProblem, bx int64, stored map[int64]int) {
+	t.Helper()
+	M := p.N * p.P() * p.Q()
 	want := 0
 	for m := bx * int64(cfg.ML); m < min(int64(M), (bx+1)*int64(cfg.ML)); m++ {
 		n, pq := m/int64(p.P()*p.Q()), m%int64(p.P()*p.Q())
@@ -538,13 +546,13 @@ func checkConvAddressing(t *testing.T, cfg GemmConfig, in InputClass, p convSimP
 		for kk := int64(0); kk < int64(min(p.K, cfg.NL)); kk++ {
 			a := simY + int64(in.CType.Size())*(n*int64(p.Y[0])+kk*int64(p.Y[1])+pp*int64(p.Y[2])+q*int64(p.Y[3]))
 			if stored[a] != 1 {
-				t.Fatalf("%s %s: y(%d, %d) stored %d times", cfg, in, m, kk, stored[a])
+				t.Fatalf("%s %s block %d: y(%d, %d) stored %d times", cfg, in, bx, m, kk, stored[a])
 			}
 			want++
 		}
 	}
 	if len(stored) != want {
-		t.Fatalf("%s %s: %d addresses of y stored, want %d", cfg, in, len(stored), want)
+		t.Fatalf("%s %s block %d: %d addresses of y stored, want %d", cfg, in, bx, len(stored), want)
 	}
 }
 
@@ -630,7 +638,6 @@ func checkConvStagedStores(t *testing.T, cfg GemmConfig, in InputClass, p convSi
 	}
 	g := newGeometry(cfg, in)
 	prog := parseProgram(k.PTX)
-	M := p.N * p.P() * p.Q()
 	grid := [3]int64{70000, int64(ceilDiv(p.K, cfg.NL)), 1} // wider than 65535: no rasterization
 	smem := map[int64]int64{}
 	stored := map[int64]int{}
@@ -655,21 +662,7 @@ func checkConvStagedStores(t *testing.T, cfg GemmConfig, in InputClass, p convSi
 			}
 		}
 	}
-	want := 0
-	for m := bx * int64(cfg.ML); m < min(int64(M), (bx+1)*int64(cfg.ML)); m++ {
-		n, pq := m/int64(p.P()*p.Q()), m%int64(p.P()*p.Q())
-		pp, q := pq/int64(p.Q()), pq%int64(p.Q())
-		for kk := int64(0); kk < int64(min(p.K, cfg.NL)); kk++ {
-			a := simY + int64(in.CType.Size())*(n*int64(p.Y[0])+kk*int64(p.Y[1])+pp*int64(p.Y[2])+q*int64(p.Y[3]))
-			if stored[a] != 1 {
-				t.Fatalf("%s %s block %d: y(%d, %d) stored %d times", cfg, in, bx, m, kk, stored[a])
-			}
-			want++
-		}
-	}
-	if len(stored) != want {
-		t.Fatalf("%s %s block %d: %d addresses of y stored, want %d", cfg, in, bx, len(stored), want)
-	}
+	checkTileStored(t, cfg, in, p, bx, stored)
 	if vecBytes > 0 && vectors == 0 {
 		t.Fatalf("%s %s block %d: no store of %d bytes (the staged epilogue not taken)", cfg, in, bx, vecBytes)
 	}
