@@ -316,6 +316,11 @@ func (s *convSampleRun) vendor(req *request.Conv) (v7US, bestUS float64, err err
 	}
 	defer desc.Destroy()
 	v7, err1 := desc.Heuristic()
+	if err1 == nil && v7.WorkspaceBytes > s.wsBytes {
+		// v7's pick would write past the workspace (a caller with less
+		// memory gets cuDNN's fastest of what fits instead).
+		err1 = fmt.Errorf("cudnnGetConvolutionForwardAlgorithm_v7: algorithm %d needs %d bytes of workspace", v7.Algo, v7.WorkspaceBytes)
+	}
 	best, err2 := desc.Fastest(uintptr(s.ws), s.wsBytes)
 	switch {
 	case err1 != nil && err2 != nil:
