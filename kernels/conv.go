@@ -114,9 +114,65 @@ func NHWC(c *request.Conv, s request.ConvShape, x, w uintptr) (*request.Conv, re
 // shape s: x not channel-contiguous already, and the transposes' grids and
 // the copies' offsets within their limits.
 func Transposable(s request.ConvShape) bool {
-	_, okX := ptx.TransposeGrid(s.N, s.C, s.H, s.W)
-	_, okW := ptx.TransposeGrid(s.K, s.C, s.R, s.S)
-	return s.XStrides[1] != 1 && s.G == 1 && okX && okW && s.N*s.C*s.H*s.W < 1<<31
+	_, okX := planTranspose(0, 0, [4]int{s.N, s.C, s.H, s.W}, s.XStrides, 32)
+	_, okW := planTranspose(0, 0, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s), 32)
+	return s.XStrides[1] != 1 && s.G == 1 && okX && okW && s.N*s.C*s.H*s.W < 1<<31 && s.K*s.C*s.R*s.S < 1<<31
+}
+
+// filterStrides are the element strides of a filter in NCHW format.
+func filterStrides(s request.ConvShape) [4]int {
+	return [4]int{s.C * s.R * s.S, s.R * s.S, s.S, 1}
+}
+
+// transposePlan is one job of a transposes kernel (ptx.GenerateTransposes):
+// how it moves a tensor (src, dims, strides) into its packed copy at dst,
+// and its blocks.
+type transposePlan struct {
+	job           ptx.TransposeJob
+	src, dst      uintptr
+	dims, strides [4]int
+	gx, gy, n     int
+}
+
+// planTranspose is the job that moves the 4-d tensor at src (dims,
+// element strides) into a packed copy at dst with its second dimension
+// last, in tiles of tile elements; ok is false beyond the grid.
+func planTranspose(src, dst uintptr, dims, strides [4]int, tile int) (p transposePlan, ok bool) {
+	p = transposePlan{job: ptx.TransposeTiles, src: src, dst: dst, dims: dims, strides: strides}
+	if strides[2] == dims[3]*strides[3] {
+		// Rows of D one after another: one dimension of C·D, which the
+		// tiles fill better, or a short one for a rows job.
+		p.dims[2], p.dims[3], p.strides[2] = 1, dims[2]*dims[3], 0
+		if gx, n, ok := ptx.TransposeRowsBlocks(p.dims[0], p.dims[1], p.dims[3]); ok {
+			p.job, p.gx, p.n = ptx.TransposeRows, gx, n
+			return p, true
+		}
+	}
+	p.gx, p.gy, p.n, ok = ptx.TransposeTileBlocks(p.dims[0], p.dims[1], p.dims[2], p.dims[3], tile)
+	return p, ok
+}
+
+// push appends the job's parameters (ptx.GenerateTransposes's order).
+func (p transposePlan) push(params *cuda.Params) {
+	params.Ptr(p.src).Ptr(p.dst)
+	d, st := p.dims, p.strides
+	vals := []int{d[0], d[1], d[2], d[3], st[0], st[1], st[2], st[3], p.gx, p.gy}
+	if p.job == ptx.TransposeRows {
+		vals = []int{d[0], d[1], d[3], st[0], st[1], st[3], p.gx}
+	}
+	for _, v := range vals {
+		params.I32(int32(v))
+	}
+}
+
+// transposeTile is the tile of the copies' transposes: 64 elements for
+// 2- and 4-byte elements and more than 32 channels (more bytes in flight
+// a thread, whole 128-byte lines written), else 32.
+func transposeTile(s request.ConvShape) int {
+	if s.Type.Data.Size() <= 4 && s.C > 32 {
+		return 64
+	}
+	return 32
 }
 
 // copyBytes are the bytes of the NHWC copies of x and (when it is not in
@@ -144,10 +200,11 @@ func (rt *Runtime) ConvNHWCTarget(c *request.Conv, s request.ConvShape) (Target,
 	return rt.ConvTarget(v, sv)
 }
 
-// LaunchConvNHWC runs convolution c (Transposable) in three kernels on its
-// stream: x transposed to a packed NHWC copy, the filter to NHWC format
-// (unless it is already), both in the call's workspace, then kernel k (of
-// ConvNHWCTarget's class) on the copies, writing y through its strides.
+// LaunchConvNHWC runs convolution c (Transposable) in two kernels on its
+// stream: one that transposes x to a packed NHWC copy and the filter to
+// NHWC format (unless it is already), both in the call's workspace, then
+// kernel k (of ConvNHWCTarget's class) on the copies, writing y through its
+// strides.
 func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape, k *Kernel) error {
 	m, n, kk := s.Pixels(), s.K, s.ReductionCRS()
 	grid := k.grid(m, n, kk)
@@ -157,14 +214,6 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	if grid[1] > 65535 || grid[2] > 65535 || !k.gen.SplitLimit(m, n) {
 		return fmt.Errorf("%w: grid %v too large", ErrUnsupported, grid)
 	}
-	tr, err := rt.transposeKernel(t, s.Type.Data.Size(), false)
-	if err != nil {
-		return err
-	}
-	rows, err := rt.transposeKernel(t, s.Type.Data.Size(), true)
-	if err != nil {
-		return err
-	}
 	stream := cuda.Stream(c.Stream)
 	xb, wb := copyBytes(s)
 	front, ws, ctrs, done, err := rt.workspace(t, stream, k, m, n, kk, xb+wb)
@@ -172,40 +221,33 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 		return err
 	}
 	defer done()
-	p := paramPool.Get().(*cuda.Params)
-	defer paramPool.Put(p)
-	transpose := func(src, dst uintptr, dims, strides [4]int) error {
-		if strides[2] == dims[3]*strides[3] {
-			// Rows of D one after another: one dimension of C·D, which
-			// the tiles fill better, or a short one for the rows kernel.
-			dims[2], dims[3], strides[2] = 1, dims[2]*dims[3], 0
-			if g, ok := ptx.TransposeRowsGrid(dims[0], dims[1], dims[3]); ok {
-				p.Reset()
-				p.Ptr(src).Ptr(dst)
-				for _, v := range []int{dims[0], dims[1], dims[3], strides[0], strides[1], strides[3]} {
-					p.I32(int32(v))
-				}
-				return launch(rows.fn, rows.gen, g, stream, p)
-			}
-		}
-		g, _ := ptx.TransposeGrid(dims[0], dims[1], dims[2], dims[3])
-		p.Reset()
-		p.Ptr(src).Ptr(dst)
-		for _, v := range append(dims[:], strides[:]...) {
-			p.I32(int32(v))
-		}
-		return launch(tr.fn, tr.gen, g, stream, p)
-	}
+	// x and (unless it is in NHWC format already) the filter in one launch.
 	x, w := uintptr(front), c.WPtr
-	if err := transpose(c.XPtr, x, [4]int{s.N, s.C, s.H, s.W}, s.XStrides); err != nil {
-		return err
-	}
+	tile := transposeTile(s)
+	px, _ := planTranspose(c.XPtr, x, [4]int{s.N, s.C, s.H, s.W}, s.XStrides, tile)
+	plans := []transposePlan{px}
 	if wb > 0 {
 		w = x + uintptr(xb)
-		crs := s.C * s.R * s.S
-		if err := transpose(c.WPtr, w, [4]int{s.K, s.C, s.R, s.S}, [4]int{crs, s.R * s.S, s.S, 1}); err != nil {
-			return err
-		}
+		pw, _ := planTranspose(c.WPtr, w, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s), tile)
+		plans = append(plans, pw)
+	}
+	tr, err := rt.transposesKernel(t, s.Type.Data.Size(), tile, plans)
+	if err != nil {
+		return err
+	}
+	p := paramPool.Get().(*cuda.Params)
+	defer paramPool.Put(p)
+	p.Reset()
+	blocks := 0
+	for _, pl := range plans {
+		pl.push(p)
+		blocks += pl.n
+	}
+	if len(plans) == 2 {
+		p.I32(int32(plans[0].n))
+	}
+	if err := launch(tr.fn, tr.gen, [3]int{blocks, 1, 1}, stream, p); err != nil {
+		return err
 	}
 	v, sv := NHWC(c, s, x, w)
 	p.Reset()
@@ -225,14 +267,14 @@ func (rt *Runtime) ConvNHWC(c *request.Conv, s request.ConvShape, cfg ptx.GemmCo
 	return rt.LaunchConvNHWC(t, c, s, k)
 }
 
-// transposeKernel is the transpose kernel of es-byte elements in t's
-// context (with rows, the kernel for a short last dimension), loaded once.
-func (rt *Runtime) transposeKernel(t Target, es int, rows bool) (*Kernel, error) {
-	generate := ptx.GenerateTranspose
-	if rows {
-		generate = ptx.GenerateTransposeRows
+// transposesKernel is the transposes kernel of es-byte elements and
+// tile-element tiles for plans' jobs in t's context, loaded once.
+func (rt *Runtime) transposesKernel(t Target, es, tile int, plans []transposePlan) (*Kernel, error) {
+	jobs := make([]ptx.TransposeJob, len(plans))
+	for i, p := range plans {
+		jobs[i] = p.job
 	}
-	gen, err := generate(es, t.Dev.Limits.Arch())
+	gen, err := ptx.GenerateTransposes(es, tile, jobs, t.Dev.Limits.Arch())
 	if err != nil {
 		return nil, err
 	}

@@ -107,6 +107,15 @@ func simThread(prog []simInstr2, params map[string]int64, tid, bx, by int64, gri
 // lenient, an instruction guarded by an unknown predicate is skipped (a
 // first pass that only fills smem) rather than an error.
 func simThreadShared(prog []simInstr2, params map[string]int64, tid, bx, by int64, grid [3]int64, smem map[int64]int64, lenient bool) (copies []simCopy, stores []simStore, err error) {
+	return simThreadSharedFrom(prog, params, tid, bx, by, grid, smem, nil, lenient)
+}
+
+// simThreadSharedFrom is simThreadShared that also carries, in smemFrom
+// (nil: not), which global address each shared address's value was loaded
+// from: any st.shared of a register loaded from global records it, and any
+// ld.shared hands it on to its register (a kernel that moves data through
+// shared memory, such as a transpose's tiles).
+func simThreadSharedFrom(prog []simInstr2, params map[string]int64, tid, bx, by int64, grid [3]int64, smem, smemFrom map[int64]int64, lenient bool) (copies []simCopy, stores []simStore, err error) {
 	regs := map[string]int64{}
 	from := map[string]int64{} // register → the global address it was loaded from (0: zero)
 	val := func(a string) (int64, bool) {
@@ -227,6 +236,11 @@ func simThreadShared(prog []simInstr2, params map[string]int64, tid, bx, by int6
 			}
 			if g, ok := from[braceRegs(a[1])[0]]; ok {
 				copies = append(copies, simCopy{global: g, shared: s})
+				if smemFrom != nil {
+					smemFrom[s] = g
+				}
+			} else if smemFrom != nil {
+				delete(smemFrom, s)
 			}
 			if scalar32 := op == "st.shared.s32" || op == "st.shared.b32"; smem != nil && scalar32 {
 				if v, ok := val(a[1]); ok {
@@ -234,6 +248,14 @@ func simThreadShared(prog []simInstr2, params map[string]int64, tid, bx, by int6
 				} else {
 					delete(smem, s)
 				}
+			}
+		case smemFrom != nil && strings.HasPrefix(op, "ld.shared"):
+			s, ok := addr(a[1])
+			delete(regs, a[0])
+			if g, known := smemFrom[s]; ok && known {
+				from[a[0]] = g
+			} else {
+				delete(from, a[0])
 			}
 		case smem != nil && (op == "ld.shared.s32" || op == "ld.shared.b32"):
 			s, ok := addr(a[1])

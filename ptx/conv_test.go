@@ -1,6 +1,7 @@
 package ptx
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -156,15 +157,7 @@ func TestPTXASConv(t *testing.T) {
 // a comment (ptxas 12.4 does not).
 func TestConvPTXASCII(t *testing.T) {
 	var kernels []*Kernel
-	for _, es := range []int{2, 4, 8} {
-		for _, gen := range []func(int, string) (*Kernel, error){GenerateTranspose, GenerateTransposeRows} {
-			k, err := gen(es, "sm_90")
-			if err != nil {
-				t.Fatal(err)
-			}
-			kernels = append(kernels, k)
-		}
-	}
+	kernels = append(kernels, transposesKernels(t)...)
 	for _, in := range convClasses() {
 		for _, cfg := range convConfigs(in) {
 			k, err := GenerateGemm(cfg, in, "sm_90")
@@ -183,83 +176,170 @@ func TestConvPTXASCII(t *testing.T) {
 	}
 }
 
-// The transpose kernels of every element size assemble.
+// transposesKernels are the transposes kernels of every element size,
+// tile and sequence of jobs.
+func transposesKernels(t *testing.T) []*Kernel {
+	var out []*Kernel
+	for _, es := range []int{2, 4, 8} {
+		for _, tile := range []int{32, 64} {
+			for _, jobs := range [][]TransposeJob{{TransposeTiles}, {TransposeRows}, {TransposeTiles, TransposeTiles},
+				{TransposeTiles, TransposeRows}, {TransposeRows, TransposeTiles}, {TransposeRows, TransposeRows}} {
+				k, err := GenerateTransposes(es, tile, jobs, "sm_90")
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// The transposes kernels of every element size, tile and sequence of jobs
+// assemble; bad arguments are refused.
 func TestPTXASTranspose(t *testing.T) {
 	if _, err := ptxas.Find(); err != nil {
 		t.Skip("ptxas not found: run scripts/fetch-ptxas.sh build/tools")
 	}
-	for _, es := range []int{2, 4, 8} {
-		for _, gen := range []func(int, string) (*Kernel, error){GenerateTranspose, GenerateTransposeRows} {
-			k, err := gen(es, "sm_90")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := ptxas.Compile(k.PTX, "sm_90"); err != nil {
-				t.Errorf("%s: %v", k.Name, err)
-			}
+	for _, k := range transposesKernels(t) {
+		if _, err := ptxas.Compile(k.PTX, "sm_90"); err != nil {
+			t.Errorf("%s: %v", k.Name, err)
 		}
 	}
-	if _, err := GenerateTranspose(3, "sm_90"); err == nil {
-		t.Errorf("a transpose of 3-byte elements")
+	for _, bad := range []struct {
+		es, tile int
+		jobs     []TransposeJob
+	}{{3, 32, []TransposeJob{TransposeTiles}}, {2, 48, []TransposeJob{TransposeTiles}}, {2, 32, nil},
+		{2, 32, []TransposeJob{TransposeTiles, TransposeTiles, TransposeRows}}} {
+		if _, err := GenerateTransposes(bad.es, bad.tile, bad.jobs, "sm_90"); err == nil {
+			t.Errorf("%+v: generated", bad)
+		}
 	}
-	if _, ok := TransposeGrid(1000, 64, 100, 100); ok {
-		t.Errorf("a grid of 100,000 blocks along z")
+	if _, _, _, ok := TransposeTileBlocks(1<<20, 64, 1<<10, 100, 32); ok {
+		t.Errorf("a grid of 2^31 blocks")
+	}
+	if _, _, ok := TransposeRowsBlocks(2, 64, RowsMaxD+1); ok {
+		t.Errorf("a rows job of %d-element rows", RowsMaxD+1)
 	}
 }
 
-// The rows transpose, simulated thread by thread: every element of a
-// (A, B, D) tensor with padded strides lands once at its place in the
-// packed (A, D, B) copy, and nothing else is written.
-func TestTransposeRowsSimulated(t *testing.T) {
-	const src, dst = int64(1) << 40, int64(2) << 40
+// transposeCase is a tensor for one job of a transposes kernel: dims
+// (A, B, C, D) and element strides (C = 1, sC = 0 for a rows job).
+type transposeCase struct{ dims, strides [4]int }
+
+// The transposes kernels, simulated thread by thread (each block twice,
+// so that the second pass reads the tile the whole block wrote to shared
+// memory): every element of each job's tensor, with padded strides, lands
+// once at its place in the job's packed (A, C, D, B) copy, and nothing
+// else is written; a block runs the job its index falls in.
+func TestTransposesSimulated(t *testing.T) {
+	tiles := transposeCase{[4]int{2, 70, 3, 37}, [4]int{70 * (3*77 + 3), 3*77 + 3, 77, 2}} // rows 77 apart, every other element
+	rows := transposeCase{[4]int{3, 300, 1, 9}, [4]int{300*9*2 + 5, 9 * 2, 0, 2}}
+	type run struct {
+		es, tile int
+		jobs     []TransposeJob
+	}
+	var runs []run
 	for _, es := range []int{2, 4, 8} {
-		k, err := GenerateTransposeRows(es, "sm_90")
+		for _, tile := range []int{32, 64} {
+			runs = append(runs, run{es, tile, []TransposeJob{TransposeTiles, TransposeRows}})
+		}
+	}
+	runs = append(runs, run{2, 64, []TransposeJob{TransposeRows, TransposeTiles}}, run{4, 64, []TransposeJob{TransposeTiles, TransposeTiles}},
+		run{2, 32, []TransposeJob{TransposeTiles}})
+	for _, r := range runs {
+		k, err := GenerateTransposes(r.es, r.tile, r.jobs, "sm_90")
 		if err != nil {
 			t.Fatal(err)
 		}
 		prog := parseProgram(k.PTX)
-		for _, d := range [][3]int{{3, 300, 9}, {2, 70, 1}, {1, 513, 25}, {2, 33, 32}} {
-			A, B, D := d[0], d[1], d[2]
-			sA, sB, sD := B*D*2+5, D*2, 2 // every other element, rows apart
-			grid, ok := TransposeRowsGrid(A, B, D)
-			if !ok {
-				t.Fatalf("%v: no grid", d)
+		params := map[string]int64{}
+		var cases []transposeCase
+		var src, dst []int64
+		var first []int // each job's first block
+		blocks := 0
+		for i, j := range r.jobs {
+			c := rows
+			if j == TransposeTiles {
+				c = tiles
+				if i == 1 { // a second tiles job of other dimensions
+					c = transposeCase{[4]int{1, 33, 2, 65}, [4]int{2 * 65 * 33, 65, 33 * 65, 1}}
+				}
 			}
-			params := map[string]int64{"p_src": src, "p_dst": dst, "p_dA": int64(A), "p_dB": int64(B), "p_dD": int64(D),
-				"p_sA": int64(sA), "p_sB": int64(sB), "p_sD": int64(sD)}
-			got := map[int64]int64{}
-			for by := 0; by < grid[1]; by++ {
-				for bx := 0; bx < grid[0]; bx++ {
-					for tid := 0; tid < k.Block[0]; tid++ {
-						_, stores, err := simThread(prog, params, int64(tid), int64(bx), int64(by), [3]int64{int64(grid[0]), int64(grid[1]), 1})
-						if err != nil {
-							t.Fatalf("%s %v: %v", k.Name, d, err)
+			cases = append(cases, c)
+			src, dst = append(src, int64(2*i+1)<<40), append(dst, int64(2*i+2)<<40)
+			pre := fmt.Sprintf("p_j%d_", i)
+			params[pre+"src"], params[pre+"dst"] = src[i], dst[i]
+			d, st := c.dims, c.strides
+			var n int
+			if j == TransposeRows {
+				gx, nb, ok := TransposeRowsBlocks(d[0], d[1], d[3])
+				if !ok {
+					t.Fatal("no rows grid")
+				}
+				for name, v := range map[string]int{"dA": d[0], "dB": d[1], "dD": d[3], "sA": st[0], "sB": st[1], "sD": st[3], "gx": gx} {
+					params[pre+name] = int64(v)
+				}
+				n = nb
+			} else {
+				gx, gy, nb, ok := TransposeTileBlocks(d[0], d[1], d[2], d[3], r.tile)
+				if !ok {
+					t.Fatal("no tiles grid")
+				}
+				for name, v := range map[string]int{"dA": d[0], "dB": d[1], "dC": d[2], "dD": d[3], "sA": st[0], "sB": st[1], "sC": st[2], "sD": st[3], "gx": gx, "gy": gy} {
+					params[pre+name] = int64(v)
+				}
+				n = nb
+			}
+			first = append(first, blocks)
+			blocks += n
+		}
+		if len(r.jobs) == 2 {
+			params["p_n0"] = int64(first[1])
+		}
+		got := map[int64]int64{}
+		for blk := 0; blk < blocks; blk++ {
+			smemFrom := map[int64]int64{}
+			for pass := 0; pass < 2; pass++ {
+				for tid := 0; tid < k.Block[0]; tid++ {
+					_, stores, err := simThreadSharedFrom(prog, params, int64(tid), int64(blk), 0, [3]int64{int64(blocks), 1, 1}, nil, smemFrom, false)
+					if err != nil {
+						t.Fatalf("%s: %v", k.Name, err)
+					}
+					if pass == 0 {
+						continue
+					}
+					for _, s := range stores {
+						if s.bytes != int64(r.es) {
+							t.Fatalf("%s: a store of %d bytes", k.Name, s.bytes)
 						}
-						for _, s := range stores {
-							if s.bytes != int64(es) {
-								t.Fatalf("%s %v: a store of %d bytes", k.Name, d, s.bytes)
+						if _, dup := got[s.addr]; dup {
+							t.Fatalf("%s: %#x stored twice", k.Name, s.addr)
+						}
+						got[s.addr] = s.from
+					}
+				}
+			}
+		}
+		want := 0
+		for i, c := range cases {
+			d, st := c.dims, c.strides
+			want += d[0] * d[1] * d[2] * d[3]
+			for a := 0; a < d[0]; a++ {
+				for b := 0; b < d[1]; b++ {
+					for cc := 0; cc < d[2]; cc++ {
+						for x := 0; x < d[3]; x++ {
+							at := dst[i] + int64(r.es*(((a*d[2]+cc)*d[3]+x)*d[1]+b))
+							if from := src[i] + int64(r.es*(a*st[0]+b*st[1]+cc*st[2]+x*st[3])); got[at] != from {
+								t.Fatalf("%s job %d: (%d, %d, %d, %d) stored from %#x, want %#x", k.Name, i, a, b, cc, x, got[at], from)
 							}
-							if _, dup := got[s.addr]; dup {
-								t.Fatalf("%s %v: %#x stored twice", k.Name, d, s.addr)
-							}
-							got[s.addr] = s.from
 						}
 					}
 				}
 			}
-			if len(got) != A*B*D {
-				t.Fatalf("%s %v: %d elements stored, want %d", k.Name, d, len(got), A*B*D)
-			}
-			for a := 0; a < A; a++ {
-				for b := 0; b < B; b++ {
-					for x := 0; x < D; x++ {
-						at := dst + int64(es*((a*D+x)*B+b))
-						if want := src + int64(es*(a*sA+b*sB+x*sD)); got[at] != want {
-							t.Fatalf("%s %v: (%d, %d, %d) stored from %#x, want %#x", k.Name, d, a, b, x, got[at], want)
-						}
-					}
-				}
-			}
+		}
+		if len(got) != want {
+			t.Fatalf("%s: %d elements stored, want %d", k.Name, len(got), want)
 		}
 	}
 }

@@ -2,172 +2,223 @@ package ptx
 
 import "fmt"
 
-// Transpose tiles: 32×32 elements per block of 32×8 threads.
+// TransposeJob is how one job of a transposes kernel (GenerateTransposes)
+// moves its tensor: a 4-d (A, B, C, D) with element strides (sA, sB, sC, sD)
+// into a packed (A, C, D, B), the second dimension moved last. A
+// convolution's x in NCHW (any strides) becomes a packed NHWC copy, and its
+// filter in NCHW format (K, C, R, S) one in NHWC format, so that the
+// implicit GEMM gathers vectors of channels (see im2colLoader).
+type TransposeJob int
+
 const (
-	transposeTile = 32
-	transposeRows = 8
+	// TransposeTiles moves tiles of T B-elements by T D-elements of one
+	// (a, c) through shared memory, so that both the reads (along D) and
+	// the writes (along B) are coalesced where the strides allow.
+	// Parameters: u64 src, dst; s32 dA, dB, dC, dD, sA, sB, sC, sD, and
+	// the tiles along D and along B (TransposeTileBlocks).
+	TransposeTiles TransposeJob = iota
+	// TransposeRows is for a short D (at most RowsMaxD; the caller merges C
+	// into D): a thread per (a, b) reads its D elements and writes each to
+	// its row of B, so consecutive threads write consecutive elements. A
+	// filter's (K, C, R·S) becomes (K, R·S, C) with whole lines written,
+	// where tiles would fill R·S of their columns. Parameters: u64 src,
+	// dst; s32 dA, dB, dD, sA, sB, sD, and the blocks along B
+	// (TransposeRowsBlocks).
+	TransposeRows
 )
 
-// GenerateTranspose emits the kernel that copies a 4-d tensor of es-byte
-// elements, dimensions (A, B, C, D) with element strides (sA, sB, sC, sD),
-// into a packed (A, C, D, B) tensor: it moves the second dimension last.
-// A convolution's x in NCHW (any strides) becomes a packed NHWC copy, and
-// its filter in NCHW format (K, C, R, S) one in NHWC format, so that the
-// implicit GEMM gathers vectors of channels (see im2colLoader). Parameters:
-// u64 src, u64 dst, s32 A, B, C, D, sA, sB, sC, sD. Launch with
-// TransposeGrid's grid, blocks of Block threads; each block moves a tile of
-// 32 B-elements by 32 D-elements of one (a, c) through shared memory, so
-// that both the reads (along D) and the writes (along B) are coalesced
-// where the strides allow.
-func GenerateTranspose(es int, arch string) (*Kernel, error) {
-	var ty string
-	switch es {
-	case 2:
-		ty = "b16"
-	case 4:
-		ty = "b32"
-	case 8:
-		ty = "b64"
-	default:
+// RowsMaxD is the longest last dimension a TransposeRows job takes.
+const RowsMaxD = 32
+
+// transposeThreads is the threads of a transposes kernel's block: a tile
+// job's threads are 8 rows of 32.
+const transposeThreads = 256
+
+// transposeParams are the parameters of one job of kind j, after its src
+// and dst.
+func transposeParams(j TransposeJob) []string {
+	if j == TransposeRows {
+		return []string{"dA", "dB", "dD", "sA", "sB", "sD", "gx"}
+	}
+	return []string{"dA", "dB", "dC", "dD", "sA", "sB", "sC", "sD", "gx", "gy"}
+}
+
+// GenerateTransposes emits the kernel that runs one or two transposes (the
+// jobs, see TransposeJob) in one launch, tiles of tile×tile elements (32
+// or 64) for TransposeTiles jobs: the convolution's x and its filter
+// without a second launch between them. The grid is one-dimensional:
+// blocks [0, n0) run job 0 and the rest job 1 (TransposeTileBlocks,
+// TransposeRowsBlocks). Parameters: job i's as its TransposeJob says,
+// prefixed "j<i>_", then s32 n0 (two jobs only).
+func GenerateTransposes(es, tile int, jobs []TransposeJob, arch string) (*Kernel, error) {
+	ty, ok := map[int]string{2: "b16", 4: "b32", 8: "b64"}[es]
+	if !ok {
 		return nil, fmt.Errorf("ptx: no transpose of %d-byte elements", es)
 	}
-	kind := map[int]regKind{2: kB16, 4: kB32, 8: kB64}[es]
-	name := fmt.Sprintf("isaac_transpose_%s", ty)
-	params := []Param{{"src", ".u64", 8}, {"dst", ".u64", 8}}
-	for _, n := range []string{"dA", "dB", "dC", "dD", "sA", "sB", "sC", "sD"} {
-		params = append(params, Param{n, ".s32", 4})
+	if tile != 32 && tile != 64 {
+		return nil, fmt.Errorf("ptx: transpose tiles of %d elements (want 32 or 64)", tile)
+	}
+	if len(jobs) < 1 || len(jobs) > 2 {
+		return nil, fmt.Errorf("ptx: a transposes kernel of %d jobs (want 1 or 2)", len(jobs))
+	}
+	name := fmt.Sprintf("isaac_transposes_%s_t%d_", ty, tile)
+	var params []Param
+	for i, j := range jobs {
+		name += map[TransposeJob]string{TransposeTiles: "t", TransposeRows: "r"}[j]
+		params = append(params, Param{fmt.Sprintf("j%d_src", i), ".u64", 8}, Param{fmt.Sprintf("j%d_dst", i), ".u64", 8})
+		for _, n := range transposeParams(j) {
+			params = append(params, Param{fmt.Sprintf("j%d_%s", i, n), ".s32", 4})
+		}
+	}
+	if len(jobs) == 2 {
+		params = append(params, Param{"n0", ".s32", 4})
 	}
 	b := &builder{}
 	c := &gemmCtx{b: b}
-	src, dst := c.globalParam("src"), c.globalParam("dst")
-	p := map[string]string{}
-	for _, n := range []string{"dA", "dB", "dC", "dD", "sA", "sB", "sC", "sD"} {
-		p[n] = c.intParam(n)
+	tid, blk := b.reg(kB32), b.reg(kB32)
+	b.ins("mov.u32 %s, %%tid.x", tid)
+	b.ins("mov.u32 %s, %%ctaid.x", blk)
+	second := ""
+	if len(jobs) == 2 {
+		n0 := c.intParam("n0")
+		isSecond := b.reg(kPred)
+		b.ins("setp.ge.s32 %s, %s, %s", isSecond, blk, n0)
+		second = b.newLabel("second_job")
+		b.insP(isSecond, "bra %s", second)
 	}
-	tx, ty2, bx, by, bz := b.reg(kB32), b.reg(kB32), b.reg(kB32), b.reg(kB32), b.reg(kB32)
-	b.ins("mov.u32 %s, %%tid.x", tx)
-	b.ins("mov.u32 %s, %%tid.y", ty2)
-	b.ins("mov.u32 %s, %%ctaid.x", bx)
-	b.ins("mov.u32 %s, %%ctaid.y", by)
-	b.ins("mov.u32 %s, %%ctaid.z", bz)
-	// z = a·C + c
-	a, cc := divmod(b, bz, p["dC"])
-	d0, b0 := b.mulImm(bx, transposeTile), b.mulImm(by, transposeTile)
-	smem := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", smem, smemSymbol)
-	stride := (transposeTile + 1) * es // a padded row of the tile
-	// The source's part of (a, c).
-	base := b.reg(kB32)
-	b.ins("mul.lo.s32 %s, %s, %s", base, a, p["sA"])
-	b.ins("mad.lo.s32 %s, %s, %s, %s", base, cc, p["sC"], base)
-	dIdx := b.add32(d0, tx)
-	inD := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", inD, dIdx, p["dD"])
-	b.comment("read rows of D into tile[b][d]")
-	for i := 0; i < transposeTile/transposeRows; i++ {
-		row := b.addImm32(ty2, i*transposeRows)
-		bIdx := b.add32(b0, row)
-		ok := b.reg(kPred)
-		b.ins("setp.lt.and.s32 %s, %s, %s, %s", ok, bIdx, p["dB"], inD)
-		off := b.reg(kB32)
-		b.ins("mad.lo.s32 %s, %s, %s, %s", off, bIdx, p["sB"], base)
-		b.ins("mad.lo.s32 %s, %s, %s, %s", off, dIdx, p["sD"], off)
-		wide := b.reg(kB64)
-		b.ins("mul.wide.s32 %s, %s, %d", wide, off, es)
-		addr := b.reg(kB64)
-		b.ins("add.s64 %s, %s, %s", addr, src, wide)
-		v := b.reg(kind)
-		b.insP(ok, "ld.global.nc.%s %s, [%s]", ty, v, addr)
-		sa := b.reg(kB32)
-		b.ins("mad.lo.s32 %s, %s, %d, %s", sa, row, stride, smem)
-		b.ins("mad.lo.s32 %s, %s, %d, %s", sa, tx, es, sa)
-		b.insP(ok, "st.shared.%s [%s], %s", ty, sa, v)
+	shared := 0
+	for i, j := range jobs {
+		if i == 1 {
+			b.label(second)
+			n0 := c.intParam("n0")
+			b.ins("sub.s32 %s, %s, %s", blk, blk, n0)
+		}
+		pre := fmt.Sprintf("j%d_", i)
+		src, dst := c.globalParam(pre+"src"), c.globalParam(pre+"dst")
+		p := map[string]string{}
+		for _, n := range transposeParams(j) {
+			p[n] = c.intParam(pre + n)
+		}
+		b.comment("job %d", i)
+		if j == TransposeRows {
+			transposeRowsJob(b, es, ty, src, dst, p, tid, blk)
+		} else {
+			shared = max(shared, transposeTileJob(b, es, tile, ty, src, dst, p, tid, blk))
+		}
+		b.ins("ret")
 	}
-	b.ins("bar.sync 0")
-	b.comment("write tile[b][d] as rows of B: dst[((a*C + c)*D + d)*B + b]")
-	bOut := b.add32(b0, tx)
-	inB := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", inB, bOut, p["dB"])
-	rowBase := b.reg(kB32) // (a·C + c)·D
-	b.ins("mul.lo.s32 %s, %s, %s", rowBase, bz, p["dD"])
-	for i := 0; i < transposeTile/transposeRows; i++ {
-		dl := b.addImm32(ty2, i*transposeRows)
-		dOut := b.add32(d0, dl)
-		ok := b.reg(kPred)
-		b.ins("setp.lt.and.s32 %s, %s, %s, %s", ok, dOut, p["dD"], inB)
-		sa := b.reg(kB32)
-		b.ins("mad.lo.s32 %s, %s, %d, %s", sa, tx, stride, smem)
-		b.ins("mad.lo.s32 %s, %s, %d, %s", sa, dl, es, sa)
-		v := b.reg(kind)
-		b.insP(ok, "ld.shared.%s %s, [%s]", ty, v, sa)
-		off := b.reg(kB32)
-		b.ins("add.s32 %s, %s, %s", off, rowBase, dOut)
-		b.ins("mad.lo.s32 %s, %s, %s, %s", off, off, p["dB"], bOut)
-		wide := b.reg(kB64)
-		b.ins("mul.wide.s32 %s, %s, %d", wide, off, es)
-		addr := b.reg(kB64)
-		b.ins("add.s64 %s, %s, %s", addr, dst, wide)
-		b.insP(ok, "st.global.%s [%s], %s", ty, addr, v)
+	ptx := header(arch)
+	if shared > 0 {
+		ptx += fmt.Sprintf(".extern .shared .align 16 .b8 %s[];\n\n", smemSymbol)
 	}
-	b.ins("ret")
-	shared := transposeTile * stride
 	return &Kernel{
 		Name:        name,
-		PTX:         header(arch) + fmt.Sprintf(".extern .shared .align 16 .b8 %s[];\n\n", smemSymbol) + entryMaxReg(name, params, 0, b),
-		Block:       [3]int{transposeTile, transposeRows, 1},
+		PTX:         ptx + entryMaxReg(name, params, 0, b),
+		Block:       [3]int{transposeThreads, 1, 1},
 		SharedBytes: shared,
 		Params:      params,
 	}, nil
 }
 
-// TransposeGrid is the grid of GenerateTranspose's kernel for a tensor of
-// dimensions (A, B, C, D); ok is false when A·C exceeds the grid's z limit.
-func TransposeGrid(dA, dB, dC, dD int) (grid [3]int, ok bool) {
-	z := dA * dC
-	return [3]int{ceilDiv(dD, transposeTile), ceilDiv(dB, transposeTile), z}, z <= 65535 && ceilDiv(dB, transposeTile) <= 65535
+// transposeRowStride is the bytes of a tile's padded row in shared
+// memory: an odd number of 4-byte words (8-byte ones for 8-byte
+// elements), so that the threads of a warp reading a column of the tile
+// hit distinct banks.
+func transposeRowStride(es, tile int) int {
+	if es == 8 {
+		return (tile + 1) * es
+	}
+	return tile*es + 4
 }
 
-// RowsMaxD is the longest last dimension GenerateTransposeRows takes.
-const RowsMaxD = 32
-
-// rowsBlock is the threads of a block of GenerateTransposeRows's kernel.
-const rowsBlock = 256
-
-// GenerateTransposeRows emits the kernel that does GenerateTranspose's
-// copy, (A, B, D) with element strides (sA, sB, sD) into a packed
-// (A, D, B), for a short D (at most RowsMaxD; the caller merges C into D):
-// a thread per (a, b) reads its D elements and writes each to its row of
-// B, so consecutive threads write consecutive elements and a warp's reads
-// cover one span of memory where b's rows are consecutive. A filter's
-// (K, C, R·S) in NCHW format becomes (K, R·S, C) with whole lines written,
-// where the tiles of GenerateTranspose would fill R·S of their 32 columns.
-// Parameters: u64 src, u64 dst, s32 A, B, D, sA, sB, sD. Launch with
-// TransposeRowsGrid's grid, blocks of Block threads.
-func GenerateTransposeRows(es int, arch string) (*Kernel, error) {
-	ty, ok := map[int]string{2: "b16", 4: "b32", 8: "b64"}[es]
-	if !ok {
-		return nil, fmt.Errorf("ptx: no transpose of %d-byte elements", es)
-	}
+// transposeTileJob emits a TransposeTiles job for block blk (of the job's
+// blocks: tile along D fastest, then along B, then (a, c)) and returns the
+// shared memory it uses. Each thread moves (tile/32)·(tile/8) elements
+// each way, all its loads in flight before its shared stores.
+func transposeTileJob(b *builder, es, tile int, ty, src, dst string, p map[string]string, tid, blk string) int {
 	kind := map[int]regKind{2: kB16, 4: kB32, 8: kB64}[es]
-	name := fmt.Sprintf("isaac_transpose_rows_%s", ty)
-	names := []string{"dA", "dB", "dD", "sA", "sB", "sD"}
-	params := []Param{{"src", ".u64", 8}, {"dst", ".u64", 8}}
-	for _, n := range names {
-		params = append(params, Param{n, ".s32", 4})
+	tx, trow := b.reg(kB32), b.reg(kB32)
+	b.ins("and.b32 %s, %s, 31", tx, tid)
+	b.ins("shr.u32 %s, %s, 5", trow, tid)
+	bx, rest := divmodRem(b, blk, p["gx"])
+	by, bz := divmodRem(b, rest, p["gy"])
+	a, cc := divmod(b, bz, p["dC"]) // z = a·C + c
+	d0, b0 := b.mulImm(bx, tile), b.mulImm(by, tile)
+	smem := b.reg(kB32)
+	b.ins("mov.u32 %s, %s", smem, smemSymbol)
+	stride := transposeRowStride(es, tile)
+	base := b.reg(kB32) // the source's part of (a, c)
+	b.ins("mul.lo.s32 %s, %s, %s", base, a, p["sA"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", base, cc, p["sC"], base)
+	cols, pass := tile/32, transposeThreads/32 // columns per thread; rows of threads
+	type elem struct{ ok, v, sa string }
+	var elems []elem
+	b.comment("read rows of D into tile[b][d]")
+	for j := 0; j < cols; j++ {
+		dl := b.addImm32(tx, 32*j)
+		dIdx := b.add32(d0, dl)
+		inD := b.reg(kPred)
+		b.ins("setp.lt.s32 %s, %s, %s", inD, dIdx, p["dD"])
+		for i := 0; i < tile; i += pass {
+			row := b.addImm32(trow, i)
+			bIdx := b.add32(b0, row)
+			ok := b.reg(kPred)
+			b.ins("setp.lt.and.s32 %s, %s, %s, %s", ok, bIdx, p["dB"], inD)
+			off := b.reg(kB32)
+			b.ins("mad.lo.s32 %s, %s, %s, %s", off, bIdx, p["sB"], base)
+			b.ins("mad.lo.s32 %s, %s, %s, %s", off, dIdx, p["sD"], off)
+			v := b.reg(kind)
+			b.insP(ok, "ld.global.nc.%s %s, [%s]", ty, v, byteAddr(b, src, off, es))
+			sa := b.reg(kB32)
+			b.ins("mad.lo.s32 %s, %s, %d, %s", sa, row, stride, smem)
+			b.ins("mad.lo.s32 %s, %s, %d, %s", sa, dl, es, sa)
+			elems = append(elems, elem{ok, v, sa})
+		}
 	}
-	b := &builder{}
-	c := &gemmCtx{b: b}
-	src, dst := c.globalParam("src"), c.globalParam("dst")
-	p := map[string]string{}
-	for _, n := range names {
-		p[n] = c.intParam(n)
+	for _, e := range elems {
+		b.insP(e.ok, "st.shared.%s [%s], %s", ty, e.sa, e.v)
 	}
-	tx, bx, a := b.reg(kB32), b.reg(kB32), b.reg(kB32)
-	b.ins("mov.u32 %s, %%tid.x", tx)
-	b.ins("mov.u32 %s, %%ctaid.x", bx)
-	b.ins("mov.u32 %s, %%ctaid.y", a)
+	b.ins("bar.sync 0")
+	b.comment("write tile[b][d] as rows of B: dst[((a*C + c)*D + d)*B + b]")
+	rowBase := b.reg(kB32) // (a·C + c)·D
+	b.ins("mul.lo.s32 %s, %s, %s", rowBase, bz, p["dD"])
+	for j := 0; j < cols; j++ {
+		bl := b.addImm32(tx, 32*j)
+		bOut := b.add32(b0, bl)
+		inB := b.reg(kPred)
+		b.ins("setp.lt.s32 %s, %s, %s", inB, bOut, p["dB"])
+		for i := 0; i < tile; i += pass {
+			dl := b.addImm32(trow, i)
+			dOut := b.add32(d0, dl)
+			ok := b.reg(kPred)
+			b.ins("setp.lt.and.s32 %s, %s, %s, %s", ok, dOut, p["dD"], inB)
+			sa := b.reg(kB32)
+			b.ins("mad.lo.s32 %s, %s, %d, %s", sa, bl, stride, smem)
+			b.ins("mad.lo.s32 %s, %s, %d, %s", sa, dl, es, sa)
+			v := b.reg(kind)
+			b.insP(ok, "ld.shared.%s %s, [%s]", ty, v, sa)
+			off := b.reg(kB32)
+			b.ins("add.s32 %s, %s, %s", off, rowBase, dOut)
+			b.ins("mad.lo.s32 %s, %s, %s, %s", off, off, p["dB"], bOut)
+			b.insP(ok, "st.global.%s [%s], %s", ty, byteAddr(b, dst, off, es), v)
+		}
+	}
+	return tile * stride
+}
+
+// divmodRem is (a mod d, a / d).
+func divmodRem(b *builder, a, d string) (rem, quo string) {
+	quo, rem = divmod(b, a, d)
+	return rem, quo
+}
+
+// transposeRowsJob emits a TransposeRows job for block blk (of the job's
+// blocks: along B fastest, then a).
+func transposeRowsJob(b *builder, es int, ty, src, dst string, p map[string]string, tid, blk string) {
+	kind := map[int]regKind{2: kB16, 4: kB32, 8: kB64}[es]
+	bx, a := divmodRem(b, blk, p["gx"])
 	bi := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %d, %s", bi, bx, rowsBlock, tx)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", bi, bx, transposeThreads, tid)
 	out := b.reg(kPred)
 	b.ins("setp.ge.s32 %s, %s, %s", out, bi, p["dB"])
 	b.insP(out, "ret")
@@ -202,19 +253,24 @@ func GenerateTransposeRows(es int, arch string) (*Kernel, error) {
 			b.insP(more, "ret")
 		}
 	}
-	b.ins("ret")
-	return &Kernel{
-		Name:   name,
-		PTX:    header(arch) + entryMaxReg(name, params, 0, b),
-		Block:  [3]int{rowsBlock, 1, 1},
-		Params: params,
-	}, nil
 }
 
-// TransposeRowsGrid is the grid of GenerateTransposeRows's kernel for
-// dimensions (A, B, D); ok is false beyond the grid's limits or RowsMaxD.
-func TransposeRowsGrid(dA, dB, dD int) (grid [3]int, ok bool) {
-	return [3]int{ceilDiv(dB, rowsBlock), dA, 1}, dA <= 65535 && dD <= RowsMaxD && dD >= 1
+// TransposeTileBlocks are a TransposeTiles job's tiles along D (gx) and
+// along B (gy) and its blocks (n) for dimensions (A, B, C, D); ok is false
+// when n exceeds a one-dimensional grid.
+func TransposeTileBlocks(dA, dB, dC, dD, tile int) (gx, gy, n int, ok bool) {
+	gx, gy = ceilDiv(dD, tile), ceilDiv(dB, tile)
+	n = gx * gy * dA * dC
+	return gx, gy, n, n < 1<<31-1
+}
+
+// TransposeRowsBlocks are a TransposeRows job's blocks along B (gx) and
+// its blocks (n) for dimensions (A, B, D); ok is false beyond the grid or
+// RowsMaxD.
+func TransposeRowsBlocks(dA, dB, dD int) (gx, n int, ok bool) {
+	gx = ceilDiv(dB, transposeThreads)
+	n = gx * dA
+	return gx, n, dD >= 1 && dD <= RowsMaxD && n < 1<<31-1
 }
 
 // byteAddr is base + off·es (off a 32-bit element offset).
