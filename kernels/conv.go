@@ -114,8 +114,8 @@ func NHWC(c *request.Conv, s request.ConvShape, x, w uintptr) (*request.Conv, re
 // shape s: x not channel-contiguous already, and the transposes' grids and
 // the copies' offsets within their limits.
 func Transposable(s request.ConvShape) bool {
-	_, okX := planTranspose(0, 0, [4]int{s.N, s.C, s.H, s.W}, s.XStrides, 32)
-	_, okW := planTranspose(0, 0, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s), 32)
+	_, okX := planTranspose(0, 0, [4]int{s.N, s.C, s.H, s.W}, s.XStrides)
+	_, okW := planTranspose(0, 0, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s))
 	return s.XStrides[1] != 1 && s.G == 1 && okX && okW && s.N*s.C*s.H*s.W < 1<<31 && s.K*s.C*s.R*s.S < 1<<31
 }
 
@@ -136,8 +136,8 @@ type transposePlan struct {
 
 // planTranspose is the job that moves the 4-d tensor at src (dims,
 // element strides) into a packed copy at dst with its second dimension
-// last, in tiles of tile elements; ok is false beyond the grid.
-func planTranspose(src, dst uintptr, dims, strides [4]int, tile int) (p transposePlan, ok bool) {
+// last; ok is false beyond the grid.
+func planTranspose(src, dst uintptr, dims, strides [4]int) (p transposePlan, ok bool) {
 	p = transposePlan{job: ptx.TransposeTiles, src: src, dst: dst, dims: dims, strides: strides}
 	if strides[2] == dims[3]*strides[3] {
 		// Rows of D one after another: one dimension of C·D, which the
@@ -148,7 +148,7 @@ func planTranspose(src, dst uintptr, dims, strides [4]int, tile int) (p transpos
 			return p, true
 		}
 	}
-	p.gx, p.gy, p.n, ok = ptx.TransposeTileBlocks(p.dims[0], p.dims[1], p.dims[2], p.dims[3], tile)
+	p.gx, p.gy, p.n, ok = ptx.TransposeTileBlocks(p.dims[0], p.dims[1], p.dims[2], p.dims[3])
 	return p, ok
 }
 
@@ -163,16 +163,6 @@ func (p transposePlan) push(params *cuda.Params) {
 	for _, v := range vals {
 		params.I32(int32(v))
 	}
-}
-
-// transposeTile is the tile of the copies' transposes: 64 elements for
-// 2- and 4-byte elements and more than 32 channels (more bytes in flight
-// a thread, whole 128-byte lines written), else 32.
-func transposeTile(s request.ConvShape) int {
-	if s.Type.Data.Size() <= 4 && s.C > 32 {
-		return 64
-	}
-	return 32
 }
 
 // copyBytes are the bytes of the NHWC copies of x and (when it is not in
@@ -223,15 +213,14 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	defer done()
 	// x and (unless it is in NHWC format already) the filter in one launch.
 	x, w := uintptr(front), c.WPtr
-	tile := transposeTile(s)
-	px, _ := planTranspose(c.XPtr, x, [4]int{s.N, s.C, s.H, s.W}, s.XStrides, tile)
+	px, _ := planTranspose(c.XPtr, x, [4]int{s.N, s.C, s.H, s.W}, s.XStrides)
 	plans := []transposePlan{px}
 	if wb > 0 {
 		w = x + uintptr(xb)
-		pw, _ := planTranspose(c.WPtr, w, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s), tile)
+		pw, _ := planTranspose(c.WPtr, w, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s))
 		plans = append(plans, pw)
 	}
-	tr, err := rt.transposesKernel(t, s.Type.Data.Size(), tile, plans)
+	tr, err := rt.transposesKernel(t, s.Type.Data.Size(), plans)
 	if err != nil {
 		return err
 	}
@@ -267,14 +256,14 @@ func (rt *Runtime) ConvNHWC(c *request.Conv, s request.ConvShape, cfg ptx.GemmCo
 	return rt.LaunchConvNHWC(t, c, s, k)
 }
 
-// transposesKernel is the transposes kernel of es-byte elements and
-// tile-element tiles for plans' jobs in t's context, loaded once.
-func (rt *Runtime) transposesKernel(t Target, es, tile int, plans []transposePlan) (*Kernel, error) {
+// transposesKernel is the transposes kernel of es-byte elements for
+// plans' jobs in t's context, loaded once.
+func (rt *Runtime) transposesKernel(t Target, es int, plans []transposePlan) (*Kernel, error) {
 	jobs := make([]ptx.TransposeJob, len(plans))
 	for i, p := range plans {
 		jobs[i] = p.job
 	}
-	gen, err := ptx.GenerateTransposes(es, tile, jobs, t.Dev.Limits.Arch())
+	gen, err := ptx.GenerateTransposes(es, jobs, t.Dev.Limits.Arch())
 	if err != nil {
 		return nil, err
 	}

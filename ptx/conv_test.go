@@ -176,26 +176,24 @@ func TestConvPTXASCII(t *testing.T) {
 	}
 }
 
-// transposesKernels are the transposes kernels of every element size,
-// tile and sequence of jobs.
+// transposesKernels are the transposes kernels of every element size and
+// sequence of jobs.
 func transposesKernels(t *testing.T) []*Kernel {
 	var out []*Kernel
 	for _, es := range []int{2, 4, 8} {
-		for _, tile := range []int{32, 64} {
-			for _, jobs := range [][]TransposeJob{{TransposeTiles}, {TransposeRows}, {TransposeTiles, TransposeTiles},
-				{TransposeTiles, TransposeRows}, {TransposeRows, TransposeTiles}, {TransposeRows, TransposeRows}} {
-				k, err := GenerateTransposes(es, tile, jobs, "sm_90")
-				if err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, k)
+		for _, jobs := range [][]TransposeJob{{TransposeTiles}, {TransposeRows}, {TransposeTiles, TransposeTiles},
+			{TransposeTiles, TransposeRows}, {TransposeRows, TransposeTiles}, {TransposeRows, TransposeRows}} {
+			k, err := GenerateTransposes(es, jobs, "sm_90")
+			if err != nil {
+				t.Fatal(err)
 			}
+			out = append(out, k)
 		}
 	}
 	return out
 }
 
-// The transposes kernels of every element size, tile and sequence of jobs
+// The transposes kernels of every element size and sequence of jobs
 // assemble; bad arguments are refused.
 func TestPTXASTranspose(t *testing.T) {
 	if _, err := ptxas.Find(); err != nil {
@@ -207,15 +205,14 @@ func TestPTXASTranspose(t *testing.T) {
 		}
 	}
 	for _, bad := range []struct {
-		es, tile int
-		jobs     []TransposeJob
-	}{{3, 32, []TransposeJob{TransposeTiles}}, {2, 48, []TransposeJob{TransposeTiles}}, {2, 32, nil},
-		{2, 32, []TransposeJob{TransposeTiles, TransposeTiles, TransposeRows}}} {
-		if _, err := GenerateTransposes(bad.es, bad.tile, bad.jobs, "sm_90"); err == nil {
+		es   int
+		jobs []TransposeJob
+	}{{3, []TransposeJob{TransposeTiles}}, {2, nil}, {2, []TransposeJob{TransposeTiles, TransposeTiles, TransposeRows}}} {
+		if _, err := GenerateTransposes(bad.es, bad.jobs, "sm_90"); err == nil {
 			t.Errorf("%+v: generated", bad)
 		}
 	}
-	if _, _, _, ok := TransposeTileBlocks(1<<20, 64, 1<<10, 100, 32); ok {
+	if _, _, _, ok := TransposeTileBlocks(1<<20, 64, 1<<10, 100); ok {
 		t.Errorf("a grid of 2^31 blocks")
 	}
 	if _, _, ok := TransposeRowsBlocks(2, 64, RowsMaxD+1); ok {
@@ -236,19 +233,17 @@ func TestTransposesSimulated(t *testing.T) {
 	tiles := transposeCase{[4]int{2, 70, 3, 37}, [4]int{70 * (3*77 + 3), 3*77 + 3, 77, 2}} // rows 77 apart, every other element
 	rows := transposeCase{[4]int{3, 300, 1, 9}, [4]int{300*9*2 + 5, 9 * 2, 0, 2}}
 	type run struct {
-		es, tile int
-		jobs     []TransposeJob
+		es   int
+		jobs []TransposeJob
 	}
 	var runs []run
 	for _, es := range []int{2, 4, 8} {
-		for _, tile := range []int{32, 64} {
-			runs = append(runs, run{es, tile, []TransposeJob{TransposeTiles, TransposeRows}})
-		}
+		runs = append(runs, run{es, []TransposeJob{TransposeTiles, TransposeRows}})
 	}
-	runs = append(runs, run{2, 64, []TransposeJob{TransposeRows, TransposeTiles}}, run{4, 64, []TransposeJob{TransposeTiles, TransposeTiles}},
-		run{2, 32, []TransposeJob{TransposeTiles}})
+	runs = append(runs, run{2, []TransposeJob{TransposeRows, TransposeTiles}}, run{4, []TransposeJob{TransposeTiles, TransposeTiles}},
+		run{2, []TransposeJob{TransposeTiles}})
 	for _, r := range runs {
-		k, err := GenerateTransposes(r.es, r.tile, r.jobs, "sm_90")
+		k, err := GenerateTransposes(r.es, r.jobs, "sm_90")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,7 +277,7 @@ func TestTransposesSimulated(t *testing.T) {
 				}
 				n = nb
 			} else {
-				gx, gy, nb, ok := TransposeTileBlocks(d[0], d[1], d[2], d[3], r.tile)
+				gx, gy, nb, ok := TransposeTileBlocks(d[0], d[1], d[2], d[3])
 				if !ok {
 					t.Fatal("no tiles grid")
 				}

@@ -11,7 +11,7 @@ import "fmt"
 type TransposeJob int
 
 const (
-	// TransposeTiles moves tiles of T B-elements by T D-elements of one
+	// TransposeTiles moves tiles of 32 B-elements by 32 D-elements of one
 	// (a, c) through shared memory, so that both the reads (along D) and
 	// the writes (along B) are coalesced where the strides allow.
 	// Parameters: u64 src, dst; s32 dA, dB, dC, dD, sA, sB, sC, sD, and
@@ -44,24 +44,20 @@ func transposeParams(j TransposeJob) []string {
 }
 
 // GenerateTransposes emits the kernel that runs one or two transposes (the
-// jobs, see TransposeJob) in one launch, tiles of tile×tile elements (32
-// or 64) for TransposeTiles jobs: the convolution's x and its filter
-// without a second launch between them. The grid is one-dimensional:
+// jobs, see TransposeJob) in one launch: the convolution's x and its
+// filter without a second launch between them. The grid is one-dimensional:
 // blocks [0, n0) run job 0 and the rest job 1 (TransposeTileBlocks,
 // TransposeRowsBlocks). Parameters: job i's as its TransposeJob says,
 // prefixed "j<i>_", then s32 n0 (two jobs only).
-func GenerateTransposes(es, tile int, jobs []TransposeJob, arch string) (*Kernel, error) {
+func GenerateTransposes(es int, jobs []TransposeJob, arch string) (*Kernel, error) {
 	ty, ok := map[int]string{2: "b16", 4: "b32", 8: "b64"}[es]
 	if !ok {
 		return nil, fmt.Errorf("ptx: no transpose of %d-byte elements", es)
 	}
-	if tile != 32 && tile != 64 {
-		return nil, fmt.Errorf("ptx: transpose tiles of %d elements (want 32 or 64)", tile)
-	}
 	if len(jobs) < 1 || len(jobs) > 2 {
 		return nil, fmt.Errorf("ptx: a transposes kernel of %d jobs (want 1 or 2)", len(jobs))
 	}
-	name := fmt.Sprintf("isaac_transposes_%s_t%d_", ty, tile)
+	name := fmt.Sprintf("isaac_transposes_%s_", ty)
 	var params []Param
 	for i, j := range jobs {
 		name += map[TransposeJob]string{TransposeTiles: "t", TransposeRows: "r"}[j]
@@ -103,7 +99,7 @@ func GenerateTransposes(es, tile int, jobs []TransposeJob, arch string) (*Kernel
 		if j == TransposeRows {
 			transposeRowsJob(b, es, ty, src, dst, p, tid, blk)
 		} else {
-			shared = max(shared, transposeTileJob(b, es, tile, ty, src, dst, p, tid, blk))
+			shared = max(shared, transposeTileJob(b, es, ty, src, dst, p, tid, blk))
 		}
 		b.ins("ret")
 	}
@@ -120,22 +116,28 @@ func GenerateTransposes(es, tile int, jobs []TransposeJob, arch string) (*Kernel
 	}, nil
 }
 
+// transposeTile is the elements of a TransposeTiles job's tile along B and
+// along D (64-element tiles of 2- and 4-byte elements, each thread's 16
+// loads in flight, ran slower on the H100: gputest/results/h100/conv/call48).
+const transposeTile = 32
+
 // transposeRowStride is the bytes of a tile's padded row in shared
 // memory: an odd number of 4-byte words (8-byte ones for 8-byte
 // elements), so that the threads of a warp reading a column of the tile
 // hit distinct banks.
-func transposeRowStride(es, tile int) int {
+func transposeRowStride(es int) int {
 	if es == 8 {
-		return (tile + 1) * es
+		return (transposeTile + 1) * es
 	}
-	return tile*es + 4
+	return transposeTile*es + 4
 }
 
 // transposeTileJob emits a TransposeTiles job for block blk (of the job's
 // blocks: tile along D fastest, then along B, then (a, c)) and returns the
-// shared memory it uses. Each thread moves (tile/32)·(tile/8) elements
-// each way, all its loads in flight before its shared stores.
-func transposeTileJob(b *builder, es, tile int, ty, src, dst string, p map[string]string, tid, blk string) int {
+// shared memory it uses. Each thread moves 4 elements each way, its loads
+// in flight before its shared stores.
+func transposeTileJob(b *builder, es int, ty, src, dst string, p map[string]string, tid, blk string) int {
+	tile := transposeTile
 	kind := map[int]regKind{2: kB16, 4: kB32, 8: kB64}[es]
 	tx, trow := b.reg(kB32), b.reg(kB32)
 	b.ins("and.b32 %s, %s, 31", tx, tid)
@@ -146,7 +148,7 @@ func transposeTileJob(b *builder, es, tile int, ty, src, dst string, p map[strin
 	d0, b0 := b.mulImm(bx, tile), b.mulImm(by, tile)
 	smem := b.reg(kB32)
 	b.ins("mov.u32 %s, %s", smem, smemSymbol)
-	stride := transposeRowStride(es, tile)
+	stride := transposeRowStride(es)
 	base := b.reg(kB32) // the source's part of (a, c)
 	b.ins("mul.lo.s32 %s, %s, %s", base, a, p["sA"])
 	b.ins("mad.lo.s32 %s, %s, %s, %s", base, cc, p["sC"], base)
@@ -258,8 +260,8 @@ func transposeRowsJob(b *builder, es int, ty, src, dst string, p map[string]stri
 // TransposeTileBlocks are a TransposeTiles job's tiles along D (gx) and
 // along B (gy) and its blocks (n) for dimensions (A, B, C, D); ok is false
 // when n exceeds a one-dimensional grid.
-func TransposeTileBlocks(dA, dB, dC, dD, tile int) (gx, gy, n int, ok bool) {
-	gx, gy = ceilDiv(dD, tile), ceilDiv(dB, tile)
+func TransposeTileBlocks(dA, dB, dC, dD int) (gx, gy, n int, ok bool) {
+	gx, gy = ceilDiv(dD, transposeTile), ceilDiv(dB, transposeTile)
 	n = gx * gy * dA * dC
 	return gx, gy, n, n < 1<<31-1
 }
