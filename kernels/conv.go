@@ -114,8 +114,10 @@ func NHWC(c *request.Conv, s request.ConvShape, x, w uintptr) (*request.Conv, re
 // shape s: x not channel-contiguous already, and the transposes' grids and
 // the copies' offsets within their limits.
 func Transposable(s request.ConvShape) bool {
-	_, okX := planTranspose(0, 0, [4]int{s.N, s.C, s.H, s.W}, s.XStrides)
-	_, okW := planTranspose(0, 0, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s))
+	px := planTranspose(0, 0, [4]int{s.N, s.C, s.H, s.W}, s.XStrides)
+	pw := planTranspose(0, 0, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s))
+	_, _, okX := px.grid(0)
+	_, _, okW := pw.grid(0)
 	return s.XStrides[1] != 1 && s.G == 1 && okX && okW && s.N*s.C*s.H*s.W < 1<<31 && s.K*s.C*s.R*s.S < 1<<31
 }
 
@@ -136,20 +138,27 @@ type transposePlan struct {
 
 // planTranspose is the job that moves the 4-d tensor at src (dims,
 // element strides) into a packed copy at dst with its second dimension
-// last; ok is false beyond the grid.
-func planTranspose(src, dst uintptr, dims, strides [4]int) (p transposePlan, ok bool) {
-	p = transposePlan{job: ptx.TransposeTiles, src: src, dst: dst, dims: dims, strides: strides}
+// last.
+func planTranspose(src, dst uintptr, dims, strides [4]int) transposePlan {
+	p := transposePlan{job: ptx.TransposeTiles, src: src, dst: dst, dims: dims, strides: strides}
 	if strides[2] == dims[3]*strides[3] {
 		// Rows of D one after another: one dimension of C·D, which the
 		// tiles fill better, or a short one for a rows job.
 		p.dims[2], p.dims[3], p.strides[2] = 1, dims[2]*dims[3], 0
 		if gx, n, ok := ptx.TransposeRowsBlocks(p.dims[0], p.dims[1], p.dims[3]); ok {
 			p.job, p.gx, p.n = ptx.TransposeRows, gx, n
-			return p, true
+			return p
 		}
 	}
-	p.gx, p.gy, p.n, ok = ptx.TransposeTileBlocks(p.dims[0], p.dims[1], p.dims[2], p.dims[3])
-	return p, ok
+	p.gx, p.gy, p.n = ptx.TransposeTileBlocks(p.dims[0], p.dims[1], p.dims[2], p.dims[3])
+	return p
+}
+
+// grid is the grid of a transposes kernel whose first job is p and whose
+// second has n1 blocks (none: 0), and the first job's z slices; ok is
+// false beyond the grid's limits.
+func (p transposePlan) grid(n1 int) (grid [3]int, z0 int, ok bool) {
+	return ptx.TransposeGrid(p.job, p.dims, p.gx, p.gy, n1)
 }
 
 // push appends the job's parameters (ptx.GenerateTransposes's order).
@@ -190,11 +199,11 @@ func (rt *Runtime) ConvNHWCTarget(c *request.Conv, s request.ConvShape) (Target,
 	return rt.ConvTarget(v, sv)
 }
 
-// LaunchConvNHWC runs convolution c (Transposable) in two kernels on its
-// stream: one that transposes x to a packed NHWC copy and the filter to
-// NHWC format (unless it is already), both in the call's workspace, then
-// kernel k (of ConvNHWCTarget's class) on the copies, writing y through its
-// strides.
+// LaunchConvNHWC runs convolution c (Transposable) on its stream: a kernel
+// that transposes x to a packed NHWC copy and the filter to NHWC format
+// (unless it is already; a second kernel where one grid cannot hold both),
+// both in the call's workspace, then kernel k (of ConvNHWCTarget's class)
+// on the copies, writing y through its strides.
 func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape, k *Kernel) error {
 	m, n, kk := s.Pixels(), s.K, s.ReductionCRS()
 	grid := k.grid(m, n, kk)
@@ -211,32 +220,41 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 		return err
 	}
 	defer done()
-	// x and (unless it is in NHWC format already) the filter in one launch.
+	// x and (unless it is in NHWC format already) the filter in one launch
+	// where the grid allows.
 	x, w := uintptr(front), c.WPtr
-	px, _ := planTranspose(c.XPtr, x, [4]int{s.N, s.C, s.H, s.W}, s.XStrides)
-	plans := []transposePlan{px}
+	launches := [][]transposePlan{{planTranspose(c.XPtr, x, [4]int{s.N, s.C, s.H, s.W}, s.XStrides)}}
 	if wb > 0 {
 		w = x + uintptr(xb)
-		pw, _ := planTranspose(c.WPtr, w, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s))
-		plans = append(plans, pw)
-	}
-	tr, err := rt.transposesKernel(t, s.Type.Data.Size(), plans)
-	if err != nil {
-		return err
+		pw := planTranspose(c.WPtr, w, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s))
+		if _, _, ok := launches[0][0].grid(pw.n); ok {
+			launches[0] = append(launches[0], pw)
+		} else {
+			launches = append(launches, []transposePlan{pw})
+		}
 	}
 	p := paramPool.Get().(*cuda.Params)
 	defer paramPool.Put(p)
-	p.Reset()
-	blocks := 0
-	for _, pl := range plans {
-		pl.push(p)
-		blocks += pl.n
-	}
-	if len(plans) == 2 {
-		p.I32(int32(plans[0].n))
-	}
-	if err := launch(tr.fn, tr.gen, [3]int{blocks, 1, 1}, stream, p); err != nil {
-		return err
+	for _, plans := range launches {
+		tr, err := rt.transposesKernel(t, s.Type.Data.Size(), plans)
+		if err != nil {
+			return err
+		}
+		p.Reset()
+		n1 := 0
+		for _, pl := range plans {
+			pl.push(p)
+		}
+		if len(plans) == 2 {
+			n1 = plans[1].n
+		}
+		g, z0, _ := plans[0].grid(n1)
+		if n1 > 0 {
+			p.I32(int32(z0)).I32(int32(n1))
+		}
+		if err := launch(tr.fn, tr.gen, g, stream, p); err != nil {
+			return err
+		}
 	}
 	v, sv := NHWC(c, s, x, w)
 	p.Reset()

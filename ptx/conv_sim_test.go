@@ -107,15 +107,16 @@ func simThread(prog []simInstr2, params map[string]int64, tid, bx, by int64, gri
 // lenient, an instruction guarded by an unknown predicate is skipped (a
 // first pass that only fills smem) rather than an error.
 func simThreadShared(prog []simInstr2, params map[string]int64, tid, bx, by int64, grid [3]int64, smem map[int64]int64, lenient bool) (copies []simCopy, stores []simStore, err error) {
-	return simThreadSharedFrom(prog, params, tid, bx, by, grid, smem, nil, lenient)
+	return simThreadSharedFrom(prog, params, tid, [3]int64{bx, by, 0}, grid, smem, nil, lenient)
 }
 
-// simThreadSharedFrom is simThreadShared that also carries, in smemFrom
+// simThreadSharedFrom is simThreadShared for block (x, y, z) that also carries, in smemFrom
 // (nil: not), which global address each shared address's value was loaded
 // from: any st.shared of a register loaded from global records it, and any
 // ld.shared hands it on to its register (a kernel that moves data through
 // shared memory, such as a transpose's tiles).
-func simThreadSharedFrom(prog []simInstr2, params map[string]int64, tid, bx, by int64, grid [3]int64, smem, smemFrom map[int64]int64, lenient bool) (copies []simCopy, stores []simStore, err error) {
+func simThreadSharedFrom(prog []simInstr2, params map[string]int64, tid int64, block, grid [3]int64, smem, smemFrom map[int64]int64, lenient bool) (copies []simCopy, stores []simStore, err error) {
+	bx, by, bz := block[0], block[1], block[2]
 	regs := map[string]int64{}
 	from := map[string]int64{} // register → the global address it was loaded from (0: zero)
 	val := func(a string) (int64, bool) {
@@ -130,7 +131,9 @@ func simThreadSharedFrom(prog []simInstr2, params map[string]int64, tid, bx, by 
 			return grid[0], true
 		case "%nctaid.y":
 			return grid[1], true
-		case "%ctaid.z", "%tid.y", "%tid.z", "%cluster_ctarank":
+		case "%ctaid.z":
+			return bz, true
+		case "%tid.y", "%tid.z", "%cluster_ctarank":
 			return 0, true
 		case "%nctaid.z":
 			return grid[2], true

@@ -212,8 +212,13 @@ func TestPTXASTranspose(t *testing.T) {
 			t.Errorf("%+v: generated", bad)
 		}
 	}
-	if _, _, _, ok := TransposeTileBlocks(1<<20, 64, 1<<10, 100); ok {
-		t.Errorf("a grid of 2^31 blocks")
+	if gx, gy, _ := TransposeTileBlocks(1000, 64, 100, 100); true {
+		if _, _, ok := TransposeGrid(TransposeTiles, [4]int{1000, 64, 100, 100}, gx, gy, 0); ok {
+			t.Errorf("a grid of 100,000 slices along z")
+		}
+		if _, _, ok := TransposeGrid(TransposeTiles, [4]int{1, 64, 1, 100}, gx, gy, 1<<20); ok {
+			t.Errorf("a second job of 2^20 blocks after 8")
+		}
 	}
 	if _, _, ok := TransposeRowsBlocks(2, 64, RowsMaxD+1); ok {
 		t.Errorf("a rows job of %d-element rows", RowsMaxD+1)
@@ -228,7 +233,8 @@ type transposeCase struct{ dims, strides [4]int }
 // so that the second pass reads the tile the whole block wrote to shared
 // memory): every element of each job's tensor, with padded strides, lands
 // once at its place in the job's packed (A, C, D, B) copy, and nothing
-// else is written; a block runs the job its index falls in.
+// else is written; a block runs the job its z slice falls in, and the
+// second job's blocks past its own exit.
 func TestTransposesSimulated(t *testing.T) {
 	tiles := transposeCase{[4]int{2, 70, 3, 37}, [4]int{70 * (3*77 + 3), 3*77 + 3, 77, 2}} // rows 77 apart, every other element
 	rows := transposeCase{[4]int{3, 300, 1, 9}, [4]int{300*9*2 + 5, 9 * 2, 0, 2}}
@@ -251,14 +257,13 @@ func TestTransposesSimulated(t *testing.T) {
 		params := map[string]int64{}
 		var cases []transposeCase
 		var src, dst []int64
-		var first []int // each job's first block
-		blocks := 0
+		var gxs, gys, ns []int
 		for i, j := range r.jobs {
 			c := rows
 			if j == TransposeTiles {
 				c = tiles
 				if i == 1 { // a second tiles job of other dimensions
-					c = transposeCase{[4]int{1, 33, 2, 65}, [4]int{2 * 65 * 33, 65, 33 * 65, 1}}
+					c = transposeCase{[4]int{1, 33, 2, 97}, [4]int{2 * 97 * 33, 97, 33 * 97, 1}} // 16 blocks: not whole slices of the first job's
 				}
 			}
 			cases = append(cases, c)
@@ -266,52 +271,57 @@ func TestTransposesSimulated(t *testing.T) {
 			pre := fmt.Sprintf("p_j%d_", i)
 			params[pre+"src"], params[pre+"dst"] = src[i], dst[i]
 			d, st := c.dims, c.strides
-			var n int
+			var gx, gy, n int
 			if j == TransposeRows {
-				gx, nb, ok := TransposeRowsBlocks(d[0], d[1], d[3])
-				if !ok {
-					t.Fatal("no rows grid")
+				var ok bool
+				if gx, n, ok = TransposeRowsBlocks(d[0], d[1], d[3]); !ok {
+					t.Fatal("no rows job")
 				}
 				for name, v := range map[string]int{"dA": d[0], "dB": d[1], "dD": d[3], "sA": st[0], "sB": st[1], "sD": st[3], "gx": gx} {
 					params[pre+name] = int64(v)
 				}
-				n = nb
 			} else {
-				gx, gy, nb, ok := TransposeTileBlocks(d[0], d[1], d[2], d[3])
-				if !ok {
-					t.Fatal("no tiles grid")
-				}
+				gx, gy, n = TransposeTileBlocks(d[0], d[1], d[2], d[3])
 				for name, v := range map[string]int{"dA": d[0], "dB": d[1], "dC": d[2], "dD": d[3], "sA": st[0], "sB": st[1], "sC": st[2], "sD": st[3], "gx": gx, "gy": gy} {
 					params[pre+name] = int64(v)
 				}
-				n = nb
 			}
-			first = append(first, blocks)
-			blocks += n
+			gxs, gys, ns = append(gxs, gx), append(gys, gy), append(ns, n)
 		}
+		n1 := 0
 		if len(r.jobs) == 2 {
-			params["p_n0"] = int64(first[1])
+			n1 = ns[1]
 		}
+		grid, z0, ok := TransposeGrid(r.jobs[0], cases[0].dims, gxs[0], gys[0], n1)
+		if !ok {
+			t.Fatal("no grid")
+		}
+		params["p_z0"], params["p_n1"] = int64(z0), int64(n1)
 		got := map[int64]int64{}
-		for blk := 0; blk < blocks; blk++ {
-			smemFrom := map[int64]int64{}
-			for pass := 0; pass < 2; pass++ {
-				for tid := 0; tid < k.Block[0]; tid++ {
-					_, stores, err := simThreadSharedFrom(prog, params, int64(tid), int64(blk), 0, [3]int64{int64(blocks), 1, 1}, nil, smemFrom, false)
-					if err != nil {
-						t.Fatalf("%s: %v", k.Name, err)
-					}
-					if pass == 0 {
-						continue
-					}
-					for _, s := range stores {
-						if s.bytes != int64(r.es) {
-							t.Fatalf("%s: a store of %d bytes", k.Name, s.bytes)
+		g64 := [3]int64{int64(grid[0]), int64(grid[1]), int64(grid[2])}
+		for bz := 0; bz < grid[2]; bz++ {
+			for by := 0; by < grid[1]; by++ {
+				for bx := 0; bx < grid[0]; bx++ {
+					smemFrom := map[int64]int64{}
+					for pass := 0; pass < 2; pass++ {
+						for tid := 0; tid < k.Block[0]; tid++ {
+							_, stores, err := simThreadSharedFrom(prog, params, int64(tid), [3]int64{int64(bx), int64(by), int64(bz)}, g64, nil, smemFrom, false)
+							if err != nil {
+								t.Fatalf("%s: %v", k.Name, err)
+							}
+							if pass == 0 {
+								continue
+							}
+							for _, s := range stores {
+								if s.bytes != int64(r.es) {
+									t.Fatalf("%s: a store of %d bytes", k.Name, s.bytes)
+								}
+								if _, dup := got[s.addr]; dup {
+									t.Fatalf("%s: %#x stored twice", k.Name, s.addr)
+								}
+								got[s.addr] = s.from
+							}
 						}
-						if _, dup := got[s.addr]; dup {
-							t.Fatalf("%s: %#x stored twice", k.Name, s.addr)
-						}
-						got[s.addr] = s.from
 					}
 				}
 			}

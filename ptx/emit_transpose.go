@@ -45,10 +45,12 @@ func transposeParams(j TransposeJob) []string {
 
 // GenerateTransposes emits the kernel that runs one or two transposes (the
 // jobs, see TransposeJob) in one launch: the convolution's x and its
-// filter without a second launch between them. The grid is one-dimensional:
-// blocks [0, n0) run job 0 and the rest job 1 (TransposeTileBlocks,
-// TransposeRowsBlocks). Parameters: job i's as its TransposeJob says,
-// prefixed "j<i>_", then s32 n0 (two jobs only).
+// filter without a second launch between them. Job 0's blocks are the
+// grid's first z0 slices, indexed as its TransposeJob says (TransposeGrid);
+// job 1's are the n1 first of the slices after them, numbered x fastest,
+// then y, then z (its block index divided out; the rest of those slices
+// exit). Parameters: job i's as its TransposeJob says, prefixed "j<i>_",
+// then s32 z0 and n1 (two jobs only).
 func GenerateTransposes(es int, jobs []TransposeJob, arch string) (*Kernel, error) {
 	ty, ok := map[int]string{2: "b16", 4: "b32", 8: "b64"}[es]
 	if !ok {
@@ -67,18 +69,22 @@ func GenerateTransposes(es int, jobs []TransposeJob, arch string) (*Kernel, erro
 		}
 	}
 	if len(jobs) == 2 {
-		params = append(params, Param{"n0", ".s32", 4})
+		params = append(params, Param{"z0", ".s32", 4}, Param{"n1", ".s32", 4})
 	}
 	b := &builder{}
 	c := &gemmCtx{b: b}
-	tid, blk := b.reg(kB32), b.reg(kB32)
+	tid := b.reg(kB32)
 	b.ins("mov.u32 %s, %%tid.x", tid)
-	b.ins("mov.u32 %s, %%ctaid.x", blk)
+	var blk [3]string
+	for i, d := range []string{"x", "y", "z"} {
+		blk[i] = b.reg(kB32)
+		b.ins("mov.u32 %s, %%ctaid.%s", blk[i], d)
+	}
 	second := ""
 	if len(jobs) == 2 {
-		n0 := c.intParam("n0")
+		z0 := c.intParam("z0")
 		isSecond := b.reg(kPred)
-		b.ins("setp.ge.s32 %s, %s, %s", isSecond, blk, n0)
+		b.ins("setp.ge.s32 %s, %s, %s", isSecond, blk[2], z0)
 		second = b.newLabel("second_job")
 		b.insP(isSecond, "bra %s", second)
 	}
@@ -86,8 +92,7 @@ func GenerateTransposes(es int, jobs []TransposeJob, arch string) (*Kernel, erro
 	for i, j := range jobs {
 		if i == 1 {
 			b.label(second)
-			n0 := c.intParam("n0")
-			b.ins("sub.s32 %s, %s, %s", blk, blk, n0)
+			blk = secondJobBlock(b, c, j)
 		}
 		pre := fmt.Sprintf("j%d_", i)
 		src, dst := c.globalParam(pre+"src"), c.globalParam(pre+"dst")
@@ -132,18 +137,45 @@ func transposeRowStride(es int) int {
 	return transposeTile*es + 4
 }
 
-// transposeTileJob emits a TransposeTiles job for block blk (of the job's
-// blocks: tile along D fastest, then along B, then (a, c)) and returns the
-// shared memory it uses. Each thread moves 4 elements each way, its loads
-// in flight before its shared stores.
-func transposeTileJob(b *builder, es int, ty, src, dst string, p map[string]string, tid, blk string) int {
+// secondJobBlock is the block index (x, y, z) of the second job's block
+// from the grid's: its number among the slices after the first job's,
+// divided by the job's blocks along its x (and y) dimensions. The blocks
+// past the job's exit.
+func secondJobBlock(b *builder, c *gemmCtx, j TransposeJob) [3]string {
+	z0, n1 := c.intParam("z0"), c.intParam("n1")
+	l := b.reg(kB32) // ((ctaid.z - z0)·nctaid.y + ctaid.y)·nctaid.x + ctaid.x
+	ny, nx, v := b.reg(kB32), b.reg(kB32), b.reg(kB32)
+	b.ins("mov.u32 %s, %%nctaid.y", ny)
+	b.ins("mov.u32 %s, %%nctaid.x", nx)
+	b.ins("mov.u32 %s, %%ctaid.z", v)
+	b.ins("sub.s32 %s, %s, %s", l, v, z0)
+	b.ins("mov.u32 %s, %%ctaid.y", v)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", l, l, ny, v)
+	b.ins("mov.u32 %s, %%ctaid.x", v)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", l, l, nx, v)
+	past := b.reg(kPred)
+	b.ins("setp.ge.s32 %s, %s, %s", past, l, n1)
+	b.insP(past, "ret")
+	gx := c.intParam("j1_gx")
+	bx, rest := divmodRem(b, l, gx)
+	if j == TransposeRows {
+		return [3]string{bx, rest, ""}
+	}
+	by, bz := divmodRem(b, rest, c.intParam("j1_gy"))
+	return [3]string{bx, by, bz}
+}
+
+// transposeTileJob emits a TransposeTiles job for block blk (tile along D,
+// tile along B, a·C + c) and returns the shared memory it uses. Each
+// thread moves 4 elements each way, its loads in flight before its shared
+// stores.
+func transposeTileJob(b *builder, es int, ty, src, dst string, p map[string]string, tid string, blk [3]string) int {
 	tile := transposeTile
 	kind := map[int]regKind{2: kB16, 4: kB32, 8: kB64}[es]
 	tx, trow := b.reg(kB32), b.reg(kB32)
 	b.ins("and.b32 %s, %s, 31", tx, tid)
 	b.ins("shr.u32 %s, %s, 5", trow, tid)
-	bx, rest := divmodRem(b, blk, p["gx"])
-	by, bz := divmodRem(b, rest, p["gy"])
+	bx, by, bz := blk[0], blk[1], blk[2]
 	a, cc := divmod(b, bz, p["dC"]) // z = a·C + c
 	d0, b0 := b.mulImm(bx, tile), b.mulImm(by, tile)
 	smem := b.reg(kB32)
@@ -214,11 +246,10 @@ func divmodRem(b *builder, a, d string) (rem, quo string) {
 	return rem, quo
 }
 
-// transposeRowsJob emits a TransposeRows job for block blk (of the job's
-// blocks: along B fastest, then a).
-func transposeRowsJob(b *builder, es int, ty, src, dst string, p map[string]string, tid, blk string) {
+// transposeRowsJob emits a TransposeRows job for block blk (along B, a).
+func transposeRowsJob(b *builder, es int, ty, src, dst string, p map[string]string, tid string, blk [3]string) {
 	kind := map[int]regKind{2: kB16, 4: kB32, 8: kB64}[es]
-	bx, a := divmodRem(b, blk, p["gx"])
+	bx, a := blk[0], blk[1]
 	bi := b.reg(kB32)
 	b.ins("mad.lo.s32 %s, %s, %d, %s", bi, bx, transposeThreads, tid)
 	out := b.reg(kPred)
@@ -258,21 +289,33 @@ func transposeRowsJob(b *builder, es int, ty, src, dst string, p map[string]stri
 }
 
 // TransposeTileBlocks are a TransposeTiles job's tiles along D (gx) and
-// along B (gy) and its blocks (n) for dimensions (A, B, C, D); ok is false
-// when n exceeds a one-dimensional grid.
-func TransposeTileBlocks(dA, dB, dC, dD int) (gx, gy, n int, ok bool) {
+// along B (gy) and its blocks (n) for dimensions (A, B, C, D).
+func TransposeTileBlocks(dA, dB, dC, dD int) (gx, gy, n int) {
 	gx, gy = ceilDiv(dD, transposeTile), ceilDiv(dB, transposeTile)
-	n = gx * gy * dA * dC
-	return gx, gy, n, n < 1<<31-1
+	return gx, gy, gx * gy * dA * dC
 }
 
 // TransposeRowsBlocks are a TransposeRows job's blocks along B (gx) and
-// its blocks (n) for dimensions (A, B, D); ok is false beyond the grid or
-// RowsMaxD.
+// its blocks (n) for dimensions (A, B, D); ok is false beyond RowsMaxD.
 func TransposeRowsBlocks(dA, dB, dD int) (gx, n int, ok bool) {
 	gx = ceilDiv(dB, transposeThreads)
-	n = gx * dA
-	return gx, n, dD >= 1 && dD <= RowsMaxD && n < 1<<31-1
+	return gx, gx * dA, dD >= 1 && dD <= RowsMaxD
+}
+
+// TransposeGrid is the grid of a transposes kernel whose first job has
+// the dims (A, B, C, D; C = 1 for a rows job) and blocks along D or B (gx)
+// and B (gy, tiles only) and whose second job, if n1 > 0, has n1 blocks;
+// z0 is the first job's z slices. ok is false beyond the grid's limits.
+func TransposeGrid(first TransposeJob, dims [4]int, gx, gy, n1 int) (grid [3]int, z0 int, ok bool) {
+	grid = [3]int{gx, gy, dims[0] * dims[2]}
+	if first == TransposeRows {
+		grid = [3]int{gx, dims[0], 1}
+	}
+	z0 = grid[2]
+	if n1 > 0 {
+		grid[2] += ceilDiv(n1, grid[0]*grid[1])
+	}
+	return grid, z0, grid[0] < 1<<31-1 && grid[1] <= 65535 && grid[2] <= 65535
 }
 
 // byteAddr is base + off·es (off a 32-bit element offset).
