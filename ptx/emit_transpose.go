@@ -184,31 +184,17 @@ func transposeTileJob(b *builder, es int, ty, src, dst string, p map[string]stri
 	base := b.reg(kB32) // the source's part of (a, c)
 	b.ins("mul.lo.s32 %s, %s, %s", base, a, p["sA"])
 	b.ins("mad.lo.s32 %s, %s, %s, %s", base, cc, p["sC"], base)
-	cols, pass := tile/32, transposeThreads/32 // columns per thread; rows of threads
 	type elem struct{ ok, v, sa string }
 	var elems []elem
 	b.comment("read rows of D into tile[b][d]")
-	for j := 0; j < cols; j++ {
-		dl := b.addImm32(tx, 32*j)
-		dIdx := b.add32(d0, dl)
-		inD := b.reg(kPred)
-		b.ins("setp.lt.s32 %s, %s, %s", inD, dIdx, p["dD"])
-		for i := 0; i < tile; i += pass {
-			row := b.addImm32(trow, i)
-			bIdx := b.add32(b0, row)
-			ok := b.reg(kPred)
-			b.ins("setp.lt.and.s32 %s, %s, %s, %s", ok, bIdx, p["dB"], inD)
-			off := b.reg(kB32)
-			b.ins("mad.lo.s32 %s, %s, %s, %s", off, bIdx, p["sB"], base)
-			b.ins("mad.lo.s32 %s, %s, %s, %s", off, dIdx, p["sD"], off)
-			v := b.reg(kind)
-			b.insP(ok, "ld.global.nc.%s %s, [%s]", ty, v, byteAddr(b, src, off, es))
-			sa := b.reg(kB32)
-			b.ins("mad.lo.s32 %s, %s, %d, %s", sa, row, stride, smem)
-			b.ins("mad.lo.s32 %s, %s, %d, %s", sa, dl, es, sa)
-			elems = append(elems, elem{ok, v, sa})
-		}
-	}
+	tileWalk(b, smem, tx, trow, d0, b0, p["dD"], p["dB"], false, stride, es, func(ok, dIdx, bIdx, sa string) {
+		off := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", off, bIdx, p["sB"], base)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", off, dIdx, p["sD"], off)
+		v := b.reg(kind)
+		b.insP(ok, "ld.global.nc.%s %s, [%s]", ty, v, byteAddr(b, src, off, es))
+		elems = append(elems, elem{ok, v, sa})
+	})
 	for _, e := range elems {
 		b.insP(e.ok, "st.shared.%s [%s], %s", ty, e.sa, e.v)
 	}
@@ -216,28 +202,41 @@ func transposeTileJob(b *builder, es int, ty, src, dst string, p map[string]stri
 	b.comment("write tile[b][d] as rows of B: dst[((a*C + c)*D + d)*B + b]")
 	rowBase := b.reg(kB32) // (a·C + c)·D
 	b.ins("mul.lo.s32 %s, %s, %s", rowBase, bz, p["dD"])
-	for j := 0; j < cols; j++ {
-		bl := b.addImm32(tx, 32*j)
-		bOut := b.add32(b0, bl)
-		inB := b.reg(kPred)
-		b.ins("setp.lt.s32 %s, %s, %s", inB, bOut, p["dB"])
-		for i := 0; i < tile; i += pass {
-			dl := b.addImm32(trow, i)
-			dOut := b.add32(d0, dl)
-			ok := b.reg(kPred)
-			b.ins("setp.lt.and.s32 %s, %s, %s, %s", ok, dOut, p["dD"], inB)
-			sa := b.reg(kB32)
-			b.ins("mad.lo.s32 %s, %s, %d, %s", sa, bl, stride, smem)
-			b.ins("mad.lo.s32 %s, %s, %d, %s", sa, dl, es, sa)
-			v := b.reg(kind)
-			b.insP(ok, "ld.shared.%s %s, [%s]", ty, v, sa)
-			off := b.reg(kB32)
-			b.ins("add.s32 %s, %s, %s", off, rowBase, dOut)
-			b.ins("mad.lo.s32 %s, %s, %s, %s", off, off, p["dB"], bOut)
-			b.insP(ok, "st.global.%s [%s], %s", ty, byteAddr(b, dst, off, es), v)
-		}
-	}
+	tileWalk(b, smem, tx, trow, b0, d0, p["dB"], p["dD"], true, stride, es, func(ok, bOut, dOut, sa string) {
+		v := b.reg(kind)
+		b.insP(ok, "ld.shared.%s %s, [%s]", ty, v, sa)
+		off := b.reg(kB32)
+		b.ins("add.s32 %s, %s, %s", off, rowBase, dOut)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", off, off, p["dB"], bOut)
+		b.insP(ok, "st.global.%s [%s], %s", ty, byteAddr(b, dst, off, es), v)
+	})
 	return tile * stride
+}
+
+// tileWalk visits a thread's elements of a transpose tile: along one
+// dimension its lane's (laneBase + tx), along the other the rows trow,
+// trow + 8, … (rowBase + those). For each it passes the predicate that
+// both indices are inside the tensor (below laneLim and rowLim), the two
+// indices and the element's address in the tile, whose rows run along D:
+// tile[b][d] at smem + b·stride + d·es (laneIsB: the lane walks B).
+func tileWalk(b *builder, smem, tx, trow, laneBase, rowBase, laneLim, rowLim string, laneIsB bool, stride, es int, visit func(ok, laneIdx, rowIdx, sa string)) {
+	laneIdx := b.add32(laneBase, tx)
+	inLane := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", inLane, laneIdx, laneLim)
+	for i := 0; i < transposeTile; i += transposeThreads / 32 {
+		rowLocal := b.addImm32(trow, i)
+		rowIdx := b.add32(rowBase, rowLocal)
+		ok := b.reg(kPred)
+		b.ins("setp.lt.and.s32 %s, %s, %s, %s", ok, rowIdx, rowLim, inLane)
+		bl, dl := rowLocal, tx
+		if laneIsB {
+			bl, dl = tx, rowLocal
+		}
+		sa := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %d, %s", sa, bl, stride, smem)
+		b.ins("mad.lo.s32 %s, %s, %d, %s", sa, dl, es, sa)
+		visit(ok, laneIdx, rowIdx, sa)
+	}
 }
 
 // divmodRem is (a mod d, a / d).
