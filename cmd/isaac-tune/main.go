@@ -5,6 +5,7 @@
 //	isaac-tune sample-conv measure (convolution, path, configuration) triples and cuDNN on the GPU machine
 //	isaac-tune acceptance  the sampler's acceptance rate against uniform sampling (CPU only)
 //	isaac-tune train       fit the MLP to data sets, compare architectures, export weights
+//	isaac-tune train-conv  the same for the convolution models (configurations and cuDNN)
 //	isaac-tune eval        suboptimality of the model's choices on held-out inputs (GPU machine)
 //
 // Each subcommand's -h lists its flags.
@@ -19,7 +20,7 @@ import (
 var buildCommit string
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|sample-conv|acceptance|train|eval [flags]")
+	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|sample-conv|acceptance|train|train-conv|eval [flags]")
 	os.Exit(2)
 }
 
@@ -36,6 +37,8 @@ func main() {
 		err = sampleConvCmd(args)
 	case "train":
 		err = trainCmd(args)
+	case "train-conv":
+		err = trainConvCmd(args)
 	case "eval":
 		err = evalCmd(args)
 	case "acceptance":

@@ -1,0 +1,97 @@
+package tune
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+
+	"github.com/isaacgo/isaac/predictor"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+)
+
+// ConvSampleInput is the convolution models' view of a sample's input.
+func ConvSampleInput(s ConvSample) predictor.ConvInput {
+	return predictor.ConvInput{Type: s.Type, TF32: s.Type == "float" && s.Math != request.CudnnFMAMath, NHWC: s.Layout == "nhwc", Flip: s.Flip,
+		N: s.N, C: s.C, H: s.H, W: s.W, K: s.K, R: s.R, S: s.S, G: s.G, Pad: s.Pad, Stride: s.Stride, Dil: s.Dil,
+		Path: s.Path, AlignA: s.AlignA, AlignB: s.AlignB}
+}
+
+// ConvFold assigns a convolution to one of 10 folds by a hash of the call
+// alone (not the path), so that every path and configuration of one
+// convolution lands in the same fold.
+func ConvFold(in predictor.ConvInput) int {
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%s|%v|%v|%v|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d", in.Type, in.TF32, in.NHWC, in.Flip,
+		in.N, in.C, in.H, in.W, in.K, in.R, in.S, in.G, in.Pad, in.Stride, in.Dil)
+	return int(h.Sum32() % 10)
+}
+
+// convFoldOf is the set a convolution's rows go to (as foldOf).
+func convFoldOf(in predictor.ConvInput, train, valid, test *Matrix) *Matrix {
+	switch ConvFold(in) {
+	case 8:
+		return valid
+	case 9:
+		return test
+	}
+	return train
+}
+
+// ConvLogTFLOPs is the convolution models' target: the natural log of the
+// direct convolution's arithmetic over the time, in TFLOP/s.
+func ConvLogTFLOPs(in predictor.ConvInput, us float64) float64 {
+	return math.Log(in.FLOPs() / us / 1e6)
+}
+
+// ConvConfigMatrices are the convolution configuration model's training
+// (folds 0–7), validation (fold 8) and test (fold 9) sets: a row per
+// (convolution, path, configuration) measured.
+func ConvConfigMatrices(samples []ConvSample) (train, valid, test Matrix) {
+	f := predictor.ConvConfigFeatures
+	train.F, valid.F, test.F = f, f, f
+	x := make([]float64, f)
+	for _, s := range samples {
+		in := ConvSampleInput(s)
+		switch s.Path {
+		case PathImplicit, PathNHWCCopies:
+			c, err := ptx.ParseConfig(s.Config)
+			if err != nil || !predictor.ConvDescribes(c) {
+				continue
+			}
+			predictor.PutConvConfig(x, in, c)
+		case PathDirect:
+			c, err := ptx.ParseGroupedConfig(s.Config)
+			if err != nil {
+				continue
+			}
+			predictor.PutConvDirect(x, in, c)
+		default:
+			continue // vendor-only
+		}
+		convFoldOf(in, &train, &valid, &test).add(x, ConvLogTFLOPs(in, s.US))
+	}
+	return
+}
+
+// ConvVendorMatrices are cuDNN's model's sets: one row per distinct
+// convolution, the target its fastest algorithm's rate (the faster of the
+// v7 pick and FindEx's fastest).
+func ConvVendorMatrices(samples []ConvSample) (train, valid, test Matrix) {
+	f := predictor.ConvVendorFeatures
+	train.F, valid.F, test.F = f, f, f
+	seen := map[predictor.ConvInput]bool{}
+	x := make([]float64, f)
+	for _, s := range samples {
+		in := ConvSampleInput(s)
+		in.Path, in.AlignA, in.AlignB = "", 0, 0
+		us := min(s.VendorV7US, s.VendorBestUS)
+		if seen[in] || us <= 0 {
+			continue
+		}
+		seen[in] = true
+		predictor.PutConvVendorInput(x, in)
+		convFoldOf(in, &train, &valid, &test).add(x, ConvLogTFLOPs(in, us))
+	}
+	return
+}

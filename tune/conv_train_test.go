@@ -1,0 +1,68 @@
+package tune
+
+import (
+	"math"
+	"testing"
+
+	"github.com/isaacgo/isaac/predictor"
+)
+
+// The convolution matrices: a row per measured configuration of a path the
+// schema describes, every row of one convolution in one fold, one vendor row
+// per convolution with the faster of cuDNN's two times, targets in
+// ln TFLOP/s.
+func TestConvMatrices(t *testing.T) {
+	var samples []ConvSample
+	for i := 0; i < 60; i++ {
+		base := ConvSample{Type: "pseudo_half", Math: 1, Layout: "nchw", N: 1 + i%7, C: 16 * (1 + i%5), H: 20 + i, W: 30, K: 32, R: 3, S: 3, G: 1,
+			Pad: 1, Stride: 1, Dil: 1, VendorV7US: 40, VendorBestUS: 30}
+		for _, p := range []struct{ path, cfg string }{
+			{PathImplicit, "ms=4,ns=2,ml=128,nl=32,u=16,ks=1,kl=1,kg=1,va=1,vb=8,st=1,math=mma_f16"},
+			{PathNHWCCopies, "ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1"},
+			{PathNHWCCopies, "ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,pp=1"}, // not described: left out
+		} {
+			s := base
+			s.Path, s.Config, s.AlignA, s.AlignB, s.US = p.path, p.cfg, 8, 8, 10+float64(i)
+			samples = append(samples, s)
+		}
+	}
+	train, valid, test := ConvConfigMatrices(samples)
+	if n := train.N + valid.N + test.N; n != 120 {
+		t.Fatalf("%d configuration rows, want 120", n)
+	}
+	for _, m := range []Matrix{train, valid, test} {
+		if m.F != predictor.ConvConfigFeatures || len(m.X) != m.N*m.F {
+			t.Fatalf("matrix %d×%d holds %d values", m.N, m.F, len(m.X))
+		}
+	}
+	folds := map[int]bool{}
+	for _, s := range samples {
+		in := ConvSampleInput(s)
+		other := in
+		other.Path, other.AlignA = "direct", 1
+		if ConvFold(in) != ConvFold(other) {
+			t.Fatalf("%+v: the fold depends on the path", in)
+		}
+		folds[ConvFold(in)] = true
+	}
+	if len(folds) < 5 {
+		t.Errorf("60 convolutions in %d folds", len(folds))
+	}
+	in := ConvSampleInput(samples[0])
+	if got, want := train.Y[0], math.Log(in.FLOPs()/samples[0].US/1e6); ConvFold(in) < 8 && math.Abs(got-want) > 1e-12 {
+		t.Errorf("target %v, want %v", got, want)
+	}
+	vt, vv, vs := ConvVendorMatrices(samples)
+	if n := vt.N + vv.N + vs.N; n != 60 {
+		t.Errorf("%d vendor rows, want one per convolution (60)", n)
+	}
+	all := append(append(append([]float64{}, vt.Y...), vv.Y...), vs.Y...)
+	for i, y := range all {
+		if math.IsNaN(y) || math.IsInf(y, 0) {
+			t.Fatalf("vendor target %d: %v", i, y)
+		}
+	}
+	if want := math.Log(in.FLOPs() / 30 / 1e6); ConvFold(in) < 8 && math.Abs(vt.Y[0]-want) > 1e-12 {
+		t.Errorf("vendor target %v, want %v (the faster time)", vt.Y[0], want)
+	}
+}
