@@ -95,3 +95,63 @@ func ConvVendorMatrices(samples []ConvSample) (train, valid, test Matrix) {
 	}
 	return
 }
+
+// ConvRanking is how a configuration model ranks the measured
+// configurations of held-out convolutions: per convolution of fold 9 with
+// at least minConfigs rows the schema describes (every path together), the
+// time of the row the model scores fastest over the fastest row's, less one
+// (0: the model picked the fastest measured). This is the suboptimality of
+// the model's choice among what the sampler measured, not among every
+// legal configuration (cmd/isaac-tune eval times those on the GPU).
+func ConvRanking(net Predictor, samples []ConvSample, minConfigs int) (subopt []float64) {
+	type row struct {
+		x  []float64
+		us float64
+	}
+	byConv := map[predictor.ConvInput][]row{}
+	for _, s := range samples {
+		in := ConvSampleInput(s)
+		if ConvFold(in) != 9 {
+			continue
+		}
+		x := make([]float64, predictor.ConvConfigFeatures)
+		switch s.Path {
+		case PathImplicit, PathNHWCCopies:
+			c, err := ptx.ParseConfig(s.Config)
+			if err != nil || !predictor.ConvDescribes(c) {
+				continue
+			}
+			predictor.PutConvConfig(x, in, c)
+		case PathDirect:
+			c, err := ptx.ParseGroupedConfig(s.Config)
+			if err != nil {
+				continue
+			}
+			predictor.PutConvDirect(x, in, c)
+		default:
+			continue
+		}
+		key := in
+		key.Path, key.AlignA, key.AlignB = "", 0, 0
+		byConv[key] = append(byConv[key], row{x, s.US})
+	}
+	for _, rows := range byConv {
+		if len(rows) < minConfigs {
+			continue
+		}
+		var raw []float64
+		for _, r := range rows {
+			raw = append(raw, r.x...)
+		}
+		scores := net.Predict(raw, len(rows))
+		pick, best := 0, rows[0].us
+		for i, r := range rows {
+			if scores[i] > scores[pick] {
+				pick = i
+			}
+			best = min(best, r.us)
+		}
+		subopt = append(subopt, rows[pick].us/best-1)
+	}
+	return subopt
+}

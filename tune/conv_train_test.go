@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -64,5 +65,56 @@ func TestConvMatrices(t *testing.T) {
 	}
 	if want := math.Log(in.FLOPs() / 30 / 1e6); ConvFold(in) < 8 && math.Abs(vt.Y[0]-want) > 1e-12 {
 		t.Errorf("vendor target %v, want %v (the faster time)", vt.Y[0], want)
+	}
+}
+
+// stagesPredictor scores a row by its stages feature (sign +1: more is
+// faster; -1: slower).
+type stagesPredictor struct{ sign float64 }
+
+func (p stagesPredictor) Predict(raw []float64, n int) []float64 {
+	f := predictor.ConvConfigFeatures
+	at := predictor.ConvInputFeatures + 11 // log2_stages
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = p.sign * raw[i*f+at]
+	}
+	return out
+}
+
+// ConvRanking: a model that ranks the held-out convolutions' rows in the
+// order of their times picks the fastest (0), one that ranks them in reverse
+// the slowest (its time over the fastest's, less one); convolutions with
+// fewer rows than asked are left out.
+func TestConvRanking(t *testing.T) {
+	var samples []ConvSample
+	convs := 0
+	for i := 0; convs < 6; i++ {
+		base := ConvSample{Type: "bfloat16", Math: 1, Layout: "nhwc", N: 2, C: 64, H: 10 + i, W: 12, K: 64, R: 3, S: 3, G: 1, Pad: 1, Stride: 1, Dil: 1,
+			Path: PathImplicit, AlignA: 8, AlignB: 8, VendorV7US: 9, VendorBestUS: 9}
+		if ConvFold(ConvSampleInput(base)) != 9 {
+			continue
+		}
+		convs++
+		rows := 8
+		if convs == 6 {
+			rows = 3 // too few
+		}
+		for st := 1; st <= rows; st++ {
+			s := base
+			s.Config = fmt.Sprintf("ms=4,ns=2,ml=128,nl=32,u=16,ks=1,kl=1,kg=1,va=1,vb=8,st=%d,math=mma_bf16", st)
+			s.US = 100 / float64(st) // more stages, faster
+			samples = append(samples, s)
+		}
+	}
+	good := ConvRanking(stagesPredictor{1}, samples, 8)
+	bad := ConvRanking(stagesPredictor{-1}, samples, 8)
+	if len(good) != 5 || len(bad) != 5 {
+		t.Fatalf("%d and %d convolutions ranked, want 5", len(good), len(bad))
+	}
+	for i := range good {
+		if good[i] != 0 || math.Abs(bad[i]-7) > 1e-12 {
+			t.Fatalf("suboptimality %v and %v, want 0 and 7", good[i], bad[i])
+		}
 	}
 }

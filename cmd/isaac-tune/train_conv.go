@@ -102,6 +102,11 @@ func trainConvCmd(args []string) error {
 	}
 	testMSE := tune.MSE(net, test)
 	fmt.Fprintf(os.Stderr, "configuration model %v: ensemble of %d, test MSE %.4f (%s)\n", hidden, len(net), testMSE, time.Since(start).Round(time.Second))
+	if sub := tune.ConvRanking(net, samples, 8); len(sub) > 0 {
+		sort.Float64s(sub)
+		fmt.Fprintf(os.Stderr, "held-out convolutions (fold 9, 8 or more measured configurations): %d; the model's pick against the fastest measured: median %.1f %%, p90 %.1f %% slower\n",
+			len(sub), 100*sub[len(sub)/2], 100*sub[len(sub)*9/10])
+	}
 	vtrain, vvalid, vtest := tune.ConvVendorMatrices(samples)
 	vopts := opts
 	vopts.Hidden, vopts.Log = vhidden, nil
