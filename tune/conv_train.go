@@ -53,25 +53,34 @@ func ConvConfigMatrices(samples []ConvSample) (train, valid, test Matrix) {
 	x := make([]float64, f)
 	for _, s := range samples {
 		in := ConvSampleInput(s)
-		switch s.Path {
-		case PathImplicit, PathNHWCCopies:
-			c, err := ptx.ParseConfig(s.Config)
-			if err != nil || !predictor.ConvDescribes(c) {
-				continue
-			}
-			predictor.PutConvConfig(x, in, c)
-		case PathDirect:
-			c, err := ptx.ParseGroupedConfig(s.Config)
-			if err != nil {
-				continue
-			}
-			predictor.PutConvDirect(x, in, c)
-		default:
-			continue // vendor-only
+		if putConvSample(x, s, in) {
+			convFoldOf(in, &train, &valid, &test).add(x, ConvLogTFLOPs(in, s.US))
 		}
-		convFoldOf(in, &train, &valid, &test).add(x, ConvLogTFLOPs(in, s.US))
 	}
 	return
+}
+
+// putConvSample writes a measured sample's (input, configuration) features
+// into x; it is false for a vendor-only row and for a configuration the
+// schema does not describe (predictor.ConvDescribes).
+func putConvSample(x []float64, s ConvSample, in predictor.ConvInput) bool {
+	switch s.Path {
+	case PathImplicit, PathNHWCCopies:
+		c, err := ptx.ParseConfig(s.Config)
+		if err != nil || !predictor.ConvDescribes(c) {
+			return false
+		}
+		predictor.PutConvConfig(x, in, c)
+	case PathDirect:
+		c, err := ptx.ParseGroupedConfig(s.Config)
+		if err != nil {
+			return false
+		}
+		predictor.PutConvDirect(x, in, c)
+	default:
+		return false
+	}
+	return true
 }
 
 // ConvVendorMatrices are cuDNN's model's sets: one row per distinct
@@ -115,20 +124,7 @@ func ConvRanking(net Predictor, samples []ConvSample, minConfigs int) (subopt []
 			continue
 		}
 		x := make([]float64, predictor.ConvConfigFeatures)
-		switch s.Path {
-		case PathImplicit, PathNHWCCopies:
-			c, err := ptx.ParseConfig(s.Config)
-			if err != nil || !predictor.ConvDescribes(c) {
-				continue
-			}
-			predictor.PutConvConfig(x, in, c)
-		case PathDirect:
-			c, err := ptx.ParseGroupedConfig(s.Config)
-			if err != nil {
-				continue
-			}
-			predictor.PutConvDirect(x, in, c)
-		default:
+		if !putConvSample(x, s, in) {
 			continue
 		}
 		key := in

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"os"
@@ -107,19 +108,11 @@ func loadData(glob, staleSplits, staleMaths, staleMathsData string) ([]tune.Samp
 	if len(files) == 0 {
 		return nil, nil, "", fmt.Errorf("no data set matches %s", glob)
 	}
-	sort.Strings(files)
 	h := sha256.New()
-	var all []tune.Sample
-	var comments []string
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		h.Write(raw)
+	all, comments, err := readDataSets(files, h, func(f string, raw []byte) ([]tune.Sample, []string, error) {
 		s, c, err := tune.Read(bytes.NewReader(raw))
 		if err != nil {
-			return nil, nil, "", fmt.Errorf("%s: %w", f, err)
+			return nil, nil, err
 		}
 		if stale[f] {
 			var n int
@@ -133,10 +126,35 @@ func loadData(glob, staleSplits, staleMaths, staleMathsData string) ([]tune.Samp
 			fmt.Fprintf(os.Stderr, "%s: %d rows of %s left out (-stale-maths)\n", f, n, staleMaths)
 			h.Write([]byte("stale-maths\x00" + staleMaths + "\x00"))
 		}
+		return s, c, nil
+	})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return all, comments, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// readDataSets reads the data set files in name order with read, each
+// file's bytes written to h before read sees them.
+func readDataSets[S any](files []string, h hash.Hash, read func(f string, raw []byte) ([]S, []string, error)) ([]S, []string, error) {
+	files = slices.Clone(files)
+	sort.Strings(files)
+	var all []S
+	var comments []string
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		h.Write(raw)
+		s, c, err := read(f, raw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", f, err)
+		}
 		all = append(all, s...)
 		comments = append(comments, c...)
 	}
-	return all, comments, hex.EncodeToString(h.Sum(nil)), nil
+	return all, comments, nil
 }
 
 var deviceLine = regexp.MustCompile(`^device: (.+) \(compute ([0-9.]+), (\d+) SMs`)

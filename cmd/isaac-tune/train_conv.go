@@ -25,22 +25,12 @@ func loadConvData(glob string) ([]tune.ConvSample, []string, string, error) {
 	if len(files) == 0 {
 		return nil, nil, "", fmt.Errorf("no data set matches %s", glob)
 	}
-	sort.Strings(files)
 	h := sha256.New()
-	var all []tune.ConvSample
-	var comments []string
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		h.Write(raw)
-		s, c, err := tune.ReadConv(bytes.NewReader(raw))
-		if err != nil {
-			return nil, nil, "", fmt.Errorf("%s: %w", f, err)
-		}
-		all = append(all, s...)
-		comments = append(comments, c...)
+	all, comments, err := readDataSets(files, h, func(_ string, raw []byte) ([]tune.ConvSample, []string, error) {
+		return tune.ReadConv(bytes.NewReader(raw))
+	})
+	if err != nil {
+		return nil, nil, "", err
 	}
 	return all, comments, hex.EncodeToString(h.Sum(nil)), nil
 }
