@@ -183,32 +183,93 @@ func deviceOf(comments []string) (predictor.DeviceID, error) {
 	return id, nil
 }
 
+// trainFlags are the training flags of train and train-conv.
+type trainFlags struct {
+	arch, vendorArch, table, out     string
+	epochs, patience, batch, members int
+	lr                               float64
+	maxTime                          time.Duration
+	seed                             uint64
+}
+
+// bind defines the flags on fs; vendor names the vendor model in their help.
+func (t *trainFlags) bind(fs *flag.FlagSet, vendor string) {
+	fs.StringVar(&t.arch, "arch", "64,128,192,256,192,128,64", "hidden layer widths of the exported configuration model")
+	fs.StringVar(&t.vendorArch, "vendor-arch", "64,128,64", "hidden layer widths of "+vendor)
+	fs.StringVar(&t.table, "table2", "", "also train the paper's seven Table 2 architectures and write their MSE table (Markdown) here")
+	fs.IntVar(&t.epochs, "epochs", 60, "epochs at most")
+	fs.IntVar(&t.patience, "patience", 6, "early stopping: epochs without a better validation MSE")
+	fs.IntVar(&t.batch, "batch", 256, "minibatch rows")
+	fs.Float64Var(&t.lr, "lr", 1e-3, "Adam step size")
+	fs.DurationVar(&t.maxTime, "max-time", 0, "stop each training after this long (0: none)")
+	fs.StringVar(&t.out, "out", "", "weights file to write (.isw.zst)")
+	fs.Uint64Var(&t.seed, "seed", 1, "random seed")
+	fs.IntVar(&t.members, "ensemble", 5, "networks of the exported configuration model, averaged (seeds seed, seed+1, …)")
+}
+
+// archs are the configuration and vendor models' hidden layer widths.
+func (t *trainFlags) archs() (hidden, vendor []int, err error) {
+	if hidden, err = parseArch(t.arch); err != nil {
+		return nil, nil, err
+	}
+	vendor, err = parseArch(t.vendorArch)
+	return hidden, vendor, err
+}
+
+// options are the training options (Hidden left to the caller).
+func (t *trainFlags) options() tune.TrainOptions {
+	return tune.TrainOptions{Epochs: t.epochs, Patience: t.patience, Batch: t.batch, LR: t.lr, Seed: t.seed, MaxTime: t.maxTime, Log: os.Stderr}
+}
+
+// table2 writes the Table 2 comparison where -table2 asks and returns its
+// network of the chosen architecture (trained with the first seed: the
+// ensemble's first member), nil otherwise.
+func (t *trainFlags) table2(train, valid, test tune.Matrix, samples int, hash string, dev predictor.DeviceID, hidden []int) (*predictor.MLP, error) {
+	if t.table == "" {
+		return nil, nil
+	}
+	first, _, err := writeTable2(t.table, train, valid, test, t.options(), samples, hash, dev, hidden)
+	return first, err
+}
+
+// ensemble trains the configuration model's members (first, when not nil,
+// is the first) and reports each one's test MSE and the ensemble's.
+func (t *trainFlags) ensemble(first *predictor.MLP, train, valid, test tune.Matrix, hidden []int) (predictor.Ensemble, float64) {
+	fmt.Fprintf(os.Stderr, "configuration model %v, %d members\n", hidden, t.members)
+	opts := t.options()
+	opts.Hidden = hidden
+	start := time.Now()
+	var net predictor.Ensemble
+	var reps []tune.TrainReport
+	if first != nil {
+		opts.Seed++
+		rest, r := tune.TrainEnsemble(train, valid, opts, t.members-1)
+		net, reps = append(predictor.Ensemble{first}, rest...), r
+	} else {
+		net, reps = tune.TrainEnsemble(train, valid, opts, t.members)
+	}
+	for i, n := range net {
+		fmt.Fprintf(os.Stderr, "  member %d: test MSE %.4f\n", i, tune.MSE(n, test))
+	}
+	testMSE := tune.MSE(net, test)
+	fmt.Fprintf(os.Stderr, "configuration model: ensemble of %d, test MSE %.4f (%s; member reports %+v)\n",
+		len(net), testMSE, time.Since(start).Round(time.Second), reps)
+	return net, testMSE
+}
+
 func trainCmd(args []string) error {
 	fs := flag.NewFlagSet("train", flag.ExitOnError)
 	data := fs.String("data", "weights/data/h100-gemm-*.csv.zst", "data sets (glob)")
 	vendorData := fs.String("vendor-data", "weights/data/h100-vendor-*.csv.zst", "vendor-only data sets (glob; none is fine): the vendor model trains on these and -data's cuBLAS times")
-	arch := fs.String("arch", "64,128,192,256,192,128,64", "hidden layer widths of the exported configuration model")
-	vendorArch := fs.String("vendor-arch", "64,128,64", "hidden layer widths of the vendor model")
-	table := fs.String("table2", "", "also train the paper's seven Table 2 architectures and write their MSE table (Markdown) here")
-	epochs := fs.Int("epochs", 60, "epochs at most")
-	patience := fs.Int("patience", 6, "early stopping: epochs without a better validation MSE")
-	batch := fs.Int("batch", 256, "minibatch rows")
-	lr := fs.Float64("lr", 1e-3, "Adam step size")
-	maxTime := fs.Duration("max-time", 0, "stop each training after this long (0: none)")
-	out := fs.String("out", "", "weights file to write (.isw.zst)")
-	seed := fs.Uint64("seed", 1, "random seed")
-	members := fs.Int("ensemble", 5, "networks of the exported configuration model, averaged (seeds seed, seed+1, …)")
+	var t trainFlags
+	t.bind(fs, "the vendor model")
 	configFrom := fs.String("config-from", "", "take the configuration model from this weights file (trained on the same -data) and train only the vendor model")
 	vendorFrom := fs.String("vendor-from", "", "take the vendor model from this weights file (same device) and train only the configuration model")
 	staleMaths := fs.String("stale-maths", "", "maths (comma-separated, e.g. mma_f64,mma_f64k8,mma_f64k16) whose kernels changed after -stale-maths-data were measured: those rows are left out of the configuration model, their cuBLAS times kept")
 	staleMathsData := fs.String("stale-maths-data", "", "data sets (glob, a subset of -data) that -stale-maths applies to")
 	staleSplits := fs.String("stale-splits", "", "data sets (glob, a subset of -data) measured before a change to the split-K path: their grid-split rows (kg > 1) are left out of the configuration model, their cuBLAS times kept")
 	fs.Parse(args)
-	hidden, err := parseArch(*arch)
-	if err != nil {
-		return err
-	}
-	vhidden, err := parseArch(*vendorArch)
+	hidden, vhidden, err := t.archs()
 	if err != nil {
 		return err
 	}
@@ -223,21 +284,16 @@ func trainCmd(args []string) error {
 	train, valid, test := tune.ConfigMatrices(samples)
 	fmt.Fprintf(os.Stderr, "%d samples from %s (%s): %d train, %d validation, %d test rows (folds by input)\n",
 		len(samples), *data, dev.Name, train.N, valid.N, test.N)
-	opts := tune.TrainOptions{Epochs: *epochs, Patience: *patience, Batch: *batch, LR: *lr, Seed: *seed, MaxTime: *maxTime, Log: os.Stderr}
-	var first *predictor.MLP
-	if *table != "" {
-		// The Table 2 run trains the chosen architecture with the first
-		// seed too: it is the ensemble's first member.
-		if first, _, err = writeTable2(*table, train, valid, test, opts, len(samples), hash, dev, hidden); err != nil {
-			return err
-		}
+	opts := t.options()
+	first, err := t.table2(train, valid, test, len(samples), hash, dev, hidden)
+	if err != nil {
+		return err
 	}
-	opts.Hidden = hidden
 	var net predictor.Ensemble
 	var testMSE float64
 	var configChecks []predictor.Check
 	comment := fmt.Sprintf("isaac-tune train -arch %s -ensemble %d -vendor-arch %s -epochs %d -patience %d -batch %d -lr %g -seed %d; folds 0-7 train, 8 early stopping, 9 test (by input)",
-		*arch, *members, *vendorArch, *epochs, *patience, *batch, *lr, *seed)
+		t.arch, t.members, t.vendorArch, t.epochs, t.patience, t.batch, t.lr, t.seed)
 	if *staleSplits != "" {
 		comment += fmt.Sprintf("; grid-split rows of %s left out (-stale-splits)", *staleSplits)
 	}
@@ -255,26 +311,10 @@ func trainCmd(args []string) error {
 			return fmt.Errorf("-config-from %s: test MSE %.6f on this data, the file says %.6f", *configFrom, got, testMSE)
 		}
 		comment = fmt.Sprintf("configuration model from %s (%s); vendor model: isaac-tune train -config-from -vendor-arch %s -epochs %d -patience %d -batch %d -lr %g -seed %d",
-			*configFrom, old.Comment, *vendorArch, *epochs, *patience, *batch, *lr, *seed)
+			*configFrom, old.Comment, t.vendorArch, t.epochs, t.patience, t.batch, t.lr, t.seed)
 		fmt.Fprintf(os.Stderr, "configuration model from %s: ensemble of %d, test MSE %.4f (recomputed)\n", *configFrom, len(net), testMSE)
 	} else {
-		fmt.Fprintf(os.Stderr, "configuration model %v, %d members\n", hidden, *members)
-		start := time.Now()
-		var reps []tune.TrainReport
-		if first != nil {
-			o := opts
-			o.Seed++
-			rest, r := tune.TrainEnsemble(train, valid, o, *members-1)
-			net, reps = append(predictor.Ensemble{first}, rest...), r
-		} else {
-			net, reps = tune.TrainEnsemble(train, valid, opts, *members)
-		}
-		for i, n := range net {
-			fmt.Fprintf(os.Stderr, "  member %d: test MSE %.4f\n", i, tune.MSE(n, test))
-		}
-		testMSE = tune.MSE(net, test)
-		fmt.Fprintf(os.Stderr, "configuration model: ensemble of %d, test MSE %.4f (%s; member reports %+v)\n",
-			len(net), testMSE, time.Since(start).Round(time.Second), reps)
+		net, testMSE = t.ensemble(first, train, valid, test, hidden)
 	}
 	var vnet *predictor.MLP
 	var vtestMSE float64
@@ -296,7 +336,7 @@ func trainCmd(args []string) error {
 	} else if vnet, vtestMSE, vchecks, hash, err = trainVendor(samples, *vendorData, dev, hash, opts, vhidden); err != nil {
 		return err
 	}
-	if *out == "" {
+	if t.out == "" {
 		return nil
 	}
 	if configChecks == nil {
@@ -312,7 +352,7 @@ func trainCmd(args []string) error {
 			{ModelHeader: predictor.ModelHeader{Name: "vendor", Target: "ln TFLOP/s of cuBLAS", Schema: predictor.VendorSchema, TestMSE: vtestMSE, Check: vchecks}, Nets: predictor.Ensemble{vnet}},
 		},
 	}
-	f, err := os.Create(*out)
+	f, err := os.Create(t.out)
 	if err != nil {
 		return err
 	}
