@@ -166,14 +166,7 @@ func PutConvConfig(dst []float64, in ConvInput, c ptx.GemmConfig) {
 	d := dst[ConvInputFeatures:]
 	clear(d)
 	kc := max(c.KC, 1)
-	for i, v := range []int{c.MS, c.NS, c.ML, c.NL, c.U, c.KS, c.KL, c.KG, kc, c.VecA, c.VecB, c.Stages} {
-		d[i] = lg(v)
-	}
-	d = d[12:]
-	for i, m := range ConvMaths {
-		d[i] = b2f(c.Math == m)
-	}
-	d = d[len(ConvMaths):]
+	d = putTiling(d, c, ConvMaths)
 	d[0], d[1], d[2] = b2f(c.TMA == 1), b2f(c.TMA == 2), b2f(c.PS == 1)
 	m, n, k := in.GemmDims()
 	tm, tn := ceilDiv(m, c.ML), ceilDiv(n, c.NL)

@@ -133,22 +133,28 @@ func KnowsMath(m ptx.Math) bool { return slices.Contains(Maths, m) }
 // PutConfig writes the pair's features into dst[:ConfigFeatures].
 func PutConfig(dst []float64, in Input, c ptx.GemmConfig) {
 	PutInput(dst, in)
-	d := dst[InputFeatures:]
+	d := putTiling(dst[InputFeatures:], c, Maths)
 	kc := max(c.KC, 1)
-	for i, v := range []int{c.MS, c.NS, c.ML, c.NL, c.U, c.KS, c.KL, c.KG, kc, c.VecA, c.VecB, c.Stages} {
-		d[i] = lg(v)
-	}
-	d = d[12:]
-	for i, m := range Maths {
-		d[i] = b2f(c.Math == m)
-	}
-	d = d[len(Maths):]
 	tm, tn := ceilDiv(in.M, c.ML), ceilDiv(in.N, c.NL)
 	d[0] = lg(tm * tn * c.KG * kc)
 	d[1] = math.Log2(float64(max(in.M, 1)) / float64(tm*c.ML))
 	d[2] = math.Log2(float64(max(in.N, 1)) / float64(tn*c.NL))
 	d[3] = math.Log2(float64(max(in.K, 1)) / float64(c.KG*kc))
 	d[4] = lg(c.Threads())
+}
+
+// putTiling writes the configuration's tiling (logarithms of its block,
+// warp, unrolling, split, vector and stage parameters) and its math, one of
+// maths, into d and returns the rest of d.
+func putTiling(d []float64, c ptx.GemmConfig, maths []ptx.Math) []float64 {
+	for i, v := range []int{c.MS, c.NS, c.ML, c.NL, c.U, c.KS, c.KL, c.KG, max(c.KC, 1), c.VecA, c.VecB, c.Stages} {
+		d[i] = lg(v)
+	}
+	d = d[12:]
+	for i, m := range maths {
+		d[i] = b2f(c.Math == m)
+	}
+	return d[len(maths):]
 }
 
 func ceilDiv(a, b int) int { return (max(a, 1) + b - 1) / b }
