@@ -47,13 +47,13 @@ func (m *Model) Screen(in Input, cfgs []ptx.GemmConfig, keep int) []ptx.GemmConf
 	if keep >= len(cfgs) || len(m.Nets) < 2 {
 		return cfgs
 	}
-	out, _ := m.screenRows(cfgs, configRows(in, cfgs), keep)
+	out, _ := m.screenRows(cfgs, configRows(in, cfgs), ConfigFeatures, keep)
 	return out
 }
 
-// screenRows is Screen on the configurations' feature rows x: the kept
-// configurations and their rows.
-func (m *Model) screenRows(cfgs []ptx.GemmConfig, x []float64, keep int) ([]ptx.GemmConfig, []float64) {
+// screenRows is Screen on the configurations' feature rows x (width
+// features each): the kept configurations and their rows.
+func (m *Model) screenRows(cfgs []ptx.GemmConfig, x []float64, width, keep int) ([]ptx.GemmConfig, []float64) {
 	s := m.Nets[:1].Score(x, len(cfgs))
 	idx := make([]int, len(cfgs))
 	for i := range idx {
@@ -63,10 +63,10 @@ func (m *Model) screenRows(cfgs []ptx.GemmConfig, x []float64, keep int) ([]ptx.
 	idx = idx[:keep]
 	sort.Ints(idx)
 	out := make([]ptx.GemmConfig, keep)
-	rows := make([]float64, keep*ConfigFeatures)
+	rows := make([]float64, keep*width)
 	for i, j := range idx {
 		out[i] = cfgs[j]
-		copy(rows[i*ConfigFeatures:(i+1)*ConfigFeatures], x[j*ConfigFeatures:(j+1)*ConfigFeatures])
+		copy(rows[i*width:(i+1)*width], x[j*width:(j+1)*width])
 	}
 	return out, rows
 }

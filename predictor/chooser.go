@@ -21,9 +21,36 @@ type Chooser struct {
 	Margin float64          // serve when exp(ours − vendor) ≥ Margin
 	Pool   int              // legal configurations drawn per input class (the search's seeds)
 	Screen int              // per batch of the search, configurations the ensemble scores, kept by its first member's prediction (0: all)
-	pools  sync.Map         // ptx.InputClass → []ptx.GemmConfig
-	mu     sync.Mutex       // serializes pool construction per chooser
+	pools  seedPools
 }
+
+// seedPools are a chooser's seed pools per input class.
+type seedPools struct {
+	m  sync.Map   // ptx.InputClass → []ptx.GemmConfig
+	mu sync.Mutex // serializes pool construction
+}
+
+// get is the class's pool, drawn (n configurations) on first use.
+func (p *seedPools) get(cls ptx.InputClass, dev ptx.DeviceLimits, n int) []ptx.GemmConfig {
+	if v, ok := p.m.Load(cls); ok {
+		return v.([]ptx.GemmConfig)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if v, ok := p.m.Load(cls); ok {
+		return v.([]ptx.GemmConfig)
+	}
+	pool := space.SeedPool(cls, dev, n)
+	p.m.Store(cls, pool)
+	return pool
+}
+
+func (p *seedPools) has(cls ptx.InputClass) bool {
+	_, ok := p.m.Load(cls)
+	return ok
+}
+
+func (p *seedPools) set(cls ptx.InputClass, pool []ptx.GemmConfig) { p.m.LoadOrStore(cls, pool) }
 
 // Choice is the chooser's answer for one input.
 type Choice struct {
@@ -38,34 +65,20 @@ type Choice struct {
 // class, so that every process searches from the same seeds.
 func (c *Chooser) SeedPool(cls ptx.InputClass) []ptx.GemmConfig { return c.pool(cls) }
 
+// Limits are the limits of the device the chooser's model is for.
+func (c *Chooser) Limits() ptx.DeviceLimits { return c.Dev }
+
 // HasSeedPool reports whether the class's seed pool is drawn or installed
 // already, so that choosing for an input of the class costs only the search.
-func (c *Chooser) HasSeedPool(cls ptx.InputClass) bool {
-	_, ok := c.pools.Load(cls)
-	return ok
-}
+func (c *Chooser) HasSeedPool(cls ptx.InputClass) bool { return c.pools.has(cls) }
 
 // SetSeedPool installs a class's seed pool that an earlier process drew
 // (SeedPool's result, kept by the caller): drawing it again costs the first
 // input of the class a few milliseconds. It does nothing when the class
 // already has one.
-func (c *Chooser) SetSeedPool(cls ptx.InputClass, p []ptx.GemmConfig) {
-	c.pools.LoadOrStore(cls, p)
-}
+func (c *Chooser) SetSeedPool(cls ptx.InputClass, p []ptx.GemmConfig) { c.pools.set(cls, p) }
 
-func (c *Chooser) pool(cls ptx.InputClass) []ptx.GemmConfig {
-	if p, ok := c.pools.Load(cls); ok {
-		return p.([]ptx.GemmConfig)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if p, ok := c.pools.Load(cls); ok {
-		return p.([]ptx.GemmConfig)
-	}
-	p := space.SeedPool(cls, c.Dev, c.Pool)
-	c.pools.Store(cls, p)
-	return p
-}
+func (c *Chooser) pool(cls ptx.InputClass) []ptx.GemmConfig { return c.pools.get(cls, c.Dev, c.Pool) }
 
 // Choose ranks configurations for an input of a class: the
 // class's seed pool and the heuristic's candidates that suit the input,

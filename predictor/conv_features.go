@@ -191,3 +191,12 @@ func PutConvDirect(dst []float64, in ConvInput, c ptx.GroupedConfig) {
 	d = d[len(convConfigFeatureNames)-4:]
 	d[0], d[1], d[2], d[3] = lg(c.Threads), lg(c.Columns), lg(max(c.Rows, 1)), lg(vec)
 }
+
+// ConvInputOf is a convolution call's input for the models (its Path and
+// alignments unset), and whether the models describe it: one padding,
+// stride and dilation along both dimensions, as the data set has them.
+func ConvInputOf(s request.ConvShape) (ConvInput, bool) {
+	in := ConvInput{Type: s.Type.Name, TF32: s.TF32, NHWC: s.XStrides[1] == 1, Flip: s.Flip,
+		N: s.N, C: s.C, H: s.H, W: s.W, K: s.K, R: s.R, S: s.S, G: s.G, Pad: s.PadH, Stride: s.StrH, Dil: s.DilH}
+	return in, s.PadH == s.PadW && s.StrH == s.StrW && s.DilH == s.DilW
+}

@@ -31,12 +31,34 @@ func (m *Model) Search(in Input, cls ptx.InputClass, dev ptx.DeviceLimits, seeds
 // by the whole ensemble (screen 0: no screening). It is the run-time
 // search: about five times less arithmetic for a five-member ensemble.
 func (m *Model) SearchScreened(in Input, cls ptx.InputClass, dev ptx.DeviceLimits, seeds []ptx.GemmConfig, rounds, beam, screen int) []Ranked {
+	return m.search(gemmSearch(in), cls, dev, seeds, rounds, beam, screen)
+}
+
+// searchInput is what the search needs of one input: the feature rows of
+// configurations on it (width features each), which configurations the
+// model describes, and the GEMM dimensions a configuration must suit
+// (space.Suits).
+type searchInput struct {
+	rows      func([]ptx.GemmConfig) []float64
+	width     int
+	describes func(ptx.GemmConfig) bool
+	m, n, k   int
+}
+
+// gemmSearch is a GEMM input's, for the configuration model (ConfigSchema).
+func gemmSearch(in Input) searchInput {
+	return searchInput{rows: func(c []ptx.GemmConfig) []float64 { return configRows(in, c) }, width: ConfigFeatures,
+		describes: func(c ptx.GemmConfig) bool { return KnowsMath(c.Math) }, m: in.M, n: in.N, k: in.K}
+}
+
+// search is SearchScreened for any family's input.
+func (m *Model) search(in searchInput, cls ptx.InputClass, dev ptx.DeviceLimits, seeds []ptx.GemmConfig, rounds, beam, screen int) []Ranked {
 	seen := make(map[ptx.GemmConfig]bool, len(seeds))
 	var all []Ranked
 	score := func(cfgs []ptx.GemmConfig) {
 		fresh := make([]ptx.GemmConfig, 0, len(cfgs))
 		for _, c := range cfgs {
-			if !seen[c] && KnowsMath(c.Math) {
+			if !seen[c] && in.describes(c) {
 				seen[c] = true
 				fresh = append(fresh, c)
 			}
@@ -44,9 +66,9 @@ func (m *Model) SearchScreened(in Input, cls ptx.InputClass, dev ptx.DeviceLimit
 		if len(fresh) == 0 {
 			return
 		}
-		x := configRows(in, fresh)
+		x := in.rows(fresh)
 		if screen > 0 && screen < len(fresh) && len(m.Nets) > 1 {
-			fresh, x = m.screenRows(fresh, x, screen)
+			fresh, x = m.screenRows(fresh, x, in.width, screen)
 		}
 		for i, s := range m.Nets.Score(x, len(fresh)) {
 			all = append(all, Ranked{fresh[i], s})
@@ -64,7 +86,7 @@ func (m *Model) SearchScreened(in Input, cls ptx.InputClass, dev ptx.DeviceLimit
 				sp = wsp // a wgmma configuration moves in its own space
 			}
 			for _, c := range space.Neighbors(top.Config, sp) {
-				if !seen[c] && ptx.Legal(c, cls, dev) == nil && space.Suits(c, in.M, in.N, in.K) {
+				if !seen[c] && ptx.Legal(c, cls, dev) == nil && space.Suits(c, in.m, in.n, in.k) {
 					next = append(next, c)
 				}
 			}

@@ -85,16 +85,7 @@ func gcdPow2(a, b uint64) uint64 {
 func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) ptx.GemmConfig {
 	m, n, k := s.Pixels(), s.K, s.ReductionCRS()
 	cands := append(convWarpgroupCandidates(in, m, n, k, dev), candidates(in, m, n, k, dev)...)
-	// x's tiles by the copy engine's im2col mode where its lines allow it,
-	// except tf32 with one line a pixel (32 channels), which the
-	// cp.async copies fetched faster (gputest/results/h100/conv/call33).
-	engine := in.ChannelLines && !(in.AType == ptx.F32 && s.C/s.G == 32)
-	pick := func(c ptx.GemmConfig) ptx.GemmConfig {
-		if engine {
-			c = convCopyEngine(c, in, m, n, dev)
-		}
-		return c
-	}
+	pick := func(c ptx.GemmConfig) ptx.GemmConfig { return ConvStaged(c, in, s, dev) }
 	for _, c := range cands {
 		if k >= deepReduction && ptx.Legal(c, in, dev) == nil {
 			return pick(c)
@@ -108,6 +99,19 @@ func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) p
 		}
 	}
 	return fallbackConfig(in)
+}
+
+// ConvStaged is a configuration as the server runs it on a convolution of
+// class in (the heuristic's, or the model's choice, which is scored as its
+// cp.async twin): x's tiles by the copy engine's im2col mode where its
+// lines allow it (convCopyEngine), except tf32 with one line a pixel (32
+// channels), which the cp.async copies fetched faster
+// (gputest/results/h100/conv/call33); c itself elsewhere.
+func ConvStaged(c ptx.GemmConfig, in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) ptx.GemmConfig {
+	if !in.ChannelLines || in.AType == ptx.F32 && s.C/s.G == 32 {
+		return c
+	}
+	return convCopyEngine(c, in, s.Pixels(), s.K, dev)
 }
 
 // convCopyEngine is c staged by the copy engine's im2col mode for an

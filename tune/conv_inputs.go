@@ -67,8 +67,13 @@ func (d ConvDistribution) Batch(rng *rand.Rand, layers int) ConvBatch {
 	if t.Data != request.CudnnDouble && rng.IntN(2) == 0 {
 		mt = request.CudnnTensorOpMath // TF32 allowed for float
 	}
-	b := ConvBatch{Type: t, Math: mt, Layout: []convcheck.Layout{convcheck.NCHW, convcheck.NHWC}[rng.IntN(2)],
-		Flip: rng.Float64() < d.FlipShare}
+	return d.BatchOf(rng, t, mt, []convcheck.Layout{convcheck.NCHW, convcheck.NHWC}[rng.IntN(2)], layers)
+}
+
+// BatchOf draws a batch of up to layers convolutions of one given type,
+// math and layout (the mode drawn).
+func (d ConvDistribution) BatchOf(rng *rand.Rand, t request.ConvType, mt int, layout convcheck.Layout, layers int) ConvBatch {
+	b := ConvBatch{Type: t, Math: mt, Layout: layout, Flip: rng.Float64() < d.FlipShare}
 	for len(b.Layers) < layers {
 		if l, ok := d.layer(rng, t, mt); ok {
 			b.Layers = append(b.Layers, l)

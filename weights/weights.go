@@ -1,8 +1,9 @@
 // Package weights ships the trained performance models, one file per GPU
-// (zstd-compressed, predictor's versioned format), embedded in the library
-// and decoded on first use only: a process that never asks for a model
-// never pays for it. The measurements they were trained on are in data/
-// (not embedded).
+// and kernel family (zstd-compressed, predictor's versioned format:
+// <key>.isw.zst for GEMM, <key>.conv.isw.zst for convolution), embedded in
+// the library and decoded on first use only: a process that never asks
+// for a model never pays for it. The measurements they were trained on
+// are in data/ (not embedded).
 package weights
 
 import (
@@ -28,17 +29,28 @@ type entry struct {
 	err  error
 }
 
-var decoded sync.Map // device key → *entry
+var decoded sync.Map // file name → *entry
 
-// For returns the shipped weights of a device key ("h100"), decoding them
-// on the first call.
-func For(key string) (*predictor.Weights, error) {
-	v, _ := decoded.LoadOrStore(key, &entry{})
+// The families' file name suffixes.
+const (
+	gemmSuffix = ".isw.zst"
+	convSuffix = ".conv.isw.zst"
+)
+
+// For returns the shipped GEMM weights of a device key ("h100"), decoding
+// them on the first call.
+func For(key string) (*predictor.Weights, error) { return decode(key, gemmSuffix) }
+
+// ConvFor returns the shipped convolution weights of a device key.
+func ConvFor(key string) (*predictor.Weights, error) { return decode(key, convSuffix) }
+
+func decode(key, suffix string) (*predictor.Weights, error) {
+	v, _ := decoded.LoadOrStore(key+suffix, &entry{})
 	e := v.(*entry)
 	e.once.Do(func() {
-		raw, err := files.ReadFile(key + ".isw.zst")
+		raw, err := files.ReadFile(key + suffix)
 		if err != nil {
-			e.err = fmt.Errorf("%w (%s)", ErrNoWeights, key)
+			e.err = fmt.Errorf("%w (%s%s)", ErrNoWeights, key, strings.TrimSuffix(suffix, gemmSuffix))
 			return
 		}
 		e.w, e.err = predictor.Decode(raw)
@@ -55,13 +67,22 @@ func Load(path string) (*predictor.Weights, error) {
 	return predictor.Decode(raw)
 }
 
-// Shipped lists the device keys with embedded weights.
-func Shipped() []string {
+// Shipped lists the device keys with embedded GEMM weights.
+func Shipped() []string { return shipped(gemmSuffix) }
+
+// ConvShipped lists the device keys with embedded convolution weights.
+func ConvShipped() []string { return shipped(convSuffix) }
+
+func shipped(suffix string) []string {
 	ents, _ := files.ReadDir(".")
 	var keys []string
 	for _, e := range ents {
-		if n := e.Name(); len(n) > len(".isw.zst") {
-			keys = append(keys, n[:len(n)-len(".isw.zst")])
+		n := e.Name()
+		if suffix == gemmSuffix && strings.HasSuffix(n, convSuffix) {
+			continue
+		}
+		if k, ok := strings.CutSuffix(n, suffix); ok && k != "" {
+			keys = append(keys, k)
 		}
 	}
 	return keys
