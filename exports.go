@@ -55,7 +55,21 @@ func isaac_go_conv(call *C.isaac_conv_call) (reason C.int) {
 	if r := shim.DecodeConv(unsafe.Pointer(call), &c); r != request.Served {
 		return C.int(r)
 	}
-	return C.int(server().Conv(&c))
+	r, t := server().Conv(&c)
+	if r == request.FwdMeasuring {
+		shim.SetConvToken(unsafe.Pointer(call), uintptr(cgo.NewHandle(t)))
+	}
+	return C.int(r)
+}
+
+//export isaac_go_conv_after
+func isaac_go_conv_after(call *C.isaac_conv_call) {
+	defer func() { recover() }()
+	if t := shim.ConvToken(unsafe.Pointer(call)); t != 0 {
+		h := cgo.Handle(t)
+		defer h.Delete()
+		server().AfterForward(h.Value().(serve.Token))
+	}
 }
 
 // recoverAsError turns a panic into "not served": the host process never

@@ -248,7 +248,11 @@ func (s *Server) Measured(g *request.Gemm) Measurement {
 	if !ok || v.(*decision).meas == nil {
 		return Measurement{}
 	}
-	m := v.(*decision).meas
+	return v.(*decision).meas.state()
+}
+
+// state is the check's state.
+func (m *measurement) state() Measurement {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	vd := m.verdict.Load()

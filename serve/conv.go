@@ -5,6 +5,7 @@ import (
 
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/kernels"
+	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/space"
@@ -34,7 +35,8 @@ type convDecision struct {
 	reason  request.Reason
 	k       *kernels.Kernel
 	path    convPath
-	pending bool // being made in the background
+	pending bool         // being made in the background
+	meas    *measurement // the model's decision to serve under Auto, checked on the calls (nil: not checked)
 }
 
 // String names the decision's path and configuration (benchmarks' reports).
@@ -52,47 +54,100 @@ func (d *convDecision) String() string {
 
 // Conv is the shim's path for one cudnnConvolutionForward: a call cuDNN
 // would reject, or one the kernels do not compute, goes to cuDNN untouched
-// (it answers with its own status). There is no convolution model yet, so
-// under ISAAC_POLICY=auto every convolution goes to cuDNN (no_weights);
-// under always it is served as convDecide decides, once per context, class
-// and shape. A call on a stream being captured is served only from a
-// decision already made (the decision, which may compile, is made in the
-// background meanwhile).
-func (s *Server) Conv(c *request.Conv) request.Reason {
+// (it answers with its own status). Otherwise it is served as the
+// decision for its context, class and shape says (convMake: under Auto
+// the convolution model's choice where it predicts a win over cuDNN,
+// checked on the first calls as GEMM's are; under Always the model's
+// choice or the heuristic's). A call answered request.FwdMeasuring goes to
+// cuDNN, timed: the caller passes the token to AfterForward once cuDNN's
+// call is on the stream. A call on a stream being captured is served only
+// from a decision already made (the decision, which may compile, is made
+// in the background meanwhile).
+func (s *Server) Conv(c *request.Conv) (request.Reason, Token) {
 	d, t, shape, r := s.convDecision(c)
 	if r != request.Served {
-		return r
+		return r, Token{}
 	}
-	switch d.path {
-	case convGrouped:
-		return reasonOf(s.rt.LaunchGrouped(c, shape, d.k))
-	case convCopies:
-		return reasonOf(s.rt.LaunchConvNHWC(t, c, shape, d.k))
+	launch := func() error {
+		switch d.path {
+		case convGrouped:
+			return s.rt.LaunchGrouped(c, shape, d.k)
+		case convCopies:
+			return s.rt.LaunchConvNHWC(t, c, shape, d.k)
+		}
+		return s.rt.LaunchConv(t, c, shape, d.k)
 	}
-	return reasonOf(s.rt.LaunchConv(t, c, shape, d.k))
+	if m := d.meas; m != nil {
+		stream := cuda.Stream(c.Stream)
+		switch m.verdict.Load() {
+		case vendorFaster:
+			return request.FwdMeasured, Token{}
+		case measuring:
+			r := m.serve(launch, func() error { return s.hold(t.Ctx, stream) }, stream)
+			if r == request.FwdMeasuring {
+				return r, Token{m, stream}
+			}
+			return r, Token{}
+		}
+	}
+	return reasonOf(launch()), Token{}
 }
 
-// ConvPlan is what Conv would run for c (the decision made if it is not
-// yet, not launched): the path and configuration, or the vendor and why.
+// ConvPlan is what Conv would run for c (the decision made now, compiling
+// in line, if it is not made yet; not launched): the path and
+// configuration, or the vendor and why.
 func (s *Server) ConvPlan(c *request.Conv) (string, request.Reason) {
-	d, _, _, r := s.convDecision(c)
+	d, r := s.ConvDecide(c)
 	if d == nil {
 		return "cuDNN: " + r.String(), r
 	}
 	return d.String(), r
 }
 
-// convDecision finds (or makes) c's decision; the reason is Served when c
-// is to be launched as the decision says.
-func (s *Server) convDecision(c *request.Conv) (*convDecision, kernels.Target, request.ConvShape, request.Reason) {
+// ConvDecide makes c's decision now if it is not made yet (whatever
+// Options.AsyncSearch says, compiling in line) and returns it with the
+// reason Conv would give (Served, or why cuDNN takes the call; a
+// decision whose check turned it to cuDNN is request.FwdMeasured).
+func (s *Server) ConvDecide(c *request.Conv) (*convDecision, request.Reason) {
+	key, t, shape, r := s.convTarget(c)
+	if r != request.Served {
+		return nil, r
+	}
+	v, ok := s.convs.Load(key)
+	if !ok || v.(*convDecision).pending {
+		d := s.convMake(t, c, shape, true)
+		s.convs.Store(key, d)
+		v = d
+	}
+	d := v.(*convDecision)
+	if d.meas != nil && d.meas.verdict.Load() == vendorFaster {
+		return d, request.FwdMeasured
+	}
+	return d, d.reason
+}
+
+// ConvMeasured is, for tests and benchmarks, the check of c's decision.
+func (s *Server) ConvMeasured(c *request.Conv) Measurement {
+	key, _, _, r := s.convTarget(c)
+	if r != request.Served {
+		return Measurement{}
+	}
+	v, ok := s.convs.Load(key)
+	if !ok || v.(*convDecision).meas == nil {
+		return Measurement{}
+	}
+	return v.(*convDecision).meas.state()
+}
+
+// convTarget is c's decision key, target and shape, or why cuDNN takes c
+// whatever the decision.
+func (s *Server) convTarget(c *request.Conv) (convKey, kernels.Target, request.ConvShape, request.Reason) {
 	shape, r := c.Shape()
 	switch {
 	case r != request.Served:
-		return nil, kernels.Target{}, shape, r
+		return convKey{}, kernels.Target{}, shape, r
 	case s.opts.Policy == Never:
-		return nil, kernels.Target{}, shape, request.FwdPolicy
-	case s.opts.Policy == Auto:
-		return nil, kernels.Target{}, shape, request.FwdNoWeights
+		return convKey{}, kernels.Target{}, shape, request.FwdPolicy
 	}
 	var t kernels.Target
 	var err error
@@ -102,16 +157,36 @@ func (s *Server) convDecision(c *request.Conv) (*convDecision, kernels.Target, r
 		t, err = s.rt.ConvTarget(c, shape)
 	}
 	if err != nil {
-		return nil, t, shape, reasonOf(err)
+		return convKey{}, t, shape, reasonOf(err)
 	}
-	key := convKey{t.Ctx, t.Class, shape}
+	return convKey{t.Ctx, t.Class, shape}, t, shape, request.Served
+}
+
+// convDecision finds (or makes) c's decision; the reason is Served when c
+// is to be launched as the decision says. Under Auto a decision whose
+// choice needs a seed pool not drawn yet, or a kernel not compiled yet,
+// is made in the background while cuDNN takes the calls (as GEMM's).
+func (s *Server) convDecision(c *request.Conv) (*convDecision, kernels.Target, request.ConvShape, request.Reason) {
+	key, t, shape, r := s.convTarget(c)
+	if r != request.Served {
+		return nil, t, shape, r
+	}
 	v, ok := s.convs.Load(key)
 	if !ok {
-		if cuda.Stream(c.Stream).Capturing() {
-			s.convInBackground(key, t, *c, shape)
+		switch {
+		case cuda.Stream(c.Stream).Capturing():
+			s.convInBackground(key, t, *c, shape, request.FwdCapturing)
 			return nil, t, shape, request.FwdCapturing
+		case s.opts.AsyncSearch || s.opts.Policy == Auto && !s.convChoiceSoon(t, c, shape):
+			d := s.convInBackground(key, t, *c, shape, request.FwdSearching)
+			return d, t, shape, d.reason
 		}
-		v, _ = s.convs.LoadOrStore(key, s.convDecide(t, c, shape))
+		d := s.convMake(t, c, shape, s.opts.Policy != Auto)
+		if d.reason == request.FwdCompiling {
+			d = s.convInBackground(key, t, *c, shape, request.FwdCompiling)
+			return d, t, shape, d.reason
+		}
+		v, _ = s.convs.LoadOrStore(key, d)
 	}
 	d := v.(*convDecision)
 	if d.pending && cuda.Stream(c.Stream).Capturing() {
@@ -120,34 +195,169 @@ func (s *Server) convDecision(c *request.Conv) (*convDecision, kernels.Target, r
 	return d, t, shape, d.reason
 }
 
-// convDecide is a convolution's decision under Always, its kernel compiled:
-// a grouped convolution by the direct kernel where it takes it (few
-// channels per group), else by cuDNN; ISAAC_CONV_CONFIG's implicit GEMM on
-// x as it lies; the heuristic's implicit GEMM on NHWC copies where
-// space.ConvThroughCopies prefers them, else on x as it lies.
-func (s *Server) convDecide(t kernels.Target, c *request.Conv, shape request.ConvShape) *convDecision {
-	if shape.G > 1 {
-		if !space.GroupedDirect(shape) {
+// convChoiceSoon reports whether the model's choice for c costs at most
+// its search: its routes' seed pools are drawn or on disk (or no model
+// choice is needed at all).
+func (s *Server) convChoiceSoon(t kernels.Target, c *request.Conv, shape request.ConvShape) bool {
+	if s.opts.ConvConfig != nil || s.opts.ConvConfigErr != nil || shape.G > 1 {
+		return true
+	}
+	ch, id, err := s.convModel(t.Dev)
+	if err != nil {
+		return true
+	}
+	for _, r := range s.convRoutes(t, c, shape) {
+		if !s.store(id, r.route.Class).poolAtHand(ch, r.route.Class) {
+			return false
+		}
+	}
+	return true
+}
+
+// convRoute is a way of running an ungrouped convolution's implicit GEMM:
+// the route the model scores, the target its kernels load in, the path.
+type convRoute struct {
+	route  predictor.ConvRoute
+	target kernels.Target
+	path   convPath
+}
+
+// convRoutes are c's routes: the implicit GEMM on x as it lies, and on
+// NHWC copies where the copies can run (kernels.Transposable).
+func (s *Server) convRoutes(t kernels.Target, c *request.Conv, shape request.ConvShape) []convRoute {
+	def := func(cls ptx.InputClass) []ptx.GemmConfig {
+		return []ptx.GemmConfig{space.ConvDefault(cls, shape, t.Dev.Limits)}
+	}
+	out := []convRoute{{predictor.ConvRoute{Path: predictor.ConvPaths[0], Class: t.Class, Seeds: def(t.Class)}, t, convImplicit}}
+	if kernels.Transposable(shape) {
+		if ct, err := s.rt.ConvNHWCTarget(c, shape); err == nil {
+			out = append(out, convRoute{predictor.ConvRoute{Path: predictor.ConvPaths[1], Class: ct.Class, Seeds: def(ct.Class)}, ct, convCopies})
+		}
+	}
+	return out
+}
+
+// convMake is a convolution's decision: ISAAC_CONV_CONFIG's configuration
+// (Always); else the device's convolution model's choice of path and
+// configuration, under Auto only where it predicts a win over cuDNN by
+// the margin (then checked on the calls); without a usable model, the
+// heuristic under Always and cuDNN under Auto. Without compile, a choice
+// whose kernel is not at hand (loaded or in the disk cache; for the
+// direct kernel, loaded) is the pending reason FwdCompiling.
+func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvShape, compile bool) *convDecision {
+	if s.opts.ConvConfigErr != nil {
+		s.logOnce(s.opts.ConvConfigErr)
+		return &convDecision{reason: request.FwdUnsupported}
+	}
+	if shape.G > 1 && !space.GroupedDirect(shape) {
+		return &convDecision{reason: request.FwdUnsupported}
+	}
+	auto := s.opts.Policy == Auto
+	ch, id, err := s.convModel(t.Dev)
+	in, described := predictor.ConvInputOf(shape)
+	switch {
+	case s.opts.ConvConfig != nil:
+		return s.convHeuristic(t, c, shape)
+	case err != nil:
+		s.logOnce(err)
+		if auto {
+			return &convDecision{reason: reasonOf(err)}
+		}
+		return s.convHeuristic(t, c, shape)
+	case !described:
+		if auto {
 			return &convDecision{reason: request.FwdUnsupported}
 		}
+		return s.convHeuristic(t, c, shape)
+	}
+	served := func(k *kernels.Kernel, path convPath) *convDecision {
+		d := &convDecision{reason: request.Served, k: k, path: path}
+		if auto {
+			d.meas = s.newCheck()
+		}
+		return d
+	}
+	if shape.G > 1 {
+		cls := space.GroupedClass(shape, t.Class.AlignA)
+		choice := ch.ChooseDirect(in, space.GroupedConfigs(cls))
+		if auto && !choice.Serve {
+			return &convDecision{reason: request.FwdPredicted}
+		}
+		if !compile {
+			return &convDecision{reason: request.FwdCompiling}
+		}
+		for _, r := range choice.Top {
+			if k, err := s.rt.GroupedKernel(t, shape, r.Direct); err == nil {
+				return served(k, convGrouped)
+			}
+		}
+	} else {
+		routes := s.convRoutes(t, c, shape)
+		rs := make([]predictor.ConvRoute, len(routes))
+		for i, r := range routes {
+			rs[i] = r.route
+			s.store(id, r.route.Class).poolOnce.Do(func() { s.store(id, r.route.Class).seedPool(ch, r.route.Class) })
+		}
+		choice := ch.Choose(in, rs)
+		if auto && !choice.Serve {
+			return &convDecision{reason: request.FwdPredicted}
+		}
+		for _, r := range choice.Top {
+			rt := routes[r.Route]
+			cfg := s.convRunnable(r.Config, rt.target, shape)
+			if ptx.Legal(cfg, rt.target.Class, t.Dev.Limits) != nil {
+				continue
+			}
+			if !compile && !s.rt.Loaded(rt.target, cfg) {
+				return &convDecision{reason: request.FwdCompiling}
+			}
+			if k, err := s.rt.Kernel(rt.target, cfg); err == nil {
+				return served(k, rt.path)
+			}
+		}
+	}
+	if !auto {
+		return s.convHeuristic(t, c, shape)
+	}
+	return &convDecision{reason: request.FwdNoKernel}
+}
+
+// convRunnable is a configuration the server chose as it runs it: staged
+// by the copy engine as the heuristic's would be (unless ISAAC_TMA=0),
+// without a grid split on a device without stream-ordered workspaces.
+func (s *Server) convRunnable(cfg ptx.GemmConfig, t kernels.Target, shape request.ConvShape) ptx.GemmConfig {
+	if s.opts.TMA {
+		cfg = space.ConvStaged(cfg, t.Class, shape, t.Dev.Limits)
+	} else {
+		cfg.TMA, cfg.PS = 0, 0 // ISAAC_TMA=0: x's tiles gathered with cp.async, no persistent grid (it needs the copy engine)
+	}
+	if cfg.KG > 1 && !t.Dev.Pools {
+		cfg.KG = 1 // no stream-ordered workspace on this device
+	}
+	return cfg
+}
+
+// convHeuristic is a convolution's decision without a model: a grouped
+// convolution by the direct kernel where it takes it (few channels per
+// group), else by cuDNN; ISAAC_CONV_CONFIG's implicit GEMM on x as it
+// lies; the heuristic's implicit GEMM on NHWC copies where
+// space.ConvThroughCopies prefers them, else on x as it lies.
+func (s *Server) convHeuristic(t kernels.Target, c *request.Conv, shape request.ConvShape) *convDecision {
+	if shape.G > 1 {
 		k, err := s.rt.GroupedKernel(t, shape, space.GroupedDefault(shape, t.Class.AlignA))
 		if err != nil {
 			return &convDecision{reason: reasonOf(err)}
 		}
 		return &convDecision{reason: request.Served, k: k, path: convGrouped}
 	}
-	if s.opts.ConvConfigErr != nil {
-		s.logOnce(s.opts.ConvConfigErr)
-		return &convDecision{reason: request.FwdUnsupported}
-	}
-	path, class := convImplicit, t.Class
-	cfg := space.ConvDefault(class, shape, t.Dev.Limits)
+	path, kt := convImplicit, t
+	cfg := space.ConvDefault(t.Class, shape, t.Dev.Limits)
 	if s.opts.ConvConfig != nil {
 		cfg = *s.opts.ConvConfig
 	} else if space.ConvThroughCopies(shape) && kernels.Transposable(shape) {
 		if ct, err := s.rt.ConvNHWCTarget(c, shape); err == nil {
-			path, class = convCopies, ct.Class
-			cfg = space.ConvDefault(class, shape, t.Dev.Limits)
+			path, kt = convCopies, ct
+			cfg = space.ConvDefault(ct.Class, shape, t.Dev.Limits)
 		}
 	}
 	if cfg.KG > 1 && !t.Dev.Pools {
@@ -156,11 +366,9 @@ func (s *Server) convDecide(t kernels.Target, c *request.Conv, shape request.Con
 	if !s.opts.TMA && s.opts.ConvConfig == nil {
 		cfg.TMA, cfg.PS = 0, 0 // ISAAC_TMA=0: x's tiles gathered with cp.async, no persistent grid (it needs the copy engine)
 	}
-	if err := ptx.Legal(cfg, class, t.Dev.Limits); err != nil {
+	if err := ptx.Legal(cfg, kt.Class, t.Dev.Limits); err != nil {
 		return &convDecision{reason: request.FwdUnsupported}
 	}
-	kt := t
-	kt.Class = class
 	k, err := s.rt.Kernel(kt, cfg)
 	if err != nil {
 		return &convDecision{reason: reasonOf(err)}
@@ -168,12 +376,14 @@ func (s *Server) convDecide(t kernels.Target, c *request.Conv, shape request.Con
 	return &convDecision{reason: request.Served, k: k, path: path}
 }
 
-// convInBackground makes key's decision on a goroutine that has the
-// caller's context current; calls forward meanwhile (one goroutine per key).
-func (s *Server) convInBackground(key convKey, t kernels.Target, c request.Conv, shape request.ConvShape) {
-	pending := &convDecision{reason: request.FwdSearching, pending: true}
-	if _, loaded := s.convs.LoadOrStore(key, pending); loaded {
-		return
+// convInBackground makes key's decision (compiling in line) on a goroutine
+// that has the caller's context current, and returns the pending decision
+// that forwards the calls meanwhile with reason why (one goroutine per
+// key).
+func (s *Server) convInBackground(key convKey, t kernels.Target, c request.Conv, shape request.ConvShape, why request.Reason) *convDecision {
+	pending := &convDecision{reason: why, pending: true}
+	if v, loaded := s.convs.LoadOrStore(key, pending); loaded {
+		return v.(*convDecision)
 	}
 	cctx, err := cuda.CurrentContext()
 	go func() {
@@ -181,8 +391,9 @@ func (s *Server) convInBackground(key convKey, t kernels.Target, c request.Conv,
 		defer runtime.UnlockOSThread()
 		d := &convDecision{reason: request.FwdNoDriver}
 		if err == nil && cctx.SetCurrent() == nil {
-			d = s.convDecide(t, &c, shape)
+			d = s.convMake(t, &c, shape, true)
 		}
 		s.convs.CompareAndSwap(key, pending, d)
 	}()
+	return pending
 }

@@ -46,6 +46,51 @@ type deviceModel struct {
 	err  error
 }
 
+// deviceConvModel is a device's convolution models, loaded on first use.
+type deviceConvModel struct {
+	once sync.Once
+	ch   *predictor.ConvChooser
+	id   string
+	err  error
+}
+
+// convModel returns the device's convolution models: the weights in
+// Options.ConvWeights, none when that is "none", else those shipped for
+// the device's key.
+func (s *Server) convModel(dev *kernels.Device) (*predictor.ConvChooser, string, error) {
+	v, _ := s.convModels.LoadOrStore(dev.Dev, &deviceConvModel{})
+	m := v.(*deviceConvModel)
+	m.once.Do(func() { m.ch, m.id, m.err = loadConvModel(s.opts.ConvWeights, dev) })
+	return m.ch, m.id, m.err
+}
+
+func loadConvModel(path string, dev *kernels.Device) (*predictor.ConvChooser, string, error) {
+	if path == "none" {
+		return nil, "", fmt.Errorf("%w: ISAAC_CONV_WEIGHTS=none", ErrNoWeights)
+	}
+	w, id, err := weightsOf(path, "ISAAC_CONV_WEIGHTS", dev, weights.ConvFor)
+	if err != nil {
+		return nil, "", err
+	}
+	ch, err := ConvChooserOf(w, dev.Limits)
+	return ch, "conv-" + id, err
+}
+
+// ConvChooserOf is the run-time convolution chooser of a device's
+// convolution weights (the server's, for tools that time its choices).
+func ConvChooserOf(w *predictor.Weights, lim ptx.DeviceLimits) (*predictor.ConvChooser, error) {
+	cfg, ok := w.Model("conv-config")
+	if !ok || cfg.Schema != predictor.ConvConfigSchema {
+		return nil, fmt.Errorf("%w: no convolution model of schema %.40s…", ErrWeights, predictor.ConvConfigSchema)
+	}
+	vendor, ok := w.Model("conv-vendor")
+	if !ok || vendor.Schema != predictor.ConvVendorSchema {
+		vendor = nil // Always can still use the model; Auto never serves
+	}
+	return &predictor.ConvChooser{Config: cfg, Vendor: vendor, Dev: lim,
+		TopK: choiceTopK, Margin: serveMargin, Pool: seedPool, Screen: seedScreen}, nil
+}
+
 // model returns the device's model: the weights in Options.Weights (a file
 // isaac-tune wrote) or else those shipped for the device's key.
 func (s *Server) model(dev *kernels.Device) (*predictor.Chooser, string, error) {
@@ -56,39 +101,49 @@ func (s *Server) model(dev *kernels.Device) (*predictor.Chooser, string, error) 
 }
 
 func loadModel(path string, dev *kernels.Device) (*predictor.Chooser, string, error) {
+	w, id, err := weightsOf(path, "ISAAC_WEIGHTS", dev, weights.For)
+	if err != nil {
+		return nil, "", err
+	}
+	ch, err := newChooser(w, dev.Limits)
+	return ch, id, err
+}
+
+// weightsOf reads the weights file at path (named by the variable env)
+// or, without one, the weights shipped for the device (from shipped), and
+// names them: the device's key and a hash of the file or of the shipped
+// weights' provenance.
+func weightsOf(path, env string, dev *kernels.Device, shipped func(string) (*predictor.Weights, error)) (*predictor.Weights, string, error) {
 	name, err := dev.Dev.Name()
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %v", ErrNoWeights, err)
 	}
 	key := weights.DeviceKey(name)
-	var w *predictor.Weights
-	var id string
 	if path != "" {
 		raw, err := os.ReadFile(path)
 		if err != nil {
-			return nil, "", fmt.Errorf("%w: ISAAC_WEIGHTS: %v", ErrWeights, err)
+			return nil, "", fmt.Errorf("%w: %s: %v", ErrWeights, env, err)
 		}
-		if w, err = predictor.Decode(raw); err != nil {
-			return nil, "", fmt.Errorf("%w: ISAAC_WEIGHTS=%s: %v", ErrWeights, path, err)
+		w, err := predictor.Decode(raw)
+		if err != nil {
+			return nil, "", fmt.Errorf("%w: %s=%s: %v", ErrWeights, env, path, err)
 		}
 		if w.Device.Key != key {
-			return nil, "", fmt.Errorf("%w: ISAAC_WEIGHTS=%s was measured on %q, this is %q (%s)",
-				ErrWeights, path, w.Device.Key, key, name)
+			return nil, "", fmt.Errorf("%w: %s=%s was measured on %q, this is %q (%s)",
+				ErrWeights, env, path, w.Device.Key, key, name)
 		}
 		sum := sha256.Sum256(raw)
-		id = key + "-" + hex.EncodeToString(sum[:8])
-	} else {
-		if w, err = weights.For(key); err != nil {
-			if errors.Is(err, weights.ErrNoWeights) {
-				return nil, "", fmt.Errorf("%w: %s (%s)", ErrNoWeights, key, name)
-			}
-			return nil, "", fmt.Errorf("%w: %v", ErrWeights, err)
-		}
-		sum := sha256.Sum256([]byte(w.Dataset + w.Trained + w.Commit))
-		id = key + "-" + hex.EncodeToString(sum[:8])
+		return w, key + "-" + hex.EncodeToString(sum[:8]), nil
 	}
-	ch, err := newChooser(w, dev.Limits)
-	return ch, id, err
+	w, err := shipped(key)
+	if err != nil {
+		if errors.Is(err, weights.ErrNoWeights) {
+			return nil, "", fmt.Errorf("%w: %s (%s)", ErrNoWeights, key, name)
+		}
+		return nil, "", fmt.Errorf("%w: %v", ErrWeights, err)
+	}
+	sum := sha256.Sum256([]byte(w.Dataset + w.Trained + w.Commit))
+	return w, key + "-" + hex.EncodeToString(sum[:8]), nil
 }
 
 // newChooser is the run-time chooser of a device's weights.

@@ -70,6 +70,7 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_CHECK_MARGIN  CheckMargin   the check keeps our kernel when ours × margin ≤ the vendor's (default 1)
 //	ISAAC_TMA=0         TMA=false     chosen wgmma configurations keep their cp.async copies
 //	ISAAC_WEIGHTS       Weights       a weights file instead of the ones shipped for the device
+//	ISAAC_CONV_WEIGHTS  ConvWeights   a convolution weights file instead of the shipped ones, or none (no convolution model)
 //	ISAAC_CACHE_DIR     CacheDir      compiled kernels, choices and seed pools (default ~/.cache/isaac)
 //	ISAAC_LOG           Log           why a model cannot be used, once, on standard error
 type Options struct {
@@ -83,6 +84,7 @@ type Options struct {
 	CheckMargin   float64
 	TMA           bool
 	Weights       string
+	ConvWeights   string
 	CacheDir      string // "": nothing is kept on disk
 	Log           bool
 }
@@ -104,6 +106,7 @@ func FromEnv() Options {
 	o.CheckMargin = parseMargin(os.Getenv("ISAAC_CHECK_MARGIN"))
 	o.TMA = os.Getenv("ISAAC_TMA") != "0"
 	o.Weights = os.Getenv("ISAAC_WEIGHTS")
+	o.ConvWeights = os.Getenv("ISAAC_CONV_WEIGHTS")
 	o.CacheDir = os.Getenv("ISAAC_CACHE_DIR")
 	if o.CacheDir == "" {
 		if d, err := os.UserCacheDir(); err == nil {

@@ -22,12 +22,13 @@ type Server struct {
 	opts Options
 	rt   *kernels.Runtime
 
-	decisions sync.Map // decisionKey → *decision
-	convs     sync.Map // convKey → *convDecision
-	models    sync.Map // cuda.Device → *deviceModel
-	stores    sync.Map // classKey → *classChoices: the model's choices, per model and class, kept on disk
-	holds     sync.Map // context ID → *holdKernel
-	logged    sync.Map // error text → struct{}
+	decisions  sync.Map // decisionKey → *decision
+	convs      sync.Map // convKey → *convDecision
+	models     sync.Map // cuda.Device → *deviceModel
+	convModels sync.Map // cuda.Device → *deviceConvModel
+	stores     sync.Map // classKey → *classChoices: the model's choices, per model and class, kept on disk
+	holds      sync.Map // context ID → *holdKernel
+	logged     sync.Map // error text → struct{}
 
 	statsMu     sync.Mutex
 	choiceStats ChoiceStats

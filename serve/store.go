@@ -100,7 +100,13 @@ func (s *Server) choiceAtHand(ch *predictor.Chooser, id string, in predictor.Inp
 	st.mu.Lock()
 	_, ok := st.chosen[shape{in.M, in.N, in.K}]
 	st.mu.Unlock()
-	if ok || ch.HasSeedPool(cls) {
+	return ok || st.poolAtHand(ch, cls)
+}
+
+// poolAtHand reports whether the class's seed pool is drawn (in ch) or on
+// disk.
+func (st *classChoices) poolAtHand(ch poolKeeper, cls ptx.InputClass) bool {
+	if ch.HasSeedPool(cls) {
 		return true
 	}
 	if st.path == "" {
@@ -117,7 +123,15 @@ func poolPath(choices string) string { return strings.TrimSuffix(choices, ".txt"
 // writes it there (write, then rename: a reader never sees half a file).
 // Configurations that do not parse or are not legal for ch's device void
 // the file.
-func (st *classChoices) seedPool(ch *predictor.Chooser, cls ptx.InputClass) {
+// poolKeeper is a chooser's seed pools (predictor.Chooser's, ConvChooser's).
+type poolKeeper interface {
+	SeedPool(ptx.InputClass) []ptx.GemmConfig
+	SetSeedPool(ptx.InputClass, []ptx.GemmConfig)
+	HasSeedPool(ptx.InputClass) bool
+	Limits() ptx.DeviceLimits
+}
+
+func (st *classChoices) seedPool(ch poolKeeper, cls ptx.InputClass) {
 	if st.path == "" {
 		return
 	}
@@ -127,7 +141,7 @@ func (st *classChoices) seedPool(ch *predictor.Chooser, cls ptx.InputClass) {
 		ok := true
 		for _, line := range strings.Fields(string(b)) {
 			cfg, err := ptx.ParseConfig(line)
-			if err != nil || ptx.Legal(cfg, cls, ch.Dev) != nil {
+			if err != nil || ptx.Legal(cfg, cls, ch.Limits()) != nil {
 				ok = false
 				break
 			}

@@ -23,11 +23,14 @@ ISAAC_EXPORT cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const v
 		.x = x, .w = w, .y = y, .algo = (int)algo,
 		.workspace = workSpace, .workspace_bytes = workSpaceSizeInBytes,
 	};
-	if (isaac_decide_conv(&call) == ISAAC_SERVED)
+	int reason = isaac_decide_conv(&call);
+	if (reason == ISAAC_SERVED)
 		return ISAAC_CUDNN_STATUS_SUCCESS;
 	ISAAC_VENDOR_FN(ISAAC_VENDOR_CUDNN, conv_fwd_fn, "cudnnConvolutionForward", vendor)
 	if (vendor == NULL)
 		return ISAAC_CUDNN_STATUS_NOT_INITIALIZED;
-	return vendor(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace,
+	cudnnStatus_t status = vendor(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace,
 		workSpaceSizeInBytes, beta, yDesc, y);
+	isaac_after_conv(&call, reason);
+	return status;
 }

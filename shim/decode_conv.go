@@ -66,3 +66,12 @@ func ints(cs []C.int) []int {
 	}
 	return out
 }
+
+// SetConvToken keeps t in the convolution's call record for the hook that
+// follows a forward with reason request.FwdMeasuring.
+func SetConvToken(call unsafe.Pointer, t uintptr) {
+	(*C.isaac_conv_call)(call).token = C.uintptr_t(t)
+}
+
+// ConvToken is the convolution call record's token (0: none).
+func ConvToken(call unsafe.Pointer) uintptr { return uintptr((*C.isaac_conv_call)(call).token) }

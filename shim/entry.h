@@ -10,6 +10,7 @@
 #pragma weak isaac_go_gemm
 #pragma weak isaac_go_gemm_after
 #pragma weak isaac_go_conv
+#pragma weak isaac_go_conv_after
 
 /* The vendor's function `name` of type `type`, resolved once into `fn`. */
 #define ISAAC_VENDOR_FN(vendor, type, name, fn)                                   \
@@ -56,6 +57,14 @@ static inline int isaac_decide_conv(isaac_conv_call *call)
 		reason = isaac_go_conv(call);
 	isaac_count(ISAAC_ENTRY_CONV_FWD, reason);
 	return reason;
+}
+
+/* What follows a forwarded convolution: the end of cuDNN's timing when Go
+ * asked for it (reason ISAAC_FWD_MEASURING). */
+static inline void isaac_after_conv(isaac_conv_call *call, int reason)
+{
+	if (reason == ISAAC_FWD_MEASURING && isaac_go_conv_after != NULL)
+		isaac_go_conv_after(call);
 }
 
 #endif /* ISAAC_ENTRY_H */

@@ -83,6 +83,7 @@ typedef struct isaac_conv_call {
 	int algo;
 	void *workspace;
 	size_t workspace_bytes;
+	uintptr_t token;             /* set by Go with ISAAC_FWD_MEASURING, for isaac_go_conv_after */
 } isaac_conv_call;
 
 /* The cuBLAS handle's state, read through the vendor's getters. */
@@ -112,6 +113,7 @@ int isaac_go_conv(isaac_conv_call *call);
 /* After a forward with reason ISAAC_FWD_MEASURING, once the vendor's call
  * is on the stream: Go closes the vendor's timing (call->token says which). */
 void isaac_go_gemm_after(isaac_gemm_call *call);
+void isaac_go_conv_after(isaac_conv_call *call);
 
 /* Guards and counters (guards.c). */
 extern int isaac_disabled;          /* ISAAC_DISABLE=1 at load */
