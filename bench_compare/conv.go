@@ -98,7 +98,7 @@ type convVariant struct {
 // with sweep > 0, the best of the sweep (sweep configurations drawn for
 // each path); a grouped convolution's row has every configuration of the
 // direct kernel swept.
-func (b *bench) measureConv(srv *serve.Server, h cudnn.Handle, ws cuda.DevicePtr, wsBytes int, in convInput, sweep int, rng *rand.Rand) (report.Row, error) {
+func (b *bench) measureConv(srv convServers, h cudnn.Handle, ws cuda.DevicePtr, wsBytes int, in convInput, sweep int, rng *rand.Rand) (report.Row, error) {
 	c := in.convCase()
 	var row report.Row
 	buf, err := convcheck.Upload(c, convcheck.Fill(c))
@@ -144,11 +144,11 @@ func (b *bench) measureConv(srv *serve.Server, h cudnn.Handle, ws cuda.DevicePtr
 			VendorUS: math.NaN(), OursUS: math.NaN(), Speedup: math.NaN(), Config: "cuDNN fails: " + vendorErr}, nil
 	}
 	shape, _ := req.Shape()
-	plan, reason := srv.ConvPlan(req)
+	plan, reason := srv.heuristic.ConvPlan(req)
 	var variants []convVariant
 	if reason == request.Served {
 		variants = append(variants, convVariant{"served", plan, func() error {
-			if r := srv.Conv(req); r != request.Served {
+			if r, _ := srv.heuristic.Conv(req); r != request.Served {
 				return fmt.Errorf("not served: %v", r)
 			}
 			return nil
@@ -158,6 +158,32 @@ func (b *bench) measureConv(srv *serve.Server, h cudnn.Handle, ws cuda.DevicePtr
 			return row, err
 		}
 		variants = append(variants, paths...)
+	}
+	if srv.model != nil {
+		// The model's choice (where it has one), and the default dispatch:
+		// every call as the shim makes it, cuDNN with the v7 pick (what
+		// most callers pass) where it forwards.
+		if mplan, r := srv.model.ConvPlan(req); r == request.Served {
+			variants = append(variants, convVariant{"model", mplan, func() error {
+				if r, _ := srv.model.Conv(req); r != request.Served {
+					return fmt.Errorf("model: not served: %v", r)
+				}
+				return nil
+			}})
+		}
+		dispatch := func() error {
+			r, tok := srv.dispatch.Conv(req)
+			if r == request.Served {
+				return nil
+			}
+			err := desc.Forward(v7, uintptr(ws))
+			srv.dispatch.AfterForward(tok)
+			return err
+		}
+		if err := settleConv(srv.dispatch, req, b.stream, dispatch); err != nil {
+			return row, err
+		}
+		variants = append(variants, convVariant{"dispatch", dispatchPlan(srv.dispatch, req), dispatch})
 	}
 	for _, v := range variants {
 		runs = append(runs, v.run)
@@ -209,28 +235,25 @@ func (b *bench) measureConv(srv *serve.Server, h cudnn.Handle, ws cuda.DevicePtr
 		},
 		Config: plan,
 	}
-	if reason == request.Served {
-		row.OursUS = median(times[2])
-		best := -1
-		for i, v := range variants[1:] {
-			us := median(times[3+i])
-			if v.name == "sweep" {
-				if best < 0 || us < median(times[3+best]) {
-					best = i
-				}
-				continue
-			}
+	for i, v := range variants {
+		switch us := median(times[2+i]); v.name {
+		case "served":
+			row.OursUS = us
+		case "sweep":
+		default:
 			row.Alt = append(row.Alt, report.Alt{Name: v.name, US: us, Config: v.config})
 		}
-		if sweep > 0 || shape.G > 1 {
-			alt := report.Alt{Name: "sweep_best", US: row.OursUS, Config: plan} // the served configuration is a candidate too
-			for i, v := range variants[1:] {
-				if us := median(times[3+i]); (v.name == "sweep" || v.name != "served") && us < alt.US {
-					alt.US, alt.Config = us, v.config
-				}
+	}
+	if reason == request.Served && (sweep > 0 || shape.G > 1) {
+		// The best of ISAAC's kernels timed: the served configuration,
+		// the paths', the sweep's and the model's.
+		alt := report.Alt{Name: "sweep_best", US: row.OursUS, Config: plan}
+		for i, v := range variants {
+			if us := median(times[2+i]); v.name != "dispatch" && us < alt.US {
+				alt.US, alt.Config = us, v.config
 			}
-			row.Alt = append(row.Alt, alt)
 		}
+		row.Alt = append(row.Alt, alt)
 	}
 	row.Speedup = row.VendorUS / row.OursUS
 	if b.variants != nil {
@@ -239,6 +262,42 @@ func (b *bench) measureConv(srv *serve.Server, h cudnn.Handle, ws cuda.DevicePtr
 		}
 	}
 	return row, nil
+}
+
+// settleConv makes the dispatch's decision for req (compiling in line) and
+// runs calls, one at a time, until the check of a decision to serve has
+// its verdict, as the shim's first calls of a shape would: no timed call
+// is one of the check's.
+func settleConv(srv *serve.Server, req *request.Conv, stream cuda.Stream, run func() error) error {
+	srv.ConvDecide(req)
+	for i := 0; i < 64; i++ {
+		if m := srv.ConvMeasured(req); !m.Checked || m.Settled {
+			return nil
+		}
+		if err := run(); err != nil {
+			return err
+		}
+		if err := stream.Synchronize(); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("bench_compare: the check of the decision for %+v did not settle", req)
+}
+
+// dispatchPlan is what the default dispatch runs for req, with its check's
+// times.
+func dispatchPlan(srv *serve.Server, req *request.Conv) string {
+	plan, r := srv.ConvPlan(req)
+	m := srv.ConvMeasured(req)
+	switch {
+	case r == request.FwdMeasured:
+		return fmt.Sprintf("cuDNN (measured: ours %.1f µs, cuDNN %.1f µs)", m.OursUS, m.VendorUS)
+	case r != request.Served:
+		return plan
+	case m.Checked && m.Settled:
+		return fmt.Sprintf("%s (checked: ours %.1f µs, cuDNN %.1f µs)", plan, m.OursUS, m.VendorUS)
+	}
+	return plan
 }
 
 // vendorNote is a row's note of a cuDNN algorithm that failed.
@@ -397,9 +456,17 @@ func convAgree(buf *convcheck.Buffers, stream cuda.Stream, want []float64, ours 
 	return nil
 }
 
+// convServers are the servers whose choices a convolution row times: the
+// heuristic (ISAAC_POLICY=always without a convolution model), and with
+// -model the model's choice (always) and the default dispatch (auto).
+type convServers struct {
+	heuristic, model, dispatch *serve.Server
+}
+
 // measureConvs times a convolution suite's inputs (ISAAC as served under
-// ISAAC_POLICY=always, its other paths, and with sweep > 0 a sweep).
-func measureConvs(b *bench, inputs []convInput, sweep int, progress io.Writer) ([]report.Row, error) {
+// ISAAC_POLICY=always with the heuristic, its other paths, with sweep > 0
+// a sweep, and with model the model's choice and the default dispatch).
+func measureConvs(b *bench, inputs []convInput, sweep int, model bool, progress io.Writer) ([]report.Row, error) {
 	h, err := cudnn.New()
 	if err != nil {
 		return nil, err
@@ -412,8 +479,14 @@ func measureConvs(b *bench, inputs []convInput, sweep int, progress io.Writer) (
 	}
 	defer ws.Free()
 	o := b.Server.Options()
-	o.Policy = serve.Always
-	srv := serve.NewOn(b.Kernels, o)
+	o.Policy, o.ConvWeights = serve.Always, "none"
+	srv := convServers{heuristic: serve.NewOn(b.Kernels, o)}
+	if model {
+		o.ConvWeights = b.Server.Options().ConvWeights
+		srv.model = serve.NewOn(b.Kernels, o)
+		o.Policy = serve.Auto
+		srv.dispatch = serve.NewOn(b.Kernels, o)
+	}
 	rng := rand.New(rand.NewPCG(1, 5))
 	var rows []report.Row
 	start := time.Now()

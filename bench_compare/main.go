@@ -93,7 +93,7 @@ func (o *Options) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&o.Floor, "floor", false, "instead of GEMMs, measure each input's floor: the timer's reading for a kernel that only reads the input's bytes, and for an empty region (floor-<suite>.csv)")
 	fs.StringVar(&o.Cases, "cases", "", "instead of suites, measure the (input, configuration) pairs of this file (lines \"m n k layout dtype config\", ab.sh's format): per input cuBLAS and its configurations interleaved on the same buffers; writes <out>/cases.txt")
 	fs.StringVar(&o.Variants, "variants", "", "with a convolution suite: also write every ISAAC variant's median time per input (suite, name, type, layout, variant, configuration, µs) to this file")
-	fs.BoolVar(&o.Model, "model", false, "also run the shipped model's choice per input (column \"model\") and the shim's default dispatch (column \"dispatch\": the model's choice where it predicts a win, cuBLAS elsewhere)")
+	fs.BoolVar(&o.Model, "model", false, "also run the shipped model's choice per input (column \"model\") and the shim's default dispatch (column \"dispatch\": the model's choice where it predicts a win, the vendor elsewhere); for convolutions the shipped convolution model's")
 }
 
 func main() {
@@ -187,7 +187,7 @@ func run(o Options) error {
 			if o.Limit > 0 && len(convs) > o.Limit {
 				convs = convs[:o.Limit]
 			}
-			rows, err := measureConvs(b, convs, o.Sweep, os.Stderr)
+			rows, err := measureConvs(b, convs, o.Sweep, o.Model, os.Stderr)
 			if err != nil {
 				return err
 			}

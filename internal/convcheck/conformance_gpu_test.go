@@ -16,6 +16,7 @@ import (
 
 	"github.com/isaacgo/isaac/internal/convcheck"
 	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/internal/cudnn"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/ptx"
@@ -264,14 +265,17 @@ func TestGPUConvKernels(t *testing.T) {
 }
 
 // TestGPUConvServe runs the convolution table through the server under
-// ISAAC_POLICY=always (the heuristic's configuration, decided once per
-// shape): every call served, every result within the bound; and under
-// auto, without a convolution model, every call forwarded (no_weights).
+// ISAAC_POLICY=always without a convolution model (the heuristic's
+// configuration, decided once per shape): every call served, every result
+// within the bound; and under auto without a model every call forwarded
+// (no_weights). TestGPUConvServeModel runs the model's choices.
 func TestGPUConvServe(t *testing.T) {
 	rt, stream := gpuRuntime(t)
 	o := serve.Defaults()
-	o.Policy = serve.Always
-	srv, auto := serve.NewOn(rt, o), serve.NewOn(rt, serve.Defaults())
+	o.Policy, o.ConvWeights = serve.Always, "none"
+	srv := serve.NewOn(rt, o)
+	o.Policy = serve.Auto
+	auto := serve.NewOn(rt, o)
 	runs, failed, worst := 0, 0, 0.0
 	for i, c := range table() {
 		if i%3 != 0 {
@@ -282,14 +286,14 @@ func TestGPUConvServe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := auto.Conv(b.Request(stream)); r != request.FwdNoWeights {
+		if r, _ := auto.Conv(b.Request(stream)); r != request.FwdNoWeights {
 			t.Fatalf("%v: %v under auto, want no_weights", c, r)
 		}
 		for rep := 0; rep < 2; rep++ { // the decision, then the kept one
 			if err := b.ResetY(); err != nil {
 				t.Fatal(err)
 			}
-			if r := srv.Conv(b.Request(stream)); r != request.Served {
+			if r, _ := srv.Conv(b.Request(stream)); r != request.Served {
 				t.Fatalf("%v: %v under always", c, r)
 			}
 			got, err := b.ReadY(stream)
@@ -661,4 +665,122 @@ func sm90aRuntime(t *testing.T, what string) (*kernels.Runtime, ptx.DeviceLimits
 	}
 	t.Cleanup(func() { stream.Destroy() })
 	return rt, lim, stream
+}
+
+// TestGPUConvServeModel runs a sample of the table (ISAAC_GPU_CONV_MODEL_EVERY:
+// every 12th case by default) through servers with the shipped convolution
+// model. Under always every call is served with the model's choice of path
+// and configuration, within the bound. Under auto each call is served
+// (within the bound) or forwarded for a reason of the model's (predicted
+// slower, measuring, measured slower, compiling, searching, not
+// described); a forwarded call is computed by cuDNN with the algorithm
+// cudnnGetConvolutionForwardAlgorithm_v7 picks, and a measuring call's
+// token is closed after it, as the shim does. The report counts each
+// reason.
+func TestGPUConvServeModel(t *testing.T) {
+	rt, stream := gpuRuntime(t)
+	h, err := cudnn.New()
+	if err != nil {
+		t.Skipf("no cuDNN: %v", err)
+	}
+	defer h.Destroy()
+	every := 12
+	if v, err := strconv.Atoi(os.Getenv("ISAAC_GPU_CONV_MODEL_EVERY")); err == nil && v > 0 {
+		every = v
+	}
+	o := serve.Defaults()
+	o.Policy = serve.Always
+	always := serve.NewOn(rt, o)
+	auto := serve.NewOn(rt, serve.Defaults())
+	const wsBytes = 256 << 20
+	ws, err := cuda.Alloc(wsBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Free()
+	allowed := map[request.Reason]bool{request.Served: true, request.FwdPredicted: true, request.FwdMeasuring: true,
+		request.FwdMeasured: true, request.FwdCompiling: true, request.FwdSearching: true, request.FwdUnsupported: true}
+	reasons := map[request.Reason]int{}
+	runs, failed, worst, vendorRefused := 0, 0, 0.0, 0
+	check := func(c convcheck.Case, d *convcheck.Data, b *convcheck.Buffers, what string) {
+		got, err := b.ReadY(stream)
+		if err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+		runs++
+		r := d.Check(c, got)
+		worst = max(worst, r.MaxRelBound)
+		if r.Bad > 0 {
+			if failed++; failed <= 20 {
+				t.Errorf("%v (%s): %d bad elements: %s", c, what, r.Bad, r.FirstBad)
+			}
+		}
+	}
+	for i, c := range table() {
+		if i%every != 0 {
+			continue
+		}
+		d := convcheck.NewData(c)
+		b, err := convcheck.Upload(c, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := b.Request(stream)
+		plan, r := always.ConvPlan(req)
+		if r != request.Served {
+			t.Fatalf("%v: %v under always", c, r)
+		}
+		if err := b.ResetY(); err != nil {
+			t.Fatal(err)
+		}
+		if r, _ := always.Conv(req); r != request.Served {
+			t.Fatalf("%v: %v under always", c, r)
+		}
+		check(c, d, b, "always: "+plan)
+		desc, err := h.Describe(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		algo, err := desc.Heuristic()
+		if err != nil || algo.WorkspaceBytes > wsBytes {
+			vendorRefused++ // the vendor's own failure: nothing to compare under auto
+			desc.Destroy()
+			b.Free()
+			continue
+		}
+		for rep := 0; rep < 8; rep++ { // the decision, its check, the kept one
+			if err := b.ResetY(); err != nil {
+				t.Fatal(err)
+			}
+			r, tok := auto.Conv(req)
+			reasons[r]++
+			if !allowed[r] {
+				t.Fatalf("%v: %v under auto", c, r)
+			}
+			if r != request.Served {
+				err := desc.Forward(algo, uintptr(ws))
+				auto.AfterForward(tok)
+				if err != nil {
+					vendorRefused++
+					continue
+				}
+			}
+			plan, _ := auto.ConvPlan(req)
+			check(c, d, b, "auto: "+r.String()+" "+plan)
+		}
+		desc.Destroy()
+		b.Free()
+	}
+	var rep strings.Builder
+	fmt.Fprintf(&rep, "serve with the model: %d results (always: one a case; auto: eight a case), %d outside the bound; worst err/bound %.3g; cuDNN refused %d forwarded calls\nauto's answers:", runs, failed, worst, vendorRefused)
+	var names []string
+	for r, n := range reasons {
+		names = append(names, fmt.Sprintf(" %s %d", r, n))
+	}
+	sort.Strings(names)
+	rep.WriteString(strings.Join(names, ",") + "\n")
+	t.Log(rep.String())
+	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "conv-serve-model.txt"), []byte(rep.String()), 0o644)
+	}
 }
