@@ -7,6 +7,7 @@
 //	isaac-tune train       fit the MLP to data sets, compare architectures, export weights
 //	isaac-tune train-conv  the same for the convolution models (configurations and cuDNN)
 //	isaac-tune eval        suboptimality of the model's choices on held-out inputs (GPU machine)
+//	isaac-tune eval-conv   the same for the convolution model, against the heuristic (GPU machine)
 //
 // Each subcommand's -h lists its flags.
 package main
@@ -20,7 +21,7 @@ import (
 var buildCommit string
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|sample-conv|acceptance|train|train-conv|eval [flags]")
+	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|sample-conv|acceptance|train|train-conv|eval|eval-conv [flags]")
 	os.Exit(2)
 }
 
@@ -41,6 +42,8 @@ func main() {
 		err = trainConvCmd(args)
 	case "eval":
 		err = evalCmd(args)
+	case "eval-conv":
+		err = evalConvCmd(args)
 	case "acceptance":
 		err = acceptanceCmd(args)
 	default:
