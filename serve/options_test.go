@@ -1,13 +1,16 @@
 package serve
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 
 	"github.com/isaacgo/isaac/kernels"
+	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/weights"
 )
 
 // FromEnv reads ISAAC_CONFIG into a configuration (implying always), and a
@@ -74,5 +77,32 @@ func TestGPUForcedConfig(t *testing.T) {
 	}
 	if rep := d.Check(c, out); rep.Bad > 0 {
 		t.Fatal(rep.FirstBad)
+	}
+}
+
+// ISAAC_CONV_WEIGHTS=none leaves a server without a convolution model (no
+// weights: cuDNN under auto, the heuristic under always); the shipped
+// weights make a chooser with the server's settings, weights without a
+// convolution model none.
+func TestConvWeightsOption(t *testing.T) {
+	t.Setenv("ISAAC_CONV_WEIGHTS", "none")
+	o := FromEnv()
+	if o.ConvWeights != "none" {
+		t.Fatalf("ConvWeights %q", o.ConvWeights)
+	}
+	dev := testTarget().Dev
+	if _, _, err := loadConvModel(o.ConvWeights, dev); !errors.Is(err, ErrNoWeights) || reasonOf(err) != request.FwdNoWeights {
+		t.Errorf("none: %v", err)
+	}
+	w, err := weights.ConvFor("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := ConvChooserOf(w, ptx.H100())
+	if err != nil || ch.Config == nil || ch.Vendor == nil || ch.Margin != serveMargin || ch.TopK != choiceTopK {
+		t.Errorf("the shipped weights' chooser %+v: %v", ch, err)
+	}
+	if _, err := ConvChooserOf(&predictor.Weights{}, ptx.H100()); !errors.Is(err, ErrWeights) {
+		t.Errorf("weights without a convolution model: %v", err)
 	}
 }

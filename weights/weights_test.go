@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/isaacgo/isaac/predictor"
@@ -68,5 +69,47 @@ func TestNoWeights(t *testing.T) {
 	os.WriteFile(bad, []byte("not weights"), 0o644)
 	if _, err := Load(bad); err == nil {
 		t.Error("garbage loaded")
+	}
+}
+
+// The shipped H100 convolution weights decode, carry both convolution
+// models with this build's feature schemas, reproduce the trainer's own
+// predictions, and are listed apart from GEMM's.
+func TestShippedH100Conv(t *testing.T) {
+	w, err := ConvFor("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Device.Key != "h100" || w.Device.SMs != 132 || w.Samples < 100000 || len(w.Dataset) < 64 {
+		t.Errorf("header %+v", w.Header)
+	}
+	for name, schema := range map[string]string{"conv-config": predictor.ConvConfigSchema, "conv-vendor": predictor.ConvVendorSchema} {
+		m, ok := w.Model(name)
+		if !ok {
+			t.Fatalf("no %s model", name)
+		}
+		if m.Schema != schema {
+			t.Errorf("%s model schema %.60q…, this build's %.60q…", name, m.Schema, schema)
+		}
+		if len(m.Check) == 0 {
+			t.Errorf("%s model has no training-time predictions to check", name)
+		}
+		if err := m.Verify(); err != nil {
+			t.Error(err)
+		}
+		if !(m.TestMSE > 0 && m.TestMSE < 1) {
+			t.Errorf("%s model test MSE %g", name, m.TestMSE)
+		}
+	}
+	if g, _ := For("h100"); g == w {
+		t.Error("the GEMM and convolution weights are one value")
+	}
+	if keys := ConvShipped(); len(keys) != 1 || keys[0] != "h100" {
+		t.Errorf("convolution weights shipped for %v", keys)
+	}
+	for _, k := range Shipped() {
+		if strings.Contains(k, "conv") {
+			t.Errorf("GEMM weights listed for %q", k)
+		}
 	}
 }
