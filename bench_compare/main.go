@@ -254,7 +254,12 @@ func runOverhead(b *bench, o Options, out string) error {
 	if err != nil {
 		return err
 	}
-	rows, first, err := measureOverhead(bin, os.Stderr)
+	convBin, err := buildConvHarness(o.CUDAHome, o.Lib)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench_compare: no convolution overhead: %v\n", err)
+		convBin = ""
+	}
+	rows, first, err := measureOverhead(bin, convBin, os.Stderr)
 	if err != nil {
 		return err
 	}

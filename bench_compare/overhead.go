@@ -14,6 +14,9 @@ import (
 //go:embed harness/host_overhead.c
 var harnessSource []byte
 
+//go:embed harness/host_overhead_conv.c
+var convHarnessSource []byte
+
 // overheadRow is the host time per call of the shim against cuBLAS in one
 // process (harness/host_overhead.c), in one mode.
 type overheadRow struct {
@@ -34,20 +37,30 @@ type firstCallRow struct {
 // buildHarness compiles the host-overhead harness against libisaac.so and
 // cuBLAS with the system C compiler.
 func buildHarness(cudaHome, lib string) (string, error) {
+	return compileHarness(cudaHome, lib, "host_overhead", harnessSource, "-lcublas")
+}
+
+// buildConvHarness compiles the convolution's harness (cuDNN is opened at
+// run time: no cuDNN headers or link needed).
+func buildConvHarness(cudaHome, lib string) (string, error) {
+	return compileHarness(cudaHome, lib, "host_overhead_conv", convHarnessSource)
+}
+
+func compileHarness(cudaHome, lib, name string, source []byte, libs ...string) (string, error) {
 	dir, err := os.MkdirTemp("", "isaac-harness-")
 	if err != nil {
 		return "", err
 	}
-	src := filepath.Join(dir, "host_overhead.c")
-	if err := os.WriteFile(src, harnessSource, 0o644); err != nil {
+	src := filepath.Join(dir, name+".c")
+	if err := os.WriteFile(src, source, 0o644); err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "host_overhead")
+	bin := filepath.Join(dir, name)
 	libDir, _ := filepath.Abs(filepath.Dir(lib))
 	cudaLib := filepath.Join(cudaHome, "lib64")
-	cmd := exec.Command("cc", "-O2", "-I"+filepath.Join(cudaHome, "include"), "-o", bin, src,
-		"-L"+libDir, "-lisaac", "-L"+cudaLib, "-lcublas", "-lcudart", "-ldl",
-		"-Wl,-rpath,"+libDir, "-Wl,-rpath,"+cudaLib)
+	args := []string{"-O2", "-I" + filepath.Join(cudaHome, "include"), "-o", bin, src, "-L" + libDir, "-lisaac", "-L" + cudaLib}
+	args = append(append(args, libs...), "-lcudart", "-ldl", "-Wl,-rpath,"+libDir, "-Wl,-rpath,"+cudaLib)
+	cmd := exec.Command("cc", args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building the harness: %v\n%s", err, out)
 	}
@@ -101,8 +114,9 @@ var overheadModes = []struct {
 }
 
 // measureOverhead runs the harness: 3 rounds of every mode for SGEMMs of
-// 16³ and 64³, then first-call latencies cold and with a warm disk cache.
-func measureOverhead(bin string, progress io.Writer) ([]overheadRow, []firstCallRow, error) {
+// 16³ and 64³ (and, with convBin, for two convolutions: modes conv-…), then
+// first-call latencies cold and with a warm disk cache.
+func measureOverhead(bin, convBin string, progress io.Writer) ([]overheadRow, []firstCallRow, error) {
 	var rows []overheadRow
 	for round := 1; round <= 3; round++ {
 		for _, n := range []int{16, 64} {
@@ -117,6 +131,30 @@ func measureOverhead(bin string, progress io.Writer) ([]overheadRow, []firstCall
 				}
 				fmt.Fprintf(progress, "overhead round %d %-9s n=%-3d added %+6.0f ns/call (median of batches)\n", round, mode.name, n, r.AddedMedianNS)
 				rows = append(rows, r)
+			}
+		}
+	}
+	if convBin != "" {
+		// Convolutions: a 16-channel 3×3 layer at batch 1 and a 64-channel
+		// one at batch 8 (FLOAT, FMA math, NCHW).
+		for round := 1; round <= 3; round++ {
+			for _, sh := range [][5]int{{1, 16, 16, 16, 3}, {8, 64, 28, 64, 3}} {
+				for _, mode := range overheadModes {
+					args := []string{"calls"}
+					for _, v := range sh {
+						args = append(args, strconv.Itoa(v))
+					}
+					out, err := runHarness(convBin, mode.env, args...)
+					if err != nil {
+						return nil, nil, err
+					}
+					r, err := parseCalls("conv-"+mode.name, round, out)
+					if err != nil {
+						return nil, nil, err
+					}
+					fmt.Fprintf(progress, "overhead round %d conv-%-9s %v added %+6.0f ns/call (median of batches)\n", round, mode.name, sh, r.AddedMedianNS)
+					rows = append(rows, r)
+				}
 			}
 		}
 	}
