@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -41,6 +42,9 @@ type convEvalRow struct {
 	predictServe  bool    // the model's dispatch decision (a predicted win by the margin)
 	predictedRate float64 // the model's predicted speed-up over cuDNN
 }
+
+// errVendorRefused is a held-out convolution cuDNN refuses to run.
+var errVendorRefused = errors.New("cuDNN refuses the convolution")
 
 // convEvalTimed is one candidate: how it runs and what it is called.
 type convEvalTimed struct {
@@ -113,21 +117,26 @@ func evalConvCmd(args []string) error {
 				break
 			}
 			// A held-out convolution: of the test fold (tune.ConvFold 9),
-			// which no model was trained on.
+			// which no model was trained on, that cuDNN runs.
 			var b tune.ConvBatch
+			var r convEvalRow
+		draw:
 			for {
 				b = s.dist.BatchOf(rng, g.t, g.math, g.layout, 1)
 				l := b.Layers[0]
 				in := predictor.ConvInput{Type: g.t.Name, TF32: g.t.Data == request.CudnnFloat && g.math != request.CudnnFMAMath,
 					NHWC: g.layout == convcheck.NHWC, Flip: b.Flip, N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S, G: l.Groups,
 					Pad: l.Pad, Stride: l.Stride, Dil: l.Dil}
-				if tune.ConvFold(in) == 9 {
-					break
+				if tune.ConvFold(in) != 9 {
+					continue
 				}
-			}
-			r, err := s.evalConv(b, ch, model, heuristic, *pool, rng)
-			if err != nil {
-				return err
+				var err error
+				switch r, err = s.evalConv(b, ch, model, heuristic, *pool, rng); {
+				case err == nil:
+					break draw
+				case !errors.Is(err, errVendorRefused):
+					return err
+				}
 			}
 			rows = append(rows, r)
 			l := b.Layers[0]
@@ -155,6 +164,9 @@ func (s *convSampleRun) evalConv(b tune.ConvBatch, ch *predictor.ConvChooser, mo
 	}
 	var err error
 	if r.v7US, r.findUS, err = s.vendor(req); err != nil {
+		if s.Timer.Stream.Synchronize() == nil {
+			return r, errVendorRefused // cuDNN's status, not a fault: draw another
+		}
 		return r, err
 	}
 	in, _ := predictor.ConvInputOf(shape)

@@ -12,6 +12,7 @@ import (
 	"github.com/isaacgo/isaac/internal/cudnn"
 	"github.com/isaacgo/isaac/internal/devbench"
 	"github.com/isaacgo/isaac/internal/devsession"
+	"github.com/isaacgo/isaac/internal/suites"
 	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
@@ -185,6 +186,8 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 	var scalars [2]float64
 	scalars[0] = 1
 	var ins []convInput
+	var kept []suites.Conv
+	skipped := 0
 	for i := range b.Layers {
 		req := b.Case(i).RequestAt(uintptr(tensors[0]), uintptr(tensors[1]), uintptr(tensors[2]), &scalars, s.Timer.Stream)
 		shape, reason := req.Shape()
@@ -193,10 +196,19 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 		}
 		v7, best, err := s.vendor(req)
 		if err != nil {
+			// cuDNN refusing both of its algorithms (a status, as for some
+			// wide grouped half convolutions) leaves the context usable:
+			// the convolution is dropped. A fault does not: stop.
+			if s.Timer.Stream.Synchronize() == nil {
+				skipped++
+				continue
+			}
 			return nil, 0, fmt.Errorf("cuDNN on %+v: %w", b.Layers[i], err)
 		}
 		ins = append(ins, convInput{req, shape, v7, best})
+		kept = append(kept, b.Layers[i])
 	}
+	b.Layers = kept
 	var rows []tune.ConvSample
 	row := func(i int, path string, alignA, alignB int, cfg string, us float64) tune.ConvSample {
 		l, in := b.Layers[i], ins[i]
@@ -208,9 +220,8 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 		for i := range ins {
 			rows = append(rows, row(i, "", 0, 0, "", 0))
 		}
-		return rows, 0, nil
+		return rows, skipped, nil
 	}
-	skipped := 0
 	// The grouped convolutions: the direct kernel's configurations.
 	for i, in := range ins {
 		if in.shape.G == 1 {
