@@ -5,7 +5,8 @@ Usage: python3 bench_compare/scripts/conv_summary.py results/h100/conv
 
 Per type and layout: the geometric mean of cuDNN's faster algorithm's time over ISAAC's as served
 under ISAAC_POLICY=always (and over the best of the row's sweep, where the run had one), rows at
->= 1.0x; the deep reductions conv7/conv8 against cudnnGetConvolutionForwardAlgorithm_v7's pick;
+>= 1.0x; with -model's columns, the model's choice and the default dispatch (issue 24's targets:
+every row together, served rows below 1.0x, rows below 0.97x); the deep reductions conv7/conv8 against cudnnGetConvolutionForwardAlgorithm_v7's pick;
 the depthwise rows' share of the memory roofline; the ceiling the roofline allows (cuDNN's time
 over the roofline's), so that a target beyond it shows as such.
 """
@@ -40,9 +41,14 @@ def main(folder):
         if not os.path.exists(path):
             continue
         rows = list(csv.DictReader(open(path)))
+        model = "dispatch_us" in rows[0]
         print(f"## {suite} ({len(rows)} rows)\n")
-        print("| type | layout | served | best of sweep (where swept) | rows >= 1.0x | roofline ceiling |")
-        print("|---|---|--:|--:|--:|--:|")
+        if model:
+            print("| type | layout | served (heuristic) | best of sweep (where swept) | rows >= 1.0x | model's choice | dispatch | dispatch rows served | roofline ceiling |")
+            print("|---|---|--:|--:|--:|--:|--:|--:|--:|")
+        else:
+            print("| type | layout | served | best of sweep (where swept) | rows >= 1.0x | roofline ceiling |")
+            print("|---|---|--:|--:|--:|--:|")
         for dt in ("h_pseudo", "bf16", "s_fma", "s_tf32"):
             for lay in ("nchw", "nhwc"):
                 rs = [r for r in rows if r["dtype"] == dt and r["layout"] == lay]
@@ -52,8 +58,28 @@ def main(folder):
                 best = geomean([num(r, "vendor_us") / bestUS(r) for r in rs])
                 ceil = geomean([num(r, "vendor_us") / num(r, "roofline_us") for r in rs])
                 ok = sum(1 for r in rs if num(r, "speedup") >= 1)
-                print(f"| {dt} | {lay} | {served:.2f}x | {best:.2f}x | {ok} of {len(rs)} | {ceil:.1f}x |")
+                if model:
+                    m = geomean([num(r, "vendor_us") / num(r, "model_us") for r in rs])
+                    d = geomean([num(r, "vendor_us") / num(r, "dispatch_us") for r in rs])
+                    nserved = sum(1 for r in rs if not r.get("dispatch_config", "").startswith("cuDNN"))
+                    print(f"| {dt} | {lay} | {served:.2f}x | {best:.2f}x | {ok} of {len(rs)} | {m:.2f}x | {d:.2f}x | {nserved} of {len(rs)} | {ceil:.1f}x |")
+                else:
+                    print(f"| {dt} | {lay} | {served:.2f}x | {best:.2f}x | {ok} of {len(rs)} | {ceil:.1f}x |")
         print()
+        if model:
+            d = [num(r, "vendor_us") / num(r, "dispatch_us") for r in rows]
+            srv = [(r, num(r, "vendor_us") / num(r, "dispatch_us")) for r in rows if not r.get("dispatch_config", "").startswith("cuDNN")]
+            print(f"Default dispatch, every row of every type and layout: geomean {geomean(d):.2f}x over {len(d)} rows; "
+                  f"served {len(srv)} rows, {sum(1 for _, x in srv if x < 1)} of them below 1.0x; "
+                  f"rows below 0.97x: {sum(1 for x in d if x < 0.97)}")
+            for r, x in srv:
+                if x < 1:
+                    print(f"- served below 1.0x: {r['name']} {r['dtype']} {r['layout']} {x:.3f}x ({r.get('dispatch_config', '')})")
+            for r in rows:
+                x = num(r, "vendor_us") / num(r, "dispatch_us")
+                if x < 0.97:
+                    print(f"- below 0.97x: {r['name']} {r['dtype']} {r['layout']} {x:.3f}x ({r.get('dispatch_config', '')})")
+            print()
         deep = [r for r in rows if r["name"] in ("conv7", "conv8")]
         if deep:
             print("Deep reductions against the v7 pick (target 2x):\n")

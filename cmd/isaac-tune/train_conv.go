@@ -43,6 +43,7 @@ func trainConvCmd(args []string) error {
 	data := fs.String("data", "weights/data/h100-conv-*.csv.zst", "convolution data sets (glob)")
 	var t trainFlags
 	t.bind(fs, "cuDNN's model")
+	vmembers := fs.Int("vendor-ensemble", 5, "networks of cuDNN's model, averaged (its data are few and noisy: an ensemble predicts better than one network)")
 	fs.Parse(args)
 	hidden, vhidden, err := t.archs()
 	if err != nil {
@@ -75,22 +76,22 @@ func trainConvCmd(args []string) error {
 	if vtrain.N < 20000 { // few convolutions: many cheap epochs
 		vopts.Patience, vopts.Epochs = max(vopts.Patience, 30), max(vopts.Epochs, 400)
 	}
-	vnet, vrep := tune.Train(vtrain, vvalid, vopts)
+	vnet, vreps := tune.TrainEnsemble(vtrain, vvalid, vopts, max(*vmembers, 1))
 	vtestMSE := tune.MSE(vnet, vtest)
-	fmt.Fprintf(os.Stderr, "cuDNN's model %v on %d convolutions: test MSE %.4f (validation %.4f, epoch %d)\n",
-		vhidden, vtrain.N, vtestMSE, vrep.ValidMSE, vrep.BestEpoch)
+	fmt.Fprintf(os.Stderr, "cuDNN's model %v, ensemble of %d, on %d convolutions: test MSE %.4f (members' validation MSE and best epoch %v)\n",
+		vhidden, len(vnet), vtrain.N, vtestMSE, convReports(vreps))
 	if t.out == "" {
 		return nil
 	}
 	w := &predictor.Weights{
 		Header: predictor.Header{
 			Device: dev, Dataset: hash, Samples: len(samples), Trained: time.Now().UTC().Format(time.RFC3339), Commit: buildCommit,
-			Comment: fmt.Sprintf("isaac-tune train-conv -arch %s -ensemble %d -vendor-arch %s -epochs %d -patience %d -batch %d -lr %g -seed %d; folds 0-7 train, 8 early stopping, 9 test (by convolution)",
-				t.arch, t.members, t.vendorArch, t.epochs, t.patience, t.batch, t.lr, t.seed),
+			Comment: fmt.Sprintf("isaac-tune train-conv -arch %s -ensemble %d -vendor-arch %s -vendor-ensemble %d -epochs %d -patience %d -batch %d -lr %g -seed %d; folds 0-7 train, 8 early stopping, 9 test (by convolution)",
+				t.arch, t.members, t.vendorArch, len(vnet), t.epochs, t.patience, t.batch, t.lr, t.seed),
 		},
 		Models: []predictor.Model{
 			{ModelHeader: predictor.ModelHeader{Name: "conv-config", Target: "ln TFLOP/s of the path's kernels with the configuration", Schema: predictor.ConvConfigSchema, TestMSE: testMSE, Check: heldOutChecks(net, test)}, Nets: net},
-			{ModelHeader: predictor.ModelHeader{Name: "conv-vendor", Target: "ln TFLOP/s of cuDNN's fastest algorithm", Schema: predictor.ConvVendorSchema, TestMSE: vtestMSE, Check: heldOutChecks(vnet, vtest)}, Nets: predictor.Ensemble{vnet}},
+			{ModelHeader: predictor.ModelHeader{Name: "conv-vendor", Target: "ln TFLOP/s of cuDNN's fastest algorithm", Schema: predictor.ConvVendorSchema, TestMSE: vtestMSE, Check: heldOutChecks(vnet, vtest)}, Nets: vnet},
 		},
 	}
 	f, err := os.Create(t.out)
@@ -102,4 +103,13 @@ func trainConvCmd(args []string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// convReports are training reports as "validation MSE @ best epoch".
+func convReports(reps []tune.TrainReport) []string {
+	var out []string
+	for _, r := range reps {
+		out = append(out, fmt.Sprintf("%.4f@%d", r.ValidMSE, r.BestEpoch))
+	}
+	return out
 }
