@@ -206,11 +206,11 @@ func (rt *Runtime) ConvNHWCTarget(c *request.Conv, s request.ConvShape) (Target,
 // on the copies, writing y through its strides.
 func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape, k *Kernel) error {
 	m, n, kk := s.Pixels(), s.K, s.ReductionCRS()
-	grid := k.grid(m, n, kk)
 	if !Transposable(s) {
 		return fmt.Errorf("%w: no NHWC copies of %v", ErrUnsupported, s)
 	}
-	if grid[1] > 65535 || grid[2] > 65535 || !k.gen.SplitLimit(m, n) {
+	grid := k.grid(m, n, kk)
+	if !k.Fits(m, n, kk) {
 		return fmt.Errorf("%w: grid %v too large", ErrUnsupported, grid)
 	}
 	stream := cuda.Stream(c.Stream)

@@ -27,11 +27,8 @@ func (rt *Runtime) Launch(t Target, g *request.Gemm, k *Kernel) error {
 // and the parameters pack writes.
 func (rt *Runtime) launchProblem(t Target, stream cuda.Stream, k *Kernel, m, n, kk int, pack func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error) error {
 	grid := k.grid(m, n, kk)
-	if !k.gen.SplitLimit(m, n) {
-		return fmt.Errorf("%w: %d×%d output too large for a split-K reduction", ErrUnsupported, m, n)
-	}
-	if grid[1] > 65535 || grid[2] > 65535 {
-		return fmt.Errorf("%w: grid %v too large", ErrUnsupported, grid)
+	if !k.Fits(m, n, kk) {
+		return fmt.Errorf("%w: grid %v too large, or a %d×%d output too large for a split-K reduction", ErrUnsupported, grid, m, n)
 	}
 	_, ws, ctrs, done, err := rt.workspace(t, stream, k, m, n, kk, 0)
 	if err != nil {

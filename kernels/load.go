@@ -44,6 +44,14 @@ func (k *Kernel) grid(m, n, kk int) [3]int {
 	return g
 }
 
+// Fits reports whether the kernel can be launched for an m×n×kk problem:
+// its grid within the device's limits, its split-K output within the
+// reduction's.
+func (k *Kernel) Fits(m, n, kk int) bool {
+	g := k.grid(m, n, kk)
+	return g[1] <= 65535 && g[2] <= 65535 && k.gen.SplitLimit(m, n)
+}
+
 // residentBlocks is how many blocks of f (threads per block, dynamic
 // shared bytes) an SM of dev holds at once, by threads, shared memory (1
 // KiB of it reserved a block) and registers (allocated 256 a warp), times

@@ -311,7 +311,7 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 			if !compile && !s.rt.Loaded(rt.target, cfg) {
 				return &convDecision{reason: request.FwdCompiling}
 			}
-			if k, err := s.rt.Kernel(rt.target, cfg); err == nil {
+			if k, err := s.rt.Kernel(rt.target, cfg); err == nil && k.Fits(shape.Pixels(), shape.K, shape.ReductionCRS()) {
 				return served(k, rt.path)
 			}
 		}

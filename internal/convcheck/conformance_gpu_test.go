@@ -701,7 +701,7 @@ func TestGPUConvServeModel(t *testing.T) {
 	allowed := map[request.Reason]bool{request.Served: true, request.FwdPredicted: true, request.FwdMeasuring: true,
 		request.FwdMeasured: true, request.FwdCompiling: true, request.FwdSearching: true, request.FwdUnsupported: true}
 	reasons := map[request.Reason]int{}
-	runs, failed, worst, vendorRefused := 0, 0, 0.0, 0
+	runs, failed, worst, vendorRefused, notServed := 0, 0, 0.0, 0, 0
 	check := func(c convcheck.Case, d *convcheck.Data, b *convcheck.Buffers, what string) {
 		got, err := b.ReadY(stream)
 		if err != nil {
@@ -727,16 +727,19 @@ func TestGPUConvServeModel(t *testing.T) {
 		}
 		req := b.Request(stream)
 		plan, r := always.ConvPlan(req)
-		if r != request.Served {
-			t.Fatalf("%v: %v under always", c, r)
-		}
 		if err := b.ResetY(); err != nil {
 			t.Fatal(err)
 		}
-		if r, _ := always.Conv(req); r != request.Served {
-			t.Fatalf("%v: %v under always", c, r)
+		if r == request.Served {
+			r, _ = always.Conv(req)
 		}
-		check(c, d, b, "always: "+plan)
+		if r != request.Served {
+			if notServed++; notServed <= 20 {
+				t.Errorf("%v: %v under always (%s)", c, r, plan)
+			}
+		} else {
+			check(c, d, b, "always: "+plan)
+		}
 		desc, err := h.Describe(req)
 		if err != nil {
 			t.Fatal(err)
@@ -772,7 +775,7 @@ func TestGPUConvServeModel(t *testing.T) {
 		b.Free()
 	}
 	var rep strings.Builder
-	fmt.Fprintf(&rep, "serve with the model: %d results (always: one a case; auto: eight a case), %d outside the bound; worst err/bound %.3g; cuDNN refused %d forwarded calls\nauto's answers:", runs, failed, worst, vendorRefused)
+	fmt.Fprintf(&rep, "serve with the model: %d results (always: one a case; auto: eight a case), %d outside the bound; worst err/bound %.3g; not served under always %d; cuDNN refused %d forwarded calls\nauto's answers:", runs, failed, worst, notServed, vendorRefused)
 	var names []string
 	for r, n := range reasons {
 		names = append(names, fmt.Sprintf(" %s %d", r, n))
