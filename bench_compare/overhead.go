@@ -114,7 +114,7 @@ var overheadModes = []struct {
 }
 
 // measureOverhead runs the harness: 3 rounds of every mode for SGEMMs of
-// 16³ and 64³ (and, with convBin, for two convolutions: modes conv-…), then
+// 16³ and 64³ (and, with convBin, 2 rounds for two convolutions: modes conv-…), then
 // first-call latencies cold and with a warm disk cache.
 func measureOverhead(bin, convBin string, progress io.Writer) ([]overheadRow, []firstCallRow, error) {
 	var rows []overheadRow
@@ -137,7 +137,7 @@ func measureOverhead(bin, convBin string, progress io.Writer) ([]overheadRow, []
 	if convBin != "" {
 		// Convolutions: a 16-channel 3×3 layer at batch 1 and a 64-channel
 		// one at batch 8 (FLOAT, FMA math, NCHW).
-		for round := 1; round <= 3; round++ {
+		for round := 1; round <= 2; round++ {
 			for _, sh := range [][5]int{{1, 16, 16, 16, 3}, {8, 64, 28, 64, 3}} {
 				for _, mode := range overheadModes {
 					args := []string{"calls"}
