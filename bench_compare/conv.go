@@ -161,8 +161,11 @@ func (b *bench) measureConv(srv convServers, h cudnn.Handle, ws cuda.DevicePtr, 
 	}
 	if srv.model != nil {
 		// The model's choice (where it has one), and the default dispatch:
-		// every call as the shim makes it, cuDNN with the v7 pick (what
-		// most callers pass) where it forwards.
+		// every call as the shim makes it, where it forwards cuDNN with
+		// FindEx's fastest algorithm (a caller that asks cuDNN for its
+		// fastest, as PyTorch does with cudnn.benchmark): the check then
+		// compares ours with cuDNN's fastest, which the row's speed-ups
+		// are against.
 		if mplan, r := srv.model.ConvPlan(req); r == request.Served {
 			variants = append(variants, convVariant{"model", mplan, func() error {
 				if r, _ := srv.model.Conv(req); r != request.Served {
@@ -176,7 +179,7 @@ func (b *bench) measureConv(srv convServers, h cudnn.Handle, ws cuda.DevicePtr, 
 			if r == request.Served {
 				return nil
 			}
-			err := desc.Forward(v7, uintptr(ws))
+			err := desc.Forward(find, uintptr(ws))
 			srv.dispatch.AfterForward(tok)
 			return err
 		}

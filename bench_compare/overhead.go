@@ -2,6 +2,7 @@ package main
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 //go:embed harness/host_overhead.c
@@ -72,6 +74,10 @@ func runHarness(bin string, env []string, args ...string) (string, error) {
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.Output()
 	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && len(ee.Stderr) > 0 {
+			return "", fmt.Errorf("%s %v: %v: %s", filepath.Base(bin), args, err, strings.TrimSpace(string(ee.Stderr)))
+		}
 		return "", fmt.Errorf("%s %v: %v", filepath.Base(bin), args, err)
 	}
 	return string(out), nil

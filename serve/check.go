@@ -11,15 +11,18 @@ import (
 
 // A decision the model makes to serve is checked on the calls themselves:
 // its first measureWarmups+measureCalls served calls and as many calls
-// forwarded to the vendor (reason request.FwdMeasuring), alternating, are
+// forwarded to the vendor (reason request.FwdMeasuring), in turn, are
 // timed with events on the caller's stream; each side's first
 // measureWarmups samples are dropped, and where our kernel's fastest time
 // over the rest (times Options.CheckMargin) is the longer the decision
-// becomes a forward (request.FwdMeasured) for the rest of the process.
-// Each timed call follows a hold kernel (hold.go) on the stream: on an
-// idle GPU an event pair would also time the host's work between the start
-// event and the launch, the vendor's choosing of a kernel included, not
-// the device's alone. The fastest, not the median: what noise remains only
+// becomes a forward (request.FwdMeasured) for the rest of the process. A
+// decision may bring more than one candidate of ours (a convolution: the
+// model's choice and the heuristic's): each is timed as many times, and
+// the fastest is the one kept and compared with the vendor. Each timed
+// call follows a hold kernel (hold.go) on the stream: on an idle GPU an
+// event pair would also time the host's work between the start event and
+// the launch, the vendor's choosing of a kernel included, not the
+// device's alone. The fastest, not the median: what noise remains only
 // ever adds. The model's error is then bounded by a measurement on the
 // caller's own data, in the caller's own conditions (a warm cache, other
 // work on the device), for a handful of calls per shape
@@ -45,50 +48,61 @@ const (
 // measurement is the check of one served decision.
 type measurement struct {
 	verdict atomic.Int32
+	chosen  atomic.Int32 // the candidate served once the verdict is in (before: the first)
 
-	mu           sync.Mutex
-	ours, vendor []float64     // completed samples, µs
-	pending      []timedSample // recorded, not read yet
-	open         *timedSample  // a vendor sample begun, waiting for AfterForward
-	openAge      int           // calls since open was begun
-	begun        [2]int        // samples begun: ours, the vendor's
-	stream       cuda.Stream   // the stream of the open sample
-	events       []cuda.Event  // every event made, destroyed with the verdict
-	failed       bool          // an event call failed: keep serving, stop measuring
-	margin       float64       // Options.CheckMargin
+	mu      sync.Mutex
+	ours    [][]float64   // per candidate: completed samples, µs
+	vendor  []float64     // completed samples, µs
+	pending []timedSample // recorded, not read yet
+	open    *timedSample  // a vendor sample begun, waiting for AfterForward
+	openAge int           // calls since open was begun
+	begun   []int         // samples begun: per candidate, then the vendor's
+	dead    []bool        // a candidate whose launch failed: not timed again
+	stream  cuda.Stream   // the stream of the open sample
+	events  []cuda.Event  // every event made, destroyed with the verdict
+	failed  bool          // an event call failed: keep serving, stop measuring
+	margin  float64       // Options.CheckMargin
 }
 
+// vendorSide is a sample's side when it times the vendor.
+const vendorSide = -1
+
 type timedSample struct {
-	vendor     bool
+	side       int  // the candidate, or vendorSide
 	warmup     bool // one of the side's first measureWarmups samples: dropped
 	start, end cuda.Event
 }
 
-// newCheck is the check of a decision to serve, or nil when the options
-// turn checks off.
-func (s *Server) newCheck() *measurement {
+// newCheck is the check of a decision to serve with cands candidates of
+// ours (at least one), or nil when the options turn checks off.
+func (s *Server) newCheck(cands int) *measurement {
 	if !s.opts.Check {
 		return nil
 	}
-	return &measurement{margin: s.opts.CheckMargin}
+	return newMeasurement(max(cands, 1), s.opts.CheckMargin)
 }
 
-// serve runs a call of a decision under measurement: it launches our kernel
-// (timed when it is ours's turn) or asks the caller to forward the call
+func newMeasurement(cands int, margin float64) *measurement {
+	return &measurement{margin: margin, ours: make([][]float64, cands), begun: make([]int, cands+1), dead: make([]bool, cands)}
+}
+
+// serve runs a call of a decision under measurement: it launches one of
+// our candidates (timed when it is that candidate's turn; launch's
+// argument says which) or asks the caller to forward the call
 // (request.FwdMeasuring, when it is the vendor's turn: the caller then
 // calls AfterForward once the vendor's call is on the stream). A call that
-// finds another thread measuring is served untimed. A call on a stream
-// being captured into a graph touches nothing of the check (its events are
-// not the graph's work, and querying them is an unsafe call during a
-// capture) and goes to the vendor (request.FwdCapturing): the graph will
-// replay the call any number of times, and the check has not confirmed
-// that ours is the faster.
-func (m *measurement) serve(launch, hold func() error, stream cuda.Stream) request.Reason {
+// finds another thread measuring is served untimed by the first
+// candidate. A call on a stream being captured into a graph touches
+// nothing of the check (its events are not the graph's work, and querying
+// them is an unsafe call during a capture) and goes to the vendor
+// (request.FwdCapturing): the graph will replay the call any number of
+// times, and the check has not confirmed that ours is the faster.
+func (m *measurement) serve(launch func(cand int) error, hold func() error, stream cuda.Stream) request.Reason {
 	if stream.Capturing() {
 		return request.FwdCapturing
 	}
 	if !m.mu.TryLock() {
-		return reasonOf(launch())
+		return reasonOf(launch(int(m.chosen.Load())))
 	}
 	defer m.mu.Unlock()
 	m.collect()
@@ -96,39 +110,64 @@ func (m *measurement) serve(launch, hold func() error, stream cuda.Stream) reque
 	case vendorFaster:
 		return request.FwdMeasured
 	case oursFaster:
-		return reasonOf(launch())
+		return reasonOf(launch(int(m.chosen.Load())))
 	}
+	first := m.firstLive()
 	if m.open != nil {
 		if m.openAge++; m.openAge > measureStale {
-			m.open, m.begun[1] = nil, m.begun[1]-1
+			m.open, m.begun[len(m.ours)] = nil, m.begun[len(m.ours)]-1
 		}
-		return reasonOf(launch())
+		return reasonOf(launch(first))
 	}
-	vendorTurn := m.begun[1] < m.begun[0]
-	if m.begun[0] >= measureWarmups+measureCalls && m.begun[1] >= measureWarmups+measureCalls {
-		return reasonOf(launch()) // every sample begun: waiting for them
+	// The side with the fewest samples begun takes this call: our
+	// candidates in order, then the vendor.
+	side, fewest := -1, measureWarmups+measureCalls
+	for i, n := range m.begun {
+		if n < fewest && (i == len(m.ours) || !m.dead[i]) {
+			side, fewest = i, n
+		}
+	}
+	if side < 0 {
+		return reasonOf(launch(first)) // every sample begun: waiting for them
 	}
 	hold() // without it the times include host work: still a check
 	start, ok := m.record(stream)
 	if !ok {
-		return reasonOf(launch())
+		return reasonOf(launch(first))
 	}
-	if vendorTurn {
-		m.open = &timedSample{vendor: true, warmup: m.begun[1] < measureWarmups, start: start}
-		m.begun[1]++
+	warmup := m.begun[side] < measureWarmups
+	m.begun[side]++
+	if side == len(m.ours) {
+		m.open = &timedSample{side: vendorSide, warmup: warmup, start: start}
 		m.openAge, m.stream = 0, stream
 		return request.FwdMeasuring
 	}
-	warmup := m.begun[0] < measureWarmups
-	m.begun[0]++
-	err := launch()
+	err := launch(side)
 	end, ok := m.record(stream)
-	if ok && err == nil {
-		m.pending = append(m.pending, timedSample{warmup: warmup, start: start, end: end})
-	} else {
-		m.begun[0]--
+	switch {
+	case err != nil:
+		// A candidate that does not run is not timed again; without one
+		// that runs, the vendor takes the calls.
+		m.dead[side] = true
+		if m.firstLive() < 0 {
+			m.settle(vendorFaster)
+		}
+	case ok:
+		m.pending = append(m.pending, timedSample{side: side, warmup: warmup, start: start, end: end})
+	default:
+		m.begun[side]--
 	}
 	return reasonOf(err)
+}
+
+// firstLive is the first candidate whose launch has not failed (-1: none).
+func (m *measurement) firstLive() int {
+	for i, d := range m.dead {
+		if !d {
+			return i
+		}
+	}
+	return -1
 }
 
 // afterForward closes the open vendor sample on stream.
@@ -139,15 +178,16 @@ func (m *measurement) afterForward(stream cuda.Stream) {
 		return
 	}
 	if end, ok := m.record(stream); ok {
-		m.pending = append(m.pending, timedSample{vendor: true, warmup: m.open.warmup, start: m.open.start, end: end})
+		m.pending = append(m.pending, timedSample{side: vendorSide, warmup: m.open.warmup, start: m.open.start, end: end})
 	} else {
-		m.begun[1]--
+		m.begun[len(m.ours)]--
 	}
 	m.open = nil
 }
 
 // record makes an event and records it on stream (false when the driver
-// refuses: the measurement then gives up, and the decision keeps serving).
+// refuses: the measurement then gives up, and the decision keeps serving
+// its first candidate).
 func (m *measurement) record(stream cuda.Stream) (cuda.Event, bool) {
 	e, err := cuda.NewEvent()
 	if err == nil {
@@ -156,6 +196,7 @@ func (m *measurement) record(stream cuda.Stream) (cuda.Event, bool) {
 	}
 	if err != nil {
 		m.failed = true
+		m.chosen.Store(int32(max(m.firstLive(), 0)))
 		m.settle(oursFaster)
 		return 0, false
 	}
@@ -163,7 +204,7 @@ func (m *measurement) record(stream cuda.Stream) (cuda.Event, bool) {
 }
 
 // collect reads the samples whose events have completed and gives the
-// verdict once both sides have measureCalls.
+// verdict once the vendor and every candidate that runs have measureCalls.
 func (m *measurement) collect() {
 	if m.verdict.Load() != measuring {
 		return
@@ -189,16 +230,43 @@ func (m *measurement) collect() {
 		if s.warmup {
 			continue
 		}
-		if s.vendor {
+		if s.side == vendorSide {
 			m.vendor = append(m.vendor, float64(ms)*1000)
 		} else {
-			m.ours = append(m.ours, float64(ms)*1000)
+			m.ours[s.side] = append(m.ours[s.side], float64(ms)*1000)
 		}
 	}
 	m.pending = keep
-	if len(m.ours) >= measureCalls && len(m.vendor) >= measureCalls {
-		m.settle(verdictOf(m.ours, m.vendor, m.margin))
+	if v, best := judge(m.ours, m.dead, m.vendor, m.margin); v != measuring {
+		m.chosen.Store(int32(max(best, 0)))
+		m.settle(v)
 	}
+}
+
+// judge is the verdict once the vendor and every candidate that runs (not
+// dead) have measureCalls samples (measuring before): the candidate with
+// the fastest sample against the vendor (verdictOf), or the vendor when no
+// candidate runs; best is the candidate kept (-1: none).
+func judge(ours [][]float64, dead []bool, vendor []float64, margin float64) (verdict int32, best int) {
+	if len(vendor) < measureCalls {
+		return measuring, -1
+	}
+	best = -1
+	for i, o := range ours {
+		if dead[i] {
+			continue
+		}
+		if len(o) < measureCalls {
+			return measuring, -1
+		}
+		if best < 0 || fastest(o) < fastest(ours[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return vendorFaster, -1
+	}
+	return verdictOf(ours[best], vendor, margin), best
 }
 
 // verdictOf compares the two sides' fastest times: ours times the margin
@@ -233,8 +301,12 @@ type Measurement struct {
 	Checked    bool    // the decision is a model's decision to serve, checked on its calls
 	Settled    bool    // the verdict is in
 	OursFaster bool    // the verdict: keep serving
-	OursUS     float64 // fastest of our kernel's timed calls (warm-ups dropped), µs
+	Candidate  int     // the candidate kept (the first until the verdict)
+	OursUS     float64 // fastest of that candidate's timed calls (warm-ups dropped), µs
 	VendorUS   float64 // fastest of the vendor's timed calls (warm-ups dropped), µs
+	// CandidatesUS are every candidate's fastest times (0: none yet, or
+	// its launch failed).
+	CandidatesUS []float64
 }
 
 // Measured is, for tests and benchmarks, the check of the decision that
@@ -256,6 +328,11 @@ func (m *measurement) state() Measurement {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	vd := m.verdict.Load()
-	return Measurement{Checked: true, Settled: vd != measuring, OursFaster: vd == oursFaster,
-		OursUS: fastest(m.ours), VendorUS: fastest(m.vendor)}
+	c := int(m.chosen.Load())
+	st := Measurement{Checked: true, Settled: vd != measuring, OursFaster: vd == oursFaster, Candidate: c,
+		OursUS: fastest(m.ours[c]), VendorUS: fastest(m.vendor)}
+	for _, o := range m.ours {
+		st.CandidatesUS = append(st.CandidatesUS, fastest(o))
+	}
+	return st
 }

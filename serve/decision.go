@@ -154,7 +154,7 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 		if k, err := s.rt.Kernel(t, cfg); err == nil {
 			d := &decision{k: k, reason: request.Served}
 			if key.policy == Auto {
-				d.meas = s.newCheck()
+				d.meas = s.newCheck(1)
 			}
 			return d
 		}

@@ -48,7 +48,7 @@ func TestGPUMeasuredDispatch(t *testing.T) {
 		}
 		// The decision the model would make with this kernel.
 		srv := testServer(Auto)
-		srv.storeDecision(t, g, tc.cfg, srv.newCheck())
+		srv.storeDecision(t, g, tc.cfg, srv.newCheck(1))
 		counts := map[request.Reason]int{}
 		for i := 0; i < 64 && !srv.Measured(g).Settled; i++ {
 			r, tok := srv.Serve(g)

@@ -36,7 +36,7 @@ func TestCheckMargin(t *testing.T) {
 		if got := FromEnv().CheckMargin; got != want {
 			t.Errorf("ISAAC_CHECK_MARGIN=%q: %g, want %g", v, got, want)
 		}
-		if m := New(FromEnv()).newCheck(); m == nil || m.margin != want {
+		if m := New(FromEnv()).newCheck(1); m == nil || m.margin != want {
 			t.Errorf("ISAAC_CHECK_MARGIN=%q: the decision's check has margin %v, want %g", v, m, want)
 		}
 	}
@@ -45,11 +45,39 @@ func TestCheckMargin(t *testing.T) {
 // ISAAC_MEASURE=0 leaves decisions unchecked.
 func TestMeasureOff(t *testing.T) {
 	t.Setenv("ISAAC_MEASURE", "0")
-	if New(FromEnv()).newCheck() != nil {
+	if New(FromEnv()).newCheck(1) != nil {
 		t.Error("ISAAC_MEASURE=0: decisions still checked")
 	}
 	t.Setenv("ISAAC_MEASURE", "")
-	if New(FromEnv()).newCheck() == nil {
+	if New(FromEnv()).newCheck(1) == nil {
 		t.Error("decisions not checked by default")
+	}
+}
+
+// With several candidates the verdict waits for every one that runs, keeps
+// the fastest and compares it with the vendor; a candidate whose launch
+// failed does not count, and without one that runs the vendor stays.
+func TestJudge(t *testing.T) {
+	three := []float64{12, 12, 12}
+	for _, c := range []struct {
+		ours   [][]float64
+		dead   []bool
+		vendor []float64
+		want   int32
+		best   int
+	}{
+		{[][]float64{{10, 11, 12}, {8, 9, 9}}, []bool{false, false}, three, oursFaster, 1},
+		{[][]float64{{10, 11, 12}, {14, 13, 15}}, []bool{false, false}, three, oursFaster, 0},
+		{[][]float64{{13, 14, 15}, {14, 13, 15}}, []bool{false, false}, three, vendorFaster, 0},
+		{[][]float64{{10, 11, 12}, {8}}, []bool{false, false}, three, measuring, -1},      // the second not timed enough
+		{[][]float64{{10, 11, 12}, {8}}, []bool{false, true}, three, oursFaster, 0},       // … unless its launch failed
+		{[][]float64{{10, 11, 12}, {8, 8, 8}}, []bool{false, false}, []float64{7, 9}, measuring, -1},
+		{[][]float64{{}, {}}, []bool{true, true}, three, vendorFaster, -1},
+		{[][]float64{{10, 11, 12}}, []bool{false}, three, oursFaster, 0},
+	} {
+		v, best := judge(c.ours, c.dead, c.vendor, 1)
+		if v != c.want || best != c.best {
+			t.Errorf("ours %v dead %v vendor %v: verdict %d best %d, want %d %d", c.ours, c.dead, c.vendor, v, best, c.want, c.best)
+		}
 	}
 }

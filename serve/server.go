@@ -126,7 +126,7 @@ func (s *Server) Serve(g *request.Gemm) (request.Reason, Token) {
 		case vendorFaster:
 			return request.FwdMeasured, Token{}
 		case measuring:
-			r := m.serve(func() error { return s.rt.Launch(t, g, d.k) },
+			r := m.serve(func(int) error { return s.rt.Launch(t, g, d.k) },
 				func() error { return s.hold(t.Ctx, stream) }, stream)
 			if r == request.FwdMeasuring {
 				return r, Token{m, stream}
