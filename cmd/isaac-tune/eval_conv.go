@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -64,6 +65,7 @@ func evalConvCmd(args []string) error {
 	if *outDir == "" {
 		return fmt.Errorf("eval-conv: -out is required")
 	}
+	runtime.LockOSThread() // the device's context is current on this thread
 	o := sampleConvOptions{runOptions: runOptions{seed: *seed, warmup: 1000, warmupDraws: 3_000_000, repeats: 3,
 		out: filepath.Join(os.TempDir(), fmt.Sprintf("eval-conv-%d.csv.zst", os.Getpid()))}}
 	s, err := newConvSampleRun(o)
