@@ -2,9 +2,10 @@
  * host_overhead_conv.c: host-side cost of libisaac.so's cudnnConvolutionForward,
  * measured against cuDNN's own side by side in one process. Built and run by
  * `bench_compare -overhead` on a GPU machine, linked -lisaac -lcudart: the
- * program's cudnnConvolutionForward is the shim's; cuDNN is opened with
- * dlopen (RTLD_GLOBAL, so that the shim finds it loaded) and its own
- * functions are looked up there. cuDNN's prototypes are declared here with
+ * shim's cudnnConvolutionForward is looked up in libisaac.so itself (the
+ * library that defines isaac_go_conv), cuDNN is opened with dlopen
+ * (RTLD_GLOBAL, so that the shim finds it loaded) and its own functions
+ * are looked up there. cuDNN's prototypes are declared here with
  * opaque handles, so that the harness needs no cuDNN headers.
  *
  *   host_overhead_conv calls N C HW K R   host time per call of one FLOAT
@@ -28,10 +29,9 @@ typedef void *handle_t;
 typedef int (*conv_fwd_fn)(handle_t, const void *, handle_t, const void *, handle_t, const void *, handle_t, int,
 	void *, size_t, const void *, handle_t, void *);
 
-/* The shim's, with the vendor's prototype (int for cudnnStatus_t and the
- * algorithm enum, opaque descriptors). */
-extern int cudnnConvolutionForward(handle_t, const void *, handle_t, const void *, handle_t, const void *, handle_t, int,
-	void *, size_t, const void *, handle_t, void *);
+/* A function only libisaac.so defines: where it lies names the library
+ * whose own cudnnConvolutionForward is the shim's. */
+extern int isaac_go_conv(void *);
 
 static double now_ns(void)
 {
@@ -67,11 +67,14 @@ int main(int argc, char **argv)
 	SYM(cudnnCreate) SYM(cudnnCreateTensorDescriptor) SYM(cudnnSetTensor4dDescriptor) SYM(cudnnCreateFilterDescriptor)
 	SYM(cudnnSetFilter4dDescriptor) SYM(cudnnCreateConvolutionDescriptor) SYM(cudnnSetConvolution2dDescriptor)
 	SYM(cudnnSetConvolutionMathType) SYM(cudnnConvolutionForward)
-	conv_fwd_fn vendor = (conv_fwd_fn)cudnnConvolutionForward, shim = cudnnConvolutionForward;
-	Dl_info vi = {0}, si = {0};
+	Dl_info li = {0}, vi = {0}, si = {0};
+	void *isaac = dladdr((void *)isaac_go_conv, &li) ? dlopen(li.dli_fname, RTLD_NOW | RTLD_NOLOAD) : NULL;
+	conv_fwd_fn vendor = (conv_fwd_fn)cudnnConvolutionForward,
+		shim = isaac ? (conv_fwd_fn)dlsym(isaac, "cudnnConvolutionForward") : NULL;
 	dladdr((void *)vendor, &vi);
-	dladdr((void *)shim, &si);
-	if (vendor == shim) {
+	if (shim)
+		dladdr((void *)shim, &si);
+	if (!shim || vendor == shim) {
 		fprintf(stderr, "host_overhead_conv: cuDNN's and the program's cudnnConvolutionForward are one (%s)\n",
 			si.dli_fname ? si.dli_fname : "?");
 		return 1;
