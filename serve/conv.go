@@ -105,20 +105,22 @@ func (s *Server) Conv(c *request.Conv) (request.Reason, Token) {
 		}
 		return s.rt.LaunchConv(t, c, shape, r.k)
 	}
+	cand := 0
 	if m := d.meas; m != nil {
 		stream := cuda.Stream(c.Stream)
 		switch m.verdict.Load() {
 		case vendorFaster:
 			return request.FwdMeasured, Token{}
 		case measuring:
-			r := m.serve(launch, func() error { return s.hold(t.Ctx, stream) }, stream)
+			r := m.serve(launch, func() error { return s.holdFor(t.Ctx, stream, convHoldNS) }, stream)
 			if r == request.FwdMeasuring {
 				return r, Token{m, stream}
 			}
 			return r, Token{}
 		}
+		cand = int(m.chosen.Load()) // the candidate the check kept
 	}
-	return reasonOf(launch(0)), Token{}
+	return reasonOf(launch(cand)), Token{}
 }
 
 // ConvPlan is what Conv would run for c (the decision made now, compiling
