@@ -176,7 +176,7 @@ func (s *Server) convTarget(c *request.Conv) (convKey, kernels.Target, request.C
 	switch {
 	case r != request.Served:
 		return convKey{}, kernels.Target{}, shape, r
-	case s.opts.Policy == Never:
+	case s.opts.Policy == Never, s.opts.Policy == Auto && !s.opts.ConvAuto:
 		return convKey{}, kernels.Target{}, shape, request.FwdPolicy
 	}
 	var t kernels.Target

@@ -71,6 +71,7 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_TMA=0         TMA=false     chosen wgmma configurations keep their cp.async copies
 //	ISAAC_WEIGHTS       Weights       a weights file instead of the ones shipped for the device
 //	ISAAC_CONV_WEIGHTS  ConvWeights   a convolution weights file instead of the shipped ones, or none (no convolution model)
+//	ISAAC_CONV_AUTO=1   ConvAuto      under auto, convolutions dispatched by the convolution model (else cuDNN takes them: reason policy)
 //	ISAAC_CACHE_DIR     CacheDir      compiled kernels, choices and seed pools (default ~/.cache/isaac)
 //	ISAAC_LOG           Log           why a model cannot be used, once, on standard error
 type Options struct {
@@ -85,6 +86,12 @@ type Options struct {
 	TMA           bool
 	Weights       string
 	ConvWeights   string
+	// ConvAuto turns the convolution model's dispatch on under Auto. It
+	// is off by default: measured on Table 5 and the CNN suite it served
+	// rows slower than cuDNN's fastest algorithm
+	// (results/h100/conv/README.md), and the default must never be slower
+	// than the vendor.
+	ConvAuto bool
 	CacheDir      string // "": nothing is kept on disk
 	Log           bool
 }
@@ -107,6 +114,7 @@ func FromEnv() Options {
 	o.TMA = os.Getenv("ISAAC_TMA") != "0"
 	o.Weights = os.Getenv("ISAAC_WEIGHTS")
 	o.ConvWeights = os.Getenv("ISAAC_CONV_WEIGHTS")
+	o.ConvAuto = os.Getenv("ISAAC_CONV_AUTO") == "1"
 	o.CacheDir = os.Getenv("ISAAC_CACHE_DIR")
 	if o.CacheDir == "" {
 		if d, err := os.UserCacheDir(); err == nil {

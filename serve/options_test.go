@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/isaacgo/isaac/internal/convcheck"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 
 	"github.com/isaacgo/isaac/kernels"
@@ -104,5 +105,31 @@ func TestConvWeightsOption(t *testing.T) {
 	}
 	if _, err := ConvChooserOf(&predictor.Weights{}, ptx.H100()); !errors.Is(err, ErrWeights) {
 		t.Errorf("weights without a convolution model: %v", err)
+	}
+}
+
+// Under auto a convolution goes to cuDNN by policy unless ISAAC_CONV_AUTO=1
+// turns the convolution model's dispatch on (no device is needed for that
+// answer); under never it always does.
+func TestConvAutoOption(t *testing.T) {
+	t.Setenv("ISAAC_CONV_AUTO", "")
+	if FromEnv().ConvAuto {
+		t.Error("the convolution model's dispatch is on by default")
+	}
+	t.Setenv("ISAAC_CONV_AUTO", "1")
+	if !FromEnv().ConvAuto {
+		t.Error("ISAAC_CONV_AUTO=1 ignored")
+	}
+	var scalars [2]float64
+	c := convcheck.Case{Type: request.ConvTypes[0], Math: request.CudnnFMAMath, N: 1, C: 8, H: 8, W: 8, K: 8, R: 3, S: 3,
+		PadH: 1, PadW: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1, X: convcheck.NCHW, Y: convcheck.NCHW, Alpha: 1}
+	req := c.RequestAt(0x1000000, 0x2000000, 0x3000000, &scalars, 0)
+	if r, _ := New(Defaults()).Conv(req); r != request.FwdPolicy {
+		t.Errorf("auto without ISAAC_CONV_AUTO: %v, want policy", r)
+	}
+	o := Defaults()
+	o.Policy, o.ConvAuto = Never, true
+	if r, _ := New(o).Conv(req); r != request.FwdPolicy {
+		t.Errorf("never: %v, want policy", r)
 	}
 }

@@ -274,7 +274,7 @@ func TestGPUConvServe(t *testing.T) {
 	o := serve.Defaults()
 	o.Policy, o.ConvWeights = serve.Always, "none"
 	srv := serve.NewOn(rt, o)
-	o.Policy = serve.Auto
+	o.Policy, o.ConvAuto = serve.Auto, true
 	auto := serve.NewOn(rt, o)
 	runs, failed, worst := 0, 0, 0.0
 	for i, c := range table() {
@@ -691,7 +691,8 @@ func TestGPUConvServeModel(t *testing.T) {
 	o := serve.Defaults()
 	o.Policy = serve.Always
 	always := serve.NewOn(rt, o)
-	auto := serve.NewOn(rt, serve.Defaults())
+	o.Policy, o.ConvAuto = serve.Auto, true
+	auto := serve.NewOn(rt, o)
 	const wsBytes = 256 << 20
 	ws, err := cuda.Alloc(wsBytes)
 	if err != nil {
