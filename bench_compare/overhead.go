@@ -19,6 +19,9 @@ var harnessSource []byte
 //go:embed harness/host_overhead_conv.c
 var convHarnessSource []byte
 
+//go:embed harness/harness.h
+var harnessHeader []byte
+
 // overheadRow is the host time per call of the shim against cuBLAS in one
 // process (harness/host_overhead.c), in one mode.
 type overheadRow struct {
@@ -55,6 +58,9 @@ func compileHarness(cudaHome, lib, name string, source []byte, libs ...string) (
 	}
 	src := filepath.Join(dir, name+".c")
 	if err := os.WriteFile(src, source, 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "harness.h"), harnessHeader, 0o644); err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, name)

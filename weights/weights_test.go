@@ -28,27 +28,7 @@ func TestShippedH100(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Device.Key != "h100" || w.Device.SMs != 132 || w.Samples < 150000 || len(w.Dataset) < 64 {
-		t.Errorf("header %+v", w.Header)
-	}
-	for name, schema := range map[string]string{"config": predictor.ConfigSchema, "vendor": predictor.VendorSchema} {
-		m, ok := w.Model(name)
-		if !ok {
-			t.Fatalf("no %s model", name)
-		}
-		if m.Schema != schema {
-			t.Errorf("%s model schema %q, this build's %q", name, m.Schema, schema)
-		}
-		if len(m.Check) == 0 {
-			t.Errorf("%s model has no training-time predictions to check", name)
-		}
-		if err := m.Verify(); err != nil {
-			t.Error(err)
-		}
-		if !(m.TestMSE > 0 && m.TestMSE < 1) {
-			t.Errorf("%s model test MSE %g", name, m.TestMSE)
-		}
-	}
+	checkShipped(t, w, 150000, map[string]string{"config": predictor.ConfigSchema, "vendor": predictor.VendorSchema})
 	again, _ := For("h100")
 	if again != w {
 		t.Error("weights decoded twice")
@@ -80,10 +60,29 @@ func TestShippedH100Conv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Device.Key != "h100" || w.Device.SMs != 132 || w.Samples < 100000 || len(w.Dataset) < 64 {
+	checkShipped(t, w, 100000, map[string]string{"conv-config": predictor.ConvConfigSchema, "conv-vendor": predictor.ConvVendorSchema})
+	if g, _ := For("h100"); g == w {
+		t.Error("the GEMM and convolution weights are one value")
+	}
+	if keys := ConvShipped(); len(keys) != 1 || keys[0] != "h100" {
+		t.Errorf("convolution weights shipped for %v", keys)
+	}
+	for _, k := range Shipped() {
+		if strings.Contains(k, "conv") {
+			t.Errorf("GEMM weights listed for %q", k)
+		}
+	}
+}
+
+// checkShipped checks shipped H100 weights: their header (at least
+// samples), and each named model's schema, its training-time predictions
+// reproduced and its test MSE.
+func checkShipped(t *testing.T, w *predictor.Weights, samples int, models map[string]string) {
+	t.Helper()
+	if w.Device.Key != "h100" || w.Device.SMs != 132 || w.Samples < samples || len(w.Dataset) < 64 {
 		t.Errorf("header %+v", w.Header)
 	}
-	for name, schema := range map[string]string{"conv-config": predictor.ConvConfigSchema, "conv-vendor": predictor.ConvVendorSchema} {
+	for name, schema := range models {
 		m, ok := w.Model(name)
 		if !ok {
 			t.Fatalf("no %s model", name)
@@ -99,17 +98,6 @@ func TestShippedH100Conv(t *testing.T) {
 		}
 		if !(m.TestMSE > 0 && m.TestMSE < 1) {
 			t.Errorf("%s model test MSE %g", name, m.TestMSE)
-		}
-	}
-	if g, _ := For("h100"); g == w {
-		t.Error("the GEMM and convolution weights are one value")
-	}
-	if keys := ConvShipped(); len(keys) != 1 || keys[0] != "h100" {
-		t.Errorf("convolution weights shipped for %v", keys)
-	}
-	for _, k := range Shipped() {
-		if strings.Contains(k, "conv") {
-			t.Errorf("GEMM weights listed for %q", k)
 		}
 	}
 }

@@ -28,24 +28,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "harness.h"
+
 typedef cublasStatus_t (*sgemm_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
 	const float *, const float *, int, const float *, int, const float *, float *, int);
-
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-#define BATCHES 100
-#define PER 100
 
 /* vendor_sgemm is cuBLAS's own cublasSgemm_v2, or NULL (with a message)
  * when it and the shim's were not both found. */
@@ -64,6 +50,20 @@ static sgemm_fn vendor_sgemm(void)
 	return vendor;
 }
 
+/* sgemm_args are the timed SGEMM's arguments, for time_calls. */
+struct sgemm_args {
+	sgemm_fn fns[2]; /* the vendor's, the shim's */
+	cublasHandle_t h;
+	int n;
+	float *a, *b, *c, alpha, beta;
+};
+
+static int sgemm_call(int which, void *ctx)
+{
+	struct sgemm_args *g = ctx;
+	return g->fns[which](g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->n, g->n, g->n, &g->alpha, g->a, g->n, g->b, g->n, &g->beta, g->c, g->n);
+}
+
 static int calls(cublasHandle_t h, int n)
 {
 	sgemm_fn vendor = vendor_sgemm(), shim = cublasSgemm_v2;
@@ -74,32 +74,11 @@ static int calls(cublasHandle_t h, int n)
 		return 1;
 	cudaMemset(a, 0x3c, 4 * n * n);
 	cudaMemset(b, 0x3c, 4 * n * n);
-	sgemm_fn fns[2] = {vendor, shim};
+	struct sgemm_args args = {{vendor, shim}, h, n, a, b, c, alpha, beta};
 	for (int i = 0; i < 2000; i++)
-		fns[i & 1](h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, n, b, n, &beta, c, n);
+		sgemm_call(i & 1, &args);
 	cudaDeviceSynchronize();
-	double t[2][BATCHES], diff[BATCHES], total[2] = {0, 0};
-	for (int batch = 0; batch < BATCHES; batch++) {
-		for (int which = 0; which < 2; which++) {
-			int w = (batch & 1) ? 1 - which : which;
-			double t0 = now_ns();
-			for (int i = 0; i < PER; i++)
-				if (fns[w](h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, n, b, n, &beta, c, n))
-					return 2;
-			double t1 = now_ns();
-			cudaDeviceSynchronize();
-			t[w][batch] = (t1 - t0) / PER;
-			total[w] += t1 - t0;
-		}
-		diff[batch] = t[1][batch] - t[0][batch];
-	}
-	qsort(t[0], BATCHES, sizeof(double), cmp);
-	qsort(t[1], BATCHES, sizeof(double), cmp);
-	qsort(diff, BATCHES, sizeof(double), cmp);
-	printf("n=%d calls=%d vendor_ns=%.0f shim_ns=%.0f added_median_ns=%.0f added_mean_ns=%.0f\n", n,
-		BATCHES * PER, t[0][BATCHES / 2], t[1][BATCHES / 2], diff[BATCHES / 2],
-		(total[1] - total[0]) / (BATCHES * PER));
-	return 0;
+	return time_calls(sgemm_call, &args, n);
 }
 
 static int first(cublasHandle_t h, int m, int n, int k)

@@ -25,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "harness.h"
+
 typedef void *handle_t;
 typedef int (*conv_fwd_fn)(handle_t, const void *, handle_t, const void *, handle_t, const void *, handle_t, int,
 	void *, size_t, const void *, handle_t, void *);
@@ -33,21 +35,20 @@ typedef int (*conv_fwd_fn)(handle_t, const void *, handle_t, const void *, handl
  * whose own cudnnConvolutionForward is the shim's. */
 extern int isaac_go_conv(void *);
 
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
+/* conv_args are the timed convolution's arguments, for time_calls. */
+struct conv_args {
+	conv_fwd_fn fns[2]; /* cuDNN's, the shim's */
+	handle_t h, x, y, w, cv;
+	float *xp, *wp, *yp, alpha, beta;
+};
 
-static int cmp(const void *a, const void *b)
+/* conv_call runs the convolution with CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM
+ * (no workspace). */
+static int conv_call(int which, void *ctx)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	struct conv_args *c = ctx;
+	return c->fns[which](c->h, &c->alpha, c->x, c->xp, c->w, c->wp, c->cv, 0, NULL, 0, &c->beta, c->y, c->yp);
 }
-
-#define BATCHES 100
-#define PER 100
 
 #define SYM(name) void *name = dlsym(dnn, #name); if (!name) { fprintf(stderr, "host_overhead_conv: no %s\n", #name); return 1; }
 #define CHECK(call) do { int st_ = (call); if (st_) { fprintf(stderr, "host_overhead_conv: %s: status %d\n", #call, st_); return 2; } } while (0)
@@ -100,36 +101,15 @@ int main(int argc, char **argv)
 		return 1;
 	cudaMemset(xp, 0, 4 * (size_t)n * c * hw * hw);
 	cudaMemset(wp, 0, 4 * (size_t)k * c * r * r);
-	const int algo = 0; /* CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: no workspace */
-	conv_fwd_fn fns[2] = {vendor, shim};
+	struct conv_args args = {{vendor, shim}, h, x, y, w, cv, xp, wp, yp, alpha, beta};
 	/* Warm up: the shim's decision (made in the background under auto,
 	 * then checked on its first calls) is settled before the timing. */
 	for (int round = 0; round < 3; round++) {
 		for (int i = 0; i < 1000; i++)
-			CHECK(fns[i & 1](h, &alpha, x, xp, w, wp, cv, algo, NULL, 0, &beta, y, yp));
+			CHECK(conv_call(i & 1, &args));
 		cudaDeviceSynchronize();
 		struct timespec pause = {0, 500000000};
 		nanosleep(&pause, NULL);
 	}
-	double t[2][BATCHES], diff[BATCHES], total[2] = {0, 0};
-	for (int batch = 0; batch < BATCHES; batch++) {
-		for (int which = 0; which < 2; which++) {
-			int f = (batch & 1) ? 1 - which : which;
-			double t0 = now_ns();
-			for (int i = 0; i < PER; i++)
-				CHECK(fns[f](h, &alpha, x, xp, w, wp, cv, algo, NULL, 0, &beta, y, yp));
-			double t1 = now_ns();
-			cudaDeviceSynchronize();
-			t[f][batch] = (t1 - t0) / PER;
-			total[f] += t1 - t0;
-		}
-		diff[batch] = t[1][batch] - t[0][batch];
-	}
-	qsort(t[0], BATCHES, sizeof(double), cmp);
-	qsort(t[1], BATCHES, sizeof(double), cmp);
-	qsort(diff, BATCHES, sizeof(double), cmp);
-	printf("n=%d calls=%d vendor_ns=%.0f shim_ns=%.0f added_median_ns=%.0f added_mean_ns=%.0f\n", n,
-		BATCHES * PER, t[0][BATCHES / 2], t[1][BATCHES / 2], diff[BATCHES / 2],
-		(total[1] - total[0]) / (BATCHES * PER));
-	return 0;
+	return time_calls(conv_call, &args, n);
 }

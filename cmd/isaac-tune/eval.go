@@ -284,18 +284,7 @@ func writeEval(dir string, rows []evalRow, s *sampleRun, w *predictor.Weights, h
 		"model: the model's best-predicted configuration after ranking 3,000 sampled configurations and the heuristic's candidates and searching their neighbourhoods; "+
 		"model-top5: the fastest measured of the model's five best-predicted; heuristic: space.Default; max-occupancy: the sample's configuration with the most resident warps. %s, %s, cuBLAS %s, %s, commit `%s`, %s.\n\n",
 		len(rows), maxPool(rows), e.Device, e.Driver, e.CUBLAS, time.Now().UTC().Format(time.RFC3339), commit, took.Round(time.Second))
-	fmt.Fprintf(&md, "| chooser | median S | p90 S | mean S | S = 0 (picked the best) |\n|---|--:|--:|--:|--:|\n")
-	for _, c := range choosers {
-		v := subopt[c]
-		zero, mean := 0, 0.0
-		for _, x := range v {
-			if x <= 0 {
-				zero++
-			}
-			mean += math.Min(x, 100) / float64(len(v))
-		}
-		fmt.Fprintf(&md, "| %s | %.1f%% | %.1f%% | %.1f%% | %d of %d |\n", c, 100*quantile(v, 0.5), 100*quantile(v, 0.9), 100*mean, zero, len(v))
-	}
+	writeSuboptTable(&md, choosers[:], subopt)
 	fmt.Fprintf(&md, "\nThe model's S per type:\n\n| type | inputs | median S | p90 S |\n|---|--:|--:|--:|\n")
 	var types []string
 	for t := range perType {
@@ -315,4 +304,21 @@ func maxPool(rows []evalRow) int {
 		m = max(m, r.pool)
 	}
 	return m
+}
+
+// writeSuboptTable writes the choosers' suboptimality table: median, p90,
+// mean (each S capped at 100) and how often S is 0.
+func writeSuboptTable(md *strings.Builder, names []string, subopt map[string][]float64) {
+	fmt.Fprintf(md, "| chooser | median S | p90 S | mean S | S = 0 (picked the best) |\n|---|--:|--:|--:|--:|\n")
+	for _, c := range names {
+		v := subopt[c]
+		zero, mean := 0, 0.0
+		for _, x := range v {
+			if x <= 0 {
+				zero++
+			}
+			mean += math.Min(x, 100) / float64(len(v))
+		}
+		fmt.Fprintf(md, "| %s | %.1f%% | %.1f%% | %.1f%% | %d of %d |\n", c, 100*quantile(v, 0.5), 100*quantile(v, 0.9), 100*mean, zero, len(v))
+	}
 }

@@ -386,18 +386,7 @@ func writeConvEval(dir string, rows []convEvalRow, s *convSampleRun, w *predicto
 		"model: the server's run of the convolution model's choice (`ISAAC_POLICY=always` with the model: paths and configurations searched from the seed pools and the heuristic's, staged by the copy engine as the heuristic's are); "+
 		"model-top5: the fastest of the model's five best-predicted; heuristic: the server without a model (`ISAAC_CONV_WEIGHTS=none`). %s, %s, cuDNN %s, %s, commit `%s`, %s.\n\n",
 		len(rows), maxConvPool(rows), e.Device, e.Driver, e.CUDNN, time.Now().UTC().Format(time.RFC3339), commitOr(), took.Round(time.Second))
-	fmt.Fprintf(&md, "| chooser | median S | p90 S | mean S | S = 0 (picked the best) |\n|---|--:|--:|--:|--:|\n")
-	for _, c := range convChoosers {
-		v := subopt[c]
-		zero, mean := 0, 0.0
-		for _, x := range v {
-			if x <= 0 {
-				zero++
-			}
-			mean += math.Min(x, 100) / float64(len(v))
-		}
-		fmt.Fprintf(&md, "| %s | %.1f%% | %.1f%% | %.1f%% | %d of %d |\n", c, 100*quantile(v, 0.5), 100*quantile(v, 0.9), 100*mean, zero, len(v))
-	}
+	writeSuboptTable(&md, convChoosers[:], subopt)
 	fmt.Fprintf(&md, "\nPer type, math and layout:\n\n| type | layout | convolutions | model median S | model p90 S | heuristic median S | heuristic p90 S |\n|---|---|--:|--:|--:|--:|--:|\n")
 	for _, g := range groups {
 		pg := perGroup[g]
