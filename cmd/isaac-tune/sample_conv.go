@@ -25,6 +25,7 @@ type sampleConvOptions struct {
 	runOptions
 	layers, configs   int
 	warpgroup, direct int
+	staged            bool
 }
 
 func sampleConvCmd(args []string) error {
@@ -35,6 +36,7 @@ func sampleConvCmd(args []string) error {
 	fs.IntVar(&o.configs, "configs", 16, "configurations drawn per convolution and path (each also timed on the batch's other convolutions of its class it suits)")
 	fs.IntVar(&o.warpgroup, "warpgroup", 8, "per convolution and path, also this many configurations from the class's wgmma space (where it has one)")
 	fs.IntVar(&o.direct, "direct", 12, "per grouped convolution, this many of the direct kernel's configurations (drawn without replacement)")
+	fs.BoolVar(&o.staged, "staged", true, "also each drawn configuration staged by the copy engine as the server runs it (space.ConvStaged: tma, ps), where the class's channels allow")
 	if err := o.parse(fs, args, "sample-conv"); err != nil {
 		return err
 	}
@@ -120,8 +122,8 @@ func (s *convSampleRun) provenance() []string {
 		fmt.Sprintf("sampler: categorical per parameter, Dirichlet prior alpha=%d, estimated from %d legal uniform draws per input class; per convolution "+
 			"and path (the implicit GEMM on x as it lies; on NHWC copies where the server may take them), %d configurations drawn (legal and suiting "+
 			"the implicit GEMM's NPQ x K x CRS: space.Suits) and %d from the class's wgmma space, each also timed on the batch's other convolutions "+
-			"of its class it suits; grouped ones: %d of the direct kernel's configurations; %d convolutions per batch; vendor-only: %v",
-			space.Alpha, s.opt.warmup, s.opt.configs, s.opt.warpgroup, s.opt.direct, s.opt.layers, s.opt.vendorOnly),
+			"of its class it suits; staged twins (space.ConvStaged): %v; grouped ones: %d of the direct kernel's configurations; %d convolutions per batch; vendor-only: %v",
+			space.Alpha, s.opt.warmup, s.opt.configs, s.opt.warpgroup, s.opt.staged, s.opt.direct, s.opt.layers, s.opt.vendorOnly),
 		fmt.Sprintf("inputs: tune.DefaultConvDistribution: batch 1..%d, images 1..%d, channels 1..%d (%.0f%% rounded to a multiple of 16), "+
 			"filters 1x1, 3x3, 5x5, 7x7, 1xk, kx1, strides, dilations and padding as its code says, %.0f%% depthwise, %.0f%% grouped (up to 8 channels "+
 			"a group), %.0f%% near the suites' layers (never one), %.0f%% CUDNN_CONVOLUTION; every served type and math, NCHW or NHWC; "+
@@ -284,8 +286,21 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 					}
 				}
 			}
+			drawn := len(cp.cfgs)
 			draw(s.samplerFor(t.Class, s.samplers, space.NewSampler), s.opt.configs)
 			draw(s.samplerFor(t.Class, s.wgmma, space.NewWarpgroupSampler), s.opt.warpgroup)
+			if s.opt.staged {
+				// Each drawn configuration as the server would run it on
+				// this convolution: staged by the copy engine, persistent
+				// where the heuristic's rule makes it (the model learns the
+				// tma and persistent features from these rows).
+				for _, c := range cp.cfgs[drawn:] {
+					if st := space.ConvStaged(c, t.Class, in.shape, s.Limits); st != c && !seen[st] && ptx.Legal(st, t.Class, s.Limits) == nil {
+						seen[st] = true
+						cp.cfgs = append(cp.cfgs, st)
+					}
+				}
+			}
 		}
 	}
 	for _, name := range []string{tune.PathImplicit, tune.PathNHWCCopies} {
