@@ -233,7 +233,7 @@ func (s *Server) convChoiceSoon(t kernels.Target, c *request.Conv, shape request
 		return true
 	}
 	ch, id, err := s.convModel(t.Dev)
-	if err != nil {
+	if err != nil || s.convStore(id, t.Class, false).has(shape) {
 		return true
 	}
 	for _, r := range s.convRoutes(t, c, shape) {
@@ -320,7 +320,7 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 	}
 	if shape.G > 1 {
 		cls := space.GroupedClass(shape, t.Class.AlignA)
-		choice := ch.ChooseDirect(in, space.GroupedConfigs(cls))
+		choice := s.convChoiceFor(id, t.Class, shape, func() *predictor.ConvChoice { return ch.ChooseDirect(in, space.GroupedConfigs(cls)) })
 		if auto && !choice.Serve {
 			return &convDecision{reason: request.FwdPredicted}
 		}
@@ -339,11 +339,14 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 			rs[i] = r.route
 			s.store(id, r.route.Class).poolOnce.Do(func() { s.store(id, r.route.Class).seedPool(ch, r.route.Class) })
 		}
-		choice := ch.Choose(in, rs)
+		choice := s.convChoiceFor(id, t.Class, shape, func() *predictor.ConvChoice { return ch.Choose(in, rs) })
 		if auto && !choice.Serve {
 			return &convDecision{reason: request.FwdPredicted}
 		}
 		for _, r := range choice.Top {
+			if r.Route >= len(routes) || routes[r.Route].route.Path != r.Path {
+				continue // a stored choice of routes this process does not have
+			}
 			rt := routes[r.Route]
 			cfg := s.convRunnable(r.Config, rt.target, shape)
 			if ptx.Legal(cfg, rt.target.Class, t.Dev.Limits) != nil {

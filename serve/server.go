@@ -26,6 +26,7 @@ type Server struct {
 	convs      sync.Map // convKey → *convDecision
 	models     sync.Map // cuda.Device → *deviceModel
 	convModels sync.Map // cuda.Device → *deviceConvModel
+	convStores sync.Map // classKey → *convChoices: the convolution model's choices, kept on disk
 	stores     sync.Map // classKey → *classChoices: the model's choices, per model and class, kept on disk
 	holds      sync.Map // context ID → *holdKernel
 	logged     sync.Map // error text → struct{}
