@@ -110,9 +110,11 @@ func (c *ConvChooser) Choose(in ConvInput, routes []ConvRoute) *ConvChoice {
 }
 
 // ChooseDirect ranks the direct kernel's configurations (every one the
-// caller lists: they are few) for a grouped convolution.
-func (c *ConvChooser) ChooseDirect(in ConvInput, cfgs []ptx.GroupedConfig) *ConvChoice {
-	in.Path = ConvPaths[2]
+// caller lists: they are few) for a grouped convolution whose x and y are
+// aligned to align elements (space.GroupedAlign: the direct path's
+// alignment feature, as the sampler records it).
+func (c *ConvChooser) ChooseDirect(in ConvInput, align int, cfgs []ptx.GroupedConfig) *ConvChoice {
+	in.Path, in.AlignA, in.AlignB = ConvPaths[2], align, 0
 	x := make([]float64, len(cfgs)*ConvConfigFeatures)
 	for i, g := range cfgs {
 		PutConvDirect(x[i*ConvConfigFeatures:(i+1)*ConvConfigFeatures], in, g)

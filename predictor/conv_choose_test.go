@@ -110,7 +110,7 @@ func TestConvChooserH100(t *testing.T) {
 	shape, _ := dw.RequestAt(0x1000000, 0x2000000, 0x3000000, &scalars, 0).Shape()
 	in, _ := predictor.ConvInputOf(shape)
 	cfgs := space.GroupedConfigs(space.GroupedClass(shape, 8))
-	got := ch.ChooseDirect(in, cfgs)
+	got := ch.ChooseDirect(in, 8, cfgs)
 	if len(got.Top) == 0 {
 		t.Fatal("depthwise: no choice")
 	}
@@ -120,6 +120,17 @@ func TestConvChooserH100(t *testing.T) {
 	}
 	if !found || got.Top[0].Path != "direct" {
 		t.Errorf("depthwise: chose %+v, not among the given", got.Top[0])
+	}
+	// Scored with the alignment the sampler records for the direct path.
+	x := make([]float64, predictor.ConvConfigFeatures)
+	din := in
+	din.Path, din.AlignA = "direct", 8
+	predictor.PutConvDirect(x, din, got.Top[0].Direct)
+	if s := ch.Config.Nets.Score(x, 1)[0]; math.Abs(s-got.Top[0].Score) > 1e-9 {
+		t.Errorf("depthwise: scored %g, chose with %g", s, got.Top[0].Score)
+	}
+	if other := ch.ChooseDirect(in, 1, cfgs); other.Top[0].Score == got.Top[0].Score && other.Top[0].Direct == got.Top[0].Direct {
+		t.Error("depthwise: the alignment does not reach the features")
 	}
 }
 

@@ -320,7 +320,7 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 	}
 	if shape.G > 1 {
 		cls := space.GroupedClass(shape, t.Class.AlignA)
-		choice := s.convChoiceFor(id, t.Class, shape, func() *predictor.ConvChoice { return ch.ChooseDirect(in, space.GroupedConfigs(cls)) })
+		choice := s.convChoiceFor(id, t.Class, shape, func() *predictor.ConvChoice { return ch.ChooseDirect(in, t.Class.AlignA, space.GroupedConfigs(cls)) })
 		if auto && !choice.Serve {
 			return &convDecision{reason: request.FwdPredicted}
 		}

@@ -183,7 +183,7 @@ func (s *convSampleRun) evalConv(b tune.ConvBatch, ch *predictor.ConvChooser, mo
 		for _, c := range all {
 			cands = append(cands, convEvalTimed{c.String(), func() error { return s.Kernels.Grouped(req, shape, c) }})
 		}
-		choice = ch.ChooseDirect(in, all)
+		choice = ch.ChooseDirect(in, t.Class.AlignA, all)
 		for _, rk := range choice.Top {
 			cands = append(cands, convEvalTimed{rk.Direct.String(), func() error { return s.Kernels.Grouped(req, shape, rk.Direct) }})
 		}
