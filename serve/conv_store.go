@@ -1,10 +1,8 @@
 package serve
 
 import (
-	"bufio"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -72,7 +70,7 @@ func (s *Server) convChoiceFor(id string, cls ptx.InputClass, shape request.Conv
 	}
 	st.chosen[key] = c
 	s.countChoices(func(c *ChoiceStats) { c.Searched++ })
-	st.append(formatConvChoice(key, c))
+	appendLine(st.path, formatConvChoice(key, c))
 	return c
 }
 
@@ -97,38 +95,13 @@ func convShapeKey(s request.ConvShape) string {
 }
 
 func (st *convChoices) read() int {
-	f, err := os.Open(st.path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 4096), 1<<20)
-	n := 0
-	for sc.Scan() {
-		if key, c, ok := parseConvChoice(sc.Text()); ok {
+	return readLines(st.path, func(line string) bool {
+		key, c, ok := parseConvChoice(line)
+		if ok {
 			st.chosen[key] = c
-			n++
 		}
-	}
-	return n
-}
-
-// append writes one line with O_APPEND (processes sharing the cache do not
-// interleave lines).
-func (st *convChoices) append(line string) {
-	if st.path == "" {
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(st.path), 0o755); err != nil {
-		return
-	}
-	f, err := os.OpenFile(st.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	f.WriteString(line)
+		return ok
+	})
 }
 
 func formatConvChoice(key string, c *predictor.ConvChoice) string {

@@ -182,7 +182,22 @@ func (st *classChoices) load(s *Server, id string, cls ptx.InputClass) {
 // readChoices adds the choices of st's file to st.chosen and returns how
 // many it read.
 func readChoices(st *classChoices) int {
-	f, err := os.Open(st.path)
+	return readLines(st.path, func(line string) bool {
+		s, c, ok := parseChoice(line)
+		if ok {
+			st.chosen[s] = c
+		}
+		return ok
+	})
+}
+
+// append writes one choice to the class's file.
+func (st *classChoices) append(s shape, c *predictor.Choice) { appendLine(st.path, formatChoice(s, c)) }
+
+// readLines calls use on every line of the file at path and returns how
+// many it took (use's true); a missing file has none.
+func readLines(path string, use func(line string) bool) int {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0
 	}
@@ -191,29 +206,29 @@ func readChoices(st *classChoices) int {
 	sc.Buffer(make([]byte, 4096), 1<<20)
 	n := 0
 	for sc.Scan() {
-		if s, c, ok := parseChoice(sc.Text()); ok {
-			st.chosen[s] = c
+		if use(sc.Text()) {
 			n++
 		}
 	}
 	return n
 }
 
-// append writes one choice to the class's file (one write of one line with
-// O_APPEND, so processes sharing the cache do not interleave lines).
-func (st *classChoices) append(s shape, c *predictor.Choice) {
-	if st.path == "" {
+// appendLine writes line to the file at path (none: nothing) in one write
+// with O_APPEND, so that processes sharing the cache do not interleave
+// lines.
+func appendLine(path, line string) {
+	if path == "" {
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(st.path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
-	f, err := os.OpenFile(st.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	f.WriteString(formatChoice(s, c))
+	f.WriteString(line)
 }
 
 func formatChoice(s shape, c *predictor.Choice) string {
