@@ -1,0 +1,148 @@
+package serve
+
+import (
+	"testing"
+
+	"github.com/isaacgo/isaac/internal/convcheck"
+	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/internal/cudnn"
+	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/space"
+)
+
+// TestGPUConvCheckCandidates: a convolution decision with two candidates
+// of ours is checked as the shim makes the calls (on request.FwdMeasuring
+// cuDNN with the v7 pick, then AfterForward). The first candidate is far
+// slower (16×16 blocks of one-element threads, no cp.async) than the
+// second (the heuristic's): both and cuDNN are timed as many times, the
+// faster candidate is kept, the calls after the verdict run it (the plan
+// names it, their times are its) and compute the right result.
+func TestGPUConvCheckCandidates(t *testing.T) {
+	gemmcheck.GPUThread(t)
+	h, err := cudnn.New()
+	if err != nil {
+		t.Skipf("no cuDNN: %v", err)
+	}
+	defer h.Destroy()
+	c := convcheck.Case{Type: request.ConvTypes[0], Math: request.CudnnFMAMath, N: 8, C: 64, H: 28, W: 28, K: 64, R: 3, S: 3,
+		PadH: 1, PadW: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1, X: convcheck.NCHW, Y: convcheck.NCHW, Alpha: 1, Seed: 7}
+	d := convcheck.NewData(c)
+	b, err := convcheck.Upload(c, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free()
+	req := b.Request(0)
+	o := FromEnv()
+	o.Policy, o.ConvAuto = Auto, true
+	srv := NewOn(testRT, o)
+	key, tg, shape, r := srv.convTarget(req)
+	if r != request.Served {
+		t.Fatal(r)
+	}
+	slow, err := ptx.ParseConfig("ms=1,ns=1,ml=16,nl=16,u=4,ks=1,kl=1,kg=1,va=1,vb=1,st=1,math=ffma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := srv.rt.Kernel(tg, slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kf, err := srv.rt.Kernel(tg, space.ConvDefault(tg.Class, shape, tg.Dev.Limits))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.convs.Store(key, &convDecision{reason: request.Served, k: ks, path: convImplicit, alt: &convRun{kf, convImplicit}, meas: srv.newCheck(2)})
+	desc, err := h.Describe(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer desc.Destroy()
+	algo, err := desc.Heuristic()
+	if err != nil || algo.WorkspaceBytes > 0 {
+		t.Skipf("cuDNN's v7 pick needs a workspace (%v)", err)
+	}
+	counts := map[request.Reason]int{}
+	for i := 0; i < 64 && !srv.ConvMeasured(req).Settled; i++ {
+		r, tok := srv.Conv(req)
+		counts[r]++
+		switch r {
+		case request.Served, request.FwdMeasured:
+		case request.FwdMeasuring:
+			if err := desc.Forward(algo, 0); err != nil {
+				t.Fatal(err)
+			}
+			srv.AfterForward(tok)
+		default:
+			t.Fatalf("call %d: %v", i, r)
+		}
+		if err := cuda.Stream(0).Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := srv.ConvMeasured(req)
+	t.Logf("candidates %v µs, kept %d, cuDNN %.1f µs, ours faster %v; calls %v", m.CandidatesUS, m.Candidate, m.VendorUS, m.OursFaster, counts)
+	if !m.Settled || len(m.CandidatesUS) != 2 {
+		t.Fatalf("no verdict on two candidates after %v", counts)
+	}
+	if timed := measureWarmups + measureCalls; counts[request.FwdMeasuring] != timed || counts[request.Served] < 2*timed {
+		t.Errorf("calls %v: want %d timed for cuDNN and each candidate", counts, timed)
+	}
+	if m.Candidate != 1 || !(m.CandidatesUS[1] < m.CandidatesUS[0]) {
+		t.Errorf("kept candidate %d of %v µs, want the heuristic's (1)", m.Candidate, m.CandidatesUS)
+	}
+	if !m.OursFaster {
+		t.Skipf("cuDNN measured faster than both (%.1f µs): nothing served to check", m.VendorUS)
+	}
+	if plan, _ := srv.ConvPlan(req); plan != kf.Config().String() {
+		t.Errorf("plan %q, want the kept candidate's %q", plan, kf.Config())
+	}
+	// The calls after the verdict run the kept candidate: timed, they are
+	// nearer its time than the other's.
+	fastest := 0.0
+	for i := 0; i < 5; i++ {
+		start, err1 := cuda.NewEvent()
+		end, err2 := cuda.NewEvent()
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if err := srv.holdFor(tg.Ctx, 0, convHoldNS); err != nil {
+			t.Fatal(err)
+		}
+		start.Record(0)
+		if r, _ := srv.Conv(req); r != request.Served {
+			t.Fatalf("after the verdict: %v", r)
+		}
+		end.Record(0)
+		if err := cuda.Stream(0).Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+		ms, err := end.Elapsed(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if us := float64(ms) * 1000; i == 0 || us < fastest {
+			fastest = us
+		}
+		start.Destroy()
+		end.Destroy()
+	}
+	if mid := (m.CandidatesUS[0] + m.CandidatesUS[1]) / 2; fastest > mid {
+		t.Errorf("calls after the verdict take %.1f µs: the slow candidate's (%v µs)", fastest, m.CandidatesUS)
+	}
+	if err := b.ResetY(); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := srv.Conv(req); r != request.Served {
+		t.Fatalf("after the verdict: %v", r)
+	}
+	got, err := b.ReadY(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := d.Check(c, got); res.Bad > 0 {
+		t.Errorf("served wrong: %s", res.FirstBad)
+	}
+}
