@@ -51,11 +51,15 @@ func isaac_go_gemm_after(call *C.isaac_gemm_call) {
 //export isaac_go_conv
 func isaac_go_conv(call *C.isaac_conv_call) (reason C.int) {
 	defer recoverAsError(&reason)
+	srv := server()
+	if r := srv.ConvPolicy(); r != request.Served {
+		return C.int(r) // no call of this policy is decoded
+	}
 	var c request.Conv
 	if r := shim.DecodeConv(unsafe.Pointer(call), &c); r != request.Served {
 		return C.int(r)
 	}
-	r, t := server().Conv(&c)
+	r, t := srv.Conv(&c)
 	if r == request.FwdMeasuring {
 		shim.SetConvToken(unsafe.Pointer(call), uintptr(cgo.NewHandle(t)))
 	}

@@ -90,8 +90,9 @@ func runHarness(bin string, env []string, args ...string) (string, error) {
 }
 
 var (
-	callsRE = regexp.MustCompile(`n=(\d+) calls=\d+ vendor_ns=(\S+) shim_ns=(\S+) added_median_ns=(\S+) added_mean_ns=(\S+)`)
-	firstRE = regexp.MustCompile(`m=(\d+) n=(\d+) k=(\d+) first_us=(\S+) second_us=(\S+)`)
+	callsRE   = regexp.MustCompile(`n=(\d+) calls=\d+ vendor_ns=(\S+) shim_ns=(\S+) added_median_ns=(\S+) added_mean_ns=(\S+)`)
+	gettersRE = regexp.MustCompile(`getters .*`)
+	firstRE   = regexp.MustCompile(`m=(\d+) n=(\d+) k=(\d+) first_us=(\S+) second_us=(\S+)`)
 )
 
 func atof(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
@@ -164,7 +165,10 @@ func measureOverhead(bin, convBin string, progress io.Writer) ([]overheadRow, []
 					if err != nil {
 						return nil, nil, err
 					}
-					fmt.Fprintf(progress, "overhead round %d conv-%-9s %v added %+6.0f ns/call (median of batches)\n", round, mode.name, sh, r.AddedMedianNS)
+					fmt.Fprintf(progress, "overhead round %d conv-%-9s %v added %+6.0f ns/call (median of batches; cuDNN's own %.0f ns)\n", round, mode.name, sh, r.AddedMedianNS, r.VendorNS)
+					if g := gettersRE.FindString(out); g != "" && mode.name == "forwarded" {
+						fmt.Fprintf(progress, "  cuDNN's %s\n", g)
+					}
 					rows = append(rows, r)
 				}
 			}

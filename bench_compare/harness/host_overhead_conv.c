@@ -50,6 +50,46 @@ static int conv_call(int which, void *ctx)
 	return c->fns[which](c->h, &c->alpha, c->x, c->xp, c->w, c->wp, c->cv, 0, NULL, 0, &c->beta, c->y, c->yp);
 }
 
+/* time_getters prints the host time of each cuDNN getter the shim's
+ * decoding calls once a convolution (isaac_read_conv_state), on the timed
+ * convolution's handle and descriptors: the mean of 20,000 calls each. */
+static int time_getters(void *dnn, const struct conv_args *c)
+{
+	static const char *names[] = {"cudnnGetStream", "cudnnGetTensorNdDescriptor", "cudnnGetFilterNdDescriptor",
+		"cudnnGetConvolutionNdDescriptor", "cudnnGetConvolutionGroupCount", "cudnnGetConvolutionMathType"};
+	void *fn[6];
+	for (int i = 0; i < 6; i++)
+		if (!(fn[i] = dlsym(dnn, names[i]))) {
+			fprintf(stderr, "host_overhead_conv: no %s\n", names[i]);
+			return 1;
+		}
+	enum { CALLS = 20000 };
+	int type, dims, dim[8], stride[8], format, pad[6], str[6], dil[6], mode, compute, v;
+	void *stream;
+	printf("getters");
+	for (int g = 0; g < 6; g++) {
+		int st = 0;
+		double t0 = now_ns();
+		for (int i = 0; i < CALLS; i++) {
+			switch (g) {
+			case 0: st |= ((int (*)(handle_t, void **))fn[g])(c->h, &stream); break;
+			case 1: st |= ((int (*)(handle_t, int, int *, int *, int *, int *))fn[g])(c->x, 8, &type, &dims, dim, stride); break;
+			case 2: st |= ((int (*)(handle_t, int, int *, int *, int *, int *))fn[g])(c->w, 8, &type, &format, &dims, dim); break;
+			case 3: st |= ((int (*)(handle_t, int, int *, int *, int *, int *, int *, int *))fn[g])(c->cv, 6, &dims, pad, str, dil, &mode, &compute); break;
+			default: st |= ((int (*)(handle_t, int *))fn[g])(c->cv, &v); break;
+			}
+		}
+		double t1 = now_ns();
+		if (st) {
+			fprintf(stderr, "host_overhead_conv: %s: status %d\n", names[g], st);
+			return 2;
+		}
+		printf(" %s=%.0f", names[g] + 5, (t1 - t0) / CALLS);
+	}
+	printf(" (ns a call)\n");
+	return 0;
+}
+
 #define SYM(name) void *name = dlsym(dnn, #name); if (!name) { fprintf(stderr, "host_overhead_conv: no %s\n", #name); return 1; }
 #define CHECK(call) do { int st_ = (call); if (st_) { fprintf(stderr, "host_overhead_conv: %s: status %d\n", #call, st_); return 2; } } while (0)
 
@@ -111,5 +151,7 @@ int main(int argc, char **argv)
 		struct timespec pause = {0, 500000000};
 		nanosleep(&pause, NULL);
 	}
-	return time_calls(conv_call, &args, n);
+	if (time_calls(conv_call, &args, n))
+		return 2;
+	return time_getters(dnn, &args);
 }
