@@ -2,6 +2,7 @@ package predictor
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/isaacgo/isaac/ptx"
@@ -31,7 +32,7 @@ type ConvRanked struct {
 
 // ConvChoice is the convolution chooser's answer for one input.
 type ConvChoice struct {
-	Top          []ConvRanked // best-predicted, best first (at most TopK)
+	Top          []ConvRanked // best-predicted, best first (at most TopK, then each route's best where those leave it out)
 	OursTFLOPs   float64      // predicted rate of Top[0]
 	VendorTFLOPs float64      // predicted rate of cuDNN's fastest algorithm (NaN without its model)
 	Serve        bool         // a predicted win by the margin
@@ -133,7 +134,18 @@ func (c *ConvChooser) ChooseDirect(in ConvInput, align int, cfgs []ptx.GroupedCo
 func (c *ConvChooser) finish(in ConvInput, all []ConvRanked) *ConvChoice {
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Score > all[j].Score })
 	ch := &ConvChoice{VendorTFLOPs: math.NaN()}
-	ch.Top = all[:min(max(c.TopK, 1), len(all))]
+	k := min(max(c.TopK, 1), len(all))
+	ch.Top = slices.Clone(all[:k])
+	routes := map[int]bool{}
+	for _, r := range ch.Top {
+		routes[r.Route] = true
+	}
+	for _, r := range all[k:] { // each route's best, where the best TopK leave it out
+		if !routes[r.Route] {
+			routes[r.Route] = true
+			ch.Top = append(ch.Top, r)
+		}
+	}
 	if len(ch.Top) == 0 {
 		return ch
 	}

@@ -56,7 +56,8 @@ func convRoutesOf(t testing.TB, c convcheck.Case) (predictor.ConvInput, request.
 
 // The shipped convolution model's choices: legal for their route's class,
 // suiting the implicit GEMM, described by the model's schema without the
-// copy engine (the server stages them), best first, at most TopK, the same
+// copy engine (the server stages them), best first, at most TopK and then
+// each route's best where those leave it out (every route ranked), the same
 // when asked again; the serve decision follows the two predictions; a
 // grouped convolution's choice is one of the direct kernel's given
 // configurations.
@@ -70,8 +71,22 @@ func TestConvChooserH100(t *testing.T) {
 	} {
 		in, shape, routes := convRoutesOf(t, c)
 		got := ch.Choose(in, routes)
-		if len(got.Top) == 0 || len(got.Top) > ch.TopK {
+		if len(got.Top) == 0 || len(got.Top) > ch.TopK+len(routes)-1 {
 			t.Fatalf("%v: %d configurations", c, len(got.Top))
+		}
+		onRoute := map[int]int{}
+		for i, r := range got.Top {
+			if _, ok := onRoute[r.Route]; !ok {
+				onRoute[r.Route] = i
+			}
+		}
+		if len(onRoute) != len(routes) {
+			t.Errorf("%v: the choices take %d of %d routes", c, len(onRoute), len(routes))
+		}
+		for i := ch.TopK; i < len(got.Top); i++ {
+			if onRoute[got.Top[i].Route] != i {
+				t.Errorf("%v: choice %d beyond the TopK is not its route's best", c, i)
+			}
 		}
 		m, n, k := shape.Pixels(), shape.K, shape.ReductionCRS()
 		for i, r := range got.Top {

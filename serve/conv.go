@@ -2,6 +2,7 @@ package serve
 
 import (
 	"runtime"
+	"slices"
 
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/kernels"
@@ -31,13 +32,14 @@ const (
 
 // convDecision is a convolution's decision: its loaded kernel and how it
 // runs, or why the vendor takes it. A decision the model makes to serve
-// under Auto may carry a second candidate, the heuristic's, which its
-// check times beside the model's choice and cuDNN: the faster one stays.
+// under Auto may carry more candidates (the model's best on each other
+// route, the heuristic's), which its check times beside the model's
+// choice and cuDNN: the fastest one stays.
 type convDecision struct {
 	reason  request.Reason
 	k       *kernels.Kernel
 	path    convPath
-	alt     *convRun     // the second candidate (nil: none)
+	alts    []convRun    // the other candidates, 1…
 	pending bool         // being made in the background
 	meas    *measurement // the model's decision to serve under Auto, checked on the calls (nil: not checked)
 }
@@ -48,10 +50,10 @@ type convRun struct {
 	path convPath
 }
 
-// run is the decision's candidate cand (0: its own kernel, 1: alt).
+// run is the decision's candidate cand (0: its own kernel, then alts).
 func (d *convDecision) run(cand int) convRun {
-	if cand == 1 && d.alt != nil {
-		return *d.alt
+	if cand >= 1 && cand <= len(d.alts) {
+		return d.alts[cand-1]
 	}
 	return convRun{d.k, d.path}
 }
@@ -169,6 +171,16 @@ func (s *Server) ConvMeasured(c *request.Conv) Measurement {
 	return v.(*convDecision).meas.state()
 }
 
+// ConvPolicy is request.FwdPolicy where the options send every
+// convolution to cuDNN (ISAAC_POLICY=never; auto without ISAAC_CONV_AUTO),
+// else request.Served: the shim asks it before it decodes a call.
+func (s *Server) ConvPolicy() request.Reason {
+	if s.opts.Policy == Never || s.opts.Policy == Auto && !s.opts.ConvAuto {
+		return request.FwdPolicy
+	}
+	return request.Served
+}
+
 // convTarget is c's decision key, target and shape, or why cuDNN takes c
 // whatever the decision.
 func (s *Server) convTarget(c *request.Conv) (convKey, kernels.Target, request.ConvShape, request.Reason) {
@@ -176,7 +188,7 @@ func (s *Server) convTarget(c *request.Conv) (convKey, kernels.Target, request.C
 	switch {
 	case r != request.Served:
 		return convKey{}, kernels.Target{}, shape, r
-	case s.opts.Policy == Never, s.opts.Policy == Auto && !s.opts.ConvAuto:
+	case s.ConvPolicy() != request.Served:
 		return convKey{}, kernels.Target{}, shape, request.FwdPolicy
 	}
 	var t kernels.Target
@@ -300,24 +312,23 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 		}
 		return s.convHeuristic(t, c, shape)
 	}
-	served := func(k *kernels.Kernel, path convPath) *convDecision {
-		d := &convDecision{reason: request.Served, k: k, path: path}
+	// served is the decision to serve the candidates, the model's choice
+	// first; under Auto with the check, the heuristic's choice too where
+	// it differs (the model knows little of the copy engine's staging and
+	// persistent grids, which the heuristic takes), all timed on the first
+	// calls.
+	served := func(cands []convRun) *convDecision {
+		d := &convDecision{reason: request.Served, k: cands[0].k, path: cands[0].path, alts: cands[1:]}
 		if auto && s.opts.Check {
-			// The heuristic's choice is timed beside the model's on the
-			// first calls where it differs: the model knows neither the
-			// copy engine's staging nor persistent grids, which the
-			// heuristic takes.
-			if h := s.convHeuristic(t, c, shape); h.reason == request.Served && h.k != k {
-				d.alt = &convRun{h.k, h.path}
+			if h := s.convHeuristic(t, c, shape); h.reason == request.Served &&
+				!slices.ContainsFunc(cands, func(r convRun) bool { return r.k == h.k }) {
+				d.alts = append(d.alts, convRun{h.k, h.path})
 			}
-			n := 1
-			if d.alt != nil {
-				n = 2
-			}
-			d.meas = s.newCheck(n)
+			d.meas = s.newCheck(1 + len(d.alts))
 		}
 		return d
 	}
+	checked := auto && s.opts.Check
 	if shape.G > 1 {
 		cls := space.GroupedClass(shape, t.Class.AlignA)
 		choice := s.convChoiceFor(id, t.Class, shape, func() *predictor.ConvChoice { return ch.ChooseDirect(in, t.Class.AlignA, space.GroupedConfigs(cls)) })
@@ -329,7 +340,7 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 		}
 		for _, r := range choice.Top {
 			if k, err := s.rt.GroupedKernel(t, shape, r.Direct); err == nil {
-				return served(k, convGrouped)
+				return served([]convRun{{k, convGrouped}})
 			}
 		}
 	} else {
@@ -343,9 +354,16 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 		if auto && !choice.Serve {
 			return &convDecision{reason: request.FwdPredicted}
 		}
+		// The candidates: the best-ranked runnable choice, and under the
+		// check the best of each other route too.
+		var cands []convRun
+		taken := map[int]bool{}
 		for _, r := range choice.Top {
 			if r.Route >= len(routes) || routes[r.Route].route.Path != r.Path {
 				continue // a stored choice of routes this process does not have
+			}
+			if taken[r.Route] || len(cands) > 0 && !checked {
+				continue
 			}
 			rt := routes[r.Route]
 			cfg := s.convRunnable(r.Config, rt.target, shape)
@@ -355,15 +373,19 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 			if !compile && !s.rt.Loaded(rt.target, cfg) {
 				return &convDecision{reason: request.FwdCompiling}
 			}
-			if !compile && auto && s.opts.Check {
+			if k, err := s.rt.Kernel(rt.target, cfg); err == nil && k.Fits(shape.Pixels(), shape.K, shape.ReductionCRS()) {
+				cands = append(cands, convRun{k, rt.path})
+				taken[r.Route] = true
+			}
+		}
+		if len(cands) > 0 {
+			if !compile && checked {
 				// the heuristic's candidate too (served's)
 				if ht, hcfg, _, r := s.convHeuristicPlan(t, c, shape); r == request.Served && !s.rt.Loaded(ht, hcfg) {
 					return &convDecision{reason: request.FwdCompiling}
 				}
 			}
-			if k, err := s.rt.Kernel(rt.target, cfg); err == nil && k.Fits(shape.Pixels(), shape.K, shape.ReductionCRS()) {
-				return served(k, rt.path)
-			}
+			return served(cands)
 		}
 	}
 	if !auto {

@@ -54,15 +54,22 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.convs.Store(key, &convDecision{reason: request.Served, k: ks, path: convImplicit, alt: &convRun{kf, convImplicit}, meas: srv.newCheck(2)})
+	srv.convs.Store(key, &convDecision{reason: request.Served, k: ks, path: convImplicit, alts: []convRun{{kf, convImplicit}}, meas: srv.newCheck(2)})
 	desc, err := h.Describe(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer desc.Destroy()
 	algo, err := desc.Heuristic()
-	if err != nil || algo.WorkspaceBytes > 0 {
-		t.Skipf("cuDNN's v7 pick needs a workspace (%v)", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws cuda.DevicePtr
+	if algo.WorkspaceBytes > 0 {
+		if ws, err = cuda.Alloc(algo.WorkspaceBytes); err != nil {
+			t.Fatal(err)
+		}
+		defer ws.Free()
 	}
 	counts := map[request.Reason]int{}
 	for i := 0; i < 64 && !srv.ConvMeasured(req).Settled; i++ {
@@ -71,7 +78,7 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 		switch r {
 		case request.Served, request.FwdMeasured:
 		case request.FwdMeasuring:
-			if err := desc.Forward(algo, 0); err != nil {
+			if err := desc.Forward(algo, uintptr(ws)); err != nil {
 				t.Fatal(err)
 			}
 			srv.AfterForward(tok)

@@ -27,7 +27,9 @@ type holdKernel struct {
 
 // hold launches the hold kernel (measureHoldNS) on stream in the current
 // context, whose ID is ctx.
-func (s *Server) hold(ctx uint64, stream cuda.Stream) error { return s.holdFor(ctx, stream, measureHoldNS) }
+func (s *Server) hold(ctx uint64, stream cuda.Stream) error {
+	return s.holdFor(ctx, stream, measureHoldNS)
+}
 
 // holdFor is hold for ns nanoseconds.
 func (s *Server) holdFor(ctx uint64, stream cuda.Stream, ns uint64) error {

@@ -69,8 +69,8 @@ func TestJudge(t *testing.T) {
 		{[][]float64{{10, 11, 12}, {8, 9, 9}}, []bool{false, false}, three, oursFaster, 1},
 		{[][]float64{{10, 11, 12}, {14, 13, 15}}, []bool{false, false}, three, oursFaster, 0},
 		{[][]float64{{13, 14, 15}, {14, 13, 15}}, []bool{false, false}, three, vendorFaster, 0},
-		{[][]float64{{10, 11, 12}, {8}}, []bool{false, false}, three, measuring, -1},      // the second not timed enough
-		{[][]float64{{10, 11, 12}, {8}}, []bool{false, true}, three, oursFaster, 0},       // … unless its launch failed
+		{[][]float64{{10, 11, 12}, {8}}, []bool{false, false}, three, measuring, -1}, // the second not timed enough
+		{[][]float64{{10, 11, 12}, {8}}, []bool{false, true}, three, oursFaster, 0},  // … unless its launch failed
 		{[][]float64{{10, 11, 12}, {8, 8, 8}}, []bool{false, false}, []float64{7, 9}, measuring, -1},
 		{[][]float64{{}, {}}, []bool{true, true}, three, vendorFaster, -1},
 		{[][]float64{{10, 11, 12}}, []bool{false}, three, oursFaster, 0},

@@ -23,6 +23,13 @@ const (
 	// choiceTopK configurations are kept per input, best first; when the
 	// best fails to compile the next is used.
 	choiceTopK = 5
+	// convCheckMargin is the predicted speed-up over cuDNN a convolution
+	// needs under Auto to be checked on its first calls (and served where
+	// the check measures ours faster): cuDNN's model errs by a factor of
+	// 1.7 (its test MSE in ln TFLOP/s, weights/results/conv), so a
+	// convolution predicted slower by less than that is measured rather
+	// than forwarded on the prediction.
+	convCheckMargin = 0.6
 	// seedPool is the number of legal configurations per input class the
 	// model search starts from; of each batch the search scores (the seeds
 	// that suit the input, each round's neighbours) the ensemble's first
@@ -88,7 +95,7 @@ func ConvChooserOf(w *predictor.Weights, lim ptx.DeviceLimits) (*predictor.ConvC
 		vendor = nil // Always can still use the model; Auto never serves
 	}
 	return &predictor.ConvChooser{Config: cfg, Vendor: vendor, Dev: lim,
-		TopK: choiceTopK, Margin: serveMargin, Pool: seedPool, Screen: seedScreen}, nil
+		TopK: choiceTopK, Margin: convCheckMargin, Pool: seedPool, Screen: seedScreen}, nil
 }
 
 // model returns the device's model: the weights in Options.Weights (a file

@@ -92,8 +92,8 @@ type Options struct {
 	// (results/h100/conv/README.md), and the default must never be slower
 	// than the vendor.
 	ConvAuto bool
-	CacheDir      string // "": nothing is kept on disk
-	Log           bool
+	CacheDir string // "": nothing is kept on disk
+	Log      bool
 }
 
 // Defaults are the options of an empty environment, without a disk cache.

@@ -100,7 +100,7 @@ func TestConvWeightsOption(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch, err := ConvChooserOf(w, ptx.H100())
-	if err != nil || ch.Config == nil || ch.Vendor == nil || ch.Margin != serveMargin || ch.TopK != choiceTopK {
+	if err != nil || ch.Config == nil || ch.Vendor == nil || ch.Margin != convCheckMargin || ch.TopK != choiceTopK {
 		t.Errorf("the shipped weights' chooser %+v: %v", ch, err)
 	}
 	if _, err := ConvChooserOf(&predictor.Weights{}, ptx.H100()); !errors.Is(err, ErrWeights) {
