@@ -126,6 +126,14 @@ var overheadModes = []struct {
 	{"disabled", []string{"ISAAC_DISABLE=1"}},
 }
 
+// convOverheadModes are overheadModes and the convolution dispatch of
+// ISAAC_CONV_AUTO=1 (its decision made and checked during the warm-up).
+var convOverheadModes = append(overheadModes[:len(overheadModes):len(overheadModes)],
+	struct {
+		name string
+		env  []string
+	}{"auto-conv", []string{"ISAAC_CONV_AUTO=1"}})
+
 // measureOverhead runs the harness: 3 rounds of every mode for SGEMMs of
 // 16³ and 64³ (and, with convBin, 2 rounds for two convolutions: modes conv-…), then
 // first-call latencies cold and with a warm disk cache.
@@ -152,7 +160,7 @@ func measureOverhead(bin, convBin string, progress io.Writer) ([]overheadRow, []
 		// one at batch 8 (FLOAT, FMA math, NCHW).
 		for round := 1; round <= 2; round++ {
 			for _, sh := range [][5]int{{1, 16, 16, 16, 3}, {8, 64, 28, 64, 3}} {
-				for _, mode := range overheadModes {
+				for _, mode := range convOverheadModes {
 					args := []string{"calls"}
 					for _, v := range sh {
 						args = append(args, strconv.Itoa(v))
