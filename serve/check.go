@@ -82,6 +82,23 @@ func (s *Server) newCheck(cands int) *measurement {
 	return newMeasurement(max(cands, 1), s.opts.CheckMargin)
 }
 
+// newConvCheck is newCheck for a convolution: ours is kept only where it
+// is measured at least convKeepMargin times as fast as cuDNN (or by
+// Options.CheckMargin where that is larger).
+func (s *Server) newConvCheck(cands int) *measurement {
+	m := s.newCheck(cands)
+	if m != nil {
+		m.margin = max(m.margin, convKeepMargin)
+	}
+	return m
+}
+
+// convKeepMargin: a convolution check's three samples a side decide
+// near-ties by noise (served convolutions measured within 5 % of cuDNN by
+// their check ran at 0.89–1.0 of its rate in bench_compare, call 56 of
+// gputest/results/h100/conv): a tie goes to cuDNN.
+const convKeepMargin = 1.05
+
 func newMeasurement(cands int, margin float64) *measurement {
 	return &measurement{margin: margin, ours: make([][]float64, cands), begun: make([]int, cands+1), dead: make([]bool, cands)}
 }

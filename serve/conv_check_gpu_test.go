@@ -26,7 +26,7 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 		t.Skipf("no cuDNN: %v", err)
 	}
 	defer h.Destroy()
-	c := convcheck.Case{Type: request.ConvTypes[0], Math: request.CudnnFMAMath, N: 8, C: 64, H: 28, W: 28, K: 64, R: 3, S: 3,
+	c := convcheck.Case{Type: request.ConvTypes[0], Math: request.CudnnFMAMath, N: 1, C: 128, H: 28, W: 28, K: 128, R: 3, S: 3,
 		PadH: 1, PadW: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1, X: convcheck.NCHW, Y: convcheck.NCHW, Alpha: 1, Seed: 7}
 	d := convcheck.NewData(c)
 	b, err := convcheck.Upload(c, d)
@@ -54,7 +54,7 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.convs.Store(key, &convDecision{reason: request.Served, k: ks, path: convImplicit, alts: []convRun{{kf, convImplicit}}, meas: srv.newCheck(2)})
+	srv.convs.Store(key, &convDecision{reason: request.Served, k: ks, path: convImplicit, alts: []convRun{{kf, convImplicit}}, meas: srv.newConvCheck(2)})
 	desc, err := h.Describe(req)
 	if err != nil {
 		t.Fatal(err)

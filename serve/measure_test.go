@@ -29,7 +29,8 @@ func TestVerdictOf(t *testing.T) {
 }
 
 // ISAAC_CHECK_MARGIN sets the check's margin; what is not a finite number
-// of at least 1 leaves the default, 1.
+// of at least 1 leaves the default, 1. A convolution's check keeps ours
+// only by convKeepMargin at least.
 func TestCheckMargin(t *testing.T) {
 	for v, want := range map[string]float64{"": 1, "1.05": 1.05, "2": 2, "0.9": 1, "-3": 1, "NaN": 1, "+Inf": 1, "x": 1, "1": 1} {
 		t.Setenv("ISAAC_CHECK_MARGIN", v)
@@ -38,6 +39,9 @@ func TestCheckMargin(t *testing.T) {
 		}
 		if m := New(FromEnv()).newCheck(1); m == nil || m.margin != want {
 			t.Errorf("ISAAC_CHECK_MARGIN=%q: the decision's check has margin %v, want %g", v, m, want)
+		}
+		if m := New(FromEnv()).newConvCheck(2); m == nil || m.margin != max(want, convKeepMargin) || len(m.ours) != 2 {
+			t.Errorf("ISAAC_CHECK_MARGIN=%q: a convolution's check %+v, want margin %g", v, m, max(want, convKeepMargin))
 		}
 	}
 }
