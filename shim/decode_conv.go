@@ -25,15 +25,19 @@ func DecodeConv(call unsafe.Pointer, r *request.Conv) request.Reason {
 		st.w_dims != st.x_dims || st.conv_dims != st.x_dims-2 {
 		return request.FwdUnsupported
 	}
+	// One array holds every dimension the call's slices take (one
+	// allocation a call, not seven: this runs on every convolution).
+	nd, cd := int(st.x_dims), int(st.conv_dims)
+	a := ints{buf: make([]int, 0, 5*nd+3*cd)}
 	*r = request.Conv{
 		Handle:         uintptr(c.handle),
 		Stream:         uintptr(st.stream),
-		X:              tensor(st.x_type, st.x_dims, &st.x_dim, &st.x_stride),
-		Y:              tensor(st.y_type, st.y_dims, &st.y_dim, &st.y_stride),
-		W:              request.Filter{Type: request.CudnnDataType(st.w_type), Format: int(st.w_format), Dims: ints(st.w_dim[:st.w_dims])},
-		Pad:            ints(st.pad[:st.conv_dims]),
-		Stride:         ints(st.stride[:st.conv_dims]),
-		Dilation:       ints(st.dilation[:st.conv_dims]),
+		X:              request.Tensor{Type: request.CudnnDataType(st.x_type), Dims: a.take(st.x_dim[:nd]), Strides: a.take(st.x_stride[:nd])},
+		Y:              request.Tensor{Type: request.CudnnDataType(st.y_type), Dims: a.take(st.y_dim[:nd]), Strides: a.take(st.y_stride[:nd])},
+		W:              request.Filter{Type: request.CudnnDataType(st.w_type), Format: int(st.w_format), Dims: a.take(st.w_dim[:nd])},
+		Pad:            a.take(st.pad[:cd]),
+		Stride:         a.take(st.stride[:cd]),
+		Dilation:       a.take(st.dilation[:cd]),
 		Mode:           int(st.mode),
 		Compute:        request.CudnnDataType(st.compute_type),
 		Groups:         int(st.groups),
@@ -55,16 +59,16 @@ func DecodeConv(call unsafe.Pointer, r *request.Conv) request.Reason {
 	return request.Served
 }
 
-func tensor(t C.int, n C.int, dims, strides *[C.ISAAC_MAX_DIMS]C.int) request.Tensor {
-	return request.Tensor{Type: request.CudnnDataType(t), Dims: ints(dims[:n]), Strides: ints(strides[:n])}
-}
+// ints hands out slices of one array.
+type ints struct{ buf []int }
 
-func ints(cs []C.int) []int {
-	out := make([]int, len(cs))
-	for i, v := range cs {
-		out[i] = int(v)
+// take is cs as ints, the next len(cs) elements of the array.
+func (a *ints) take(cs []C.int) []int {
+	n := len(a.buf)
+	for _, v := range cs {
+		a.buf = append(a.buf, int(v))
 	}
-	return out
+	return a.buf[n:len(a.buf):len(a.buf)]
 }
 
 // SetConvToken keeps t in the convolution's call record for the hook that
