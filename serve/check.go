@@ -17,7 +17,7 @@ import (
 // over the rest (times Options.CheckMargin) is the longer the decision
 // becomes a forward (request.FwdMeasured) for the rest of the process. A
 // decision may bring more than one candidate of ours (a convolution: the
-// model's choice and the heuristic's): each is timed as many times, and
+// model's best on each route and the heuristic's): each is timed as many times, and
 // the fastest is the one kept and compared with the vendor. Each timed
 // call follows a hold kernel (hold.go) on the stream: on an idle GPU an
 // event pair would also time the host's work between the start event and
