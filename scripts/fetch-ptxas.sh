@@ -22,7 +22,7 @@ fi
 dest=$1
 release() { "$1" --version 2>/dev/null | sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1 \2/p'; }
 if [ -x "$dest/ptxas" ]; then
-	read -r major minor <<<"$(release "$dest/ptxas") 0 0"
+	read -r major minor _ <<<"$(release "$dest/ptxas") 0 0"
 	if [ "${major:-0}" -gt 12 ] || { [ "${major:-0}" -eq 12 ] && [ "${minor:-0}" -ge 4 ]; }; then
 		exit 0
 	fi
