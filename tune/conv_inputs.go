@@ -38,6 +38,19 @@ type ConvDistribution struct {
 	FlipShare                         float64
 	MaxFlops                          func(t request.ConvType, math int) float64
 	MaxBytes                          int
+	// Lines draws only what the copy engine's im2col staging serves:
+	// types and maths with wgmma kernels (16-bit, FLOAT with TF32),
+	// ungrouped convolutions whose channels fill whole 128-byte lines
+	// (ptx.InputClass.ChannelLines), for the staged kernels' data.
+	Lines bool
+}
+
+// LinesConvDistribution is DefaultConvDistribution drawing only
+// convolutions the copy engine stages (ConvDistribution.Lines).
+func LinesConvDistribution() ConvDistribution {
+	d := DefaultConvDistribution()
+	d.Lines, d.DepthwiseShare, d.GroupedShare = true, 0, 0
+	return d
 }
 
 // DefaultConvDistribution is issue 24's distribution with the GEMM
@@ -63,8 +76,11 @@ func DefaultConvDistribution() ConvDistribution {
 // layout and mode.
 func (d ConvDistribution) Batch(rng *rand.Rand, layers int) ConvBatch {
 	t := request.ConvTypes[rng.IntN(len(request.ConvTypes))]
+	for d.Lines && t.Data == request.CudnnDouble {
+		t = request.ConvTypes[rng.IntN(len(request.ConvTypes))] // no wgmma for double
+	}
 	mt := request.CudnnFMAMath
-	if t.Data != request.CudnnDouble && rng.IntN(2) == 0 {
+	if t.Data != request.CudnnDouble && (rng.IntN(2) == 0 || d.Lines && t.Data == request.CudnnFloat) {
 		mt = request.CudnnTensorOpMath // TF32 allowed for float
 	}
 	return d.BatchOf(rng, t, mt, []convcheck.Layout{convcheck.NCHW, convcheck.NHWC}[rng.IntN(2)], layers)
@@ -100,6 +116,11 @@ func (d ConvDistribution) layer(rng *rand.Rand, t request.ConvType, mt int) (sui
 		l = d.freeLayer(rng)
 	}
 	l.Suite, l.Name = "tune", ""
+	if d.Lines {
+		// Channels of whole 128-byte lines, ungrouped.
+		line := 128 / t.Data.Size()
+		l.Groups, l.C = 1, (l.C+line-1)/line*line
+	}
 	fits := l.H+2*l.Pad >= (l.R-1)*l.Dil+1 && l.W+2*l.Pad >= (l.S-1)*l.Dil+1 // the filter within the padded image
 	if isSuiteLayer(l) || !fits || l.C%l.Groups != 0 || l.K%l.Groups != 0 {
 		return l, false

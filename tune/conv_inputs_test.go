@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/isaacgo/isaac/internal/convcheck"
+	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/space"
 )
@@ -88,5 +90,65 @@ func TestIsSuiteLayer(t *testing.T) {
 	l.N++
 	if isSuiteLayer(l) {
 		t.Errorf("%+v taken for a suite's", l)
+	}
+}
+
+// The lines distribution draws what the copy engine stages: wgmma types
+// and maths only (16-bit, FLOAT with TF32), ungrouped convolutions whose
+// channels fill 128-byte lines; in NHWC most of their input classes take
+// the im2col staging (ChannelLines), and of the wgmma configurations drawn
+// for them a fair share has a staged twin (space.ConvStaged).
+func TestLinesConvDistribution(t *testing.T) {
+	d := LinesConvDistribution()
+	rng := rand.New(rand.NewPCG(10, 11))
+	var scalars [2]float64
+	dev := ptx.H100()
+	samplers := map[ptx.InputClass]*space.Sampler{}
+	layers, lines, drawn, staged := 0, 0, 0, 0
+	for i := 0; i < 200; i++ {
+		b := d.Batch(rng, 4)
+		if b.Type.Data == request.CudnnDouble || b.Type.Data == request.CudnnFloat && b.Math == request.CudnnFMAMath {
+			t.Fatalf("drew %s with math %d: no wgmma", b.Type.Name, b.Math)
+		}
+		for j := range b.Layers {
+			c := b.Case(j)
+			shape, reason := c.RequestAt(1<<20, 2<<20, 3<<20, &scalars, 0).Shape()
+			if reason != request.Served {
+				t.Fatalf("%v: %v", c, reason)
+			}
+			if shape.G != 1 || shape.C*shape.Type.Data.Size()%128 != 0 {
+				t.Fatalf("%v: grouped, or channels not of whole 128-byte lines", c)
+			}
+			if b.Layout != convcheck.NHWC {
+				continue
+			}
+			layers++
+			cls := space.ConvClass(shape, 1<<20, 2<<20)
+			if !cls.ChannelLines {
+				continue
+			}
+			lines++
+			sm, ok := samplers[cls]
+			if !ok {
+				sm = space.NewWarpgroupSampler(cls, dev, 200, 20000, rng)
+				samplers[cls] = sm
+			}
+			if sm == nil {
+				continue
+			}
+			m, n, k := shape.Pixels(), shape.K, shape.ReductionCRS()
+			for q := 0; q < 4; q++ {
+				if cfg, ok := sm.Draw(rng, func(g ptx.GemmConfig) bool { return space.Suits(g, m, n, k) }, 2000); ok {
+					drawn++
+					if space.ConvStaged(cfg, cls, shape, dev) != cfg {
+						staged++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("NHWC layers %d, of whole lines %d; wgmma configurations drawn %d, staged %d", layers, lines, drawn, staged)
+	if lines < layers*3/4 || staged < drawn/5 {
+		t.Errorf("NHWC layers %d, of whole lines %d; wgmma configurations drawn %d, staged %d", layers, lines, drawn, staged)
 	}
 }

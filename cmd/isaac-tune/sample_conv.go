@@ -25,7 +25,7 @@ type sampleConvOptions struct {
 	runOptions
 	layers, configs   int
 	warpgroup, direct int
-	staged            bool
+	staged, lines     bool
 }
 
 func sampleConvCmd(args []string) error {
@@ -37,6 +37,7 @@ func sampleConvCmd(args []string) error {
 	fs.IntVar(&o.warpgroup, "warpgroup", 8, "per convolution and path, also this many configurations from the class's wgmma space (where it has one)")
 	fs.IntVar(&o.direct, "direct", 12, "per grouped convolution, this many of the direct kernel's configurations (drawn without replacement)")
 	fs.BoolVar(&o.staged, "staged", true, "also each drawn configuration staged by the copy engine as the server runs it (space.ConvStaged: tma, ps), where the class's channels allow")
+	fs.BoolVar(&o.lines, "lines", false, "draw only what the copy engine stages (tune.LinesConvDistribution: wgmma types, channels of whole 128-byte lines) and only wgmma configurations with a staged twin (with -staged, data for the staged kernels)")
 	if err := o.parse(fs, args, "sample-conv"); err != nil {
 		return err
 	}
@@ -76,6 +77,9 @@ func newConvSampleRun(o sampleConvOptions) (*convSampleRun, error) {
 		return nil, err
 	}
 	s := &convSampleRun{Session: sess, opt: o, dist: tune.DefaultConvDistribution(), wsBytes: 1 << 30}
+	if o.lines {
+		s.dist = tune.LinesConvDistribution()
+	}
 	existing, _, err := tune.ReadConvFile(o.out)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.out, err)
@@ -122,12 +126,13 @@ func (s *convSampleRun) provenance() []string {
 		fmt.Sprintf("sampler: categorical per parameter, Dirichlet prior alpha=%d, estimated from %d legal uniform draws per input class; per convolution "+
 			"and path (the implicit GEMM on x as it lies; on NHWC copies where the server may take them), %d configurations drawn (legal and suiting "+
 			"the implicit GEMM's NPQ x K x CRS: space.Suits) and %d from the class's wgmma space, each also timed on the batch's other convolutions "+
-			"of its class it suits; staged twins (space.ConvStaged): %v; grouped ones: %d of the direct kernel's configurations; %d convolutions per batch; vendor-only: %v",
-			space.Alpha, s.opt.warmup, s.opt.configs, s.opt.warpgroup, s.opt.staged, s.opt.direct, s.opt.layers, s.opt.vendorOnly),
-		fmt.Sprintf("inputs: tune.DefaultConvDistribution: batch 1..%d, images 1..%d, channels 1..%d (%.0f%% rounded to a multiple of 16), "+
+			"of its class it suits; staged twins (space.ConvStaged): %v; only wgmma configurations with a staged twin: %v; grouped ones: %d of the direct kernel's configurations; %d convolutions per batch; vendor-only: %v",
+			space.Alpha, s.opt.warmup, s.opt.configs, s.opt.warpgroup, s.opt.staged, s.opt.lines, s.opt.direct, s.opt.layers, s.opt.vendorOnly),
+		fmt.Sprintf("inputs: tune.%s: batch 1..%d, images 1..%d, channels 1..%d (%.0f%% rounded to a multiple of 16), "+
 			"filters 1x1, 3x3, 5x5, 7x7, 1xk, kx1, strides, dilations and padding as its code says, %.0f%% depthwise, %.0f%% grouped (up to 8 channels "+
 			"a group), %.0f%% near the suites' layers (never one), %.0f%% CUDNN_CONVOLUTION; every served type and math, NCHW or NHWC; "+
 			"direct FLOPs at most 8e10 (fp32, fp64), 3e11 (tf32), 6e11 (16-bit); tensors at most %d bytes",
+			map[bool]string{false: "DefaultConvDistribution", true: "LinesConvDistribution (wgmma types and maths, ungrouped, channels rounded up to whole 128-byte lines)"}[s.dist.Lines],
 			s.dist.MaxBatch, s.dist.MaxSpatial, s.dist.MaxChannels, 100*s.dist.RoundShare, 100*s.dist.DepthwiseShare, 100*s.dist.GroupedShare,
 			100*s.dist.SuiteShare, 100*s.dist.FlipShare, s.dist.MaxBytes),
 	}
@@ -288,6 +293,14 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 			}
 			drawn := len(cp.cfgs)
 			draw(s.samplerFor(t.Class, s.samplers, space.NewSampler), s.opt.configs)
+			if s.opt.lines {
+				// wgmma configurations the copy engine stages on this
+				// convolution, each timed beside its staged twin
+				plain := suits
+				suits = func(c ptx.GemmConfig) bool {
+					return plain(c) && space.ConvStaged(c, t.Class, in.shape, s.Limits) != c
+				}
+			}
 			draw(s.samplerFor(t.Class, s.wgmma, space.NewWarpgroupSampler), s.opt.warpgroup)
 			if s.opt.staged {
 				// Each drawn configuration as the server would run it on
