@@ -277,15 +277,53 @@ func (rt *Runtime) ConvNHWC(c *request.Conv, s request.ConvShape, cfg ptx.GemmCo
 // transposesKernel is the transposes kernel of es-byte elements for
 // plans' jobs in t's context, loaded once.
 func (rt *Runtime) transposesKernel(t Target, es int, plans []transposePlan) (*Kernel, error) {
-	jobs := make([]ptx.TransposeJob, len(plans))
-	for i, p := range plans {
-		jobs[i] = p.job
+	spec := transposesSpec{es: es, n: len(plans)}
+	for i, p := range plans[:min(len(plans), len(spec.jobs))] {
+		spec.jobs[i] = p.job
 	}
-	gen, err := ptx.GenerateTransposes(es, jobs, t.Dev.Limits.Arch())
+	return rt.specKernel(t, spec, func() (*ptx.Kernel, error) {
+		jobs := make([]ptx.TransposeJob, len(plans))
+		for i, p := range plans {
+			jobs[i] = p.job
+		}
+		return ptx.GenerateTransposes(es, jobs, t.Dev.Limits.Arch())
+	})
+}
+
+// transposesSpec is what a transposes kernel's code depends on.
+type transposesSpec struct {
+	es, n int
+	jobs  [2]ptx.TransposeJob
+}
+
+// specKey names a generated kernel (not a GEMM's) in a context by what
+// its code depends on (a comparable spec: transposesSpec, groupedSpec).
+type specKey struct {
+	ctx  uint64
+	spec any
+}
+
+// specKernel is the kernel gen generates for spec, loaded once in t's
+// context (namedKernel) and then found by spec alone: generating a
+// kernel's PTX costs hundreds of microseconds of host time, more than
+// the launches that use it, so it is done once, not on every call. A
+// failure is not kept (gen runs again on the next call).
+func (rt *Runtime) specKernel(t Target, spec any, gen func() (*ptx.Kernel, error)) (*Kernel, error) {
+	key := specKey{t.Ctx, spec}
+	if v, ok := rt.specs.Load(key); ok {
+		return v.(*Kernel), nil
+	}
+	g, err := gen()
 	if err != nil {
 		return nil, err
 	}
-	return rt.namedKernel(t, gen)
+	rt.count(func(s *Stats) { s.Generated++ })
+	k, err := rt.namedKernel(t, g)
+	if err != nil {
+		return nil, err
+	}
+	rt.specs.Store(key, k)
+	return k, nil
 }
 
 // namedKernel is generated kernel gen (one that is not a GEMM's: a

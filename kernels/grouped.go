@@ -28,11 +28,20 @@ func (rt *Runtime) GroupedTarget(c *request.Conv, s request.ConvShape) (Target, 
 // GroupedKernel is the direct kernel of grouped convolution shape s with
 // configuration cfg in t's context, loaded once.
 func (rt *Runtime) GroupedKernel(t Target, s request.ConvShape, cfg ptx.GroupedConfig) (*Kernel, error) {
-	gen, err := ptx.GenerateGroupedConv(space.GroupedClass(s, t.Class.AlignA), cfg, t.Dev.Limits.Arch())
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
-	}
-	return rt.namedKernel(t, gen)
+	cls := space.GroupedClass(s, t.Class.AlignA)
+	return rt.specKernel(t, groupedSpec{cls, cfg}, func() (*ptx.Kernel, error) {
+		gen, err := ptx.GenerateGroupedConv(cls, cfg, t.Dev.Limits.Arch())
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		}
+		return gen, nil
+	})
+}
+
+// groupedSpec is what a direct kernel's code depends on.
+type groupedSpec struct {
+	cls ptx.GroupedClass
+	cfg ptx.GroupedConfig
 }
 
 // LaunchGrouped launches grouped convolution c (of shape s) on its stream

@@ -32,6 +32,7 @@ type Runtime struct {
 	cacheDir string   // compiled images are kept under it ("": nowhere)
 	devices  sync.Map // cuda.Device → *Device
 	kernels  sync.Map // kernelKey → *Kernel
+	specs    sync.Map // specKey → *Kernel: generated kernels by what determines their code
 	streams  sync.Map // streamKey → *streamWorkspace
 
 	statsMu sync.Mutex
