@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
@@ -125,3 +126,37 @@ func ReadConv(r io.Reader) ([]ConvSample, []string, error) {
 // ReadConvFile reads a convolution data set file; a missing file is an
 // empty data set.
 func ReadConvFile(path string) ([]ConvSample, []string, error) { return readFile(path, ReadConv) }
+
+// ConvLaunchOnly is what a convolution data set's method line says when
+// each timed span held the configuration's launches alone. Without it
+// (files measured before 2026-11-27's fix), the NHWC-copies path's
+// transposes kernel and the direct kernel had their PTX generated inside
+// the span on every call, so those rows time the host's code generation
+// (hundreds of microseconds), not the GPU.
+const ConvLaunchOnly = "kernels found before each timed span (no PTX generated in it)"
+
+// WithoutHostTimed is a data set's samples with the rows that timed the
+// host's code generation (the NHWC-copies and direct paths of a data set
+// whose method lines do not all carry ConvLaunchOnly) made vendor-only:
+// their cuDNN times stand, their own are dropped. It also returns how
+// many rows it changed.
+func WithoutHostTimed(samples []ConvSample, comments []string) ([]ConvSample, int) {
+	launchOnly, methods := true, 0
+	for _, c := range comments {
+		if strings.HasPrefix(c, "method: ") {
+			methods++
+			launchOnly = launchOnly && strings.Contains(c, ConvLaunchOnly)
+		}
+	}
+	if launchOnly && methods > 0 {
+		return samples, 0
+	}
+	out, changed := slices.Clone(samples), 0
+	for i, s := range out {
+		if s.Path == PathNHWCCopies || s.Path == PathDirect {
+			out[i].Path, out[i].AlignA, out[i].AlignB, out[i].Config, out[i].US = "", 0, 0, "", 0
+			changed++
+		}
+	}
+	return out, changed
+}

@@ -69,3 +69,34 @@ func TestConvDatasetAppendAndRead(t *testing.T) {
 		t.Error("a GEMM data set read as convolutions")
 	}
 }
+
+// Rows of the NHWC-copies and direct paths in a data set measured before
+// the fix (no ConvLaunchOnly on every method line) keep only cuDNN's
+// times; a launch-only data set is left as it is.
+func TestWithoutHostTimed(t *testing.T) {
+	rows := []ConvSample{
+		{Type: "float", Path: PathImplicit, Config: "a", US: 5, VendorV7US: 7, VendorBestUS: 6},
+		{Type: "float", Path: PathNHWCCopies, AlignA: 4, AlignB: 4, Config: "b", US: 300, VendorV7US: 7, VendorBestUS: 6},
+		{Type: "float", G: 4, Path: PathDirect, AlignA: 4, Config: "direct t64 q1", US: 200, VendorV7US: 9, VendorBestUS: 8},
+	}
+	old := []string{"run: isaac-tune sample-conv", "method: CUDA events"}
+	got, changed := WithoutHostTimed(rows, old)
+	if changed != 2 || got[0] != rows[0] {
+		t.Fatalf("changed %d rows: %+v", changed, got)
+	}
+	for _, s := range got[1:] {
+		if !s.VendorOnly() || s.US != 0 || s.Config != "" || s.VendorV7US == 0 || s.VendorBestUS == 0 {
+			t.Errorf("not vendor-only with cuDNN's times: %+v", s)
+		}
+	}
+	if rows[1].Path != PathNHWCCopies {
+		t.Error("the caller's rows were changed")
+	}
+	mixed := append(old, "method: CUDA events; "+ConvLaunchOnly)
+	if _, changed := WithoutHostTimed(rows, mixed); changed != 2 {
+		t.Errorf("a file with one run before the fix: %d rows changed", changed)
+	}
+	if got, changed := WithoutHostTimed(rows, []string{"method: CUDA events; " + ConvLaunchOnly}); changed != 0 || len(got) != 3 || got[1] != rows[1] {
+		t.Errorf("a launch-only data set changed: %d rows", changed)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/isaacgo/isaac/internal/cuda"
@@ -26,6 +28,8 @@ type sampleConvOptions struct {
 	layers, configs   int
 	warpgroup, direct int
 	staged, lines     bool
+	paths             map[string]bool // the paths timed (tune.PathImplicit, …)
+	grouped           float64         // the share of grouped convolutions drawn (negative: the distribution's own)
 }
 
 func sampleConvCmd(args []string) error {
@@ -38,8 +42,17 @@ func sampleConvCmd(args []string) error {
 	fs.IntVar(&o.direct, "direct", 12, "per grouped convolution, this many of the direct kernel's configurations (drawn without replacement)")
 	fs.BoolVar(&o.staged, "staged", true, "also each drawn configuration staged by the copy engine as the server runs it (space.ConvStaged: tma, ps), where the class's channels allow")
 	fs.BoolVar(&o.lines, "lines", false, "draw only what the copy engine stages (tune.LinesConvDistribution: wgmma types, channels of whole 128-byte lines) and only wgmma configurations with a staged twin (with -staged, data for the staged kernels)")
+	paths := fs.String("paths", strings.Join(convSamplePaths, ","), "the paths timed, of "+strings.Join(convSamplePaths, ", ")+" (convolutions no listed path takes are not drawn)")
+	fs.Float64Var(&o.grouped, "grouped", -1, "the share of grouped convolutions drawn, depthwise two thirds of them (negative: the distribution's own)")
 	if err := o.parse(fs, args, "sample-conv"); err != nil {
 		return err
+	}
+	o.paths = map[string]bool{}
+	for _, p := range strings.Split(*paths, ",") {
+		if !slices.Contains(convSamplePaths, p) {
+			return fmt.Errorf("sample-conv: no path %q (want some of %s)", p, strings.Join(convSamplePaths, ", "))
+		}
+		o.paths[p] = true
 	}
 	s, err := newConvSampleRun(o)
 	if err != nil {
@@ -47,6 +60,9 @@ func sampleConvCmd(args []string) error {
 	}
 	return s.run()
 }
+
+// convSamplePaths are the paths sample-conv times.
+var convSamplePaths = []string{tune.PathImplicit, tune.PathNHWCCopies, tune.PathDirect}
 
 // convSampleRun is one convolution sampling process: the device, cuDNN's
 // handle and workspace, one arena per tensor and element type (every
@@ -80,6 +96,9 @@ func newConvSampleRun(o sampleConvOptions) (*convSampleRun, error) {
 	if o.lines {
 		s.dist = tune.LinesConvDistribution()
 	}
+	if o.grouped >= 0 {
+		s.dist.DepthwiseShare, s.dist.GroupedShare = o.grouped*2/3, o.grouped/3
+	}
 	existing, _, err := tune.ReadConvFile(o.out)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.out, err)
@@ -112,6 +131,26 @@ func newConvSampleRun(o sampleConvOptions) (*convSampleRun, error) {
 	return s, nil
 }
 
+// pathsTimed lists the paths the run times, in convSamplePaths' order.
+func (s *convSampleRun) pathsTimed() string {
+	var out []string
+	for _, p := range convSamplePaths {
+		if s.opt.paths[p] {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// takes reports whether a path the run times takes a convolution of shape
+// sh (the others are not timed, cuDNN included).
+func (s *convSampleRun) takes(sh request.ConvShape) bool {
+	if sh.G > 1 {
+		return s.opt.paths[tune.PathDirect]
+	}
+	return s.opt.paths[tune.PathImplicit] || s.opt.paths[tune.PathNHWCCopies] && kernels.Transposable(sh)
+}
+
 func (s *convSampleRun) provenance() []string {
 	e := s.Env
 	return []string{
@@ -122,12 +161,12 @@ func (s *convSampleRun) provenance() []string {
 		"cudnn: " + e.CUDNN,
 		fmt.Sprintf("method: per convolution, cuDNN (cudnnGetConvolutionForwardAlgorithm_v7's pick and cudnnFindConvolutionForwardAlgorithmEx's fastest, "+
 			"each with its workspace, median of 5) then each configuration on the same buffers (alpha=1, beta=0, one stream); %s; CUDA events; "+
-			"one untimed run, then the median of %d timed repeats (the first alone when it took over 10 ms)", s.Timer.Flush, s.opt.repeats),
+			"one untimed run, then the median of %d timed repeats (the first alone when it took over 10 ms); %s", s.Timer.Flush, s.opt.repeats, tune.ConvLaunchOnly),
 		fmt.Sprintf("sampler: categorical per parameter, Dirichlet prior alpha=%d, estimated from %d legal uniform draws per input class; per convolution "+
 			"and path (the implicit GEMM on x as it lies; on NHWC copies where the server may take them), %d configurations drawn (legal and suiting "+
 			"the implicit GEMM's NPQ x K x CRS: space.Suits) and %d from the class's wgmma space, each also timed on the batch's other convolutions "+
-			"of its class it suits; staged twins (space.ConvStaged): %v; only wgmma configurations with a staged twin: %v; grouped ones: %d of the direct kernel's configurations; %d convolutions per batch; vendor-only: %v",
-			space.Alpha, s.opt.warmup, s.opt.configs, s.opt.warpgroup, s.opt.staged, s.opt.lines, s.opt.direct, s.opt.layers, s.opt.vendorOnly),
+			"of its class it suits; staged twins (space.ConvStaged): %v; only wgmma configurations with a staged twin: %v; grouped ones: %d of the direct kernel's configurations; %d convolutions per batch; vendor-only: %v; paths timed: %s",
+			space.Alpha, s.opt.warmup, s.opt.configs, s.opt.warpgroup, s.opt.staged, s.opt.lines, s.opt.direct, s.opt.layers, s.opt.vendorOnly, s.pathsTimed()),
 		fmt.Sprintf("inputs: tune.%s: batch 1..%d, images 1..%d, channels 1..%d (%.0f%% rounded to a multiple of 16), "+
 			"filters 1x1, 3x3, 5x5, 7x7, 1xk, kx1, strides, dilations and padding as its code says, %.0f%% depthwise, %.0f%% grouped (up to 8 channels "+
 			"a group), %.0f%% near the suites' layers (never one), %.0f%% CUDNN_CONVOLUTION; every served type and math, NCHW or NHWC; "+
@@ -201,6 +240,9 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 		if reason != request.Served {
 			return nil, 0, fmt.Errorf("%+v: %v", b.Layers[i], reason)
 		}
+		if !s.opt.vendorOnly && !s.takes(shape) {
+			continue
+		}
 		v7, best, err := s.vendor(req)
 		if err != nil {
 			// cuDNN refusing both of its algorithms (a status, as for some
@@ -231,7 +273,7 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 	}
 	// The grouped convolutions: the direct kernel's configurations.
 	for i, in := range ins {
-		if in.shape.G == 1 {
+		if in.shape.G == 1 || !s.opt.paths[tune.PathDirect] {
 			continue
 		}
 		align := space.GroupedAlign(in.req.XPtr, in.req.YPtr, in.shape)
@@ -262,6 +304,9 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 		{tune.PathNHWCCopies, s.Kernels.ConvNHWCTarget, s.Kernels.ConvNHWC, kernels.Transposable},
 	} {
 		paths[p.name] = map[ptx.InputClass]*convPath{}
+		if !s.opt.paths[p.name] {
+			continue
+		}
 		for i, in := range ins {
 			if in.shape.G > 1 || !p.takes(in.shape) {
 				continue

@@ -16,7 +16,8 @@ import (
 )
 
 // loadConvData reads the convolution data sets matching glob, in name
-// order, and hashes their bytes.
+// order, and hashes their bytes; rows that timed the host's code
+// generation are kept for cuDNN's times only (tune.WithoutHostTimed).
 func loadConvData(glob string) ([]tune.ConvSample, []string, string, error) {
 	files, err := filepath.Glob(glob)
 	if err != nil {
@@ -26,8 +27,16 @@ func loadConvData(glob string) ([]tune.ConvSample, []string, string, error) {
 		return nil, nil, "", fmt.Errorf("no data set matches %s", glob)
 	}
 	h := sha256.New()
-	all, comments, err := readDataSets(files, h, func(_ string, raw []byte) ([]tune.ConvSample, []string, error) {
-		return tune.ReadConv(bytes.NewReader(raw))
+	all, comments, err := readDataSets(files, h, func(f string, raw []byte) ([]tune.ConvSample, []string, error) {
+		s, c, err := tune.ReadConv(bytes.NewReader(raw))
+		if err != nil {
+			return nil, nil, err
+		}
+		s, changed := tune.WithoutHostTimed(s, c)
+		if changed > 0 {
+			fmt.Fprintf(os.Stderr, "%s: %d rows of the NHWC-copies and direct paths kept for cuDNN's times only (their own timed the host's code generation: tune.ConvLaunchOnly)\n", f, changed)
+		}
+		return s, c, nil
 	})
 	if err != nil {
 		return nil, nil, "", err
