@@ -142,8 +142,18 @@ var convOverheadModes = append(overheadModes[:len(overheadModes):len(overheadMod
 		env  []string
 	}{"auto-conv", []string{"ISAAC_CONV_AUTO=1", "ISAAC_LOG=1"}})
 
+// convOverheadShapes are the convolutions -overhead times: N, C, HW, K, R
+// (host_overhead_conv's arguments) and the math.
+var convOverheadShapes = []struct {
+	dims [5]int
+	math string
+}{
+	{[5]int{1, 16, 16, 16, 3}, "fma"}, {[5]int{8, 64, 28, 64, 3}, "fma"}, {[5]int{1, 256, 56, 64, 1}, "fma"},
+	{[5]int{8, 64, 28, 64, 3}, "tf32"}, {[5]int{32, 256, 14, 256, 3}, "fma"},
+}
+
 // measureOverhead runs the harness: 3 rounds of every mode for SGEMMs of
-// 16³ and 64³ (and, with convBin, 2 rounds for two convolutions: modes conv-…), then
+// 16³ and 64³ (and, with convBin, 2 rounds for each of convOverheadShapes: modes "conv-<mode> <shape> <math>"), then
 // first-call latencies cold and with a warm disk cache.
 func measureOverhead(bin, convBin string, progress io.Writer) ([]overheadRow, []firstCallRow, error) {
 	var rows []overheadRow
@@ -164,26 +174,31 @@ func measureOverhead(bin, convBin string, progress io.Writer) ([]overheadRow, []
 		}
 	}
 	if convBin != "" {
-		// Convolutions: a 16-channel 3×3 layer at batch 1, a 64-channel one
-		// at batch 8 and ResNet-50's first 1×1 reduction at batch 1 (FLOAT,
-		// FMA math, NCHW; the dispatch serves the first two and forwards
-		// the third, as ISAAC_LOG shows).
+		// Convolutions (FLOAT, NCHW, the algorithm cuDNN's v7 getter
+		// picks): a 16-channel 3×3 layer at batch 1, a 64-channel one at
+		// batch 8 and ResNet-50's first 1×1 reduction at batch 1 (FMA math:
+		// ours on x as it lies); the 64-channel layer with TF32 allowed
+		// (ours on NHWC copies: the transposes kernel and the GEMM); and
+		// ResNet-50's stage-3 3×3 layer at batch 32 (FMA), which cuDNN runs
+		// faster, so that the dispatch forwards it (ISAAC_LOG says which).
 		for round := 1; round <= 2; round++ {
-			for _, sh := range [][5]int{{1, 16, 16, 16, 3}, {8, 64, 28, 64, 3}, {1, 256, 56, 64, 1}} {
+			for _, sh := range convOverheadShapes {
 				for _, mode := range convOverheadModes {
 					args := []string{"calls"}
-					for _, v := range sh {
+					for _, v := range sh.dims {
 						args = append(args, strconv.Itoa(v))
 					}
+					args = append(args, sh.math)
 					out, log, err := runHarnessLog(convBin, mode.env, args...)
 					if err != nil {
 						return nil, nil, err
 					}
-					r, err := parseCalls("conv-"+mode.name, round, out)
+					d := sh.dims
+					r, err := parseCalls(fmt.Sprintf("conv-%s %dx%dx%dx%dx%d %s", mode.name, d[0], d[1], d[2], d[3], d[4], sh.math), round, out)
 					if err != nil {
 						return nil, nil, err
 					}
-					fmt.Fprintf(progress, "overhead round %d conv-%-9s %v added %+6.0f ns/call (median of batches; cuDNN's own %.0f ns)\n", round, mode.name, sh, r.AddedMedianNS, r.VendorNS)
+					fmt.Fprintf(progress, "overhead round %d conv-%-9s %v %s added %+6.0f ns/call (median of batches; cuDNN's own %.0f ns)\n", round, mode.name, sh.dims, sh.math, r.AddedMedianNS, r.VendorNS)
 					if g := gettersRE.FindString(out); g != "" && mode.name == "forwarded" {
 						fmt.Fprintf(progress, "  cuDNN's %s\n", g)
 					}
