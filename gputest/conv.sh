@@ -3,7 +3,9 @@
 # ResNet-50 forwards (gputest/resnet.py) through PyTorch's legacy cuDNN path, without the shim,
 # with it passing everything through, and with it serving every convolution it can
 # (ISAAC_POLICY=always); results within tolerance of the run without the shim, and ISAAC_LOG
-# showing served cudnnConvolutionForward calls. Run on the GPU machine from the repository root
+# showing served cudnnConvolutionForward calls. Then (RESNET_TIME=1) each forward timed without
+# the shim and under the convolution dispatch (ISAAC_CONV_AUTO=1), its results (after the
+# dispatch has settled) within tolerance too: dispatch.txt. Run on the GPU machine from the repository root
 # with build/device built by ./build.sh; OUT names the folder for the results.
 set -uo pipefail
 out=${OUT:-gputest-conv}
@@ -31,6 +33,25 @@ for k, v in plain.items():
 print(f"{len(plain)} outputs, {bad} outside tolerance or not identical when passed through")
 sys.exit(1 if bad else 0)
 PY
+RESNET_TIME=1 python3 gputest/resnet.py "$work/plain-timed.json" >"$out/plain-timed.txt" 2>&1 || fail=1
+ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch.json" >"$out/dispatch-run.txt" 2>&1 || fail=1
+python3 - "$work/plain-timed.json" "$work/dispatch.json" >"$out/dispatch.txt" 2>&1 <<'PY' || fail=1
+import json, math, sys
+plain, disp = (json.load(open(p)) for p in sys.argv[1:])
+bad, ratios = 0, []
+print("run  plain_ms  dispatch_ms  speed-up  max_rel_err_after")
+for k, v in plain.items():
+    d = disp[k]
+    err = max(abs(x - y) for x, y in zip(v["y_after"], d["y_after"])) / max(max(abs(x) for x in v["y_after"]), 1e-30)
+    tol = 2e-2 if "float16" in k else 1e-3
+    bad += not err <= tol
+    ratios.append(v["ms"] / d["ms"])
+    print(f"{k}  {v['ms']:.3f}  {d['ms']:.3f}  {v['ms'] / d['ms']:.3f}x  {err:.2e}")
+g = math.exp(sum(map(math.log, ratios)) / len(ratios))
+print(f"{len(plain)} runs: geomean {g:.3f}x, min {min(ratios):.3f}x, max {max(ratios):.3f}x; {bad} outside tolerance")
+sys.exit(1 if bad else 0)
+PY
+grep -h '^isaac:' "$out/dispatch-run.txt" >"$out/isaac_log_dispatch.txt"
 grep -h '^isaac:' "$out/served.txt" | tee "$out/isaac_log.txt"
 grep -q 'served by entry ([^)]*cudnnConvolutionForward=[1-9]' "$out/isaac_log.txt" || { echo "no convolution reached the shim, or none was served" | tee -a "$out/compare.txt"; fail=1; }
 tail -1 "$out/compare.txt"

@@ -7,11 +7,18 @@ channels_last. Writes one JSON object: per run the output's float64 values'
 digest and the output itself (for the comparison of a run with the shim
 against one without: gputest/conv.sh).
 
+With RESNET_TIME=1 each run is also timed: 40 forwards and a 2-second
+pause (under the shim's dispatch its decisions are made in the background and
+checked on these calls), 20 more, then the median of 7 timed batches of 5
+forwards (CUDA events), in milliseconds per forward, as "ms".
+
 usage: TORCH_CUDNN_V8_API_DISABLED=1 python3 resnet.py out.json"""
 import hashlib
 import json
 import os
+import statistics
 import sys
+import time
 
 import torch
 from torch import nn
@@ -79,6 +86,27 @@ class ResNet(nn.Module):
         return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
 
 
+def forward_ms(m, x):
+    """The median time of one forward of m on x, in milliseconds (RESNET_TIME)."""
+    with torch.no_grad():
+        for _ in range(40):
+            m(x)
+        torch.cuda.synchronize()
+        time.sleep(2)
+        for _ in range(20):
+            m(x)
+        times = []
+        for _ in range(7):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            for _ in range(5):
+                m(x)
+            b.record()
+            b.synchronize()
+            times.append(a.elapsed_time(b) / 5)
+    return statistics.median(times)
+
+
 def main():
     torch.backends.cudnn.enabled = True
     torch.backends.cudnn.benchmark = False
@@ -99,6 +127,10 @@ def main():
                     key = f"{name}/{str(dt)[6:]}/{fmt}/n{n}"
                     out[key] = {"digest": hashlib.sha256(y.numpy().tobytes()).hexdigest()[:16],
                                 "y": y.flatten()[:2000].tolist()}
+                    if os.environ.get("RESNET_TIME") == "1":
+                        out[key]["ms"] = forward_ms(m, x)
+                        with torch.no_grad():  # the result again, once any dispatch has settled
+                            out[key]["y_after"] = m(x).double().cpu().flatten()[:2000].tolist()
                     m.to(memory_format=torch.contiguous_format)
     torch.cuda.synchronize()
     json.dump(out, open(sys.argv[1], "w"))
