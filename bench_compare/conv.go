@@ -92,7 +92,8 @@ type convVariant struct {
 // the fastest of cudnnFindConvolutionForwardAlgorithmEx (each with its
 // workspace), and ISAAC as the shim serves it under ISAAC_POLICY=always
 // (the server's decision: its path and the heuristic's configuration),
-// interleaved. The vendor's time is the faster cuDNN algorithm's; both are
+// interleaved. The vendor's time is the faster cuDNN algorithm's (both
+// algorithms' samples together where they are one: vendorTime); both are
 // Alt columns, as are ISAAC's other paths (the implicit GEMM on x as it
 // lies, and on NHWC copies, each with the heuristic's configuration) and,
 // with sweep > 0, the best of the sweep (sweep configurations drawn for
@@ -240,7 +241,7 @@ func (b *bench) measureConv(srv convServers, h cudnn.Handle, ws cuda.DevicePtr, 
 	row = report.Row{
 		Suite: in.Suite, Op: "conv", Name: in.Name, DType: in.Type.Name, Layout: in.Layout.String(),
 		M: in.N * in.P() * in.Q(), N: in.K, K: in.C / in.Groups * in.R * in.S, Flops: flops, Bytes: bytes,
-		VendorUS:   min(median(times[0]), median(times[1])),
+		VendorUS:   vendorTime(v7.Algo, find.Algo, times[0], times[1]),
 		OursUS:     math.NaN(),
 		RooflineUS: rooflineUS(flops, bytes, b.Env.PeakTFLOPs[in.Type.Peak], b.Env.BandwidthGBs),
 		Alt: []report.Alt{

@@ -35,3 +35,18 @@ func TestMedian(t *testing.T) {
 		t.Error("median of nothing is not NaN")
 	}
 }
+
+// cuDNN's time: one algorithm's samples pooled (not the faster of two
+// medians of the same thing), two algorithms' faster median.
+func TestVendorTime(t *testing.T) {
+	a, b := []float64{10, 11, 12, 13, 14}, []float64{9, 10, 11, 12, 30}
+	if got := vendorTime(1, 1, a, b); got != 11.5 {
+		t.Errorf("one algorithm: %g, want the pooled median 11.5", got)
+	}
+	if got := vendorTime(1, 6, a, b); got != 11 {
+		t.Errorf("two algorithms: %g, want the faster median 11", got)
+	}
+	if a[0] != 10 || b[4] != 30 {
+		t.Error("the samples were changed")
+	}
+}
