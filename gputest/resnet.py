@@ -7,9 +7,11 @@ channels_last. Writes one JSON object: per run the output's float64 values'
 digest and the output itself (for the comparison of a run with the shim
 against one without: gputest/conv.sh).
 
-With RESNET_TIME=1 each run is also timed: 40 forwards and a 2-second
+With RESNET_TF32=0 FP32 convolutions do not use TF32 (cuDNN's FMA math type),
+the reference for the error TF32 makes (PyTorch allows TF32 in cuDNN's
+convolutions by default). With RESNET_TIME=1 each run is also timed: 40 forwards and a 2-second
 pause (under the shim's dispatch its decisions are made in the background and
-checked on these calls), 20 more, then the median of 7 timed batches of 5
+checked on these calls), 20 more, then the median of 11 timed batches of 5
 forwards (CUDA events), in milliseconds per forward, as "ms".
 
 usage: TORCH_CUDNN_V8_API_DISABLED=1 python3 resnet.py out.json"""
@@ -96,7 +98,7 @@ def forward_ms(m, x):
         for _ in range(20):
             m(x)
         times = []
-        for _ in range(7):
+        for _ in range(11):
             a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             a.record()
             for _ in range(5):
@@ -110,6 +112,8 @@ def forward_ms(m, x):
 def main():
     torch.backends.cudnn.enabled = True
     torch.backends.cudnn.benchmark = False
+    if os.environ.get("RESNET_TF32") == "0":  # FP32 convolutions in FP32 (FMA math): the reference for TF32's error
+        torch.backends.cudnn.allow_tf32 = False
     out = {}
     for name, block, layers in (("resnet18", Basic, [2, 2, 2, 2]), ("resnet50", Bottleneck, [3, 4, 6, 3])):
         torch.manual_seed(1)
