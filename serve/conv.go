@@ -32,9 +32,9 @@ const (
 
 // convDecision is a convolution's decision: its loaded kernel and how it
 // runs, or why the vendor takes it. A decision the model makes to serve
-// under Auto may carry more candidates (the model's best on each other
-// route, the heuristic's), which its check times beside the model's
-// choice and cuDNN: the fastest one stays.
+// under Auto may carry more candidates (the chooser's other best-ranked
+// choices, each route's best among them, the heuristic's), which its
+// check times beside the model's choice and cuDNN: the fastest one stays.
 type convDecision struct {
 	reason  request.Reason
 	k       *kernels.Kernel
@@ -314,9 +314,8 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 	}
 	// served is the decision to serve the candidates, the model's choice
 	// first; under Auto with the check, the heuristic's choice too where
-	// it differs (the model knows little of the copy engine's staging and
-	// persistent grids, which the heuristic takes), all timed on the first
-	// calls.
+	// it differs (a second opinion from outside the model), all timed on
+	// the first calls.
 	served := func(cands []convRun) *convDecision {
 		d := &convDecision{reason: request.Served, k: cands[0].k, path: cands[0].path, alts: cands[1:]}
 		if auto && s.opts.Check {
@@ -338,10 +337,19 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 		if !compile {
 			return &convDecision{reason: request.FwdCompiling}
 		}
+		// The best-ranked direct configuration that compiles, and under
+		// the check the rest of the model's best too.
+		var cands []convRun
 		for _, r := range choice.Top {
-			if k, err := s.rt.GroupedKernel(t, shape, r.Direct); err == nil {
-				return served([]convRun{{k, convGrouped}})
+			if len(cands) > 0 && !checked {
+				break
 			}
+			if k, err := s.rt.GroupedKernel(t, shape, r.Direct); err == nil {
+				cands = append(cands, convRun{k, convGrouped})
+			}
+		}
+		if len(cands) > 0 {
+			return served(cands)
 		}
 	} else {
 		routes := s.convRoutes(t, c, shape)
@@ -355,15 +363,16 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 			return &convDecision{reason: request.FwdPredicted}
 		}
 		// The candidates: the best-ranked runnable choice, and under the
-		// check the best of each other route too.
+		// check every other choice the chooser keeps (its TopK best and
+		// each route's best): the fastest of the model's few best is
+		// far nearer the best than its first alone (weights/results/conv).
 		var cands []convRun
-		taken := map[int]bool{}
 		for _, r := range choice.Top {
 			if r.Route >= len(routes) || routes[r.Route].route.Path != r.Path {
 				continue // a stored choice of routes this process does not have
 			}
-			if taken[r.Route] || len(cands) > 0 && !checked {
-				continue
+			if len(cands) > 0 && !checked {
+				break
 			}
 			rt := routes[r.Route]
 			cfg := s.convRunnable(r.Config, rt.target, shape)
@@ -373,9 +382,9 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 			if !compile && !s.rt.Loaded(rt.target, cfg) {
 				return &convDecision{reason: request.FwdCompiling}
 			}
-			if k, err := s.rt.Kernel(rt.target, cfg); err == nil && k.Fits(shape.Pixels(), shape.K, shape.ReductionCRS()) {
+			if k, err := s.rt.Kernel(rt.target, cfg); err == nil && k.Fits(shape.Pixels(), shape.K, shape.ReductionCRS()) &&
+				!slices.ContainsFunc(cands, func(c convRun) bool { return c.k == k }) {
 				cands = append(cands, convRun{k, rt.path})
-				taken[r.Route] = true
 			}
 		}
 		if len(cands) > 0 {

@@ -325,12 +325,15 @@ func (s *convSampleRun) evalConv(b tune.ConvBatch, ch *predictor.ConvChooser, mo
 			r.us[i], _ = retime("served "+picks[i], runs[i])
 		}
 	}
-	// The check's candidates: the model's best on each route (as the
-	// server stages it; a grouped convolution's one direct path is the
-	// model's served pick) and the heuristic's served pick.
+	// The check's candidates: every choice the chooser keeps (its five
+	// best-predicted, each route's best where those leave it out; as the
+	// server stages them) and the heuristic's served pick.
 	r.us[3], picks[3] = r.us[2], "served "+picks[2]
 	if r.us[0] < r.us[3] {
 		r.us[3], picks[3] = r.us[0], "served "+picks[0]
+	}
+	if r.us[1] < r.us[3] {
+		r.us[3], picks[3] = r.us[1], picks[1]
 	}
 	routes := map[int]bool{}
 	for _, rk := range choice.Top {
@@ -413,7 +416,7 @@ func writeConvEval(dir string, rows []convEvalRow, s *convSampleRun, w *predicto
 		"t_best the fastest of up to %d timed candidates per convolution: legal configurations drawn per path (the implicit GEMM on x as it lies, on NHWC copies where the server may take them; a quarter from the wgmma space), or every direct-kernel configuration of a grouped one, and the choosers' picks, screened with medians of 3, its three fastest and the picks timed again with medians of 15 (S uses those). "+
 		"model: the server's run of the convolution model's choice (`ISAAC_POLICY=always` with the model: paths and configurations searched from the seed pools and the heuristic's, staged by the copy engine as the heuristic's are); "+
 		"model-top5: the fastest of the model's five best-predicted; heuristic: the server without a model (`ISAAC_CONV_WEIGHTS=none`); "+
-		"checked: the fastest of the candidates the dispatch's check times (the model's choice, its best on each other path, the heuristic's). %s, %s, cuDNN %s, %s, commit `%s`, %s.\n\n",
+		"checked: the fastest of the candidates the dispatch's check times (the model's five best-predicted, its best on each other path, the heuristic's). %s, %s, cuDNN %s, %s, commit `%s`, %s.\n\n",
 		len(rows), maxConvPool(rows), e.Device, e.Driver, e.CUDNN, time.Now().UTC().Format(time.RFC3339), commitOr(), took.Round(time.Second))
 	writeSuboptTable(&md, convChoosers[:], subopt)
 	fmt.Fprintf(&md, "\nPer type, math and layout:\n\n| type | layout | convolutions | model median S | model p90 S | heuristic median S | heuristic p90 S |\n|---|---|--:|--:|--:|--:|--:|\n")
