@@ -153,3 +153,74 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 		t.Errorf("served wrong: %s", res.FirstBad)
 	}
 }
+
+// TestGPUConvDecisionCandidates: under Auto with the check, a convolution
+// the model serves brings every choice the chooser keeps as candidates
+// (its five best-predicted and each route's best, as distinct kernels,
+// the model's first choice first) and the heuristic's, each of which runs
+// and computes the right result. An FP16 NCHW layer with two routes (x as
+// it lies, NHWC copies).
+func TestGPUConvDecisionCandidates(t *testing.T) {
+	gemmcheck.GPUThread(t)
+	c := convcheck.Case{Type: request.ConvTypes[2], Math: request.CudnnTensorOpMath, N: 8, C: 64, H: 28, W: 28, K: 64, R: 3, S: 3,
+		PadH: 1, PadW: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1, X: convcheck.NCHW, Y: convcheck.NCHW, Alpha: 1, Seed: 9}
+	d := convcheck.NewData(c)
+	b, err := convcheck.Upload(c, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Free()
+	stream, err := cuda.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Destroy()
+	req := b.Request(stream)
+	o := FromEnv()
+	o.Policy, o.ConvAuto, o.Check = Auto, true, true
+	srv := NewOn(testRT, o)
+	dec, r := srv.ConvDecide(req)
+	if r != request.Served {
+		t.Skipf("not served by the model (%v): no candidates to check", r)
+	}
+	runs := append([]convRun{{dec.k, dec.path}}, dec.alts...)
+	if len(runs) < 5 {
+		t.Errorf("%d candidates, want the model's five best at least", len(runs))
+	}
+	paths := map[convPath]bool{}
+	for i, a := range runs {
+		paths[a.path] = true
+		for _, b := range runs[:i] {
+			if a.k == b.k {
+				t.Errorf("candidate %d repeats an earlier one", i)
+			}
+		}
+	}
+	if !paths[convImplicit] || !paths[convCopies] {
+		t.Errorf("candidates on paths %v, want both routes", paths)
+	}
+	_, tg, shape, _ := srv.convTarget(req)
+	for i, run := range runs {
+		if err := b.ResetY(); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		switch run.path {
+		case convCopies:
+			err = srv.rt.LaunchConvNHWC(tg, req, shape, run.k)
+		default:
+			err = srv.rt.LaunchConv(tg, req, shape, run.k)
+		}
+		if err != nil {
+			t.Fatalf("candidate %d: %v", i, err)
+		}
+		got, err := b.ReadY(stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := d.Check(c, got); res.Bad > 0 {
+			t.Errorf("candidate %d: %s", i, res.FirstBad)
+		}
+	}
+	t.Logf("%d candidates", len(runs))
+}
