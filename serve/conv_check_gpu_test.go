@@ -28,12 +28,7 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 	defer h.Destroy()
 	c := convcheck.Case{Type: request.ConvTypes[0], Math: request.CudnnFMAMath, N: 1, C: 128, H: 28, W: 28, K: 128, R: 3, S: 3,
 		PadH: 1, PadW: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1, X: convcheck.NCHW, Y: convcheck.NCHW, Alpha: 1, Seed: 7}
-	d := convcheck.NewData(c)
-	b, err := convcheck.Upload(c, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Free()
+	d, b := uploadConv(t, c)
 	req := b.Request(0)
 	o := FromEnv()
 	o.Policy, o.ConvAuto = Auto, true
@@ -164,12 +159,7 @@ func TestGPUConvDecisionCandidates(t *testing.T) {
 	gemmcheck.GPUThread(t)
 	c := convcheck.Case{Type: request.ConvTypes[2], Math: request.CudnnTensorOpMath, N: 8, C: 64, H: 28, W: 28, K: 64, R: 3, S: 3,
 		PadH: 1, PadW: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1, X: convcheck.NCHW, Y: convcheck.NCHW, Alpha: 1, Seed: 9}
-	d := convcheck.NewData(c)
-	b, err := convcheck.Upload(c, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Free()
+	d, b := uploadConv(t, c)
 	stream, err := cuda.NewStream()
 	if err != nil {
 		t.Fatal(err)
@@ -223,4 +213,16 @@ func TestGPUConvDecisionCandidates(t *testing.T) {
 		}
 	}
 	t.Logf("%d candidates", len(runs))
+}
+
+// uploadConv is case c's data on the device (freed when the test ends).
+func uploadConv(t *testing.T, c convcheck.Case) (*convcheck.Data, *convcheck.Buffers) {
+	t.Helper()
+	d := convcheck.NewData(c)
+	b, err := convcheck.Upload(c, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Free)
+	return d, b
 }
