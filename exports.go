@@ -53,7 +53,8 @@ func isaac_go_conv(call *C.isaac_conv_call) (reason C.int) {
 	defer recoverAsError(&reason)
 	srv := server()
 	if r := srv.ConvPolicy(); r != request.Served {
-		return C.int(r) // no call of this policy is decoded
+		shim.ForwardAllConvs() // no call of this policy is decoded, nor any later one handed to Go
+		return C.int(r)
 	}
 	var c request.Conv
 	if r := shim.DecodeConv(unsafe.Pointer(call), &c); r != request.Served {
@@ -63,6 +64,7 @@ func isaac_go_conv(call *C.isaac_conv_call) (reason C.int) {
 	if r == request.FwdMeasuring {
 		shim.SetConvToken(unsafe.Pointer(call), uintptr(cgo.NewHandle(t)))
 	}
+	shim.RememberConv(unsafe.Pointer(call), r) // a settled reason: later calls like it stay in C
 	return C.int(r)
 }
 

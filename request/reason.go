@@ -52,3 +52,19 @@ func (r Reason) String() string {
 
 // ReasonCount is the number of reasons, for tables of counters.
 const ReasonCount = int(reasonCount)
+
+// Settled reports whether a forward for reason r holds for every later call
+// with the same arguments but for the data's values and addresses (so long
+// as their alignments are the same), the stream and the scalars' values: r
+// follows from the descriptors, the handle's device and the options alone,
+// or from a decision made for good (the model's prediction, a check's
+// verdict). Reasons that pass with time (searching, compiling, measuring,
+// capturing) or with the state of the process (no driver, an error) are
+// not settled; neither is Served.
+func (r Reason) Settled() bool {
+	switch r {
+	case FwdInvalid, FwdEmpty, FwdUnsupported, FwdTooLarge, FwdNoKernel, FwdPolicy, FwdNoWeights, FwdWeights, FwdPredicted, FwdMeasured:
+		return true
+	}
+	return false
+}

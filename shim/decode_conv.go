@@ -12,12 +12,16 @@ import (
 )
 
 // DecodeConv turns the C call record at call (an isaac_conv_call) into a
-// typed request, reading the descriptors through cuDNN's getters. It answers
-// request.FwdHandle when a getter fails.
+// typed request, reading the descriptors through cuDNN's getters (unless
+// the entry point has read them already). It answers request.FwdHandle
+// when a getter fails.
 func DecodeConv(call unsafe.Pointer, r *request.Conv) request.Reason {
 	c := (*C.isaac_conv_call)(call)
-	var st C.isaac_conv_state
-	C.isaac_read_conv_state(c, &st)
+	if c.state_read == 0 {
+		C.isaac_read_conv_state(c, &c.state)
+		c.state_read = 1
+	}
+	st := &c.state
 	if st.status != 0 {
 		return request.FwdHandle
 	}

@@ -44,6 +44,8 @@ static inline void isaac_after_gemm(isaac_gemm_call *call, int reason)
 		isaac_go_gemm_after(call);
 }
 
+/* A convolution's answer: from C where it is settled (conv_forwards.c),
+ * else from Go. */
 static inline int isaac_decide_conv(isaac_conv_call *call)
 {
 	int reason;
@@ -53,7 +55,9 @@ static inline int isaac_decide_conv(isaac_conv_call *call)
 		reason = ISAAC_FWD_FORK;
 	else if (isaac_go_conv == NULL)
 		reason = ISAAC_FWD_NO_GO;
-	else
+	else if (__atomic_load_n(&isaac_conv_all_forwarded, __ATOMIC_ACQUIRE))
+		reason = ISAAC_FWD_POLICY;
+	else if (!isaac_conv_forwarded(call, &reason))
 		reason = isaac_go_conv(call);
 	isaac_count(ISAAC_ENTRY_CONV_FWD, reason);
 	return reason;

@@ -73,26 +73,6 @@ typedef struct isaac_gemm_call {
 	uintptr_t token;             /* set by Go with ISAAC_FWD_MEASURING, for isaac_go_gemm_after */
 } isaac_gemm_call;
 
-/* One cudnnConvolutionForward call exactly as the application made it. */
-typedef struct isaac_conv_call {
-	void *handle;
-	const void *alpha, *beta;
-	void *x_desc, *w_desc, *conv_desc, *y_desc;
-	const void *x, *w;
-	void *y;
-	int algo;
-	void *workspace;
-	size_t workspace_bytes;
-	uintptr_t token;             /* set by Go with ISAAC_FWD_MEASURING, for isaac_go_conv_after */
-} isaac_conv_call;
-
-/* The cuBLAS handle's state, read through the vendor's getters. */
-typedef struct isaac_cublas_state {
-	int status;                  /* first failing getter's status, or 0 */
-	void *stream;
-	int pointer_mode, math_mode, atomics_mode;
-} isaac_cublas_state;
-
 #define ISAAC_MAX_DIMS 8
 
 /* A cuDNN convolution's descriptors, read through the vendor's getters. */
@@ -105,6 +85,28 @@ typedef struct isaac_conv_state {
 	int conv_dims, pad[ISAAC_MAX_DIMS], stride[ISAAC_MAX_DIMS], dilation[ISAAC_MAX_DIMS];
 	int mode, compute_type, groups, math_type;
 } isaac_conv_state;
+
+/* One cudnnConvolutionForward call exactly as the application made it. */
+typedef struct isaac_conv_call {
+	void *handle;
+	const void *alpha, *beta;
+	void *x_desc, *w_desc, *conv_desc, *y_desc;
+	const void *x, *w;
+	void *y;
+	int algo;
+	void *workspace;
+	size_t workspace_bytes;
+	uintptr_t token;             /* set by Go with ISAAC_FWD_MEASURING, for isaac_go_conv_after */
+	int state_read;              /* state holds the descriptors (isaac_conv_forwarded read them) */
+	isaac_conv_state state;
+} isaac_conv_call;
+
+/* The cuBLAS handle's state, read through the vendor's getters. */
+typedef struct isaac_cublas_state {
+	int status;                  /* first failing getter's status, or 0 */
+	void *stream;
+	int pointer_mode, math_mode, atomics_mode;
+} isaac_cublas_state;
 
 /* Go side (exports.go). Declared weak by the entry points so that the C
  * layer also links and works without it (reason ISAAC_FWD_NO_GO). */
@@ -126,6 +128,20 @@ void isaac_count(int entry, int reason);
 enum isaac_vendor { ISAAC_VENDOR_CUBLAS, ISAAC_VENDOR_CUDNN };
 void *isaac_vendor_symbol(int vendor, const char *name);
 const char *isaac_vendor_path(int vendor);
+
+/* Convolutions whose answer is settled (conv_forwards.c): forwarded from C
+ * without asking Go. isaac_conv_forwarded reads the call's descriptors into
+ * call->state when anything is remembered and answers 1, with the reason,
+ * for a remembered call; Go remembers a call (isaac_conv_remember) once its
+ * reason holds for every later call with the same descriptors, handle and
+ * pointer alignments, and every convolution (isaac_conv_forward_all) when
+ * the policy sends them all to cuDNN. */
+int isaac_conv_forwarded(isaac_conv_call *call, int *reason);
+int isaac_conv_find(const isaac_conv_call *call, int *reason);
+void isaac_conv_remember(const isaac_conv_call *call, int reason);
+void isaac_conv_forward_all(void);
+extern int isaac_conv_all_forwarded;
+void isaac_conv_forget(void);  /* tests: empties the table; not while calls are made */
 
 /* Handle state (handle_state.c), called from Go. */
 void isaac_read_cublas_state(void *handle, isaac_cublas_state *st);

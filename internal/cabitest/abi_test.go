@@ -200,6 +200,48 @@ func TestInvalidForwarded(t *testing.T) {
 	}
 }
 
+// TestConvsRemembered: a convolution whose answer is settled (here one
+// cuDNN rejects: x is NULL) is answered by the entry point from then on
+// with the same reason, its descriptors read once a call, not again by
+// Go; under a policy that serves no convolution nothing is read at all.
+// Each call reaches cuDNN with its own arguments.
+func TestConvsRemembered(t *testing.T) {
+	e := setup(t)
+	for _, c := range []struct {
+		env     []string
+		getters string // per call
+		reasons map[string]string
+	}{
+		{[]string{"ISAAC_POLICY=always"}, "7 7 7", map[string]string{"invalid": "2", "no_driver": "1"}},
+		{[]string{"ISAAC_CONV_AUTO=1"}, "7 7 7", map[string]string{"invalid": "2", "no_driver": "1"}},
+		{[]string{"ISAAC_POLICY=never"}, "0 0 0", map[string]string{"policy": "3"}},
+		{nil, "0 0 0", map[string]string{"policy": "3"}}, // auto without ISAAC_CONV_AUTO
+	} {
+		r := e.exec(t, append([]string{"ISAAC_LOG=1"}, c.env...), "abi_linked", "convs")
+		if r.err != nil || !strings.Contains(r.stdout, "PASS") {
+			t.Fatalf("%v: %v\n%s", c.env, r.err, r)
+		}
+		var got []string
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if strings.HasPrefix(l, "conv") && strings.Contains(l, " getters=") {
+				got = append(got, l[strings.Index(l, "=")+1:])
+			}
+		}
+		if strings.Join(got, " ") != c.getters {
+			t.Errorf("%v: getters per call %q, want %q\n%s", c.env, got, c.getters, r)
+		}
+		_, _, _, reasons := parseLog(t, r.logLine(false))
+		if len(reasons) != len(c.reasons) {
+			t.Errorf("%v: reasons %v, want %v", c.env, reasons, c.reasons)
+		}
+		for k, v := range c.reasons {
+			if reasons[k] != v {
+				t.Errorf("%v: reason %s = %q, want %s (all: %v)", c.env, k, reasons[k], v, reasons)
+			}
+		}
+	}
+}
+
 // TestDisable: ISAAC_DISABLE=1 is a pure pass-through: no Go, no getters.
 func TestDisable(t *testing.T) {
 	e := setup(t)

@@ -9,6 +9,8 @@
  *   novendor         no vendor library anywhere: NOT_INITIALIZED statuses
  *   invalid          arguments cuBLAS rejects that a served class could
  *                    otherwise carry: an unknown algorithm, a NULL scalar
+ *   convs            a convolution cuDNN rejects (x NULL) twice, then one it
+ *                    takes: the cuDNN getters called by each call printed
  * Built three ways: linked -lisaac -lcublas -lcudnn, linked to the fakes only
  * (run with LD_PRELOAD=libisaac.so), or linked -lisaac only (local, novendor).
  */
@@ -154,6 +156,26 @@ static void run_invalid(void)
 	check_gemm("cublasHgemm", s, 7, h, 0, 0, 8, 8, 8, &ha, p, 8, p, 8, NULL, p, 8, -1, -1, -1, -1, -1);
 }
 
+/* Convolutions: the second of two alike that cuDNN rejects is answered
+ * from what the shim remembers of the first; each call's getters printed. */
+static void run_convs(void)
+{
+	float fa = 1, fb = 0;
+	void *h = (void *)(uintptr_t)0x1000;
+	char *p = (char *)(uintptr_t)0x7f0000000000ULL;
+	void *xd = (void *)0x2000, *wd = (void *)0x3000, *cd = (void *)0x4000, *yd = (void *)0x5000;
+	set_status(0);
+	for (int i = 0; i < 3; i++) {
+		long before = getter_calls();
+		const void *x = i < 2 ? NULL : p;
+		int s = cudnnConvolutionForward((cudnnHandle_t)h, &fa, xd, x, wd, p + 8, cd,
+			CUDNN_CONVOLUTION_FWD_ALGO_GEMM, NULL, 0, &fb, yd, p + 24);
+		const fake_call *c = last_call();
+		CHECK(s == 0 && c->x == x && c->handle == h && c->y == p + 24, "convolution %d: status %d or arguments differ", i, s);
+		printf("conv%d getters=%ld\n", i, getter_calls() - before);
+	}
+}
+
 static void *thread_main(void *arg)
 {
 	int id = (int)(intptr_t)arg;
@@ -211,6 +233,8 @@ int main(int argc, char **argv)
 		run_all(2, 14);
 	} else if (strcmp(mode, "invalid") == 0) {
 		run_invalid();
+	} else if (strcmp(mode, "convs") == 0) {
+		run_convs();
 	} else if (strcmp(mode, "threads") == 0) {
 		pthread_t t[8];
 		set_status(13);
