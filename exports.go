@@ -14,6 +14,8 @@ import "C"
 import (
 	"runtime/cgo"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/isaacgo/isaac/request"
@@ -22,8 +24,27 @@ import (
 )
 
 // server is the process's server, its options read from the environment at
-// the first call.
-var server = sync.OnceValue(func() *serve.Server { return serve.New(serve.FromEnv()) })
+// the first call; started holds it once made.
+var (
+	server = sync.OnceValue(func() *serve.Server {
+		s := serve.New(serve.FromEnv())
+		started.Store(s)
+		return s
+	})
+	started atomic.Pointer[serve.Server]
+)
+
+// exitWait is how long the process's exit waits for the server's
+// background work (a kernel being compiled) to end.
+const exitWait = 5 * time.Second
+
+//export isaac_go_exit
+func isaac_go_exit() {
+	defer func() { recover() }()
+	if s := started.Load(); s != nil {
+		s.Close(exitWait)
+	}
+}
 
 // gemmCall is an intercepted GEMM's C record, as serve.GemmCall.
 type gemmCall struct{ p unsafe.Pointer }

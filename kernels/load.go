@@ -161,6 +161,11 @@ func (rt *Runtime) load(k *Kernel, cfg ptx.GemmConfig, in ptx.InputClass, dev *D
 // loadFunction loads one kernel's image, from the disk cache when it is
 // there, else by compiling its PTX (and keeping the image).
 func (rt *Runtime) loadFunction(k *ptx.Kernel, arch string) (cuda.Function, error) {
+	rt.loading.RLock()
+	defer rt.loading.RUnlock()
+	if rt.closed {
+		return 0, ErrClosed
+	}
 	driver, _ := cuda.DriverVersion()
 	path := rt.imagePath(k.PTX, arch, driver)
 	image := readImage(path)

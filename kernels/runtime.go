@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/ptx"
@@ -37,6 +38,11 @@ type Runtime struct {
 
 	statsMu sync.Mutex
 	stats   Stats
+
+	// loading is held for reading by each kernel load (JIT and module
+	// load), for writing by Close; closed: no load after Close.
+	loading sync.RWMutex
+	closed  bool
 }
 
 // New is a runtime that keeps compiled kernel images under cacheDir (""
@@ -65,6 +71,7 @@ func (rt *Runtime) count(f func(*Stats)) {
 var (
 	ErrNoContext   = errors.New("kernels: no current CUDA context")
 	ErrUnsupported = errors.New("kernels: input not served by the kernel family")
+	ErrClosed      = errors.New("kernels: the runtime is closed (the process is exiting)")
 )
 
 // Device is what the runtime knows about a device, read once.
@@ -162,4 +169,26 @@ func (rt *Runtime) Limits() (ptx.DeviceLimits, error) {
 		return ptx.DeviceLimits{}, err
 	}
 	return dev.Limits, nil
+}
+
+// Close stops the runtime loading kernels: a load under way finishes,
+// every later one fails with ErrClosed. It waits at most wait for the
+// loads under way and reports whether they finished. A process that exits
+// while another thread is inside the driver's JIT can have its heap
+// corrupted by the CUDA runtime's teardown: the shim closes the runtime at
+// exit, before that teardown.
+func (rt *Runtime) Close(wait time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		rt.loading.Lock()
+		rt.closed = true
+		rt.loading.Unlock()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(wait):
+		return false
+	}
 }

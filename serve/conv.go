@@ -477,7 +477,7 @@ func (s *Server) convInBackground(key convKey, t kernels.Target, c request.Conv,
 		return v.(*convDecision)
 	}
 	cctx, err := cuda.CurrentContext()
-	go func() {
+	s.background(func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		d := &convDecision{reason: request.FwdNoDriver}
@@ -485,6 +485,6 @@ func (s *Server) convInBackground(key convKey, t kernels.Target, c request.Conv,
 			d = s.convMake(t, &c, shape, true)
 		}
 		s.convs.CompareAndSwap(key, pending, d)
-	}()
+	})
 	return pending
 }

@@ -100,7 +100,7 @@ func (s *Server) inBackground(key decisionKey, t kernels.Target, g *request.Gemm
 	}
 	cctx, err := cuda.CurrentContext()
 	gc := *g // the request's fields; its buffers are not touched
-	go func() {
+	s.background(func() {
 		// Compiling needs the caller's context current on this thread.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
@@ -112,7 +112,7 @@ func (s *Server) inBackground(key decisionKey, t kernels.Target, g *request.Gemm
 			d = s.makeDecision(key, t, &gc, true)
 		}
 		s.decisions.CompareAndSwap(key, p, d) // Decide may have made it already
-	}()
+	})
 	return p
 }
 

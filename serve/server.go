@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/kernels"
@@ -33,6 +34,10 @@ type Server struct {
 
 	statsMu     sync.Mutex
 	choiceStats ChoiceStats
+
+	bgMu    sync.Mutex     // guards closing and bg's additions
+	closing bool           // Close was called: no more background work
+	bg      sync.WaitGroup // the decisions made in the background
 }
 
 // New is a server with options o and a kernel runtime of its own that
@@ -245,5 +250,44 @@ func (s *Server) logOnce(err error) {
 	}
 	if _, seen := s.logged.LoadOrStore(err.Error(), struct{}{}); !seen {
 		os.Stderr.WriteString("isaac: " + err.Error() + "\n")
+	}
+}
+
+// background runs f on a goroutine of its own (a decision made in the
+// background), unless the server is closing: then f does not run and
+// background reports false.
+func (s *Server) background(f func()) bool {
+	s.bgMu.Lock()
+	defer s.bgMu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.bg.Go(f)
+	return true
+}
+
+// Close ends the server's background work for the process's exit: no
+// decision starts in the background any more (their calls go to the
+// vendor), its runtime loads no more kernels (kernels.Runtime.Close), and
+// Close waits at most wait for the decisions under way, which end soon
+// once they cannot load kernels. It reports whether they all ended.
+func (s *Server) Close(wait time.Duration) bool {
+	deadline := time.Now().Add(wait)
+	s.bgMu.Lock()
+	s.closing = true
+	s.bgMu.Unlock()
+	if !s.rt.Close(wait) {
+		return false
+	}
+	done := make(chan struct{})
+	go func() {
+		s.bg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(time.Until(deadline)):
+		return false
 	}
 }

@@ -30,8 +30,10 @@ static inline int isaac_decide_gemm(isaac_gemm_call *call)
 		reason = ISAAC_FWD_FORK;
 	else if (isaac_go_gemm == NULL)
 		reason = ISAAC_FWD_NO_GO;
-	else
+	else {
+		isaac_go_enter();
 		reason = isaac_go_gemm(call);
+	}
 	isaac_count(call->entry, reason);
 	return reason;
 }
@@ -57,8 +59,10 @@ static inline int isaac_decide_conv(isaac_conv_call *call)
 		reason = ISAAC_FWD_NO_GO;
 	else if (__atomic_load_n(&isaac_conv_all_forwarded, __ATOMIC_ACQUIRE))
 		reason = ISAAC_FWD_POLICY;
-	else if (!isaac_conv_forwarded(call, &reason))
+	else if (!isaac_conv_forwarded(call, &reason)) {
+		isaac_go_enter();
 		reason = isaac_go_conv(call);
+	}
 	isaac_count(ISAAC_ENTRY_CONV_FWD, reason);
 	return reason;
 }

@@ -106,10 +106,33 @@ static void print_log(void)
 	}
 	if (n < sizeof line && strcmp(sep, " ") == 0)
 		n += snprintf(line + n, sizeof line - n, ")");
+	unsigned long settled = isaac_conv_settled_calls();
+	if (n < sizeof line && settled > 0)
+		n += snprintf(line + n, sizeof line - n, "; forwarded by the entry point as settled %lu", settled);
 	if (n < sizeof line)
 		n += snprintf(line + n, sizeof line - n, "; cuBLAS: %s; cuDNN: %s",
 			isaac_vendor_path(ISAAC_VENDOR_CUBLAS), isaac_vendor_path(ISAAC_VENDOR_CUDNN));
 	fprintf(stderr, "%s\n", line);
+}
+
+/* Go's end at the process's exit (isaac_go_exit: its background work leaves
+ * the driver). Registered at the first call handed to Go, after the CUDA
+ * runtime and cuDNN registered their own exit handlers (they are loaded
+ * and initialized before any call reaches us), so that it runs before they
+ * tear the driver's state down: a thread still inside the driver's JIT then
+ * corrupts the heap (gputest/results/h100/conv/call64). */
+#pragma weak isaac_go_exit
+static void at_exit_go(void)
+{
+	if (!isaac_forked && isaac_go_exit != NULL)
+		isaac_go_exit();
+}
+
+void isaac_go_enter(void)
+{
+	static int registered;
+	if (!__atomic_load_n(&registered, __ATOMIC_ACQUIRE) && !__atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL))
+		atexit(at_exit_go);
 }
 
 __attribute__((constructor)) static void isaac_shim_init(void)

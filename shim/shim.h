@@ -116,12 +116,15 @@ int isaac_go_conv(isaac_conv_call *call);
  * is on the stream: Go closes the vendor's timing (call->token says which). */
 void isaac_go_gemm_after(isaac_gemm_call *call);
 void isaac_go_conv_after(isaac_conv_call *call);
+/* At the process's exit: Go's background work ends (serve.Server.Close). */
+void isaac_go_exit(void);
 
 /* Guards and counters (guards.c). */
 extern int isaac_disabled;          /* ISAAC_DISABLE=1 at load */
 extern volatile int isaac_forked;   /* set in a forked child */
 extern int isaac_log;               /* ISAAC_LOG=1 at load */
 void isaac_count(int entry, int reason);
+void isaac_go_enter(void);          /* before a call is handed to Go: registers isaac_go_exit's handler once */
 
 /* Vendor resolution (vendor.c). Returns NULL, after one line on stderr the
  * first time, when no vendor library can be found. */
@@ -142,6 +145,7 @@ void isaac_conv_remember(const isaac_conv_call *call, int reason);
 void isaac_conv_forward_all(void);
 extern int isaac_conv_all_forwarded;
 void isaac_conv_forget(void);  /* tests: empties the table; not while calls are made */
+unsigned long isaac_conv_settled_calls(void);  /* calls answered from the table (ISAAC_LOG) */
 
 /* Handle state (handle_state.c), called from Go. */
 void isaac_read_cublas_state(void *handle, isaac_cublas_state *st);

@@ -48,11 +48,14 @@ func TestSymbols(t *testing.T) {
 		if (strings.HasPrefix(s, "cublas") || strings.HasPrefix(s, "cudnn")) && !contains(entryPoints, s) {
 			t.Errorf("unexpected vendor symbol exported: %s", s)
 		}
-		if strings.HasPrefix(s, "isaac_") && s != "isaac_go_gemm" && s != "isaac_go_gemm_after" && s != "isaac_go_conv" && s != "isaac_go_conv_after" {
+		if strings.HasPrefix(s, "isaac_") && !contains(goExports, s) {
 			t.Errorf("internal symbol exported: %s", s)
 		}
 	}
 }
+
+// goExports are the Go side's functions (exports.go): cgo exports them.
+var goExports = []string{"isaac_go_gemm", "isaac_go_gemm_after", "isaac_go_conv", "isaac_go_conv_after", "isaac_go_exit"}
 
 func contains(list []string, s string) bool {
 	for _, v := range list {
@@ -229,6 +232,12 @@ func TestConvsRemembered(t *testing.T) {
 		}
 		if strings.Join(got, " ") != c.getters {
 			t.Errorf("%v: getters per call %q, want %q\n%s", c.env, got, c.getters, r)
+		}
+		// The second call, remembered from the first, is the entry
+		// point's own (ISAAC_LOG counts it).
+		settled := strings.Contains(r.logLine(false), "; forwarded by the entry point as settled 1;")
+		if wantSettled := c.reasons["invalid"] == "2"; settled != wantSettled {
+			t.Errorf("%v: answered by the entry point: %v, want %v\n%s", c.env, settled, wantSettled, r.logLine(false))
 		}
 		_, _, _, reasons := parseLog(t, r.logLine(false))
 		if len(reasons) != len(c.reasons) {
