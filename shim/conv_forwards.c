@@ -39,6 +39,7 @@ typedef struct conv_slot {
 
 static conv_slot slots[SLOTS];
 static int remembered;              /* slots claimed, atomic */
+static unsigned long answered;      /* calls answered from the table (counted under ISAAC_LOG), atomic */
 int isaac_conv_all_forwarded;       /* every convolution goes to cuDNN (the policy), atomic */
 
 static unsigned char align_of(const void *p)
@@ -103,8 +104,14 @@ int isaac_conv_forwarded(isaac_conv_call *call, int *reason)
 		return 0;
 	isaac_read_conv_state(call, &call->state);
 	call->state_read = 1;
-	return isaac_conv_find(call, reason);
+	if (!isaac_conv_find(call, reason))
+		return 0;
+	if (isaac_log)
+		__atomic_fetch_add(&answered, 1, __ATOMIC_RELAXED);
+	return 1;
 }
+
+unsigned long isaac_conv_settled_calls(void) { return __atomic_load_n(&answered, __ATOMIC_RELAXED); }
 
 void isaac_conv_remember(const isaac_conv_call *call, int reason)
 {
@@ -145,6 +152,7 @@ void isaac_conv_forward_all(void)
 void isaac_conv_forget(void)
 {
 	memset(slots, 0, sizeof slots);
+	__atomic_store_n(&answered, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&remembered, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&isaac_conv_all_forwarded, 0, __ATOMIC_RELEASE);
 }
