@@ -121,10 +121,19 @@ func Transposable(s request.ConvShape) bool {
 	return s.XStrides[1] != 1 && s.G == 1 && okX && okW && s.N*s.C*s.H*s.W < 1<<31 && s.K*s.C*s.R*s.S < 1<<31
 }
 
-// filterStrides are the element strides of a filter in NCHW format.
+// filterStrides are the element strides (K, C, R, S) of s's filter, in
+// NCHW format or NHWC format.
 func filterStrides(s request.ConvShape) [4]int {
+	if s.FilterNHWC {
+		return [4]int{s.R * s.S * s.C, 1, s.S * s.C, s.C}
+	}
 	return [4]int{s.C * s.R * s.S, s.R * s.S, s.S, 1}
 }
+
+// roundsTF32 reports whether s's NHWC copies are rounded to TF32: FLOAT
+// data whose math allows TF32 (the kernels that read the copies then run
+// wgmma on TF32). Its filter is copied whatever its format, to be rounded.
+func roundsTF32(s request.ConvShape) bool { return s.TF32 && s.Type.Data.Size() == 4 }
 
 // transposePlan is one job of a transposes kernel (ptx.GenerateTransposes):
 // how it moves a tensor (src, dims, strides) into its packed copy at dst,
@@ -175,13 +184,13 @@ func (p transposePlan) push(params *cuda.Params) {
 }
 
 // copyBytes are the bytes of the NHWC copies of x and (when it is not in
-// that format) of the filter, each rounded up to 256. A 1×1 filter in NCHW
-// format (K, C, 1, 1) lies in memory as in NHWC format (K, 1, 1, C): no
-// copy.
+// that format, or is rounded to TF32) of the filter, each rounded up to
+// 256. A 1×1 filter in NCHW format (K, C, 1, 1) lies in memory as in NHWC
+// format (K, 1, 1, C): no copy unless it is rounded.
 func copyBytes(s request.ConvShape) (x, w int) {
 	es := s.Type.Data.Size()
 	x = (s.N*s.C*s.H*s.W*es + 255) / 256 * 256
-	if !s.FilterNHWC && s.R*s.S > 1 {
+	if !s.FilterNHWC && s.R*s.S > 1 || roundsTF32(s) {
 		w = (s.K*s.C*s.R*s.S*es + 255) / 256 * 256
 	}
 	return x, w
@@ -236,7 +245,7 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	p := paramPool.Get().(*cuda.Params)
 	defer paramPool.Put(p)
 	for _, plans := range launches {
-		tr, err := rt.transposesKernel(t, s.Type.Data.Size(), plans)
+		tr, err := rt.transposesKernel(t, s.Type.Data.Size(), roundsTF32(s), plans)
 		if err != nil {
 			return err
 		}
@@ -275,9 +284,10 @@ func (rt *Runtime) ConvNHWC(c *request.Conv, s request.ConvShape, cfg ptx.GemmCo
 }
 
 // transposesKernel is the transposes kernel of es-byte elements for
-// plans' jobs in t's context, loaded once.
-func (rt *Runtime) transposesKernel(t Target, es int, plans []transposePlan) (*Kernel, error) {
-	spec := transposesSpec{es: es, n: len(plans)}
+// plans' jobs in t's context (rounding to TF32 with roundTF32), loaded
+// once.
+func (rt *Runtime) transposesKernel(t Target, es int, roundTF32 bool, plans []transposePlan) (*Kernel, error) {
+	spec := transposesSpec{es: es, n: len(plans), roundTF32: roundTF32}
 	for i, p := range plans[:min(len(plans), len(spec.jobs))] {
 		spec.jobs[i] = p.job
 	}
@@ -286,14 +296,18 @@ func (rt *Runtime) transposesKernel(t Target, es int, plans []transposePlan) (*K
 		for i, p := range plans {
 			jobs[i] = p.job
 		}
+		if roundTF32 {
+			return ptx.GenerateTransposesTF32(jobs, t.Dev.Limits.Arch())
+		}
 		return ptx.GenerateTransposes(es, jobs, t.Dev.Limits.Arch())
 	})
 }
 
 // transposesSpec is what a transposes kernel's code depends on.
 type transposesSpec struct {
-	es, n int
-	jobs  [2]ptx.TransposeJob
+	es, n     int
+	jobs      [2]ptx.TransposeJob
+	roundTF32 bool
 }
 
 // specKey names a generated kernel (not a GEMM's) in a context by what

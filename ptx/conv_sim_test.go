@@ -291,12 +291,17 @@ func simThreadSharedFrom(prog []simInstr2, params map[string]int64, tid int64, b
 			}
 			copies = append(copies, simCopy{global: g, shared: s})
 		case base == "mov" || base == "cvt" || base == "cvta":
+			var f int64
+			var fromOK bool
+			if len(a) == 2 {
+				f, fromOK = from[a[1]] // before a[0] is cleared: a[0] may be a[1] (cvt in place)
+			}
 			delete(from, a[0])
 			if len(a) != 2 || strings.HasPrefix(a[1], "{") {
 				delete(regs, a[0])
 				continue
 			}
-			if f, ok := from[a[1]]; ok {
+			if fromOK {
 				from[a[0]] = f
 			} else if !strings.HasPrefix(a[1], "%") {
 				from[a[0]] = 0 // an immediate: what a guarded load leaves when it does not load

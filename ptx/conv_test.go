@@ -188,9 +188,31 @@ func transposesKernels(t *testing.T) []*Kernel {
 				t.Fatal(err)
 			}
 			out = append(out, k)
+			if es == 4 {
+				if k, err = GenerateTransposesTF32(jobs, "sm_90"); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, k)
+			}
 		}
 	}
 	return out
+}
+
+// The TF32 transposes kernels round every element they load (cvt.rna)
+// before it is stored; the others move the bits untouched.
+func TestTransposesTF32Rounding(t *testing.T) {
+	for _, k := range transposesKernels(t) {
+		loads := strings.Count(k.PTX, "ld.global.nc.b32")
+		rounds := strings.Count(k.PTX, "cvt.rna.tf32.f32")
+		tf32 := strings.HasPrefix(k.Name, "isaac_transposes_tf32_")
+		switch {
+		case tf32 && (loads == 0 || rounds != loads):
+			t.Errorf("%s: %d loads, %d roundings", k.Name, loads, rounds)
+		case !tf32 && rounds != 0:
+			t.Errorf("%s: %d roundings", k.Name, rounds)
+		}
+	}
 }
 
 // The transposes kernels of every element size and sequence of jobs
@@ -248,8 +270,14 @@ func TestTransposesSimulated(t *testing.T) {
 	}
 	runs = append(runs, run{2, []TransposeJob{TransposeRows, TransposeTiles}}, run{4, []TransposeJob{TransposeTiles, TransposeTiles}},
 		run{2, []TransposeJob{TransposeTiles}})
+	runs = append(runs, run{-4, []TransposeJob{TransposeTiles, TransposeRows}}) // -4: rounding to TF32
 	for _, r := range runs {
-		k, err := GenerateTransposes(r.es, r.jobs, "sm_90")
+		gen := func() (*Kernel, error) { return GenerateTransposes(r.es, r.jobs, "sm_90") }
+		if r.es == -4 {
+			r.es = 4
+			gen = func() (*Kernel, error) { return GenerateTransposesTF32(r.jobs, "sm_90") }
+		}
+		k, err := gen()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,6 +52,19 @@ func transposeParams(j TransposeJob) []string {
 // exit). Parameters: job i's as its TransposeJob says, prefixed "j<i>_",
 // then s32 z0 and n1 (two jobs only).
 func GenerateTransposes(es int, jobs []TransposeJob, arch string) (*Kernel, error) {
+	return generateTransposes(es, jobs, arch, false)
+}
+
+// GenerateTransposesTF32 is GenerateTransposes for 4-byte floats that
+// rounds each element to TF32 (cvt.rna: to nearest, ties away from zero)
+// as it copies it: the copies of a convolution whose math allows TF32,
+// which wgmma reads from shared memory by their top 19 bits (truncated, a
+// bias of half a TF32 unit toward zero in every product).
+func GenerateTransposesTF32(jobs []TransposeJob, arch string) (*Kernel, error) {
+	return generateTransposes(4, jobs, arch, true)
+}
+
+func generateTransposes(es int, jobs []TransposeJob, arch string, roundTF32 bool) (*Kernel, error) {
 	ty, ok := map[int]string{2: "b16", 4: "b32", 8: "b64"}[es]
 	if !ok {
 		return nil, fmt.Errorf("ptx: no transpose of %d-byte elements", es)
@@ -60,6 +73,9 @@ func GenerateTransposes(es int, jobs []TransposeJob, arch string) (*Kernel, erro
 		return nil, fmt.Errorf("ptx: a transposes kernel of %d jobs (want 1 or 2)", len(jobs))
 	}
 	name := fmt.Sprintf("isaac_transposes_%s_", ty)
+	if roundTF32 {
+		name = "isaac_transposes_tf32_"
+	}
 	var params []Param
 	for i, j := range jobs {
 		name += map[TransposeJob]string{TransposeTiles: "t", TransposeRows: "r"}[j]
@@ -102,9 +118,9 @@ func GenerateTransposes(es int, jobs []TransposeJob, arch string) (*Kernel, erro
 		}
 		b.comment("job %d", i)
 		if j == TransposeRows {
-			transposeRowsJob(b, es, ty, src, dst, p, tid, blk)
+			transposeRowsJob(b, es, ty, src, dst, p, tid, blk, roundTF32)
 		} else {
-			shared = max(shared, transposeTileJob(b, es, ty, src, dst, p, tid, blk))
+			shared = max(shared, transposeTileJob(b, es, ty, src, dst, p, tid, blk, roundTF32))
 		}
 		b.ins("ret")
 	}
@@ -169,7 +185,7 @@ func secondJobBlock(b *builder, c *gemmCtx, j TransposeJob) [3]string {
 // tile along B, a·C + c) and returns the shared memory it uses. Each
 // thread moves 4 elements each way, its loads in flight before its shared
 // stores.
-func transposeTileJob(b *builder, es int, ty, src, dst string, p map[string]string, tid string, blk [3]string) int {
+func transposeTileJob(b *builder, es int, ty, src, dst string, p map[string]string, tid string, blk [3]string, roundTF32 bool) int {
 	tile := transposeTile
 	kind := map[int]regKind{2: kB16, 4: kB32, 8: kB64}[es]
 	tx, trow := b.reg(kB32), b.reg(kB32)
@@ -193,6 +209,9 @@ func transposeTileJob(b *builder, es int, ty, src, dst string, p map[string]stri
 		b.ins("mad.lo.s32 %s, %s, %s, %s", off, dIdx, p["sD"], off)
 		v := b.reg(kind)
 		b.insP(ok, "ld.global.nc.%s %s, [%s]", ty, v, byteAddr(b, src, off, es))
+		if roundTF32 {
+			b.insP(ok, "cvt.rna.tf32.f32 %s, %s", v, v)
+		}
 		elems = append(elems, elem{ok, v, sa})
 	})
 	for _, e := range elems {
@@ -246,7 +265,7 @@ func divmodRem(b *builder, a, d string) (rem, quo string) {
 }
 
 // transposeRowsJob emits a TransposeRows job for block blk (along B, a).
-func transposeRowsJob(b *builder, es int, ty, src, dst string, p map[string]string, tid string, blk [3]string) {
+func transposeRowsJob(b *builder, es int, ty, src, dst string, p map[string]string, tid string, blk [3]string, roundTF32 bool) {
 	kind := map[int]regKind{2: kB16, 4: kB32, 8: kB64}[es]
 	bx, a := blk[0], blk[1]
 	bi := b.reg(kB32)
@@ -273,6 +292,9 @@ func transposeRowsJob(b *builder, es int, ty, src, dst string, p map[string]stri
 			b.ins("mad.lo.s32 %s, %s, %d, %s", off, p["sD"], d, in)
 			vals[i] = b.reg(kind)
 			b.insP(oks[i], "ld.global.nc.%s %s, [%s]", ty, vals[i], byteAddr(b, src, off, es))
+			if roundTF32 {
+				b.insP(oks[i], "cvt.rna.tf32.f32 %s, %s", vals[i], vals[i])
+			}
 		}
 		for i := range vals {
 			off := b.reg(kB32)
