@@ -12,6 +12,8 @@ package main
 import "C"
 
 import (
+	"fmt"
+	"os"
 	"runtime/cgo"
 	"sync"
 	"sync/atomic"
@@ -42,7 +44,16 @@ const exitWait = 5 * time.Second
 func isaac_go_exit() {
 	defer func() { recover() }()
 	if s := started.Load(); s != nil {
-		s.Close(exitWait)
+		t0 := time.Now()
+		ended := s.Close(exitWait)
+		if s.Options().Log && s.BackgroundRuns() > 0 {
+			state := "all ended"
+			if !ended {
+				state = "not all ended"
+			}
+			fmt.Fprintf(os.Stderr, "isaac: exit: %d decisions made in the background, %s (waited %v)\n",
+				s.BackgroundRuns(), state, time.Since(t0).Round(time.Microsecond))
+		}
 	}
 }
 

@@ -38,6 +38,7 @@ type Server struct {
 	bgMu    sync.Mutex     // guards closing and bg's additions
 	closing bool           // Close was called: no more background work
 	bg      sync.WaitGroup // the decisions made in the background
+	bgRuns  int            // how many were started (under bgMu)
 }
 
 // New is a server with options o and a kernel runtime of its own that
@@ -262,8 +263,17 @@ func (s *Server) background(f func()) bool {
 	if s.closing {
 		return false
 	}
+	s.bgRuns++
 	s.bg.Go(f)
 	return true
+}
+
+// BackgroundRuns is how many decisions the server has made (or begun) in
+// the background.
+func (s *Server) BackgroundRuns() int {
+	s.bgMu.Lock()
+	defer s.bgMu.Unlock()
+	return s.bgRuns
 }
 
 // Close ends the server's background work for the process's exit: no
