@@ -30,3 +30,37 @@ func TestRuntimeClose(t *testing.T) {
 		t.Fatalf("load after Close: %v, want ErrClosed", err)
 	}
 }
+
+// TestRuntimeLoadSlots: at most maxLoads loads are under way at once; one
+// waiting for a slot when the runtime closes fails with ErrClosed, and
+// Close waits only for those holding a slot.
+func TestRuntimeLoadSlots(t *testing.T) {
+	rt := New("")
+	for range maxLoads {
+		rt.jits <- struct{}{} // every slot taken
+	}
+	rt.loading.RLock() // one of them inside its load
+	errc := make(chan error, 1)
+	go func() {
+		_, err := rt.loadFunction(&ptx.Kernel{Name: "k", PTX: "// not loaded"}, "sm_90")
+		errc <- err
+	}()
+	select {
+	case err := <-errc:
+		t.Fatalf("a load ran without a slot: %v", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	closed := make(chan bool)
+	go func() { closed <- rt.Close(time.Second) }()
+	time.Sleep(10 * time.Millisecond)
+	rt.loading.RUnlock() // the load under way ends: Close completes
+	if !<-closed {
+		t.Fatal("Close did not complete")
+	}
+	for range maxLoads {
+		<-rt.jits // the slots freed
+	}
+	if err := <-errc; !errors.Is(err, ErrClosed) {
+		t.Fatalf("the waiting load: %v, want ErrClosed", err)
+	}
+}

@@ -161,6 +161,10 @@ func (rt *Runtime) load(k *Kernel, cfg ptx.GemmConfig, in ptx.InputClass, dev *D
 // loadFunction loads one kernel's image, from the disk cache when it is
 // there, else by compiling its PTX (and keeping the image).
 func (rt *Runtime) loadFunction(k *ptx.Kernel, arch string) (cuda.Function, error) {
+	// A slot first, then the read lock: Close waits only for the loads
+	// that hold a slot, and those waiting for one find the runtime closed.
+	rt.jits <- struct{}{}
+	defer func() { <-rt.jits }()
 	rt.loading.RLock()
 	defer rt.loading.RUnlock()
 	if rt.closed {

@@ -40,14 +40,25 @@ type Runtime struct {
 	stats   Stats
 
 	// loading is held for reading by each kernel load (JIT and module
-	// load), for writing by Close; closed: no load after Close.
+	// load), for writing by Close; closed: no load after Close. jits are
+	// the slots of the loads under way (at most maxLoads at once, so that
+	// Close waits for a few, not for every decision's).
 	loading sync.RWMutex
 	closed  bool
+	jits    chan struct{}
 }
+
+// maxLoads is how many kernels a runtime compiles and loads at once: the
+// decisions made in the background of a program's first calls (hundreds
+// in a ResNet's first forward) each load theirs; at exit, Close waits for
+// those under way.
+const maxLoads = 4
 
 // New is a runtime that keeps compiled kernel images under cacheDir (""
 // keeps none).
-func New(cacheDir string) *Runtime { return &Runtime{cacheDir: cacheDir} }
+func New(cacheDir string) *Runtime {
+	return &Runtime{cacheDir: cacheDir, jits: make(chan struct{}, maxLoads)}
+}
 
 // Stats counts what the kernel cache did, for tests and ISAAC_LOG.
 type Stats struct {
