@@ -30,6 +30,9 @@ import (
 var (
 	server = sync.OnceValue(func() *serve.Server {
 		s := serve.New(serve.FromEnv())
+		// The driver's PTX compiler, loaded at its first JIT, registers
+		// exit code that must run after isaac_go_exit: registered again.
+		s.Runtime().AfterFirstCompile(func() { C.isaac_go_exit_register() })
 		started.Store(s)
 		return s
 	})
@@ -40,9 +43,15 @@ var (
 // background work (a kernel being compiled) to end.
 const exitWait = 5 * time.Second
 
+// exited: isaac_go_exit has run (its handler may be registered twice).
+var exited atomic.Bool
+
 //export isaac_go_exit
 func isaac_go_exit() {
 	defer func() { recover() }()
+	if exited.Swap(true) {
+		return
+	}
 	if s := started.Load(); s != nil {
 		t0 := time.Now()
 		ended := s.Close(exitWait)

@@ -181,6 +181,9 @@ func (rt *Runtime) loadFunction(k *ptx.Kernel, arch string) (cuda.Function, erro
 			return 0, fmt.Errorf("kernels: compiling %s: %w", k.Name, err)
 		}
 		rt.count(func(s *Stats) { s.Compiled++ })
+		if f := rt.onCompiled.Load(); f != nil {
+			rt.compiledOnce.Do(*f)
+		}
 		writeImage(path, image)
 	}
 	mod, err := cuda.LoadImage(image)

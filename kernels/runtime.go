@@ -46,6 +46,9 @@ type Runtime struct {
 	loading sync.RWMutex
 	closed  bool
 	jits    chan struct{}
+
+	compiledOnce sync.Once
+	onCompiled   atomic.Pointer[func()] // AfterFirstCompile's f
 }
 
 // maxLoads is how many kernels a runtime compiles and loads at once: the
@@ -203,3 +206,10 @@ func (rt *Runtime) Close(wait time.Duration) bool {
 		return false
 	}
 }
+
+// AfterFirstCompile has the runtime call f once, after the first kernel
+// it compiles (a kernel found on disk is not compiled). The driver loads
+// its PTX compiler at its first JIT: the shim registers its exit handler
+// again then, so that the handler runs before the compiler's own exit
+// code (handlers run last registered, first run).
+func (rt *Runtime) AfterFirstCompile(f func()) { rt.onCompiled.Store(&f) }

@@ -120,7 +120,8 @@ static void print_log(void)
  * runtime and cuDNN registered their own exit handlers (they are loaded
  * and initialized before any call reaches us), so that it runs before they
  * tear the driver's state down: a thread still inside the driver's JIT then
- * corrupts the heap (gputest/results/h100/conv/call64). */
+ * corrupts the heap (gputest/results/h100/conv/call64); registered again
+ * after the driver's first JIT (isaac_go_exit_register). */
 #pragma weak isaac_go_exit
 static void at_exit_go(void)
 {
@@ -133,6 +134,14 @@ void isaac_go_enter(void)
 	static int registered;
 	if (!__atomic_load_n(&registered, __ATOMIC_ACQUIRE) && !__atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL))
 		atexit(at_exit_go);
+}
+
+/* Registers the handler again (Go, after the driver's first JIT: the PTX
+ * compiler it loads then registers exit code of its own). The handler
+ * runs once: isaac_go_exit does its work the first time. */
+void isaac_go_exit_register(void)
+{
+	atexit(at_exit_go);
 }
 
 __attribute__((constructor)) static void isaac_shim_init(void)

@@ -125,6 +125,7 @@ extern volatile int isaac_forked;   /* set in a forked child */
 extern int isaac_log;               /* ISAAC_LOG=1 at load */
 void isaac_count(int entry, int reason);
 void isaac_go_enter(void);          /* before a call is handed to Go: registers isaac_go_exit's handler once */
+void isaac_go_exit_register(void);  /* registers it again (after the driver's first JIT) */
 
 /* Vendor resolution (vendor.c). Returns NULL, after one line on stderr the
  * first time, when no vendor library can be found. */
