@@ -68,25 +68,20 @@ func BenchmarkGPUConvCachedDecision(b *testing.B) {
 			}
 		}
 	})
-	b.Run("conv-forwarded", func(b *testing.B) {
-		gemmcheck.GPUThread(b)
-		b.ReportAllocs()
-		for b.Loop() {
-			if r, _ := srv.Conv(req); r != request.FwdPredicted {
-				b.Fatal(r)
-			}
-		}
-	})
+	b.Run("conv-forwarded", func(b *testing.B) { benchConvCalls(b, srv, req, request.FwdPredicted) })
 	m := &measurement{}
 	m.verdict.Store(vendorFaster)
 	srv.convs.Store(key, &convDecision{reason: request.Served, meas: m})
-	b.Run("conv-measured", func(b *testing.B) {
-		gemmcheck.GPUThread(b)
-		b.ReportAllocs()
-		for b.Loop() {
-			if r, _ := srv.Conv(req); r != request.FwdMeasured {
-				b.Fatal(r)
-			}
+	b.Run("conv-measured", func(b *testing.B) { benchConvCalls(b, srv, req, request.FwdMeasured) })
+}
+
+// benchConvCalls times Server.Conv on req, whose reason must be want.
+func benchConvCalls(b *testing.B, srv *Server, req *request.Conv, want request.Reason) {
+	gemmcheck.GPUThread(b) // each sub-benchmark runs on a goroutine of its own
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, _ := srv.Conv(req); r != want {
+			b.Fatal(r)
 		}
-	})
+	}
 }

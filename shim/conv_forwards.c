@@ -78,19 +78,39 @@ static uint64_t hash_of(const conv_key *k)
 	return h ^ h >> 29;
 }
 
+/* The call's key and its hash. */
+static uint64_t keyed(const isaac_conv_call *call, conv_key *k)
+{
+	key_of(call, k);
+	return hash_of(k);
+}
+
+/* The i-th slot of hash h's probe sequence, and its state (acquired). */
+static conv_slot *probe(uint64_t h, int i, int *state)
+{
+	conv_slot *s = &slots[(h + (uint64_t)i) & (SLOTS - 1)];
+	*state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+	return s;
+}
+
+/* Whether slot s, in state state, holds key k, published. */
+static int holds(const conv_slot *s, int state, const conv_key *k)
+{
+	return state == SLOT_READY && memcmp(&s->key, k, sizeof *k) == 0;
+}
+
 int isaac_conv_find(const isaac_conv_call *call, int *reason)
 {
 	if (__atomic_load_n(&remembered, __ATOMIC_ACQUIRE) == 0 || !call->state_read || call->state.status != 0)
 		return 0;
 	conv_key k;
-	key_of(call, &k);
-	uint64_t h = hash_of(&k);
+	uint64_t h = keyed(call, &k);
 	for (int i = 0; i < SLOTS; i++) {
-		conv_slot *s = &slots[(h + (uint64_t)i) & (SLOTS - 1)];
-		int st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+		int st;
+		conv_slot *s = probe(h, i, &st);
 		if (st == SLOT_EMPTY)
 			return 0;
-		if (st == SLOT_READY && memcmp(&s->key, &k, sizeof k) == 0) {
+		if (holds(s, st, &k)) {
 			*reason = s->reason;
 			return 1;
 		}
@@ -118,12 +138,11 @@ void isaac_conv_remember(const isaac_conv_call *call, int reason)
 	if (!call->state_read || call->state.status != 0)
 		return;
 	conv_key k;
-	key_of(call, &k);
-	uint64_t h = hash_of(&k);
+	uint64_t h = keyed(call, &k);
 	for (int i = 0; i < SLOTS; i++) {
-		conv_slot *s = &slots[(h + (uint64_t)i) & (SLOTS - 1)];
-		int st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
-		if (st == SLOT_READY && memcmp(&s->key, &k, sizeof k) == 0)
+		int st;
+		conv_slot *s = probe(h, i, &st);
+		if (holds(s, st, &k))
 			return;
 		if (st != SLOT_EMPTY)
 			continue;  /* another key, or one being written (a twin of this one is harmless) */
