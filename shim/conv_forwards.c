@@ -122,8 +122,8 @@ int isaac_conv_forwarded(isaac_conv_call *call, int *reason)
 {
 	if (__atomic_load_n(&remembered, __ATOMIC_ACQUIRE) == 0)
 		return 0;
-	isaac_read_conv_state(call, &call->state);
-	call->state_read = 1;
+	isaac_read_conv_descriptors(call, &call->state);  /* the stream is not part of the key */
+	call->state_read = ISAAC_CONV_DESCRIPTORS;
 	if (!isaac_conv_find(call, reason))
 		return 0;
 	if (isaac_log)

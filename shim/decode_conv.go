@@ -17,10 +17,13 @@ import (
 // when a getter fails.
 func DecodeConv(call unsafe.Pointer, r *request.Conv) request.Reason {
 	c := (*C.isaac_conv_call)(call)
-	if c.state_read == 0 {
+	switch c.state_read {
+	case 0:
 		C.isaac_read_conv_state(c, &c.state)
-		c.state_read = 1
+	case C.ISAAC_CONV_DESCRIPTORS: // the entry point read the descriptors, not the stream
+		C.isaac_read_conv_stream(c, &c.state)
 	}
+	c.state_read = C.ISAAC_CONV_DESCRIPTORS | C.ISAAC_CONV_STREAM
 	st := &c.state
 	if st.status != 0 {
 		return request.FwdHandle

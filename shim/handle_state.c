@@ -38,23 +38,18 @@ typedef cudnnStatus_t (*get_filter_nd_fn)(const cudnnFilterDescriptor_t, int, in
 typedef cudnnStatus_t (*get_conv_nd_fn)(const cudnnConvolutionDescriptor_t, int, int *, int *, int *, int *, int *, int *);
 typedef cudnnStatus_t (*get_conv_int_fn)(cudnnConvolutionDescriptor_t, int *);
 
-void isaac_read_conv_state(const isaac_conv_call *call, isaac_conv_state *st)
+void isaac_read_conv_descriptors(const isaac_conv_call *call, isaac_conv_state *st)
 {
 	memset(st, 0, sizeof *st);
-	ISAAC_VENDOR_FN(ISAAC_VENDOR_CUDNN, cudnn_get_stream_fn, "cudnnGetStream", get_stream)
 	ISAAC_VENDOR_FN(ISAAC_VENDOR_CUDNN, get_tensor_nd_fn, "cudnnGetTensorNdDescriptor", get_tensor)
 	ISAAC_VENDOR_FN(ISAAC_VENDOR_CUDNN, get_filter_nd_fn, "cudnnGetFilterNdDescriptor", get_filter)
 	ISAAC_VENDOR_FN(ISAAC_VENDOR_CUDNN, get_conv_nd_fn, "cudnnGetConvolutionNdDescriptor", get_conv)
 	ISAAC_VENDOR_FN(ISAAC_VENDOR_CUDNN, get_conv_int_fn, "cudnnGetConvolutionGroupCount", get_groups)
 	ISAAC_VENDOR_FN(ISAAC_VENDOR_CUDNN, get_conv_int_fn, "cudnnGetConvolutionMathType", get_math)
-	if (!get_stream || !get_tensor || !get_filter || !get_conv || !get_groups || !get_math) {
+	if (!get_tensor || !get_filter || !get_conv || !get_groups || !get_math) {
 		st->status = ISAAC_CUDNN_STATUS_NOT_INITIALIZED;
 		return;
 	}
-	cudaStream_t stream = NULL;
-	if ((st->status = get_stream((cudnnHandle_t)call->handle, &stream)) != 0)
-		return;
-	st->stream = (void *)stream;
 	if ((st->status = get_tensor((cudnnTensorDescriptor_t)call->x_desc, ISAAC_MAX_DIMS,
 			&st->x_type, &st->x_dims, st->x_dim, st->x_stride)) != 0)
 		return;
@@ -71,4 +66,23 @@ void isaac_read_conv_state(const isaac_conv_call *call, isaac_conv_state *st)
 	if ((st->status = get_groups((cudnnConvolutionDescriptor_t)call->conv_desc, &st->groups)) != 0)
 		return;
 	st->status = get_math((cudnnConvolutionDescriptor_t)call->conv_desc, &st->math_type);
+}
+
+void isaac_read_conv_stream(const isaac_conv_call *call, isaac_conv_state *st)
+{
+	ISAAC_VENDOR_FN(ISAAC_VENDOR_CUDNN, cudnn_get_stream_fn, "cudnnGetStream", get_stream)
+	if (get_stream == NULL) {
+		st->status = ISAAC_CUDNN_STATUS_NOT_INITIALIZED;
+		return;
+	}
+	cudaStream_t stream = NULL;
+	if ((st->status = get_stream((cudnnHandle_t)call->handle, &stream)) == 0)
+		st->stream = (void *)stream;
+}
+
+void isaac_read_conv_state(const isaac_conv_call *call, isaac_conv_state *st)
+{
+	isaac_read_conv_descriptors(call, st);
+	if (st->status == 0)
+		isaac_read_conv_stream(call, st);
 }

@@ -86,6 +86,9 @@ typedef struct isaac_conv_state {
 	int mode, compute_type, groups, math_type;
 } isaac_conv_state;
 
+/* isaac_conv_call.state_read's bits. */
+enum { ISAAC_CONV_DESCRIPTORS = 1, ISAAC_CONV_STREAM = 2 };
+
 /* One cudnnConvolutionForward call exactly as the application made it. */
 typedef struct isaac_conv_call {
 	void *handle;
@@ -97,7 +100,7 @@ typedef struct isaac_conv_call {
 	void *workspace;
 	size_t workspace_bytes;
 	uintptr_t token;             /* set by Go with ISAAC_FWD_MEASURING, for isaac_go_conv_after */
-	int state_read;              /* state holds the descriptors (isaac_conv_forwarded read them) */
+	int state_read;              /* what state holds: ISAAC_CONV_DESCRIPTORS (isaac_conv_forwarded read them), | ISAAC_CONV_STREAM */
 	isaac_conv_state state;
 } isaac_conv_call;
 
@@ -150,6 +153,8 @@ unsigned long isaac_conv_settled_calls(void);  /* calls answered from the table 
 
 /* Handle state (handle_state.c), called from Go. */
 void isaac_read_cublas_state(void *handle, isaac_cublas_state *st);
-void isaac_read_conv_state(const isaac_conv_call *call, isaac_conv_state *st);
+void isaac_read_conv_state(const isaac_conv_call *call, isaac_conv_state *st);        /* descriptors, then the stream */
+void isaac_read_conv_descriptors(const isaac_conv_call *call, isaac_conv_state *st);  /* the descriptors alone */
+void isaac_read_conv_stream(const isaac_conv_call *call, isaac_conv_state *st);       /* the handle's stream into st */
 
 #endif /* ISAAC_SHIM_H */
