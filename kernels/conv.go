@@ -205,7 +205,10 @@ func (rt *Runtime) ConvNHWCTarget(c *request.Conv, s request.ConvShape) (Target,
 		w = c.WPtr
 	}
 	v, sv := NHWC(c, s, 1<<20, w)
-	return rt.ConvTarget(v, sv)
+	t, err := rt.ConvTarget(v, sv)
+	// The copies are rounded to TF32 as they are made (roundsTF32).
+	t.Class.RoundTF32 = false
+	return t, err
 }
 
 // LaunchConvNHWC runs convolution c (Transposable) on its stream: a kernel

@@ -89,8 +89,12 @@ func (in InputClass) convSuffix() string {
 	if in.Conv == NotConv {
 		return ""
 	}
+	suffix := fmt.Sprintf("_conv%s", in.Conv)
 	if in.ChannelLines {
-		return fmt.Sprintf("_conv%sl", in.Conv)
+		suffix += "l"
 	}
-	return fmt.Sprintf("_conv%s", in.Conv)
+	if in.RoundTF32 {
+		suffix += "r"
+	}
+	return suffix
 }

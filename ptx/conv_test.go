@@ -30,6 +30,10 @@ func convClasses() []InputClass {
 					out = append(out, in)
 					in.ChannelLines = true // the copy engine's im2col mode
 					out = append(out, in)
+					if in.AllowTF32 { // x read in place: wgmma's operands rounded in shared memory
+						in.RoundTF32 = true
+						out = append(out, in)
+					}
 				}
 			}
 		}
@@ -138,6 +142,53 @@ func TestConvKernelABI(t *testing.T) {
 	}
 	if !strings.Contains(k.Name, "_convcrs") {
 		t.Errorf("name %s does not say convolution", k.Name)
+	}
+}
+
+// A class that asks for TF32 rounding (RoundTF32) rounds every stage in
+// shared memory before wgmma's TF32 reads it, in every main loop: one
+// cvt.rna per f32 element of a stage, spread over the computing threads
+// in 16-byte vectors, then a fence into the async proxy. Other maths
+// ignore the flag: their code is the class's without it.
+func TestConvRoundTF32(t *testing.T) {
+	n := 0
+	for _, in := range convClasses() {
+		if !in.RoundTF32 {
+			continue
+		}
+		plain := in
+		plain.RoundTF32 = false
+		for _, cfg := range convConfigs(in) {
+			k, err := GenerateGemm(cfg, in, "sm_90")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := GenerateGemm(cfg, plain, "sm_90")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rounds := strings.Count(k.PTX, "cvt.rna.tf32.f32")
+			if cfg.Math != WGMMA_TF32 {
+				if strings.ReplaceAll(k.PTX, in.String(), plain.String()) != p.PTX {
+					t.Errorf("%s %v: the rounding flag changes a %s kernel", in, cfg, cfg.Math)
+				}
+				continue
+			}
+			n++
+			g := newGeometry(cfg, in)
+			vecs := g.stageBytes / 16
+			want := 4 * ((vecs + g.threads - 1) / g.threads)
+			if rounds != want || strings.Count(p.PTX, "cvt.rna.tf32.f32") != 0 {
+				t.Errorf("%s %v: %d roundings (%d unrounded), want %d: %d vectors of a stage over %d threads",
+					in, cfg, rounds, strings.Count(p.PTX, "cvt.rna.tf32.f32"), want, vecs, g.threads)
+			}
+			if d := strings.Count(k.PTX, "fence.proxy.async") - strings.Count(p.PTX, "fence.proxy.async"); d != 1 {
+				t.Errorf("%s %v: %d more proxy fences, want 1", in, cfg, d)
+			}
+		}
+	}
+	if n < 4 {
+		t.Errorf("%d wgmma TF32 configurations of the rounding classes, want the three main loops and a persistent one", n)
 	}
 }
 

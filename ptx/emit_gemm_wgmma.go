@@ -27,6 +27,7 @@ type wgmmaCompute struct {
 	rowBase, colBase string     // the thread's first row and column of C (origin)
 	rowOff, colOff   string     // and their offsets from the block's tile origin
 	acc              [][]string // [mi][reg]
+	round            bool       // the stages' f32 operands are rounded to TF32 (roundStage)
 }
 
 // accRegs is the number of accumulator registers of one instruction per
@@ -133,6 +134,45 @@ func (s *wgmmaCompute) setup() {
 	}
 	s.one = b.reg(kPred)
 	b.ins("setp.eq.u32 %s, %s, %s", s.one, c.t, c.t)
+	s.round = g.cfg.Math == WGMMA_TF32 && g.in.RoundTF32
+}
+
+// roundStage rounds the f32 operands in the stage at byte offset stageOff
+// to TF32 in place (cvt.rna: to nearest, ties away from zero) where the
+// class asks for it (InputClass.RoundTF32), and does nothing otherwise.
+// wgmma reads an f32 operand from shared memory by its top 19 bits, which
+// truncates; rounding first gives what mma.sync's cvt.rna gives. The
+// block's computing threads share the stage's 16-byte vectors whatever
+// their layout (swizzled or not: the rounding is elementwise), fence their
+// writes into the async proxy that wgmma reads through, and pass the
+// computing threads' barrier, so every warpgroup reads rounded operands.
+// The caller has waited for the stage's data and reads no other stage's
+// rounding: wgmma groups still in flight read stages already rounded.
+func (s *wgmmaCompute) roundStage(stageOff string) {
+	if !s.round {
+		return
+	}
+	c := s.c
+	b, g := c.b, c.g
+	vecs, T := g.stageBytes/16, g.threads
+	b.comment("round the stage's operands to TF32: %d vectors over %d threads", vecs, T)
+	base := b.add32(b.add32(c.smem, stageOff), b.mulImm(c.tid, 16))
+	for j := 0; j*T < vecs; j++ {
+		pred := ""
+		if (j+1)*T > vecs {
+			pred = b.reg(kPred)
+			b.ins("setp.lt.u32 %s, %s, %d", pred, c.tid, vecs-j*T)
+		}
+		v := b.regs(kB32, 4)
+		a := addr(base, j*T*16)
+		b.insP(pred, "ld.shared.v4.b32 %s, %s", braces(v), a)
+		for _, r := range v {
+			b.insP(pred, "cvt.rna.tf32.f32 %s, %s", r, r)
+		}
+		b.insP(pred, "st.shared.v4.b32 %s, %s", a, braces(v))
+	}
+	b.ins("fence.proxy.async.shared::cta")
+	c.barrier()
 }
 
 // origin sets the thread's first row and column of C from the block's
@@ -245,6 +285,7 @@ func (c *gemmCtx) loopWarpgroup(la, lb tileLoader, comp *wgmmaCompute) {
 	b.ins("fence.proxy.async.shared::cta")
 	b.ins("bar.sync 0")
 	c.issueTile(la, lb, l.wr, l.issued, l.full)
+	comp.roundStage(l.rd)
 	comp.tile(l.rd)
 	b.ins("wgmma.wait_group.sync.aligned 1")
 	c.rotate(l.rd)

@@ -22,6 +22,12 @@ type InputClass struct {
 	// lies within one filter tap, as the bulk tensor copies' im2col mode
 	// loads it (GemmConfig.TMA).
 	ChannelLines bool
+	// RoundTF32 asks the wgmma TF32 kernels to round their f32 operands to
+	// TF32 (to nearest) in shared memory before the tensor cores read them,
+	// which otherwise truncate: a convolution whose x and filter are not
+	// the NHWC copies, which are rounded as they are made. GEMM classes
+	// leave it unset.
+	RoundTF32 bool
 }
 
 // String is a compact deterministic form used in kernel names.

@@ -26,6 +26,7 @@ func ConvClass(s request.ConvShape, x, w uintptr) ptx.InputClass {
 		AlignA: 1, AlignC: 1,
 		AlignB:    elementAlignment(int(gcdPow2(uint64(w), uint64(crs*es))), es),
 		AllowTF32: s.TF32,
+		RoundTF32: s.TF32 && es == 4,
 		Conv:      ptx.ConvCRS,
 	}
 	if s.XStrides[1] == 1 {
