@@ -111,14 +111,16 @@ func NHWC(c *request.Conv, s request.ConvShape, x, w uintptr) (*request.Conv, re
 }
 
 // Transposable reports whether LaunchConvNHWC can run a convolution of
-// shape s: x not channel-contiguous already, and the transposes' grids and
-// the copies' offsets within their limits.
+// shape s: x not channel-contiguous already, or float data whose copies
+// round to TF32 (roundsTF32; in place, wgmma's kernels round each stage in
+// shared memory instead, at a cost in shared-memory bandwidth), and the
+// transposes' grids and the copies' offsets within their limits.
 func Transposable(s request.ConvShape) bool {
 	px := planTranspose(0, 0, [4]int{s.N, s.C, s.H, s.W}, s.XStrides)
 	pw := planTranspose(0, 0, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s))
 	_, _, okX := px.grid(0)
 	_, _, okW := pw.grid(0)
-	return s.XStrides[1] != 1 && s.G == 1 && okX && okW && s.N*s.C*s.H*s.W < 1<<31 && s.K*s.C*s.R*s.S < 1<<31
+	return (s.XStrides[1] != 1 || roundsTF32(s)) && s.G == 1 && okX && okW && s.N*s.C*s.H*s.W < 1<<31 && s.K*s.C*s.R*s.S < 1<<31
 }
 
 // filterStrides are the element strides (K, C, R, S) of s's filter, in
@@ -150,6 +152,16 @@ type transposePlan struct {
 // last.
 func planTranspose(src, dst uintptr, dims, strides [4]int) transposePlan {
 	p := transposePlan{job: ptx.TransposeTiles, src: src, dst: dst, dims: dims, strides: strides}
+	if strides[1] == 1 && strides[3] == dims[1] && strides[2] == dims[3]*strides[3] {
+		// Second dimension last already, each (C, D) block of A packed: a
+		// copy (one that rounds, roundsTF32) of A rows of B·C·D elements.
+		p.dims, p.strides = [4]int{dims[0], dims[1] * dims[2] * dims[3], 1, 1}, [4]int{strides[0], 1, 0, 0}
+		if gx, n, ok := ptx.TransposeRowsBlocks(p.dims[0], p.dims[1], 1); ok {
+			p.job, p.gx, p.n = ptx.TransposeRows, gx, n
+			return p
+		}
+		p.dims, p.strides = dims, strides
+	}
 	if strides[2] == dims[3]*strides[3] {
 		// Rows of D one after another: one dimension of C·D, which the
 		// tiles fill better, or a short one for a rows job.

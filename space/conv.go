@@ -229,8 +229,12 @@ func convWarpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimit
 // (Table 5's conv14 ran its gather at a third of cuDNN's speed and its
 // NHWC kernel faster than cuDNN's): the rule the measurements of both paths
 // suggest (gputest/results/h100/conv/README.md). FP32 with TF32 allowed
-// takes the copies too, for the wgmma kernel's k-contiguous tiles.
+// takes the copies too, for the wgmma kernel's k-contiguous tiles, and
+// even where x is channel-contiguous: the copies round x and the filter
+// to TF32 in one pass over memory, which costs less than rounding every
+// stage in shared memory (InputClass.RoundTF32).
 func ConvThroughCopies(s request.ConvShape) bool {
-	tensorCores := s.Type.Data.Size() == 2 || s.Type.Data == request.CudnnFloat && s.TF32
-	return tensorCores && s.XStrides[1] != 1 && s.G == 1 && s.C >= 16
+	tf32 := s.Type.Data == request.CudnnFloat && s.TF32
+	tensorCores := s.Type.Data.Size() == 2 || tf32
+	return tensorCores && (s.XStrides[1] != 1 || tf32) && s.G == 1 && s.C >= 16
 }

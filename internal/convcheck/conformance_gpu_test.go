@@ -318,7 +318,9 @@ func TestGPUConvServe(t *testing.T) {
 	}
 }
 
-// TestGPUConvNHWC runs the table's cases whose x is not channel-contiguous
+// TestGPUConvNHWC runs the table's cases whose x is not channel-contiguous,
+// and the float ones with TF32 allowed whatever their layout (the copies
+// round; a packed channel-contiguous x takes a copy of rows),
 // through the kernels on NHWC copies of x and the filter
 // (kernels.LaunchConvNHWC), with the heuristic's configuration for the
 // copies' class: every result within the bound, y outside its view
@@ -342,7 +344,7 @@ func TestGPUConvNHWC(t *testing.T) {
 	for _, c := range table() {
 		req := c.RequestAt(1<<20, 2<<20, 3<<20, &scalars, 0)
 		shape, _ := req.Shape()
-		if c.X == convcheck.NHWC || !kernels.Transposable(shape) {
+		if !kernels.Transposable(shape) {
 			continue
 		}
 		tg, err := rt.ConvNHWCTarget(req, shape)
@@ -358,13 +360,10 @@ func TestGPUConvNHWC(t *testing.T) {
 	compileAll(t, ctx, rt, todo)
 	var tl tally
 	for _, c := range table() {
-		if c.X == convcheck.NHWC {
-			continue
-		}
 		d, b, req, shape := onGPU(t, c, stream)
 		if !kernels.Transposable(shape) {
 			b.Free()
-			continue // channel-contiguous already (H = W = 1), or beyond the transposes' grids
+			continue // channel-contiguous already and not rounded to TF32, or beyond the transposes' grids
 		}
 		tg, err := rt.ConvNHWCTarget(req, shape)
 		if err != nil {
@@ -412,7 +411,7 @@ func TestGPUConvTMA(t *testing.T) {
 		}
 		d, b, req, shape := onGPU(t, c, stream)
 		target, run := rt.ConvTarget, rt.Conv
-		if kernels.Transposable(shape) { // else x is channel-contiguous already (H = W = 1)
+		if c.X != convcheck.NHWC && kernels.Transposable(shape) { // else x is channel-contiguous already (H = W = 1)
 			target, run = rt.ConvNHWCTarget, rt.ConvNHWC
 		}
 		tg, err := target(req, shape)

@@ -15,8 +15,9 @@ import (
 
 // TestGPUConvTF32Rounded: a float convolution with TF32 allowed, run by
 // wgmma's TF32 kernels, has x and the filter rounded to TF32 to nearest,
-// as cuDNN's TF32 kernels round them. An NCHW x is rounded by its NHWC
-// copies; a channels_last x (and its filter), read in place, is rounded in
+// as cuDNN's TF32 kernels round them. The NHWC copies round (an NCHW x
+// transposed, a channels_last one copied); a channels_last x (and its
+// filter) read in place is rounded in
 // shared memory by the kernel (ptx.InputClass.RoundTF32), in each of the
 // main loops (cp.async, tensor copies, tensor copies with a producer
 // warp). On positive data (every product of one sign, nothing cancels)
@@ -91,7 +92,9 @@ func TestGPUConvTF32Rounded(t *testing.T) {
 				t.Errorf("%s: mean signed relative error %.3g with the rounding off: the test does not see truncation", name, mean)
 			}
 		}
-		if layout == convcheck.NCHW {
+		// Through the copies: an NCHW x transposed, a channels_last one
+		// copied as rows, both rounded.
+		{
 			tg, err := rt.ConvNHWCTarget(req, shape)
 			if err != nil {
 				t.Fatal(err)
@@ -101,6 +104,8 @@ func TestGPUConvTF32Rounded(t *testing.T) {
 				t.Fatalf("the heuristic's configuration %v is not wgmma's TF32", cfg)
 			}
 			check("NHWC copies", tg, cfg, true, true)
+		}
+		if layout == convcheck.NCHW {
 			continue
 		}
 		tg, err := rt.ConvTarget(req, shape)
