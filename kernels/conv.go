@@ -154,9 +154,17 @@ func planTranspose(src, dst uintptr, dims, strides [4]int) transposePlan {
 	p := transposePlan{job: ptx.TransposeTiles, src: src, dst: dst, dims: dims, strides: strides}
 	if strides[1] == 1 && strides[3] == dims[1] && strides[2] == dims[3]*strides[3] {
 		// Second dimension last already, each (C, D) block of A packed: a
-		// copy (one that rounds, roundsTF32) of A rows of B·C·D elements.
-		p.dims, p.strides = [4]int{dims[0], dims[1] * dims[2] * dims[3], 1, 1}, [4]int{strides[0], 1, 0, 0}
-		if gx, n, ok := ptx.TransposeRowsBlocks(p.dims[0], p.dims[1], 1); ok {
+		// copy (one that rounds, roundsTF32) of A rows of L = B·C·D
+		// elements, each row seen as D' rows of L/D' (D' the largest power
+		// of two up to RowsMaxD dividing L) so that a thread has D' loads
+		// of its column in flight, consecutive threads reading and writing
+		// consecutive elements.
+		l, d := dims[1]*dims[2]*dims[3], ptx.RowsMaxD
+		for l%d != 0 {
+			d /= 2
+		}
+		p.dims, p.strides = [4]int{dims[0], l / d, 1, d}, [4]int{strides[0], 1, 0, l / d}
+		if gx, n, ok := ptx.TransposeRowsBlocks(p.dims[0], p.dims[1], d); ok {
 			p.job, p.gx, p.n = ptx.TransposeRows, gx, n
 			return p
 		}
