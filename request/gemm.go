@@ -21,10 +21,29 @@ const (
 	EntryHgemm64
 	EntryGemmEx64
 	EntryConvForward
+	// The strided-batched GEMMs, after the convolution so that the entry
+	// points before them keep their numbers.
+	EntrySgemmStridedBatched
+	EntryDgemmStridedBatched
+	EntryHgemmStridedBatched
+	EntryGemmStridedBatchedEx
+	EntrySgemmStridedBatched64
+	EntryDgemmStridedBatched64
+	EntryHgemmStridedBatched64
+	EntryGemmStridedBatchedEx64
 )
 
 // Is64 reports whether the entry point takes 64-bit sizes.
-func (e Entry) Is64() bool { return e >= EntrySgemm64 && e <= EntryGemmEx64 }
+func (e Entry) Is64() bool {
+	return e >= EntrySgemm64 && e <= EntryGemmEx64 ||
+		e >= EntrySgemmStridedBatched64 && e <= EntryGemmStridedBatchedEx64
+}
+
+// Batched reports whether the entry point is a strided-batched GEMM: its
+// call carries strides and a batch count.
+func (e Entry) Batched() bool {
+	return e >= EntrySgemmStridedBatched && e <= EntryGemmStridedBatchedEx64
+}
 
 // Gemm is one column-major GEMM call, C = alpha·op(A)·op(B) + beta·C, with
 // the state of its handle.
@@ -42,6 +61,13 @@ type Gemm struct {
 	LDA, LDB, LDC int64
 	A, B, C       uintptr
 	Alpha, Beta   Scalar
+
+	// StrideA, StrideB and StrideC are the distances, in elements, from
+	// one matrix of a strided-batched call to the next; Batch is its
+	// number of matrices. The non-batched entry points have Batch 1 (and
+	// strides 0): one matrix, and the strides are then irrelevant.
+	StrideA, StrideB, StrideC int64
+	Batch                     int64
 
 	PointerMode PointerMode
 	MathMode    MathMode
@@ -79,6 +105,10 @@ func (g *Gemm) Validate() error {
 		return fmt.Errorf("%w: a NULL alpha or beta", ErrInvalid)
 	case g.M < 0 || g.N < 0 || g.K < 0:
 		return fmt.Errorf("%w: m=%d n=%d k=%d", ErrInvalid, g.M, g.N, g.K)
+	case g.Batch < 0:
+		// cuBLAS's strided-batched routines reject batchCount < 0 (and
+		// take any stride, negative ones too).
+		return fmt.Errorf("%w: batchCount=%d", ErrInvalid, g.Batch)
 	}
 	rowsA, rowsB := g.M, g.K
 	if g.TransA.Transposed() {
@@ -94,8 +124,10 @@ func (g *Gemm) Validate() error {
 	return nil
 }
 
-// Empty reports a GEMM with nothing to compute or write (m or n is 0).
-func (g *Gemm) Empty() bool { return g.M == 0 || g.N == 0 }
+// Empty reports a GEMM with nothing to compute or write (m or n is 0, or
+// a strided-batched call of no matrices). A request of another entry point
+// is one matrix whatever its Batch (requests built in Go may leave it 0).
+func (g *Gemm) Empty() bool { return g.M == 0 || g.N == 0 || g.Entry.Batched() && g.Batch == 0 }
 
 // Fits32 reports whether every size and leading dimension fits the 32-bit
 // integers that ISAAC's kernels take.
@@ -122,16 +154,35 @@ func Alignment(ptr uintptr, ld int64, elemSize int) int {
 	return a
 }
 
-// AlignA, AlignB and AlignC are the vector alignments in bytes of A, B, C.
-func (g *Gemm) AlignA() int { return Alignment(g.A, g.LDA, g.AType.Size()) }
+// BatchAlignment is Alignment for every matrix of a strided batch: with
+// more than one matrix it also divides the byte stride between them, so
+// that the batch's later matrices are aligned like its first.
+func BatchAlignment(ptr uintptr, ld, stride, batch int64, elemSize int) int {
+	a := Alignment(ptr, ld, elemSize)
+	if batch <= 1 {
+		return a
+	}
+	for a > elemSize && (stride*int64(elemSize))%int64(a) != 0 {
+		a /= 2
+	}
+	return a
+}
+
+// AlignA, AlignB and AlignC are the vector alignments in bytes of A, B, C
+// (of every matrix of a batch).
+func (g *Gemm) AlignA() int { return BatchAlignment(g.A, g.LDA, g.StrideA, g.Batch, g.AType.Size()) }
 
 // AlignB is B's vector alignment in bytes.
-func (g *Gemm) AlignB() int { return Alignment(g.B, g.LDB, g.BType.Size()) }
+func (g *Gemm) AlignB() int { return BatchAlignment(g.B, g.LDB, g.StrideB, g.Batch, g.BType.Size()) }
 
 // AlignC is C's vector alignment in bytes.
-func (g *Gemm) AlignC() int { return Alignment(g.C, g.LDC, g.CType.Size()) }
+func (g *Gemm) AlignC() int { return BatchAlignment(g.C, g.LDC, g.StrideC, g.Batch, g.CType.Size()) }
 
 func (g *Gemm) String() string {
-	return fmt.Sprintf("gemm %s%s m=%d n=%d k=%d %v/%v/%v compute=%v lda=%d ldb=%d ldc=%d",
+	s := fmt.Sprintf("gemm %s%s m=%d n=%d k=%d %v/%v/%v compute=%v lda=%d ldb=%d ldc=%d",
 		g.TransA, g.TransB, g.M, g.N, g.K, g.AType, g.BType, g.CType, g.Compute, g.LDA, g.LDB, g.LDC)
+	if g.Entry.Batched() {
+		s += fmt.Sprintf(" batch=%d strides=%d/%d/%d", g.Batch, g.StrideA, g.StrideB, g.StrideC)
+	}
+	return s
 }

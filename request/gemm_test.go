@@ -43,6 +43,11 @@ func TestValidate(t *testing.T) {
 		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Algo = -2 }), false},
 		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Alpha.Ptr = 0 }), false},
 		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Beta.Ptr = 0 }), false},
+		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Batch = -1 }), false},
+		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Batch = 0 }), true},
+		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Batch = 3; g.StrideA, g.StrideB, g.StrideC = 24, 30, 20 }), true},
+		// cuBLAS takes any stride: negative, zero, overlapping.
+		{with(gemm(OpN, OpN, 4, 5, 6, 4, 6, 4), func(g *Gemm) { g.Batch = 3; g.StrideA, g.StrideB, g.StrideC = -24, 0, 1 }), true},
 	} {
 		err := c.g.Validate()
 		if (err == nil) != c.valid {
@@ -73,6 +78,115 @@ func TestAlignment(t *testing.T) {
 		if got := Alignment(c.ptr, c.ld, c.size); got != c.want {
 			t.Errorf("Alignment(%#x, %d, %d) = %d, want %d", c.ptr, c.ld, c.size, got, c.want)
 		}
+	}
+}
+
+func TestBatchAlignment(t *testing.T) {
+	for _, c := range []struct {
+		ptr           uintptr
+		ld, stride, n int64
+		size          int
+		want          int
+	}{
+		{0x1000, 1024, 1024 * 64, 4, 4, 16}, // stride a multiple of 16 bytes
+		{0x1000, 1024, 1025, 4, 4, 4},       // the second matrix is 4-byte aligned
+		{0x1000, 1024, 1026, 4, 4, 8},
+		{0x1000, 1024, 1025, 1, 4, 16}, // one matrix: the stride is irrelevant
+		{0x1000, 1024, 1025, 0, 4, 16},
+		{0x1000, 1024, 0, 4, 4, 16},     // the same matrix for every batch
+		{0x1000, 1024, -1024, 4, 4, 16}, // going down by whole vectors
+		{0x1000, 1024, -1023, 4, 4, 4},
+		{0x1004, 1024, 1024, 4, 4, 4}, // the pointer's own alignment still counts
+		{0x1000, 64, 65, 4, 2, 2},
+		{0x1000, 64, 3, 2, 8, 8}, // never below the element
+	} {
+		if got := BatchAlignment(c.ptr, c.ld, c.stride, c.n, c.size); got != c.want {
+			t.Errorf("BatchAlignment(%#x, ld %d, stride %d, batch %d, %d) = %d, want %d",
+				c.ptr, c.ld, c.stride, c.n, c.size, got, c.want)
+		}
+	}
+	g := gemm(OpN, OpN, 64, 64, 64, 64, 64, 64)
+	g.A, g.B, g.C = 0x10000, 0x20000, 0x30000
+	g.Batch, g.StrideA, g.StrideB, g.StrideC = 2, 64*64+1, 64*64+2, 64*64
+	if a, b, cc := g.AlignA(), g.AlignB(), g.AlignC(); a != 4 || b != 8 || cc != 16 {
+		t.Errorf("batched AlignA/B/C = %d/%d/%d, want 4/8/16", a, b, cc)
+	}
+	g.Batch = 1
+	if a, b, cc := g.AlignA(), g.AlignB(), g.AlignC(); a != 16 || b != 16 || cc != 16 {
+		t.Errorf("AlignA/B/C of a batch of one = %d/%d/%d, want 16/16/16", a, b, cc)
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	for _, c := range []struct {
+		m, n, k, batch int64
+		entry          Entry
+		empty          bool
+	}{
+		{4, 5, 6, 1, EntrySgemmStridedBatched, false},
+		{4, 5, 0, 1, EntrySgemmStridedBatched, false}, // k = 0 still scales C by beta
+		{0, 5, 6, 1, EntrySgemmStridedBatched, true},
+		{4, 0, 6, 1, EntrySgemmStridedBatched, true},
+		{4, 5, 6, 0, EntrySgemmStridedBatched, true},
+		{4, 5, 6, 0, EntryGemmStridedBatchedEx64, true},
+		{4, 5, 6, 7, EntrySgemmStridedBatched, false},
+		{4, 5, 6, 0, EntrySgemm, false}, // a request built in Go without its Batch: one matrix
+		{0, 5, 6, 1, EntryGemmEx, true},
+	} {
+		g := gemm(OpN, OpN, c.m, c.n, c.k, 4, 6, 4)
+		g.Batch, g.Entry = c.batch, c.entry
+		if got := g.Empty(); got != c.empty {
+			t.Errorf("m=%d n=%d k=%d batch=%d: Empty() = %v, want %v", c.m, c.n, c.k, c.batch, got, c.empty)
+		}
+	}
+}
+
+func TestEntries(t *testing.T) {
+	// The numbers are the C enum's (shim/shim.h) and the conformance
+	// runner's entry codes: the entry points before the batched ones keep
+	// theirs.
+	for e, want := range map[Entry]int{
+		EntrySgemm: 0, EntryGemmEx64: 7, EntryConvForward: 8,
+		EntrySgemmStridedBatched: 9, EntryGemmStridedBatchedEx: 12,
+		EntrySgemmStridedBatched64: 13, EntryGemmStridedBatchedEx64: 16,
+	} {
+		if int(e) != want {
+			t.Errorf("entry %d, want %d", e, want)
+		}
+	}
+	is64 := map[Entry]bool{
+		EntrySgemm64: true, EntryDgemm64: true, EntryHgemm64: true, EntryGemmEx64: true,
+		EntrySgemmStridedBatched64: true, EntryDgemmStridedBatched64: true,
+		EntryHgemmStridedBatched64: true, EntryGemmStridedBatchedEx64: true,
+	}
+	batched := map[Entry]bool{
+		EntrySgemmStridedBatched: true, EntryDgemmStridedBatched: true,
+		EntryHgemmStridedBatched: true, EntryGemmStridedBatchedEx: true,
+		EntrySgemmStridedBatched64: true, EntryDgemmStridedBatched64: true,
+		EntryHgemmStridedBatched64: true, EntryGemmStridedBatchedEx64: true,
+	}
+	for e := EntrySgemm; e <= EntryGemmStridedBatchedEx64; e++ {
+		if e.Is64() != is64[e] {
+			t.Errorf("entry %d: Is64() = %v", e, e.Is64())
+		}
+		if e.Batched() != batched[e] {
+			t.Errorf("entry %d: Batched() = %v", e, e.Batched())
+		}
+	}
+	if (EntryGemmStridedBatchedEx64 + 1).Is64() || (EntryGemmStridedBatchedEx64 + 1).Batched() {
+		t.Error("an entry past the last is 64-bit or batched")
+	}
+}
+
+func TestString(t *testing.T) {
+	g := gemm(OpN, OpT, 4, 5, 6, 4, 5, 4)
+	g.Batch = 1
+	if s := g.String(); strings.Contains(s, "batch") {
+		t.Errorf("a non-batched call prints its batch: %s", s)
+	}
+	g.Entry, g.Batch, g.StrideA, g.StrideB, g.StrideC = EntrySgemmStridedBatched, 3, 24, -30, 0
+	if s := g.String(); !strings.Contains(s, " batch=3 strides=24/-30/0") {
+		t.Errorf("a batched call does not print its batch and strides: %s", s)
 	}
 }
 

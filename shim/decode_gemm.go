@@ -13,9 +13,10 @@ import (
 )
 
 // DecodeGemm turns the C call record at call (an isaac_gemm_call) into a
-// typed request: the call's own arguments. The handle's state and the
-// scalars, which cost vendor calls, are read by ReadGemmState once the
-// dispatcher decides it would serve the call.
+// typed request: the call's own arguments (for the non-batched entry
+// points, whose records say so, a batch of 1 and strides 0). The handle's
+// state and the scalars, which cost vendor calls, are read by
+// ReadGemmState once the dispatcher decides it would serve the call.
 func DecodeGemm(call unsafe.Pointer, g *request.Gemm) {
 	c := (*C.isaac_gemm_call)(call)
 	*g = request.Gemm{
@@ -37,6 +38,10 @@ func DecodeGemm(call unsafe.Pointer, g *request.Gemm) {
 		A:       uintptr(c.A),
 		B:       uintptr(c.B),
 		C:       uintptr(c.C),
+		StrideA: int64(c.stride_a),
+		StrideB: int64(c.stride_b),
+		StrideC: int64(c.stride_c),
+		Batch:   int64(c.batch),
 		// The scalars' values are read with the handle's pointer mode.
 		Alpha: request.Scalar{Ptr: uintptr(c.alpha)},
 		Beta:  request.Scalar{Ptr: uintptr(c.beta)},

@@ -28,6 +28,9 @@ static const char *entry_names[ISAAC_ENTRY_COUNT] = {
 	"cublasSgemm_v2", "cublasDgemm_v2", "cublasHgemm", "cublasGemmEx",
 	"cublasSgemm_v2_64", "cublasDgemm_v2_64", "cublasHgemm_64", "cublasGemmEx_64",
 	"cudnnConvolutionForward",
+	"cublasSgemmStridedBatched", "cublasDgemmStridedBatched", "cublasHgemmStridedBatched",
+	"cublasGemmStridedBatchedEx", "cublasSgemmStridedBatched_64", "cublasDgemmStridedBatched_64",
+	"cublasHgemmStridedBatched_64", "cublasGemmStridedBatchedEx_64",
 };
 
 static const char *reason_names[ISAAC_REASON_COUNT] = {

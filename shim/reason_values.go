@@ -5,6 +5,8 @@ package shim
 */
 import "C"
 
+import "github.com/isaacgo/isaac/request"
+
 // cReasons and cEntries are shim.h's enums in the order of request.Reason
 // and request.Entry; a test checks that the Go and C numbering agree.
 var cReasons = [...]C.int{
@@ -22,4 +24,21 @@ var cEntries = [...]C.int{
 	C.ISAAC_ENTRY_SGEMM, C.ISAAC_ENTRY_DGEMM, C.ISAAC_ENTRY_HGEMM, C.ISAAC_ENTRY_GEMMEX,
 	C.ISAAC_ENTRY_SGEMM_64, C.ISAAC_ENTRY_DGEMM_64, C.ISAAC_ENTRY_HGEMM_64, C.ISAAC_ENTRY_GEMMEX_64,
 	C.ISAAC_ENTRY_CONV_FWD,
+	C.ISAAC_ENTRY_SGEMM_STRIDED_BATCHED, C.ISAAC_ENTRY_DGEMM_STRIDED_BATCHED,
+	C.ISAAC_ENTRY_HGEMM_STRIDED_BATCHED, C.ISAAC_ENTRY_GEMM_STRIDED_BATCHED_EX,
+	C.ISAAC_ENTRY_SGEMM_STRIDED_BATCHED_64, C.ISAAC_ENTRY_DGEMM_STRIDED_BATCHED_64,
+	C.ISAAC_ENTRY_HGEMM_STRIDED_BATCHED_64, C.ISAAC_ENTRY_GEMM_STRIDED_BATCHED_EX_64,
+}
+
+const cEntryCount = C.ISAAC_ENTRY_COUNT
+
+// cEntryPairs name some of the C entries with their Go entries, for the
+// test to check that the two lists line up where entries were appended.
+var cEntryPairs = map[request.Entry]C.int{
+	request.EntryGemmEx64:               C.ISAAC_ENTRY_GEMMEX_64,
+	request.EntryConvForward:            C.ISAAC_ENTRY_CONV_FWD,
+	request.EntrySgemmStridedBatched:    C.ISAAC_ENTRY_SGEMM_STRIDED_BATCHED,
+	request.EntryGemmStridedBatchedEx:   C.ISAAC_ENTRY_GEMM_STRIDED_BATCHED_EX,
+	request.EntrySgemmStridedBatched64:  C.ISAAC_ENTRY_SGEMM_STRIDED_BATCHED_64,
+	request.EntryGemmStridedBatchedEx64: C.ISAAC_ENTRY_GEMM_STRIDED_BATCHED_EX_64,
 }

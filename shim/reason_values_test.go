@@ -15,12 +15,17 @@ func TestReasonsMatchC(t *testing.T) {
 			t.Errorf("C reason %d is %d, Go's %v is %d", i, c, request.Reason(i), i)
 		}
 	}
+	if int(cEntryCount) != len(cEntries) || len(cEntries) != int(request.EntryGemmStridedBatchedEx64)+1 {
+		t.Fatalf("C has %d entries (%d listed), Go has %d", cEntryCount, len(cEntries), request.EntryGemmStridedBatchedEx64+1)
+	}
 	for i, c := range cEntries {
 		if int(c) != i {
 			t.Errorf("C entry %d is %d", i, c)
 		}
 	}
-	if int(cEntries[len(cEntries)-1]) != int(request.EntryConvForward) {
-		t.Errorf("conv entry: C %d, Go %d", cEntries[len(cEntries)-1], request.EntryConvForward)
+	for e, c := range cEntryPairs {
+		if int(c) != int(e) {
+			t.Errorf("entry: C %d, Go %d", c, e)
+		}
 	}
 }

@@ -27,6 +27,16 @@ enum isaac_entry {
 	ISAAC_ENTRY_HGEMM_64,
 	ISAAC_ENTRY_GEMMEX_64,
 	ISAAC_ENTRY_CONV_FWD,
+	/* The strided-batched GEMMs, after the convolution so that the entry
+	 * points before them keep their numbers. */
+	ISAAC_ENTRY_SGEMM_STRIDED_BATCHED,
+	ISAAC_ENTRY_DGEMM_STRIDED_BATCHED,
+	ISAAC_ENTRY_HGEMM_STRIDED_BATCHED,
+	ISAAC_ENTRY_GEMM_STRIDED_BATCHED_EX,
+	ISAAC_ENTRY_SGEMM_STRIDED_BATCHED_64,
+	ISAAC_ENTRY_DGEMM_STRIDED_BATCHED_64,
+	ISAAC_ENTRY_HGEMM_STRIDED_BATCHED_64,
+	ISAAC_ENTRY_GEMM_STRIDED_BATCHED_EX_64,
 	ISAAC_ENTRY_COUNT
 };
 
@@ -38,7 +48,7 @@ enum isaac_reason {
 	ISAAC_FWD_NO_GO,        /* built without the Go side (C-only tests) */
 	ISAAC_FWD_HANDLE,       /* a vendor getter failed on the handle or a descriptor */
 	ISAAC_FWD_INVALID,      /* invalid arguments: the vendor gives its status */
-	ISAAC_FWD_EMPTY,        /* nothing to compute (m or n is 0) */
+	ISAAC_FWD_EMPTY,        /* nothing to compute (m or n is 0, or a batch of none) */
 	ISAAC_FWD_UNSUPPORTED,  /* an input class ISAAC does not serve */
 	ISAAC_FWD_TOO_LARGE,    /* _64 sizes that do not fit 32-bit kernels */
 	ISAAC_FWD_NO_KERNEL,    /* no kernel for this input */
@@ -70,6 +80,8 @@ typedef struct isaac_gemm_call {
 	const void *alpha, *beta;
 	const void *A, *B;
 	void *C;
+	int64_t stride_a, stride_b, stride_c;  /* elements from one matrix of a batch to the next */
+	int64_t batch;               /* batchCount; 1 for the non-batched entry points */
 	uintptr_t token;             /* set by Go with ISAAC_FWD_MEASURING, for isaac_go_gemm_after */
 } isaac_gemm_call;
 

@@ -9,10 +9,17 @@ import (
 	"testing"
 )
 
-var entryPoints = []string{
+var entryPoints = append([]string{
 	"cublasSgemm_v2", "cublasDgemm_v2", "cublasHgemm", "cublasGemmEx",
 	"cublasSgemm_v2_64", "cublasDgemm_v2_64", "cublasHgemm_64", "cublasGemmEx_64",
 	"cudnnConvolutionForward",
+}, batchedEntryPoints...)
+
+// batchedEntryPoints are the strided-batched GEMMs, forwarded for now.
+var batchedEntryPoints = []string{
+	"cublasSgemmStridedBatched", "cublasDgemmStridedBatched", "cublasHgemmStridedBatched",
+	"cublasGemmStridedBatchedEx", "cublasSgemmStridedBatched_64", "cublasDgemmStridedBatched_64",
+	"cublasHgemmStridedBatched_64", "cublasGemmStridedBatchedEx_64",
 }
 
 // TestSymbols checks the dynamic symbol table: every entry point is a
@@ -157,18 +164,25 @@ func TestForwarding(t *testing.T) {
 			t.Errorf("policy %q: cuBLAS handle state read = %v\n%s", c.policy, read, r)
 		}
 		calls, served, forwarded, reasons := parseLog(t, r.logLine(false))
-		if calls["total"] != "11" || calls["cublasSgemm_v2"] != "3" || calls["cudnnConvolutionForward"] != "1" {
-			t.Errorf("calls %v, want 11 (3 Sgemm)", calls)
+		if calls["total"] != "19" || calls["cublasSgemm_v2"] != "3" || calls["cudnnConvolutionForward"] != "1" {
+			t.Errorf("calls %v, want 19 (3 Sgemm)", calls)
 		}
-		if served != "0" || forwarded != "11" {
-			t.Errorf("served %s forwarded %s, want 0 and 11", served, forwarded)
+		for _, s := range batchedEntryPoints {
+			if calls[s] != "1" {
+				t.Errorf("calls %v, want one %s", calls, s)
+			}
 		}
-		// The 7 calls of served classes go to the vendor by the policy
-		// (never), or for want of a CUDA driver here; the convolution (a
-		// served one) by the policy (never, and auto without
-		// ISAAC_CONV_AUTO=1) or for want of a driver.
-		want := map[string]int{"invalid": 1, "too_large": 1}
-		want[c.served] += 7
+		if served != "0" || forwarded != "19" {
+			t.Errorf("served %s forwarded %s, want 0 and 19", served, forwarded)
+		}
+		// The 9 calls of served classes (two of them batches of one
+		// matrix) go to the vendor by the policy (never), or for want of a
+		// CUDA driver here; the convolution (a served one) by the policy
+		// (never, and auto without ISAAC_CONV_AUTO=1) or for want of a
+		// driver. Batches of several matrices are not served (the kernels
+		// have no batch dimension), and a batch of none is empty.
+		want := map[string]int{"invalid": 1, "too_large": 1, "unsupported": 5, "empty": 1}
+		want[c.served] += 9
 		want[c.handle]++
 		want[c.conv]++
 		for k, v := range want {
@@ -183,7 +197,8 @@ func TestForwarding(t *testing.T) {
 }
 
 // TestInvalidForwarded: under every policy, a call of a served class with
-// an argument cuBLAS rejects (an unknown algorithm, a NULL alpha or beta)
+// an argument cuBLAS rejects (an unknown algorithm, a NULL alpha or beta, a
+// negative batch count)
 // goes to the vendor decided from its arguments alone (reason invalid),
 // never to the engine, so that the application gets cuBLAS's status.
 func TestInvalidForwarded(t *testing.T) {
@@ -197,8 +212,8 @@ func TestInvalidForwarded(t *testing.T) {
 			t.Errorf("policy %q: the handle was read for a call cuBLAS rejects\n%s", policy, r)
 		}
 		_, _, forwarded, reasons := parseLog(t, r.logLine(false))
-		if forwarded != "4" || reasons["invalid"] != "4" || len(reasons) != 1 {
-			t.Errorf("policy %q: forwarded %s, reasons %v: want 4 invalid", policy, forwarded, reasons)
+		if forwarded != "6" || reasons["invalid"] != "6" || len(reasons) != 1 {
+			t.Errorf("policy %q: forwarded %s, reasons %v: want 6 invalid", policy, forwarded, reasons)
 		}
 	}
 }
@@ -266,8 +281,8 @@ func TestDisable(t *testing.T) {
 		t.Errorf("with ISAAC_DISABLE=1 the vendor's getters were called\n%s", r)
 	}
 	_, _, forwarded, reasons := parseLog(t, r.logLine(false))
-	if forwarded != "11" || reasons["disabled"] != "11" {
-		t.Errorf("forwarded %s, reasons %v: want 11 disabled", forwarded, reasons)
+	if forwarded != "19" || reasons["disabled"] != "19" {
+		t.Errorf("forwarded %s, reasons %v: want 19 disabled", forwarded, reasons)
 	}
 }
 
@@ -280,8 +295,8 @@ func TestForkGuard(t *testing.T) {
 		t.Fatalf("%v\n%s", r.err, r)
 	}
 	_, _, forwarded, reasons := parseLog(t, r.logLine(true))
-	if forwarded != "11" || reasons["fork"] != "11" {
-		t.Errorf("child: forwarded %s, reasons %v; want 11 by fork", forwarded, reasons)
+	if forwarded != "19" || reasons["fork"] != "19" {
+		t.Errorf("child: forwarded %s, reasons %v; want 19 by fork", forwarded, reasons)
 	}
 	_, _, _, parent := parseLog(t, r.logLine(false))
 	if parent["fork"] != "" {
@@ -297,8 +312,8 @@ func TestPreload(t *testing.T) {
 		t.Fatalf("%v\n%s", r.err, r)
 	}
 	calls, _, _, _ := parseLog(t, r.logLine(false))
-	if calls["total"] != "11" {
-		t.Errorf("preloaded shim intercepted %s calls, want 11", calls["total"])
+	if calls["total"] != "19" {
+		t.Errorf("preloaded shim intercepted %s calls, want 19", calls["total"])
 	}
 }
 

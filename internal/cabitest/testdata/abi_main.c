@@ -8,7 +8,8 @@
  *   local            the vendor loaded with dlopen(RTLD_LOCAL), as PyTorch does
  *   novendor         no vendor library anywhere: NOT_INITIALIZED statuses
  *   invalid          arguments cuBLAS rejects that a served class could
- *                    otherwise carry: an unknown algorithm, a NULL scalar
+ *                    otherwise carry: an unknown algorithm, a NULL scalar,
+ *                    a negative batch count
  *   convs            a convolution cuDNN rejects (x NULL) twice, then one it
  *                    takes: the cuDNN getters called by each call printed
  * Built three ways: linked -lisaac -lcublas -lcudnn, linked to the fakes only
@@ -63,6 +64,15 @@ static void check_gemm(const char *fn, int status, int want_status, void *handle
 		c->compute, c->algo, at, bt, ct, compute, algo);
 }
 
+/* The strides and batch count the vendor received with the last call. */
+static void check_batch(const char *fn, long long sa, long long sb, long long sc, int64_t batch)
+{
+	const fake_call *c = last_call();
+	CHECK(c->stride_a == sa && c->stride_b == sb && c->stride_c == sc && c->batch == batch,
+		"%s: strides %lld %lld %lld batch %lld, want %lld %lld %lld batch %lld", fn,
+		c->stride_a, c->stride_b, c->stride_c, (long long)c->batch, sa, sb, sc, (long long)batch);
+}
+
 /* Every entry point once. seed varies the arguments; status is what the
  * fake returns. */
 static void run_all(int seed, int status)
@@ -108,6 +118,52 @@ static void run_all(int seed, int status)
 		&db, p, CUDA_R_64F, m, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
 	check_gemm("cublasGemmEx_64", s, status, h, 1, 0, m, n, k, &da, p, k, p, k, &db, p, m,
 		CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, -1);
+	/* The strided-batched routines: batches of several matrices (one with
+	 * a negative stride, one with 64-bit strides and batch count), of one
+	 * matrix, and of none. */
+	long long sa = (long long)(m + 1) * k, sb = (long long)(n + 2) * k + seed, sc = (long long)(m + 3) * n;
+	s = cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &fa, (float *)p, m + 1, sa,
+		(float *)(p + 64), n + 2, sb, &fb, (float *)(p + 128), m + 3, sc, 4 + seed);
+	check_gemm("cublasSgemmStridedBatched", s, status, h, 0, 1, m, n, k, &fa, p, m + 1, p + 64, n + 2,
+		&fb, p + 128, m + 3, -1, -1, -1, -1, -1);
+	check_batch("cublasSgemmStridedBatched", sa, sb, sc, 4 + seed);
+	s = cublasDgemmStridedBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &da, (double *)p, k, 0,
+		(double *)(p + 8), k, sb, &db, (double *)(p + 16), m, sc, 2);
+	check_gemm("cublasDgemmStridedBatched", s, status, h, 1, 0, m, n, k, &da, p, k, p + 8, k, &db,
+		p + 16, m, -1, -1, -1, -1, -1);
+	check_batch("cublasDgemmStridedBatched", 0, sb, sc, 2);
+	s = cublasHgemmStridedBatched(h, CUBLAS_OP_C, CUBLAS_OP_N, m, n, k, &ha, (__half *)p, k, sa,
+		(__half *)(p + 2), k, sb, &hb, (__half *)(p + 4), m, sc, 1);
+	check_gemm("cublasHgemmStridedBatched", s, status, h, 2, 0, m, n, k, &ha, p, k, p + 2, k, &hb,
+		p + 4, m, -1, -1, -1, -1, -1);
+	check_batch("cublasHgemmStridedBatched", sa, sb, sc, 1);
+	s = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &fa, p, CUDA_R_16BF, m, sa,
+		p + 2, CUDA_R_16BF, k, sb, &fb, p + 6, CUDA_R_16BF, m, sc, 3, CUBLAS_COMPUTE_32F,
+		CUBLAS_GEMM_DEFAULT);
+	check_gemm("cublasGemmStridedBatchedEx", s, status, h, 0, 0, m, n, k, &fa, p, m, p + 2, k, &fb,
+		p + 6, m, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, -1);
+	check_batch("cublasGemmStridedBatchedEx", sa, sb, sc, 3);
+	s = cublasSgemmStridedBatched_64(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &fa, (float *)p, m, sa,
+		(float *)p, k, sb, &fb, (float *)p, m, sc, 0);
+	check_gemm("cublasSgemmStridedBatched_64", s, status, h, 0, 0, m, n, k, &fa, p, m, p, k, &fb, p, m,
+		-1, -1, -1, -1, -1);
+	check_batch("cublasSgemmStridedBatched_64", sa, sb, sc, 0);
+	s = cublasDgemmStridedBatched_64(h, CUBLAS_OP_T, CUBLAS_OP_T, m, n, k, &da, (double *)p, k, -sa,
+		(double *)p, n, sb, &db, (double *)p, m, sc, 5);
+	check_gemm("cublasDgemmStridedBatched_64", s, status, h, 1, 1, m, n, k, &da, p, k, p, n, &db, p, m,
+		-1, -1, -1, -1, -1);
+	check_batch("cublasDgemmStridedBatched_64", -sa, sb, sc, 5);
+	long long far = 5000000000LL;  /* strides and a batch count beyond 32 bits */
+	s = cublasHgemmStridedBatched_64(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &ha, (__half *)p, m, far + 1,
+		(__half *)p, n, far + 2, &hb, (__half *)p, m, far + 3, big);
+	check_gemm("cublasHgemmStridedBatched_64", s, status, h, 0, 1, m, n, k, &ha, p, m, p, n, &hb, p, m,
+		-1, -1, -1, -1, -1);
+	check_batch("cublasHgemmStridedBatched_64", far + 1, far + 2, far + 3, big);
+	s = cublasGemmStridedBatchedEx_64(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &da, p, CUDA_R_64F, k, sa,
+		p, CUDA_R_64F, k, sb, &db, p, CUDA_R_64F, m, sc, 1, CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT);
+	check_gemm("cublasGemmStridedBatchedEx_64", s, status, h, 1, 0, m, n, k, &da, p, k, p, k, &db, p, m,
+		CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, -1);
+	check_batch("cublasGemmStridedBatchedEx_64", sa, sb, sc, 1);
 	/* Invalid (lda < m) and a NULL handle: the vendor must see them too. */
 	s = cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &fa, (float *)p, m - 1, (float *)p, k,
 		&fb, (float *)p, m);
@@ -154,6 +210,16 @@ static void run_invalid(void)
 	s = cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &ha, (__half *)p, 8, (__half *)p, 8,
 		NULL, (__half *)p, 8);
 	check_gemm("cublasHgemm", s, 7, h, 0, 0, 8, 8, 8, &ha, p, 8, p, 8, NULL, p, 8, -1, -1, -1, -1, -1);
+	s = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &fa, p, CUDA_R_32F, 8, 64, p,
+		CUDA_R_32F, 8, 64, &fb, p, CUDA_R_32F, 8, 64, -1, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+	check_gemm("cublasGemmStridedBatchedEx", s, 7, h, 0, 0, 8, 8, 8, &fa, p, 8, p, 8, &fb, p, 8,
+		CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, -1);
+	check_batch("cublasGemmStridedBatchedEx", 64, 64, 64, -1);
+	s = cublasHgemmStridedBatched_64(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &ha, (__half *)p, 8, 64,
+		(__half *)p, 8, 64, &ha, (__half *)p, 8, 64, -3);
+	check_gemm("cublasHgemmStridedBatched_64", s, 7, h, 0, 0, 8, 8, 8, &ha, p, 8, p, 8, &ha, p, 8,
+		-1, -1, -1, -1, -1);
+	check_batch("cublasHgemmStridedBatched_64", 64, 64, 64, -3);
 }
 
 /* Convolutions: the second of two alike that cuDNN rejects is answered

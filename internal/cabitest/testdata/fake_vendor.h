@@ -14,6 +14,9 @@ typedef struct fake_call {
 	int64_t m, n, k, lda, ldb, ldc;
 	const void *alpha, *beta, *A, *B;
 	void *C;
+	/* the strided-batched GEMMs (0 for the others) */
+	long long stride_a, stride_b, stride_c;
+	int64_t batch;
 	/* cudnnConvolutionForward */
 	const void *x_desc, *w_desc, *conv_desc, *y_desc, *x, *w;
 	void *y, *workspace;

@@ -74,6 +74,50 @@ cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
 	const void *B, cudaDataType Btype, int64_t ldb, const void *beta,
 	void *C, cudaDataType Ctype, int64_t ldc,
 	cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int m, int n, int k, const float *alpha,
+	const float *A, int lda, long long int strideA, const float *B, int ldb,
+	long long int strideB, const float *beta, float *C, int ldc,
+	long long int strideC, int batchCount);
+cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int m, int n, int k, const double *alpha,
+	const double *A, int lda, long long int strideA, const double *B, int ldb,
+	long long int strideB, const double *beta, double *C, int ldc,
+	long long int strideC, int batchCount);
+cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int m, int n, int k, const __half *alpha,
+	const __half *A, int lda, long long int strideA, const __half *B, int ldb,
+	long long int strideB, const __half *beta, __half *C, int ldc,
+	long long int strideC, int batchCount);
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int m, int n, int k, const void *alpha,
+	const void *A, cudaDataType Atype, int lda, long long int strideA,
+	const void *B, cudaDataType Btype, int ldb, long long int strideB,
+	const void *beta, void *C, cudaDataType Ctype, int ldc,
+	long long int strideC, int batchCount, cublasComputeType_t computeType,
+	cublasGemmAlgo_t algo);
+cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+	const float *alpha, const float *A, int64_t lda, long long int strideA,
+	const float *B, int64_t ldb, long long int strideB, const float *beta,
+	float *C, int64_t ldc, long long int strideC, int64_t batchCount);
+cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+	const double *alpha, const double *A, int64_t lda, long long int strideA,
+	const double *B, int64_t ldb, long long int strideB, const double *beta,
+	double *C, int64_t ldc, long long int strideC, int64_t batchCount);
+cublasStatus_t cublasHgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+	const __half *alpha, const __half *A, int64_t lda, long long int strideA,
+	const __half *B, int64_t ldb, long long int strideB, const __half *beta,
+	__half *C, int64_t ldc, long long int strideC, int64_t batchCount);
+cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
+	cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+	const void *alpha, const void *A, cudaDataType Atype, int64_t lda,
+	long long int strideA, const void *B, cudaDataType Btype, int64_t ldb,
+	long long int strideB, const void *beta, void *C, cudaDataType Ctype,
+	int64_t ldc, long long int strideC, int64_t batchCount,
+	cublasComputeType_t computeType, cublasGemmAlgo_t algo);
 
 typedef enum {
 	CUDNN_STATUS_SUCCESS = 0, CUDNN_STATUS_NOT_INITIALIZED = 1001,
