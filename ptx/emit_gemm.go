@@ -101,7 +101,7 @@ func emitGemm(g geometry, name, arch string) string {
 		align = 1024 // 128-byte swizzle atoms (newCoreMatrixGeom)
 	}
 	return header(arch) + fmt.Sprintf(".extern .shared .align %d .b8 %s[];\n\n", align, smemSymbol) +
-		entryMaxReg(name, append(append(abiParams(g.in.Compute), tensorMapParams(tensorMapsOf(g))...), convParamsOf(g.in)...), g.cfg.MR, b)
+		entryMaxReg(name, gemmParams(g.in, tensorMapsOf(g)), g.cfg.MR, b)
 }
 
 func (c *gemmCtx) globalParam(name string) string {
@@ -149,14 +149,21 @@ func (c *gemmCtx) prologue() {
 	b.ins("and.b32 %s, %s, %d", c.t, c.tid, g.tg-1)
 	c.smem = b.reg(kB32)
 	b.ins("mov.u32 %s, %s", c.smem, smemSymbol)
-	splits := cfg.KG * g.kc // grid z: KG slices of KC cluster blocks each
+	splits := cfg.KG * g.kc // grid z: KG slices of KC cluster blocks each (per matrix of a batch)
+	slice := ""
+	if g.in.Batched {
+		slice = c.batchOffsets(splits)
+	}
 	if splits == 1 {
 		c.kBeg = b.reg(kB32)
 		b.ins("mov.b32 %s, 0", c.kBeg)
 		c.kEnd = c.K
 	} else {
-		c.z = b.reg(kB32)
-		b.ins("mov.u32 %s, %%ctaid.z", c.z)
+		c.z = slice
+		if c.z == "" {
+			c.z = b.reg(kB32)
+			b.ins("mov.u32 %s, %%ctaid.z", c.z)
+		}
 		c.zg = c.z
 		if g.kc > 1 {
 			c.zg = b.reg(kB32)

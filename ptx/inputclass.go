@@ -28,12 +28,17 @@ type InputClass struct {
 	// the NHWC copies, which are rounded as they are made. GEMM classes
 	// leave it unset.
 	RoundTF32 bool
+	// Batched marks a strided-batched GEMM (cuBLAS's *StridedBatched
+	// entry points): the grid's z dimension walks the batch, and the
+	// kernel takes each matrix's element stride (batchParams). Only a
+	// GEMM, and its alignments hold for every matrix of the batch.
+	Batched bool
 }
 
 // String is a compact deterministic form used in kernel names.
 func (in InputClass) String() string {
 	return fmt.Sprintf("%s%s%s_c%s_%s%s_a%db%dc%d%s", in.AType, in.BType, in.CType, in.Compute,
-		in.TransA, in.TransB, in.AlignA, in.AlignB, in.AlignC, in.convSuffix())
+		in.TransA, in.TransB, in.AlignA, in.AlignB, in.AlignC, in.convSuffix()+in.batchSuffix())
 }
 
 // Validate checks that the class is one the kernel family serves (it says
@@ -48,6 +53,8 @@ func (in InputClass) Validate() error {
 		return fmt.Errorf("ptx: bf16 is not a compute type")
 	case in.TransA != N && in.TransA != T || in.TransB != N && in.TransB != T:
 		return fmt.Errorf("ptx: invalid transposition")
+	case in.Batched && in.Conv != NotConv:
+		return fmt.Errorf("ptx: a convolution is not a batched GEMM")
 	}
 	for _, a := range []int{in.AlignA, in.AlignB, in.AlignC} {
 		if a != 1 && a != 2 && a != 4 && a != 8 {

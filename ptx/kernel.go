@@ -69,6 +69,14 @@ func (k *Kernel) Grid(m, n, kk int) [3]int {
 	return [3]int{ceilDiv(m, k.tileM), ceilDiv(n, k.tileN), k.splits * max(1, k.cluster)}
 }
 
+// BatchGrid is Grid for a batch of batch problems (a batched class's
+// kernel): the z slices of each after the previous one's.
+func (k *Kernel) BatchGrid(m, n, kk, batch int) [3]int {
+	g := k.Grid(m, n, kk)
+	g[2] *= batch
+	return g
+}
+
 // Cluster is the thread-block cluster shape to launch with (cuLaunchKernelEx),
 // or 0 when the kernel uses none.
 func (k *Kernel) Cluster() int {
@@ -126,6 +134,13 @@ func abiParams(compute DataType) []Param {
 		{"alphaPtr", ".u64", 8}, {"betaPtr", ".u64", 8},
 		{"workspace", ".u64", 8}, {"counters", ".u64", 8},
 	}
+}
+
+// gemmParams are the GEMM kernel's parameters for class in with tensor
+// maps maps: the ABI's, the maps', a convolution's or a batch's.
+func gemmParams(in InputClass, maps []TensorMap) []Param {
+	out := append(abiParams(in.Compute), tensorMapParams(maps)...)
+	return append(append(out, convParamsOf(in)...), batchParamsOf(in)...)
 }
 
 // convParamsOf is ConvParams for a convolution's class, none for a GEMM's.
@@ -186,7 +201,7 @@ func GenerateGemm(cfg GemmConfig, in InputClass, arch string) (*Kernel, error) {
 		PTX:         emitGemm(g, name, arch),
 		Block:       [3]int{g.block, 1, 1},
 		SharedBytes: g.sharedBytes,
-		Params:      append(append(abiParams(in.Compute), tensorMapParams(maps)...), convParamsOf(in)...),
+		Params:      gemmParams(in, maps),
 		TensorMaps:  maps,
 		tileM:       cfg.ML, tileN: cfg.NL,
 		splits: cfg.KG, wsElem: g.epiType.Size(), cluster: g.kc,

@@ -94,6 +94,9 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 		// warp has left by then.
 		return illegal("ptx: tma=2 (a producer warp) has no cluster split (kc=%d)", cfg.KC)
 	}
+	if err := batchLegal(cfg, in); err != nil {
+		return err
+	}
 	if m.IsWGMMA() {
 		if err := warpgroupLegal(cfg, in); err != nil {
 			return err

@@ -1,0 +1,123 @@
+package ptx
+
+import (
+	"strings"
+	"testing"
+)
+
+// batchedClasses are a batched twin of a class of each math family's
+// types: f32 (ffma, mma_tf32, wgmma_tf32), f64, f16 and bf16.
+func batchedClasses() []InputClass {
+	var out []InputClass
+	for _, base := range typeCombos {
+		in := base
+		in.TransA, in.TransB = T, N // k-contiguous: every math's
+		a := 16 / in.AType.Size()
+		in.AlignA, in.AlignB, in.AlignC = min(a, 8), min(a, 8), 1
+		in.Batched = true
+		out = append(out, in)
+	}
+	return out
+}
+
+// batchedConfigs are configurations of each kind a batched class takes
+// (SIMT, mma.sync, wgmma with cp.async, a cluster split), and the kinds
+// it refuses (a grid split, tensor copies, a persistent grid).
+var batchedConfigs = []struct {
+	cfg   string
+	legal bool
+}{
+	{"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=2,math=ffma", true},
+	{"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=1,math=dfma", true},
+	{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16", true},
+	{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_bf16", true},
+	{"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=2,st=3,math=mma_tf32", true},
+	{"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=1,vb=1,st=2,math=ffma", true},
+	{"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16", true},
+	{"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_bf16", true},
+	{"ms=1,ns=8,ml=128,nl=64,u=32,ks=1,kl=1,kg=1,va=4,vb=4,st=4,math=wgmma_tf32", true},
+	{"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=4,va=1,vb=1,st=2,math=ffma", false},
+	{"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1", false},
+	{"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2,ps=1", false},
+}
+
+// A batched class's kernels: a name of their own, the batch's strides
+// after the ABI's parameters, the block moved to its matrix from ctaid.z
+// (divided by the cluster's blocks where it has them), a grid of z slices
+// per matrix; the rules refuse what has no batch dimension.
+func TestBatchedKernels(t *testing.T) {
+	n := 0
+	for _, in := range batchedClasses() {
+		plain := in
+		plain.Batched = false
+		for _, bc := range batchedConfigs {
+			cfg, err := ParseConfig(bc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if Legal(cfg, plain, H100()) != nil {
+				continue // not this type's math
+			}
+			err = Legal(cfg, in, H100())
+			if (err == nil) != bc.legal {
+				t.Errorf("%s %s: legal %v, want %v (%v)", in, bc.cfg, err == nil, bc.legal, err)
+				continue
+			}
+			if !bc.legal {
+				continue
+			}
+			n++
+			k, err := GenerateGemm(cfg, in, "sm_90")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _ := GenerateGemm(cfg, plain, "sm_90")
+			if k.Name == p.Name || !strings.Contains(k.Name, "_batched") {
+				t.Errorf("%s: name %s", in, k.Name)
+			}
+			want := append(abiParams(in.Compute), Param{"strideA", ".s64", 8}, Param{"strideB", ".s64", 8}, Param{"strideC", ".s64", 8})
+			if len(k.Params) != len(want) {
+				t.Fatalf("%s %s: %d parameters, want %d", in, bc.cfg, len(k.Params), len(want))
+			}
+			for i := range want {
+				if k.Params[i] != want[i] || !strings.Contains(k.PTX, want[i].decl()) {
+					t.Errorf("%s: parameter %d is %v, want %v declared", k.Name, i, k.Params[i], want[i])
+				}
+			}
+			for _, s := range []string{"[p_strideA]", "[p_strideB]", "[p_strideC]", "%ctaid.z"} {
+				if !strings.Contains(k.PTX, s) || strings.Contains(p.PTX, s) && s != "%ctaid.z" {
+					t.Errorf("%s: %s read %v (unbatched %v)", k.Name, s, strings.Contains(k.PTX, s), strings.Contains(p.PTX, s))
+				}
+			}
+			splits := max(cfg.KC, 1)
+			if hasDiv := strings.Contains(k.PTX, "div.u32") && strings.Contains(k.PTX, "rem.u32"); hasDiv != (splits > 1) && !strings.Contains(p.PTX, "rem.u32") {
+				t.Errorf("%s: the batch index divides ctaid.z %v, want %v", k.Name, hasDiv, splits > 1)
+			}
+			g, pg := k.BatchGrid(1000, 300, 64, 7), p.Grid(1000, 300, 64)
+			if g[0] != pg[0] || g[1] != pg[1] || g[2] != 7*pg[2] || pg[2] != splits {
+				t.Errorf("%s: batch grid %v, one problem's %v", k.Name, g, pg)
+			}
+		}
+	}
+	if n < 12 {
+		t.Errorf("%d batched kernels generated", n)
+	}
+	conv := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, TransA: N, TransB: N, AlignA: 1, AlignB: 1, AlignC: 1, Conv: ConvCRS, Batched: true}
+	if conv.Validate() == nil {
+		t.Errorf("a batched convolution class validates")
+	}
+}
+
+// The batched kernels assemble for sm_80 and sm_90.
+func TestPTXASBatched(t *testing.T) {
+	var jobs []PTXASJob
+	for _, in := range batchedClasses() {
+		for _, bc := range batchedConfigs {
+			cfg, _ := ParseConfig(bc.cfg)
+			if bc.legal && Legal(cfg, in, H100()) == nil {
+				jobs = append(jobs, PTXASJob{Cfg: cfg, In: in})
+			}
+		}
+	}
+	runPTXAS(t, jobs, 64)
+}
