@@ -53,7 +53,7 @@ func (rt *Runtime) convKernel(target func(*request.Conv, request.ConvShape) (Tar
 // LaunchConv launches convolution kernel k for c on c's stream in t's
 // context, with the split-K workspace it needs. It does not synchronize.
 func (rt *Runtime) LaunchConv(t Target, c *request.Conv, s request.ConvShape, k *Kernel) error {
-	return rt.launchProblem(t, cuda.Stream(c.Stream), k, s.Pixels(), s.K, s.ReductionCRS(), func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error {
+	return rt.launchProblem(t, cuda.Stream(c.Stream), k, s.Pixels(), s.K, s.ReductionCRS(), 1, func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error {
 		return packConvParams(p, c, s, k, ws, ctrs)
 	})
 }

@@ -16,18 +16,58 @@ var paramPool = sync.Pool{New: func() any { return new(cuda.Params) }}
 // they need. It does not synchronize. g must be valid, not empty, with
 // 32-bit sizes.
 func (rt *Runtime) Launch(t Target, g *request.Gemm, k *Kernel) error {
-	return rt.launchProblem(t, cuda.Stream(g.Stream), k, int(g.M), int(g.N), int(g.K), func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error {
+	if t.Class.Batched {
+		return rt.launchBatch(t, g, k)
+	}
+	return rt.launchProblem(t, cuda.Stream(g.Stream), k, int(g.M), int(g.N), int(g.K), 1, func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error {
 		packParams(p, g, k.compute, ws, ctrs)
 		return packTensorMaps(p, g, k)
 	})
 }
 
-// launchProblem launches kernel k for an m×n×kk problem on stream (and its
-// reduction kernel when it has one), with the split-K workspace they need
-// and the parameters pack writes.
-func (rt *Runtime) launchProblem(t Target, stream cuda.Stream, k *Kernel, m, n, kk int, pack func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error) error {
+// launchBatch launches kernel k (of a batched class) for strided-batched
+// g: its g.Batch matrices in launches of as many as the grid's z
+// dimension holds, each launch's A, B and C moved to its first matrix.
+func (rt *Runtime) launchBatch(t Target, g *request.Gemm, k *Kernel) error {
+	m, n, kk := int(g.M), int(g.N), int(g.K)
+	per := int64(max(k.grid(m, n, kk)[2], 1))
+	most := maxGridZ / per
+	if most < 1 {
+		return fmt.Errorf("%w: %d grid slices a matrix", ErrUnsupported, per)
+	}
+	es, ec := int64(g.AType.Size()), int64(g.CType.Size())
+	for first := int64(0); first < g.Batch; first += most {
+		part := *g
+		part.Batch = min(most, g.Batch-first)
+		part.A += uintptr(first * g.StrideA * es)
+		part.B += uintptr(first * g.StrideB * es)
+		part.C += uintptr(first * g.StrideC * ec)
+		err := rt.launchProblem(t, cuda.Stream(g.Stream), k, m, n, kk, int(part.Batch), func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error {
+			packParams(p, &part, k.compute, ws, ctrs)
+			if err := packTensorMaps(p, &part, k); err != nil {
+				return err
+			}
+			p.U64(uint64(part.StrideA)).U64(uint64(part.StrideB)).U64(uint64(part.StrideC))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxGridZ is the largest z dimension of a launch grid.
+const maxGridZ = 65535
+
+// launchProblem launches kernel k for batch m×n×kk problems (1, or the
+// matrices of a batched class's launch) on stream (and its reduction
+// kernel when it has one), with the split-K workspace they need and the
+// parameters pack writes.
+func (rt *Runtime) launchProblem(t Target, stream cuda.Stream, k *Kernel, m, n, kk, batch int, pack func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error) error {
 	grid := k.grid(m, n, kk)
-	if !k.Fits(m, n, kk) {
+	grid[2] *= batch
+	if !k.Fits(m, n, kk) || grid[2] > maxGridZ {
 		return fmt.Errorf("%w: grid %v too large, or a %d×%d output too large for a split-K reduction", ErrUnsupported, grid, m, n)
 	}
 	_, ws, ctrs, done, err := rt.workspace(t, stream, k, m, n, kk, 0)

@@ -33,11 +33,16 @@ type decisionKey struct {
 	ctx     uint64
 	class   ptx.InputClass
 	m, n, k int
+	batch   int64 // a batched class's matrices (its check's verdict depends on them); else 0
 	policy  Policy
 }
 
 func keyOf(t kernels.Target, g *request.Gemm, p Policy) decisionKey {
-	return decisionKey{t.Ctx, t.Class, int(g.M), int(g.N), int(g.K), p}
+	var batch int64
+	if t.Class.Batched {
+		batch = g.Batch
+	}
+	return decisionKey{t.Ctx, t.Class, int(g.M), int(g.N), int(g.K), batch, p}
 }
 
 // undecidedInCapture answers a captured call whose decision is not made.
@@ -83,11 +88,12 @@ func (s *Server) choiceSoon(t kernels.Target, g *request.Gemm) bool {
 	if err != nil {
 		return true
 	}
-	in, ok := predictor.InputOf(g, t.Class)
+	cls := modelClass(t.Class)
+	in, ok := predictor.InputOf(g, cls)
 	if !ok {
 		return true
 	}
-	return s.choiceAtHand(ch, id, in, t.Class)
+	return s.choiceAtHand(ch, id, in, cls)
 }
 
 // inBackground makes key's decision (compiling in line) on a goroutine
@@ -135,19 +141,21 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 		}
 		return &decision{reason: reasonOf(err)}
 	}
-	input, ok := predictor.InputOf(g, t.Class)
+	cls := modelClass(t.Class)
+	input, ok := predictor.InputOf(g, cls)
 	if !ok {
 		return &decision{reason: request.FwdUnsupported}
 	}
-	c := s.choiceFor(ch, id, input, t.Class)
-	if key.policy == Auto && !c.Serve {
+	c := s.choiceFor(ch, id, input, cls)
+	if key.policy == Auto && !c.Serve && !t.Class.Batched {
 		return &decision{reason: request.FwdPredicted}
 	}
 	for _, r := range c.Top {
-		if ptx.Legal(r.Config, t.Class, t.Dev.Limits) != nil {
+		cfg := batchConfig(r.Config, t.Class)
+		if ptx.Legal(cfg, t.Class, t.Dev.Limits) != nil {
 			continue // a disk cache written for other limits
 		}
-		cfg := s.staged(r.Config, t)
+		cfg = s.staged(cfg, t)
 		if !compile && !s.rt.Loaded(t, cfg) {
 			return &decision{reason: request.FwdCompiling}
 		}
@@ -163,6 +171,26 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 		return s.heuristicDecision(t, g)
 	}
 	return &decision{reason: request.FwdNoKernel}
+}
+
+// modelClass is the class the model chooses for: cls, or for a batched
+// class its one-matrix twin. The model knows no batch: it chooses for one
+// matrix of the batch, and under Auto the choice is checked on the calls
+// against the vendor's batched routine whatever it predicts of one matrix
+// (batchConfig makes its configurations batched ones).
+func modelClass(cls ptx.InputClass) ptx.InputClass {
+	cls.Batched = false
+	return cls
+}
+
+// batchConfig is cfg as a batched class runs it: the batch's matrices in
+// place of a grid split of the reduction, no tensor copies, no persistent
+// grid (ptx's batch rules); cfg itself for other classes.
+func batchConfig(cfg ptx.GemmConfig, cls ptx.InputClass) ptx.GemmConfig {
+	if cls.Batched {
+		cfg.KG, cfg.TMA, cfg.PS = 1, 0, 0
+	}
+	return cfg
 }
 
 // heuristicDecision serves with the heuristic's configuration (or

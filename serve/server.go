@@ -212,6 +212,9 @@ func (s *Server) heuristic(t kernels.Target, g *request.Gemm) (ptx.GemmConfig, e
 	if c.KG > 1 && !t.Dev.Pools {
 		c.KG = 1 // no stream-ordered workspace on this device
 	}
+	if s.opts.Config == nil {
+		c = batchConfig(c, t.Class)
+	}
 	if err := ptx.Legal(c, t.Class, t.Dev.Limits); err != nil {
 		return ptx.GemmConfig{}, wrapUnsupported(err)
 	}

@@ -46,6 +46,7 @@ func Class(g *request.Gemm) (ptx.InputClass, error) {
 	in := TypeClass(t, op(g.TransA), op(g.TransB),
 		elementAlignment(g.AlignA(), es), elementAlignment(g.AlignB(), es), elementAlignment(g.AlignC(), ec))
 	in.AtomicsAllowed = g.Atomics
+	in.Batched = g.Batch > 1
 	return in, in.Validate()
 }
 
