@@ -15,6 +15,8 @@ typedef int (*set_ptr_fn)(void *, void *);
 typedef int (*set_int_fn)(void *, int);
 typedef int (*gemmex_fn)(void *, int, int, int, int, int, const void *, const void *, int, int,
 	const void *, int, int, const void *, void *, int, int, int, int);
+typedef int (*gemm_sb_fn)(void *, int, int, int, int, int, const void *, const void *, int, int, long long,
+	const void *, int, int, long long, const void *, void *, int, int, long long, int, int, int);
 
 static void *lib;
 static create_fn p_create;
@@ -22,6 +24,7 @@ static destroy_fn p_destroy;
 static set_ptr_fn p_set_stream;
 static set_int_fn p_set_pointer_mode, p_set_math_mode;
 static gemmex_fn p_gemmex;
+static gemm_sb_fn p_gemm_sb;
 
 static int cublas_load(void)
 {
@@ -36,6 +39,7 @@ static int cublas_load(void)
 	p_set_pointer_mode = (set_int_fn)dlsym(lib, "cublasSetPointerMode_v2");
 	p_set_math_mode = (set_int_fn)dlsym(lib, "cublasSetMathMode");
 	p_gemmex = (gemmex_fn)dlsym(lib, "cublasGemmEx");
+	p_gemm_sb = (gemm_sb_fn)dlsym(lib, "cublasGemmStridedBatchedEx");
 	return p_create && p_destroy && p_set_stream && p_set_pointer_mode && p_set_math_mode && p_gemmex ? 0 : -2;
 }
 typedef int (*get_version_fn)(void *, int *);
@@ -55,6 +59,15 @@ static int cublas_gemmex(uintptr_t h, int ta, int tb, int m, int n, int k, uintp
 {
 	return p_gemmex((void *)h, ta, tb, m, n, k, (const void *)alpha, (const void *)A, at, lda,
 		(const void *)B, bt, ldb, (const void *)beta, (void *)C, ct, ldc, compute, -1);
+}
+static int cublas_gemm_sb(uintptr_t h, int ta, int tb, int m, int n, int k, uintptr_t alpha,
+	uintptr_t A, int at, int lda, long long sa, uintptr_t B, int bt, int ldb, long long sb,
+	uintptr_t beta, uintptr_t C, int ct, int ldc, long long sc, int batch, int compute)
+{
+	if (!p_gemm_sb)
+		return -3;
+	return p_gemm_sb((void *)h, ta, tb, m, n, k, (const void *)alpha, (const void *)A, at, lda, sa,
+		(const void *)B, bt, ldb, sb, (const void *)beta, (void *)C, ct, ldc, sc, batch, compute, -1);
 }
 */
 import "C"
@@ -107,7 +120,8 @@ func (h Handle) Version() (int, error) {
 }
 
 // Gemm runs g with cublasGemmEx (the legacy Sgemm/Dgemm/Hgemm are GemmEx
-// with the matching compute type) on g's stream, pointer mode and math mode.
+// with the matching compute type), or a strided-batched g with
+// cublasGemmStridedBatchedEx, on g's stream, pointer mode and math mode.
 // Host scalars are read from g's Bits.
 func (h Handle) Gemm(g *request.Gemm) error {
 	hh := C.uintptr_t(h)
@@ -128,6 +142,17 @@ func (h Handle) Gemm(g *request.Gemm) error {
 		scal[0], scal[1] = g.Alpha.Bits, g.Beta.Bits
 		alpha = C.uintptr_t(uintptr(unsafe.Pointer(&scal[0])))
 		beta = C.uintptr_t(uintptr(unsafe.Pointer(&scal[1])))
+	}
+	if g.Entry.Batched() {
+		s := C.cublas_gemm_sb(hh, C.int(g.TransA), C.int(g.TransB), C.int(g.M), C.int(g.N), C.int(g.K),
+			alpha, C.uintptr_t(g.A), C.int(g.AType), C.int(g.LDA), C.longlong(g.StrideA), C.uintptr_t(g.B), C.int(g.BType),
+			C.int(g.LDB), C.longlong(g.StrideB), beta, C.uintptr_t(g.C), C.int(g.CType), C.int(g.LDC), C.longlong(g.StrideC),
+			C.int(g.Batch), C.int(g.Compute))
+		runtime.KeepAlive(scal)
+		if s != 0 {
+			return fmt.Errorf("cublasGemmStridedBatchedEx: status %d", s)
+		}
+		return nil
 	}
 	s := C.cublas_gemmex(hh, C.int(g.TransA), C.int(g.TransB), C.int(g.M), C.int(g.N), C.int(g.K),
 		alpha, C.uintptr_t(g.A), C.int(g.AType), C.int(g.LDA), C.uintptr_t(g.B), C.int(g.BType),

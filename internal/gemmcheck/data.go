@@ -35,6 +35,12 @@ func NewData(c Case) *Data {
 			d.C0[i] = math.NaN() // beta == 0: C must not be read
 		}
 	}
+	d.reference(c)
+	return d
+}
+
+// reference computes d's exact reference and its scale from its inputs.
+func (d *Data) reference(c Case) {
 	d.Ref = make([]float64, c.M*c.N)
 	d.Scale = make([]float64, c.M*c.N)
 	lda, ldb, ldc := c.LDA(), c.LDB(), c.LDC()
@@ -78,7 +84,6 @@ func NewData(c Case) *Data {
 		}(w)
 	}
 	wg.Wait()
-	return d
 }
 
 // Bound is the documented error bound of element i (see the package doc).

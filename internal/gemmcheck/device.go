@@ -19,7 +19,11 @@ type Buffers struct {
 }
 
 // Upload allocates and fills a case's buffers.
-func Upload(c Case, d *Data) (*Buffers, error) {
+func Upload(c Case, d *Data) (*Buffers, error) { return upload(c, d) }
+
+// upload fills buffers of c's types and scalars with d's stored inputs
+// (one matrix's, or a batch's).
+func upload(c Case, d *Data) (*Buffers, error) {
 	b := &Buffers{c: c}
 	put := func(t request.DataType, vals []float64) (cuda.DevicePtr, []byte, error) {
 		bytes := Encode(t, vals)

@@ -1,0 +1,158 @@
+package gemmcheck_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/isaacgo/isaac/internal/cublas"
+	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/kernels"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/serve"
+)
+
+// batchConfigs are configurations of every kernel family a batched class
+// takes (SIMT, mma.sync, wgmma with cp.async, a cluster split of the
+// reduction); a case runs the first legal for its class after its own draw.
+var batchConfigs = []string{
+	"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=2,math=ffma",
+	"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=1,vb=1,st=2,math=ffma",
+	"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=1,math=dfma",
+	"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,kc=4,va=1,vb=1,st=1,math=dfma",
+	"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16",
+	"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_bf16",
+	"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=mma_tf32",
+	"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16",
+	"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_bf16",
+	"ms=1,ns=8,ml=128,nl=64,u=32,ks=1,kl=1,kg=1,va=4,vb=4,st=4,math=wgmma_tf32",
+	"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=3,math=wgmma_f16",
+}
+
+// TestGPUBatched runs random strided-batched GEMMs (ISAAC_GPU_BATCH_CASES,
+// 3000 by default) of every served type through ISAAC's kernels (the
+// heuristic's configuration, and one of batchConfigs), the server under
+// ISAAC_POLICY=always and cuBLAS's cublasGemmStridedBatchedEx: batches of
+// 1 to 512 matrices, odd and aligned strides, broadcast (stride 0) and
+// overlapping A and B, every layout, alpha and beta (beta = 0 over NaN),
+// host and device scalars. Every matrix of every result within the bound
+// of the FP64 reference, C between the matrices untouched.
+func TestGPUBatched(t *testing.T) {
+	gemmcheck.GPUThread(t)
+	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
+	lim, err := rt.Limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 3000
+	if v, err := strconv.Atoi(os.Getenv("ISAAC_GPU_BATCH_CASES")); err == nil {
+		n = v
+	}
+	stream, err := cuda.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Destroy()
+	heur := serve.NewOn(rt, serve.Defaults())
+	o := serve.FromEnv()
+	o.Policy = serve.Always
+	srv := serve.NewOn(rt, o)
+	h, err := cublas.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Destroy()
+	var cfgs []ptx.GemmConfig
+	for _, s := range batchConfigs {
+		c, err := ptx.ParseConfig(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfgs = append(cfgs, c)
+	}
+	rng := rand.New(rand.NewPCG(25, 3))
+	type tally struct{ runs, bad int }
+	tallies := map[string]*tally{}
+	worst := 0.0
+	for i := range n {
+		c := gemmcheck.RandomBatchCase(rng, gemmcheck.Types[i%len(gemmcheck.Types)], 2_000_000)
+		d := gemmcheck.NewBatchData(c)
+		b, err := gemmcheck.UploadBatch(c, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := c.BatchRequest(b, stream)
+		tg, err := rt.Target(g)
+		if err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+		if tg.Class.Batched != (c.Batch > 1) {
+			t.Fatalf("%v: class %v", c, tg.Class)
+		}
+		runs := map[string]func() error{
+			"cublas": func() error { return h.Gemm(g) },
+			"serve": func() error {
+				if r, _ := srv.Serve(g); r != request.Served {
+					return fmt.Errorf("forwarded (%v) under ISAAC_POLICY=always", r)
+				}
+				return nil
+			},
+			"kernels/heuristic": func() error {
+				cfg, err := heur.Heuristic(g)
+				if err != nil {
+					return err
+				}
+				return rt.Gemm(g, cfg)
+			},
+		}
+		for j := range cfgs {
+			if cfg := cfgs[(i+j)%len(cfgs)]; ptx.Legal(cfg, tg.Class, lim) == nil {
+				runs["kernels/config"] = func() error { return rt.Gemm(g, cfg) }
+				break
+			}
+		}
+		for name, run := range runs {
+			if tallies[name] == nil {
+				tallies[name] = &tally{}
+			}
+			tl := tallies[name]
+			if err := b.ResetC(); err != nil {
+				t.Fatal(err)
+			}
+			err := run()
+			var got []float64
+			if err == nil {
+				got, err = b.ReadC(stream)
+			}
+			tl.runs++
+			if err != nil {
+				tl.bad++
+				t.Errorf("%s %v: %v", name, c, err)
+				continue
+			}
+			r := d.Check(c, got)
+			if name != "cublas" {
+				worst = max(worst, r.MaxRelBound)
+			}
+			if r.Bad > 0 {
+				tl.bad++
+				if tl.bad <= 5 {
+					t.Errorf("%s %v: %d elements outside the bound; first: %s", name, c, r.Bad, r.FirstBad)
+				}
+			}
+		}
+		b.Free()
+	}
+	rep := fmt.Sprintf("batched: %d cases; ours worst err/bound %.3g\n", n, worst)
+	for name, tl := range tallies {
+		rep += fmt.Sprintf("  %s: %d runs, %d outside the bound or failed\n", name, tl.runs, tl.bad)
+	}
+	t.Log(rep)
+	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
+		os.WriteFile(dir+"/gemm-batched.txt", []byte(rep), 0o644)
+	}
+}
