@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/isaacgo/isaac/internal/cublas"
 	"github.com/isaacgo/isaac/internal/cuda"
@@ -78,7 +79,28 @@ func TestGPUBatched(t *testing.T) {
 	type tally struct{ runs, bad int }
 	tallies := map[string]*tally{}
 	worst := 0.0
+	report := func(ran int) string {
+		rep := fmt.Sprintf("batched: %d of %d cases; ours worst err/bound %.3g\n", ran, n, worst)
+		for _, name := range []string{"kernels/heuristic", "kernels/config", "serve", "cublas"} {
+			if tl := tallies[name]; tl != nil {
+				rep += fmt.Sprintf("  %s: %d runs, %d outside the bound or failed\n", name, tl.runs, tl.bad)
+			}
+		}
+		return rep
+	}
+	// Most of the time goes to compiling each new class's kernels: with
+	// -test.timeout the test stops 30 s before it and says how far it got.
+	deadline, timed := t.Deadline()
+	ran := 0
 	for i := range n {
+		if timed && time.Until(deadline) < 30*time.Second {
+			t.Logf("stopped at the deadline after %d of %d cases", i, n)
+			break
+		}
+		if i > 0 && i%200 == 0 {
+			t.Log(report(i))
+		}
+		ran = i + 1
 		c := gemmcheck.RandomBatchCase(rng, gemmcheck.Types[i%len(gemmcheck.Types)], 2_000_000)
 		d := gemmcheck.NewBatchData(c)
 		b, err := gemmcheck.UploadBatch(c, d)
@@ -147,10 +169,7 @@ func TestGPUBatched(t *testing.T) {
 		}
 		b.Free()
 	}
-	rep := fmt.Sprintf("batched: %d cases; ours worst err/bound %.3g\n", n, worst)
-	for name, tl := range tallies {
-		rep += fmt.Sprintf("  %s: %d runs, %d outside the bound or failed\n", name, tl.runs, tl.bad)
-	}
+	rep := report(ran)
 	t.Log(rep)
 	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
 		os.WriteFile(dir+"/gemm-batched.txt", []byte(rep), 0o644)
