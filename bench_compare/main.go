@@ -70,7 +70,7 @@ type Options struct {
 
 // bind defines the command's flags on fs, each with its default, into o.
 func (o *Options) bind(fs *flag.FlagSet) {
-	fs.StringVar(&o.Suites, "suite", "table4", "suites to run, comma-separated: table4, csv (GEMM), table5, cnn, depthwise (convolutions: every -dtypes-independent type and layout) (empty: none, e.g. with -overhead)")
+	fs.StringVar(&o.Suites, "suite", "table4", "suites to run, comma-separated: table4, attention (batched GEMM), csv (GEMM), table5, cnn, depthwise (convolutions: every -dtypes-independent type and layout) (empty: none, e.g. with -overhead)")
 	fs.StringVar(&o.Shapes, "shapes", "", "CSV of inputs for -suite csv (columns m,n,k[,layout][,dtype][,suite])")
 	fs.StringVar(&o.DTypes, "dtypes", "s,d,h,hgemmex-f32acc,bf16gemmex-f32acc", "data types, comma-separated")
 	fs.IntVar(&o.Repeats, "repeats", 15, "timed repeats per input and engine (median reported)")
@@ -172,6 +172,8 @@ func run(o Options) error {
 			continue
 		case "table4":
 			inputs = inputsOf(suites.Table4(), dts)
+		case "attention":
+			inputs = inputsOf(suites.Attention(), dts)
 		case "table5", "cnn", "depthwise":
 			convs, err := convSuite(suite, o.ConvTypes)
 			if err != nil {

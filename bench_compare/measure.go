@@ -81,7 +81,8 @@ func (b *bench) setup(in input) (*inputSetup, error) {
 		TransA: ta, TransB: tb, M: in.M, N: in.N, K: in.K, Alpha: 1, Beta: 0,
 	}
 	s := &inputSetup{}
-	sizes := [3]int{c.ElemsA() * in.DType.AB.Size(), c.ElemsB() * in.DType.AB.Size(), c.ElemsC() * in.DType.C.Size()}
+	batch := max(in.Batch, 1) // a strided batch: the matrices one after another
+	sizes := [3]int{batch * c.ElemsA() * in.DType.AB.Size(), batch * c.ElemsB() * in.DType.AB.Size(), batch * c.ElemsC() * in.DType.C.Size()}
 	for i, n := range sizes {
 		p, err := cuda.Alloc(max(n, 256))
 		if err != nil {
@@ -99,6 +100,11 @@ func (b *bench) setup(in input) (*inputSetup, error) {
 		}
 	}
 	s.cSize = sizes[2]
+	if in.Batch > 1 {
+		bc := gemmcheck.BatchCase{Case: c, Batch: in.Batch, StrideA: c.ElemsA(), StrideB: c.ElemsB(), StrideC: c.ElemsC()}
+		s.g = bc.RequestAt(uintptr(s.bufs[0]), uintptr(s.bufs[1]), uintptr(s.bufs[2]), 0, uintptr(b.stream))
+		return s, nil
+	}
 	s.g = c.RequestAt(uintptr(s.bufs[0]), uintptr(s.bufs[1]), uintptr(s.bufs[2]), 0, uintptr(b.stream))
 	return s, nil
 }
@@ -165,7 +171,7 @@ func (b *bench) measureSetup(in input, s *inputSetup, engines []engine) (report.
 	}
 	flops, bytes := work(in, true)
 	row := report.Row{
-		Suite: in.Suite, Op: "gemm", DType: in.DType.Name, M: in.M, N: in.N, K: in.K, Layout: in.Layout,
+		Suite: in.Suite, Op: "gemm", Name: in.Name, DType: in.DType.Name, M: in.M, N: in.N, K: in.K, Layout: in.Layout,
 		VendorUS: median(times[0]), OursUS: median(times[1]), Flops: flops, Bytes: bytes,
 		RooflineUS: rooflineUS(flops, bytes, b.Env.PeakTFLOPs[in.DType.Peak], b.Env.BandwidthGBs),
 	}

@@ -32,6 +32,7 @@ func modelEngine(b *bench) (engine, error) {
 		if err != nil {
 			return ptx.GemmConfig{}, err
 		}
+		cls.Batched = false // as the server does: the model chooses for one matrix of a batch
 		in, ok := predictor.InputOf(g, cls)
 		if !ok {
 			return ptx.GemmConfig{}, fmt.Errorf("bench_compare: the model does not cover %v", g)

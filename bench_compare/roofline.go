@@ -13,7 +13,8 @@ func work(in input, betaZero bool) (flops, bytes float64) {
 	if !betaZero {
 		bytes += c * m * n
 	}
-	return flops, bytes
+	batch := float64(max(in.Batch, 1)) // a strided batch of such GEMMs
+	return batch * flops, batch * bytes
 }
 
 // rooflineUS is the physical lower bound on the time, in microseconds:

@@ -177,3 +177,36 @@ func TestReadCases(t *testing.T) {
 		t.Fatalf("cases/ab_cases_pp.txt: %d inputs, %v", len(cs), err)
 	}
 }
+
+// The attention suite: QKᵀ and PV of every batch·heads, sequence and head
+// dimension within 2²⁸ scores, as cuBLAS computes them (column-major), each
+// named; a batch's work is its GEMMs'.
+func TestAttention(t *testing.T) {
+	shapes := suites.Attention()
+	names := map[string]bool{}
+	for _, s := range shapes {
+		if names[s.Name] || s.Name == "" {
+			t.Errorf("name %q twice or empty", s.Name)
+		}
+		names[s.Name] = true
+		if s.Batch < 32 || s.Batch > 1024 || s.Batch*max(s.M, s.N)*max(s.M, s.N) > 1<<28 {
+			t.Errorf("%+v: batch or scores out of range", s)
+		}
+		qk := s.Layout == "TN" && s.M == s.N && (s.K == 64 || s.K == 128)
+		pv := s.Layout == "NN" && s.N == s.K && (s.M == 64 || s.M == 128)
+		if qk == pv {
+			t.Errorf("%+v is neither QKᵀ nor PV", s)
+		}
+	}
+	if len(shapes) < 40 {
+		t.Errorf("%d shapes", len(shapes))
+	}
+	one := input{suites.Shape{Suite: "attention", M: 512, N: 512, K: 64, Layout: "TN"}, dtypes[3]}
+	batch := one
+	batch.Batch = 96
+	f1, b1 := work(one, true)
+	fb, bb := work(batch, true)
+	if fb != 96*f1 || bb != 96*b1 {
+		t.Errorf("a batch of 96: work %v, %v; one: %v, %v", fb, bb, f1, b1)
+	}
+}

@@ -171,14 +171,15 @@ func (s *Server) Decide(g *request.Gemm) (ptx.GemmConfig, request.Reason) {
 }
 
 // Staged is cfg as the server runs a configuration it chose itself (the
-// model's or the heuristic's): its tensor-copy twin where that is legal
-// and Options.TMA holds (ptx.TMATwin).
+// model's or the heuristic's): a batched one for a batched class
+// (batchConfig), its tensor-copy twin where that is legal and Options.TMA
+// holds (ptx.TMATwin).
 func (s *Server) Staged(g *request.Gemm, cfg ptx.GemmConfig) (ptx.GemmConfig, error) {
 	t, err := s.rt.Target(g)
 	if err != nil {
 		return cfg, err
 	}
-	return s.staged(cfg, t), nil
+	return s.staged(batchConfig(cfg, t.Class), t), nil
 }
 
 func (s *Server) staged(c ptx.GemmConfig, t kernels.Target) ptx.GemmConfig {

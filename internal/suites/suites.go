@@ -4,13 +4,19 @@
 // but never their exact shapes.
 package suites
 
-import "github.com/isaacgo/isaac/request"
+import (
+	"fmt"
+
+	"github.com/isaacgo/isaac/request"
+)
 
 // Shape is one GEMM input of a suite.
 type Shape struct {
 	Suite   string
 	M, N, K int
 	Layout  string // op(A) op(B): "NN", "NT", "TN" or "TT"
+	Batch   int    // a strided batch of Batch such GEMMs, packed one after another (0 or 1: one)
+	Name    string // the input's name where it has one
 }
 
 // Ops returns the cuBLAS operations of the layout.
@@ -24,24 +30,46 @@ func (s Shape) Ops() (request.Op, request.Op) {
 	return op(s.Layout[0]), op(s.Layout[1])
 }
 
+// Attention is batched attention-style products (issue 25): for
+// batch·heads of 32 to 1024 and sequences of 128 to 4096 (at most 2²⁸
+// scores in all), head dimension 64 and 128, the scores S = Q·Kᵀ and the
+// output P·V of PyTorch's row-major tensors as cuBLAS computes them in
+// column-major order: Sᵀ = K·Qᵀ (m = n = sequence, k = head dimension,
+// "TN") and (P·V)ᵀ = Vᵀ·Pᵀ (m = head dimension, n = k = sequence, "NN").
+func Attention() []Shape {
+	var s []Shape
+	for _, bh := range []int{32, 128, 512, 1024} {
+		for _, seq := range []int{128, 512, 1024, 2048, 4096} {
+			if bh*seq*seq > 1<<28 {
+				continue
+			}
+			for _, d := range []int{64, 128} {
+				s = append(s, Shape{"attention", seq, seq, d, "TN", bh, fmt.Sprintf("qk-b%d-s%d-d%d", bh, seq, d)},
+					Shape{"attention", d, seq, seq, "NN", bh, fmt.Sprintf("pv-b%d-s%d-d%d", bh, seq, d)})
+			}
+		}
+	}
+	return s
+}
+
 // Table4 is the ISAAC paper's Table 4 (LINPACK 512–2048, DeepBench forward
 // and backward N = 16–128, ICA, LAPACK) plus LINPACK 4096 and 8192.
 func Table4() []Shape {
 	var s []Shape
 	for _, n := range []int{512, 1024, 2048, 4096, 8192} {
-		s = append(s, Shape{"linpack", n, n, n, "NT"})
+		s = append(s, Shape{Suite: "linpack", M: n, N: n, K: n, Layout: "NT"})
 	}
 	for _, n := range []int{16, 32, 64, 128} {
-		s = append(s, Shape{"deepbench-f", 2560, n, 2560, "NN"})
+		s = append(s, Shape{Suite: "deepbench-f", M: 2560, N: n, K: 2560, Layout: "NN"})
 	}
 	for _, n := range []int{16, 32, 64, 128} {
-		s = append(s, Shape{"deepbench-b", 2560, n, 2560, "TN"})
+		s = append(s, Shape{Suite: "deepbench-b", M: 2560, N: n, K: 2560, Layout: "TN"})
 	}
 	for _, n := range []int{32, 64, 256} {
-		s = append(s, Shape{"ica", n, n, 60000, "NT"})
+		s = append(s, Shape{Suite: "ica", M: n, N: n, K: 60000, Layout: "NT"})
 	}
 	for _, n := range []int{4096, 3456, 896} {
-		s = append(s, Shape{"lapack", n, n, 32, "NT"})
+		s = append(s, Shape{Suite: "lapack", M: n, N: n, K: 32, Layout: "NT"})
 	}
 	return s
 }
