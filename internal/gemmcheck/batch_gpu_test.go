@@ -42,8 +42,10 @@ var batchConfigs = []string{
 // ISAAC_POLICY=always and cuBLAS's cublasGemmStridedBatchedEx: batches of
 // 1 to 512 matrices, odd and aligned strides, broadcast (stride 0) and
 // overlapping A and B, every layout, alpha and beta (beta = 0 over NaN),
-// host and device scalars. Every matrix of every result within the bound
-// of the FP64 reference, C between the matrices untouched.
+// host and device scalars, and a batch of 70,001 (more matrices than the
+// grid's z dimension takes: launched in chunks). Every matrix of every
+// result within the bound of the FP64 reference, C between the matrices
+// untouched.
 func TestGPUBatched(t *testing.T) {
 	ctx := gemmcheck.GPUThread(t)
 	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
@@ -81,6 +83,11 @@ func TestGPUBatched(t *testing.T) {
 	cases := make([]gemmcheck.BatchCase, n)
 	for i := range cases {
 		cases[i] = gemmcheck.RandomBatchCase(rng, gemmcheck.Types[i%len(gemmcheck.Types)], 2_000_000)
+	}
+	if n > 0 {
+		// A batch beyond the grid's z limit (65535): launched in chunks.
+		c := gemmcheck.Case{Type: gemmcheck.Types[0], M: 3, N: 5, K: 7, Alpha: 1.5, Beta: 0.5, Seed: 6}
+		cases[0] = gemmcheck.BatchCase{Case: c, Batch: 70001, StrideA: c.ElemsA(), StrideB: c.ElemsB() + 1, StrideC: c.ElemsC() + 2}
 	}
 	// configFor is case i's configuration of batchConfigs: the first legal
 	// for its class from the i-th on (false: none).
