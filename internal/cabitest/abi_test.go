@@ -175,14 +175,14 @@ func TestForwarding(t *testing.T) {
 		if served != "0" || forwarded != "19" {
 			t.Errorf("served %s forwarded %s, want 0 and 19", served, forwarded)
 		}
-		// The 9 calls of served classes (two of them batches of one
-		// matrix) go to the vendor by the policy (never), or for want of a
-		// CUDA driver here; the convolution (a served one) by the policy
-		// (never, and auto without ISAAC_CONV_AUTO=1) or for want of a
-		// driver. Batches of several matrices are not served (the kernels
-		// have no batch dimension), and a batch of none is empty.
-		want := map[string]int{"invalid": 1, "too_large": 1, "unsupported": 5, "empty": 1}
-		want[c.served] += 9
+		// The 13 calls of served classes (two of them batches of one
+		// matrix, four batches of several) go to the vendor by the policy
+		// (never), or for want of a CUDA driver here; the convolution (a
+		// served one) by the policy (never, and auto without
+		// ISAAC_CONV_AUTO=1) or for want of a driver. A batch with a
+		// negative stride is not served, and a batch of none is empty.
+		want := map[string]int{"invalid": 1, "too_large": 1, "unsupported": 1, "empty": 1}
+		want[c.served] += 13
 		want[c.handle]++
 		want[c.conv]++
 		for k, v := range want {
