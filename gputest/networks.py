@@ -1,0 +1,97 @@
+"""Runs fixed-seed network steps through PyTorch and saves their results
+(an .npz of float64 arrays), or compares two such files.
+
+    python3 gputest/networks.py run OUT.npz
+    python3 gputest/networks.py compare PLAIN.npz OTHER.npz [identical]
+
+The steps (issue 25): a transformer encoder block (attention on PyTorch's
+math path, so its products are batched GEMMs) forward and backward, and
+three SGD steps of an MLP, in float32, float16 and bfloat16. nn.Linear
+with a bias reaches cublasLtMatmul, bmm and matmul of 3-d tensors the
+strided-batched routines, the backward passes the plain GEMMs.
+
+compare checks every array of OTHER against PLAIN's: bit-identical with
+"identical" (the shim passing every call through), else a normwise
+relative error max|a - b| / max|b| within the type's tolerance (the shim
+serving its calls, rounding differently from cuBLAS's kernels)."""
+import sys
+
+import numpy as np
+import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+TOL = {"float32": 1e-4, "float16": 2e-2, "bfloat16": 6e-2}
+
+
+def encoder(dt, out):
+    torch.manual_seed(11)
+    layer = torch.nn.TransformerEncoderLayer(d_model=256, nhead=8, dim_feedforward=1024, dropout=0.0,
+                                             batch_first=True, device="cuda", dtype=dt)
+    layer.train()
+    x = torch.randn(4, 128, 256, device="cuda", dtype=dt, requires_grad=True)
+    with sdpa_kernel(SDPBackend.MATH):
+        y = layer(x)
+        y.float().square().mean().backward()
+    name = str(dt)[6:]
+    out[f"encoder/{name}/y"] = y.detach()
+    out[f"encoder/{name}/dx"] = x.grad
+    for pname, p in layer.named_parameters():
+        out[f"encoder/{name}/grad/{pname}"] = p.grad
+
+
+def mlp(dt, out):
+    torch.manual_seed(12)
+    net = torch.nn.Sequential(torch.nn.Linear(512, 1024), torch.nn.GELU(), torch.nn.Linear(1024, 512)).to("cuda", dt)
+    opt = torch.optim.SGD(net.parameters(), lr=0.05)
+    x = torch.randn(64, 512, device="cuda", dtype=dt)
+    target = torch.randn(64, 512, device="cuda", dtype=dt)
+    name = str(dt)[6:]
+    for step in range(3):
+        opt.zero_grad()
+        loss = (net(x).float() - target.float()).square().mean()
+        loss.backward()
+        opt.step()
+        out[f"mlp/{name}/loss{step}"] = loss.detach().reshape(1)
+    for pname, p in net.named_parameters():
+        out[f"mlp/{name}/param/{pname}"] = p.detach()
+
+
+def run(path):
+    out = {}
+    for dt in (torch.float32, torch.float16, torch.bfloat16):
+        encoder(dt, out)
+        mlp(dt, out)
+    torch.cuda.synchronize()
+    np.savez(path, **{k: v.double().cpu().numpy() for k, v in out.items()})
+    print(f"{len(out)} arrays written to {path}")
+
+
+def compare(plain_path, other_path, identical):
+    plain, other = np.load(plain_path), np.load(other_path)
+    bad, worst = [], {}
+    for key in plain.files:
+        a, b = other[key], plain[key]
+        dtype = key.split("/")[1]
+        if identical:
+            if not np.array_equal(a, b, equal_nan=True):
+                bad.append(f"{key}: not bit-identical")
+            continue
+        err = float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-30))
+        if err > worst.get(dtype, (0, ""))[0]:
+            worst[dtype] = (err, key)
+        if not err <= TOL[dtype]:
+            bad.append(f"{key}: error {err:.3g} > {TOL[dtype]:.3g}")
+    kind = "bit-identical" if identical else "within tolerance"
+    print(f"{other_path.split('/')[-1]}: {len(plain.files) - len(bad)}/{len(plain.files)} arrays {kind}")
+    for dtype, (err, key) in sorted(worst.items()):
+        print(f"  worst {dtype}: {err:.3g} ({key})")
+    for b in bad:
+        print("  OUT OF TOLERANCE", b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "run":
+        run(sys.argv[2])
+    else:
+        sys.exit(compare(sys.argv[2], sys.argv[3], len(sys.argv) > 4 and sys.argv[4] == "identical"))
