@@ -6,12 +6,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/convcheck"
@@ -56,30 +54,11 @@ type compileJob struct {
 // compileAll compiles the jobs' kernels on 16 threads with ctx current (a
 // failure is left for the job's launch to report).
 func compileAll(t *testing.T, ctx cuda.Context, rt *kernels.Runtime, jobs []compileJob) {
-	queue := make(chan compileJob)
-	var wg sync.WaitGroup
-	for w := 0; w < 16; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			if err := ctx.SetCurrent(); err != nil {
-				t.Error(err)
-				return
-			}
-			for j := range queue {
-				if tg, err := j.target(); err == nil {
-					rt.Kernel(tg, j.cfg)
-				}
-			}
-		}()
-	}
-	for _, j := range jobs {
-		queue <- j
-	}
-	close(queue)
-	wg.Wait()
+	gemmcheck.OnThreads(t, ctx, 16, len(jobs), nil, func(i int) {
+		if tg, err := jobs[i].target(); err == nil {
+			rt.Kernel(tg, jobs[i].cfg)
+		}
+	})
 }
 
 // convJob is a case and the configuration it runs with: an implicit

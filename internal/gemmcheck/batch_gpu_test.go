@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -103,41 +101,20 @@ func TestGPUBatched(t *testing.T) {
 	// case's kernels first, on 16 threads (the buffers' alignments, and so
 	// the classes, are those of allocations on 1 MiB boundaries).
 	start := time.Now()
-	var wg sync.WaitGroup
-	queue := make(chan int)
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			if err := ctx.SetCurrent(); err != nil {
-				t.Error(err)
-				return
-			}
-			for i := range queue {
-				g := cases[i].RequestAt(1<<20, 2<<20, 3<<20, 4<<20, 0)
-				if cfg, err := heur.Heuristic(g); err == nil {
-					rt.Prepare(g, cfg)
-				}
-				if tg, err := rt.Target(g); err == nil {
-					if cfg, ok := configFor(i, tg.Class); ok {
-						rt.Prepare(g, cfg)
-					}
-				}
-				srv.Decide(g)
-			}
-		}()
-	}
 	deadline, timed := t.Deadline()
-	for i := range cases {
-		if timed && time.Until(deadline) < 90*time.Second {
-			break // the rest compile as their cases run
+	nearDeadline := func() bool { return timed && time.Until(deadline) < 90*time.Second } // the rest compile as their cases run
+	gemmcheck.OnThreads(t, ctx, 16, n, nearDeadline, func(i int) {
+		g := cases[i].RequestAt(1<<20, 2<<20, 3<<20, 4<<20, 0)
+		if cfg, err := heur.Heuristic(g); err == nil {
+			rt.Prepare(g, cfg)
 		}
-		queue <- i
-	}
-	close(queue)
-	wg.Wait()
+		if tg, err := rt.Target(g); err == nil {
+			if cfg, ok := configFor(i, tg.Class); ok {
+				rt.Prepare(g, cfg)
+			}
+		}
+		srv.Decide(g)
+	})
 	t.Logf("%d cases' kernels compiled in %v", n, time.Since(start).Round(time.Millisecond))
 	type tally struct{ runs, bad int }
 	tallies := map[string]*tally{}

@@ -3,6 +3,7 @@ package gemmcheck
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/cuda"
@@ -114,6 +115,41 @@ func GPUContext(t testing.TB) cuda.Context {
 		t.Fatal(err)
 	}
 	return ctx
+}
+
+// OnThreads runs f(0), …, f(n-1) on workers locked threads, each with ctx
+// current (kernels compiled ahead of a test's cases, from many threads);
+// a thread that cannot make ctx current fails t and runs nothing. stop,
+// when not nil, is asked before each index is handed out: true leaves the
+// rest undone.
+func OnThreads(t testing.TB, ctx cuda.Context, workers, n int, stop func() bool, f func(i int)) {
+	queue := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			if err := ctx.SetCurrent(); err != nil {
+				t.Error(err)
+				for range queue {
+				}
+				return
+			}
+			for i := range queue {
+				f(i)
+			}
+		}()
+	}
+	for i := range n {
+		if stop != nil && stop() {
+			break
+		}
+		queue <- i
+	}
+	close(queue)
+	wg.Wait()
 }
 
 // GPUThread is GPUContext for a test that works on its own goroutine: it
