@@ -9,13 +9,11 @@ bit-identical) and with the shim serving (ISAAC_POLICY=always, and the
 default policy twice with one cache): within tolerance of the vendor's path
 (gputest/compare_frameworks.py), ISAAC_LOG counting served strided-batched
 calls."""
-import json
-import sys
-
 import cupy
 import numpy as np
 import torch
 
+from frameworks import main as write_results
 from frameworks import record
 
 # (batch, m, n, k): attention-like products, odd sizes, a batch of one.
@@ -66,13 +64,5 @@ def cupy_cases(out):
     cupy.cuda.Device().synchronize()
 
 
-def main():
-    out = {}
-    torch_cases(out)
-    cupy_cases(out)
-    json.dump(out, open(sys.argv[1], "w"), indent=0, sort_keys=True)
-    print(f"{len(out)} results written to {sys.argv[1]}")
-
-
 if __name__ == "__main__":
-    main()
+    write_results((torch_cases, cupy_cases))
