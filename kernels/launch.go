@@ -21,8 +21,23 @@ func (rt *Runtime) Launch(t Target, g *request.Gemm, k *Kernel) error {
 	}
 	return rt.launchProblem(t, cuda.Stream(g.Stream), k, int(g.M), int(g.N), int(g.K), 1, func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error {
 		packParams(p, g, k.compute, ws, ctrs)
-		return packTensorMaps(p, g, k)
+		if err := packTensorMaps(p, g, k); err != nil {
+			return err
+		}
+		packEpilogue(p, g, t.Class)
+		return nil
 	})
+}
+
+// packEpilogue writes an epilogue class's parameters (ptx's
+// epilogueParamsOf): D's byte offset from C, the bias vector.
+func packEpilogue(p *cuda.Params, g *request.Gemm, cls ptx.InputClass) {
+	if cls.Epi.OutOfPlace {
+		p.U64(uint64(int64(g.D) - int64(g.C)))
+	}
+	if cls.Epi.Bias {
+		p.Ptr(g.Bias)
+	}
 }
 
 // launchBatch launches kernel k (of a batched class) for strided-batched
@@ -42,12 +57,16 @@ func (rt *Runtime) launchBatch(t Target, g *request.Gemm, k *Kernel) error {
 		part.A += uintptr(first * g.StrideA * es)
 		part.B += uintptr(first * g.StrideB * es)
 		part.C += uintptr(first * g.StrideC * ec)
+		if g.OutOfPlace() {
+			part.D += uintptr(first * g.StrideC * ec) // D has C's strides
+		}
 		err := rt.launchProblem(t, cuda.Stream(g.Stream), k, m, n, kk, int(part.Batch), func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error {
 			packParams(p, &part, k.compute, ws, ctrs)
 			if err := packTensorMaps(p, &part, k); err != nil {
 				return err
 			}
 			p.U64(uint64(part.StrideA)).U64(uint64(part.StrideB)).U64(uint64(part.StrideC))
+			packEpilogue(p, &part, t.Class)
 			return nil
 		})
 		if err != nil {

@@ -9,6 +9,10 @@ type epiOps struct {
 	pBeta  string // beta != 0
 	zeroH  string // b16 zero (bf16 widening)
 	cType  DataType
+	// The class's epilogue (InputClass.Epi): the bias vector's global
+	// address and D's byte offset from C ("" for none), the activation.
+	bias, dOff string
+	act        Activation
 }
 
 func epiSuffix(t DataType) string {
@@ -67,12 +71,14 @@ func loadScalars(b *builder, in InputClass, epi DataType) epiOps {
 	e.pAlpha, e.pBeta = b.reg(kPred), b.reg(kPred)
 	b.ins("setp.neu.%s %s, %s, %s", s, e.pAlpha, e.alpha, zero)
 	b.ins("setp.neu.%s %s, %s, %s", s, e.pBeta, e.beta, zero)
+	e.loadEpilogue(b, in)
 	return e
 }
 
-// storeC writes alpha*v + beta*C[addr] (C not read when beta == 0) to the C
-// element at addr, guarded by pred ("" = always).
-func (e epiOps) storeC(b *builder, v, addrC string, imm int, pred string) {
+// storeC writes alpha*v + beta*C[addr] (C not read when beta == 0), after
+// the class's epilogue (post: row is the element's row of C), to the C
+// element at addr (or D's there), guarded by pred ("" = always).
+func (e epiOps) storeC(b *builder, v, addrC string, imm int, pred string, row rowRef) {
 	s := epiSuffix(e.t)
 	out := b.reg(epiKind(e.t))
 	if e.t == F64 {
@@ -103,25 +109,29 @@ func (e epiOps) storeC(b *builder, v, addrC string, imm int, pred string) {
 		b.insP(pc, "ld.global.f64 %s, %s", cv, addr(addrC, imm))
 	}
 	b.insP(pc, "fma.rn.%s %s, %s, %s, %s", s, out, e.beta, cv, out)
+	out = e.post(b, out, row, pred)
+	addrD := e.dst(b, addrC)
 	switch e.cType {
 	case F16:
 		h := b.reg(kB16)
 		b.ins("cvt.rn.f16.f32 %s, %s", h, out)
-		b.insP(pred, "st.global.b16 %s, %s", addr(addrC, imm), h)
+		b.insP(pred, "st.global.b16 %s, %s", addr(addrD, imm), h)
 	case BF16:
 		h := b.reg(kB16)
 		b.ins("cvt.rn.bf16.f32 %s, %s", h, out)
-		b.insP(pred, "st.global.b16 %s, %s", addr(addrC, imm), h)
+		b.insP(pred, "st.global.b16 %s, %s", addr(addrD, imm), h)
 	default:
-		b.insP(pred, "st.global.%s %s, %s", s, addr(addrC, imm), out)
+		b.insP(pred, "st.global.%s %s, %s", s, addr(addrD, imm), out)
 	}
 }
 
-// storeCVec writes alpha*v[i] + beta*C[i] (C not read when beta == 0) to
-// the len(v) consecutive C elements at addrC+imm with one vector load and
-// store; the caller has checked that all are inside C and that the address
-// is aligned to the whole vector (at most 16 bytes).
-func (e epiOps) storeCVec(b *builder, v []string, addrC string, imm int) {
+// storeCVec writes alpha*v[i] + beta*C[i] (C not read when beta == 0),
+// after the class's epilogue (v[0] in row row of C, v[i] in the i-th after
+// it), to the len(v) consecutive C elements at addrC+imm (or D's there)
+// with one vector load and store; the caller has checked that all are
+// inside C and that the address is aligned to the whole vector (at most 16
+// bytes).
+func (e epiOps) storeCVec(b *builder, v []string, addrC string, imm int, row rowRef) {
 	s := epiSuffix(e.t)
 	k := epiKind(e.t)
 	n := len(v)
@@ -160,7 +170,9 @@ func (e epiOps) storeCVec(b *builder, v []string, addrC string, imm int) {
 	}
 	for i := range out {
 		b.insP(e.pBeta, "fma.rn.%s %s, %s, %s, %s", s, out[i], e.beta, cv[i], out[i])
+		out[i] = e.post(b, out[i], rowRef{row.reg, row.imm + i}, "")
 	}
+	at = addr(e.dst(b, addrC), imm)
 	switch e.cType {
 	case F16, BF16:
 		cvt := "cvt.rn.f16.f32"
@@ -322,9 +334,9 @@ func (c *gemmCtx) epilogue(elems []accElem) {
 		b.ins("and.pred %s, %s, %s", p, pr, pc)
 		switch {
 		case c.conv != nil && cfg.KG == 1: // y through its strides
-			ops.storeC(b, vals[i], c.convOut(e), 0, p)
+			ops.storeC(b, vals[i], c.convOut(e), 0, p, rowRef{})
 		case cfg.KG == 1:
-			ops.storeC(b, vals[i], ca, e.row*es, p)
+			ops.storeC(b, vals[i], ca, e.row*es, p, rowRef{e.rowBase, e.row})
 		default:
 			b.insP(p, "st.global.%s %s, %s", s, addr(ca, e.row*es), vals[i])
 		}
@@ -350,7 +362,7 @@ func (c *gemmCtx) epilogue(elems []accElem) {
 		lScalar, lDone := b.newLabel("epi_scalar"), b.newLabel("epi_done")
 		b.insP("!"+full, "bra %s", lScalar)
 		if cfg.KG == 1 {
-			ops.storeCVec(b, vals[i:i+n], ca, e.row*es)
+			ops.storeCVec(b, vals[i:i+n], ca, e.row*es, rowRef{e.rowBase, e.row})
 		} else {
 			b.ins("st.global%s.%s %s, %s", vsuffix(n), s, addr(ca, e.row*es), braces(vals[i:i+n]))
 		}

@@ -119,7 +119,7 @@ func (c *gemmCtx) storeColumnVector(t storeTarget, vals []string, gr, gc, label 
 			b.ins("setp.lt.s32 %s, %s, %s", p, b.addImm32(gr, e), c.M)
 			b.ins("and.pred %s, %s, %s", p, p, pc)
 			if cfg.KG == 1 {
-				t.ops.storeC(b, vals[e], ga, e*t.es, p)
+				t.ops.storeC(b, vals[e], ga, e*t.es, p, rowRef{gr, e})
 			} else {
 				b.insP(p, "st.global.%s %s, %s", s, addr(ga, e*t.es), vals[e])
 			}
@@ -138,7 +138,7 @@ func (c *gemmCtx) storeColumnVector(t storeTarget, vals []string, gr, gc, label 
 	lScalar, lDone := b.newLabel(label+"_scalar"), b.newLabel(label+"_done")
 	b.insP("!"+full, "bra %s", lScalar)
 	if cfg.KG == 1 {
-		t.ops.storeCVec(b, vals, ga, 0)
+		t.ops.storeCVec(b, vals, ga, 0, rowRef{gr, 0})
 	} else {
 		b.ins("st.global%s.%s %s, %s", vsuffix(v), s, addr(ga, 0), braces(vals))
 	}

@@ -33,12 +33,16 @@ type InputClass struct {
 	// kernel takes each matrix's element stride (batchParams). Only a
 	// GEMM, and its alignments hold for every matrix of the batch.
 	Batched bool
+	// Epi is what the kernel does to each result before it writes it
+	// (a bias, an activation, D apart from C): cuBLASLt's epilogues. Only
+	// a GEMM's.
+	Epi Epilogue
 }
 
 // String is a compact deterministic form used in kernel names.
 func (in InputClass) String() string {
 	return fmt.Sprintf("%s%s%s_c%s_%s%s_a%db%dc%d%s", in.AType, in.BType, in.CType, in.Compute,
-		in.TransA, in.TransB, in.AlignA, in.AlignB, in.AlignC, in.convSuffix()+in.batchSuffix())
+		in.TransA, in.TransB, in.AlignA, in.AlignB, in.AlignC, in.convSuffix()+in.batchSuffix()+in.Epi.String())
 }
 
 // Validate checks that the class is one the kernel family serves (it says
@@ -55,6 +59,9 @@ func (in InputClass) Validate() error {
 		return fmt.Errorf("ptx: invalid transposition")
 	case in.Batched && in.Conv != NotConv:
 		return fmt.Errorf("ptx: a convolution is not a batched GEMM")
+	}
+	if err := in.Epi.valid(in); err != nil {
+		return err
 	}
 	for _, a := range []int{in.AlignA, in.AlignB, in.AlignC} {
 		if a != 1 && a != 2 && a != 4 && a != 8 {

@@ -140,7 +140,7 @@ func abiParams(compute DataType) []Param {
 // maps maps: the ABI's, the maps', a convolution's or a batch's.
 func gemmParams(in InputClass, maps []TensorMap) []Param {
 	out := append(abiParams(in.Compute), tensorMapParams(maps)...)
-	return append(append(out, convParamsOf(in)...), batchParamsOf(in)...)
+	return append(append(append(out, convParamsOf(in)...), batchParamsOf(in)...), epilogueParamsOf(in)...)
 }
 
 // convParamsOf is ConvParams for a convolution's class, none for a GEMM's.

@@ -97,6 +97,9 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	if err := batchLegal(cfg, in); err != nil {
 		return err
 	}
+	if err := epilogueLegal(cfg, in); err != nil {
+		return err
+	}
 	if m.IsWGMMA() {
 		if err := warpgroupLegal(cfg, in); err != nil {
 			return err

@@ -69,6 +69,14 @@ type Gemm struct {
 	StrideA, StrideB, StrideC int64
 	Batch                     int64
 
+	// The epilogue of a cublasLtMatmul call: D = Act(alpha·op(A)·op(B) +
+	// beta·C + bias), bias (C's type, one element per row, 0: none) added
+	// to every column (the same bias for every matrix of a batch). D is 0
+	// (or C) in place; else D has C's layout (and a batch's D the strides
+	// of C). The cuBLAS entry points leave them zero.
+	D, Bias uintptr
+	Act     Activation
+
 	PointerMode PointerMode
 	MathMode    MathMode
 	Atomics     bool // the handle allows atomics (non-deterministic reductions)
@@ -175,8 +183,27 @@ func (g *Gemm) AlignA() int { return BatchAlignment(g.A, g.LDA, g.StrideA, g.Bat
 // AlignB is B's vector alignment in bytes.
 func (g *Gemm) AlignB() int { return BatchAlignment(g.B, g.LDB, g.StrideB, g.Batch, g.BType.Size()) }
 
-// AlignC is C's vector alignment in bytes.
-func (g *Gemm) AlignC() int { return BatchAlignment(g.C, g.LDC, g.StrideC, g.Batch, g.CType.Size()) }
+// AlignC is C's vector alignment in bytes (and D's, out of place).
+func (g *Gemm) AlignC() int {
+	a := BatchAlignment(g.C, g.LDC, g.StrideC, g.Batch, g.CType.Size())
+	if g.OutOfPlace() {
+		a = min(a, BatchAlignment(g.D, g.LDC, g.StrideC, g.Batch, g.CType.Size()))
+	}
+	return a
+}
+
+// OutOfPlace reports a D apart from C (see Gemm.D).
+func (g *Gemm) OutOfPlace() bool { return g.D != 0 && g.D != g.C }
+
+// Activation is the elementwise function of an epilogue (cuBLASLt's RELU
+// and GELU epilogues).
+type Activation int
+
+const (
+	ActNone Activation = iota
+	ActReLU
+	ActGELU
+)
 
 func (g *Gemm) String() string {
 	s := fmt.Sprintf("gemm %s%s m=%d n=%d k=%d %v/%v/%v compute=%v lda=%d ldb=%d ldc=%d",

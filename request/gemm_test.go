@@ -256,3 +256,21 @@ func TestValidAlgoAgainstCuBLAS(t *testing.T) {
 		t.Errorf("only %d algo rows in %s", checked, path)
 	}
 }
+
+// Out of place (cublasLtMatmul's D apart from C), C's alignment is also
+// D's: vectors of the result are stored at D's addresses.
+func TestOutOfPlaceAlignment(t *testing.T) {
+	g := gemm(OpN, OpN, 64, 64, 64, 64, 64, 64)
+	g.CType, g.C = R32F, 1<<20
+	if a := g.AlignC(); a != 16 || g.OutOfPlace() {
+		t.Fatalf("in place: alignment %d, out of place %v", a, g.OutOfPlace())
+	}
+	g.D = g.C
+	if g.OutOfPlace() || g.AlignC() != 16 {
+		t.Errorf("D = C is in place")
+	}
+	g.D = 2<<20 + 4
+	if !g.OutOfPlace() || g.AlignC() != 4 {
+		t.Errorf("D 4-byte aligned: out of place %v, alignment %d", g.OutOfPlace(), g.AlignC())
+	}
+}

@@ -42,11 +42,11 @@ func TestBatchDecision(t *testing.T) {
 		if ptx.Legal(cfg, cls, lim) == nil {
 			t.Errorf("%s legal for the batched class as it is", s)
 		}
-		b := batchConfig(cfg, cls)
+		b := servedConfig(cfg, cls)
 		if err := ptx.Legal(b, cls, lim); err != nil || b.KG != 1 || b.TMA != 0 || b.PS != 0 {
 			t.Errorf("%s as a batched configuration %v: %v", s, b, err)
 		}
-		if batchConfig(cfg, modelClass(cls)) != cfg {
+		if servedConfig(cfg, modelClass(cls)) != cfg {
 			t.Errorf("%s changed for a plain class", s)
 		}
 	}
@@ -61,5 +61,40 @@ func TestBatchDecision(t *testing.T) {
 	p2.Batch = 1
 	if keyOf(kernels.Target{Class: modelClass(cls)}, &plain, Auto) != keyOf(kernels.Target{Class: modelClass(cls)}, &p2, Auto) {
 		t.Errorf("a plain GEMM's key depends on its Batch")
+	}
+}
+
+// An epilogue's class (cublasLtMatmul's bias, activation, D apart from C):
+// the model chooses for the class without it, and each configuration it
+// ranks, made one without a grid split, is legal for the epilogue's class.
+func TestEpilogueDecision(t *testing.T) {
+	g := request.Gemm{Entry: request.EntryGemmEx, TransA: request.OpT, TransB: request.OpN,
+		M: 4096, N: 16, K: 4096, LDA: 4096, LDB: 4096, LDC: 4096, AType: request.R16F, BType: request.R16F, CType: request.R16F,
+		Compute: request.Compute32F, Algo: request.AlgoDefault, A: 1 << 20, B: 2 << 20, C: 3 << 20,
+		D: 5 << 20, Bias: 4 << 20, Act: request.ActGELU}
+	cls, err := space.Class(&g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cls.Epi != (ptx.Epilogue{Bias: true, Act: ptx.ActGELU, OutOfPlace: true}) || modelClass(cls).Epi != (ptx.Epilogue{}) {
+		t.Fatalf("class %v, model's class %v", cls, modelClass(cls))
+	}
+	lim := ptx.H100()
+	for _, s := range []string{
+		"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2,ps=1",
+		"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=4,va=8,vb=8,st=4,math=wgmma_f16,tma=1",
+		"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=8,va=8,vb=8,st=3,math=mma_f16",
+	} {
+		cfg, err := ptx.ParseConfig(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ptx.Legal(cfg, modelClass(cls), lim) != nil {
+			t.Fatalf("%s not legal for the class without the epilogue", s)
+		}
+		e := servedConfig(cfg, cls)
+		if err := ptx.Legal(e, cls, lim); err != nil || e.KG != 1 || e.TMA != cfg.TMA || e.PS != cfg.PS {
+			t.Errorf("%s for the epilogue's class: %v (%v)", s, e, err)
+		}
 	}
 }

@@ -151,7 +151,7 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 		return &decision{reason: request.FwdPredicted}
 	}
 	for _, r := range c.Top {
-		cfg := batchConfig(r.Config, t.Class)
+		cfg := servedConfig(r.Config, t.Class)
 		if ptx.Legal(cfg, t.Class, t.Dev.Limits) != nil {
 			continue // a disk cache written for other limits
 		}
@@ -173,22 +173,27 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 	return &decision{reason: request.FwdNoKernel}
 }
 
-// modelClass is the class the model chooses for: cls, or for a batched
-// class its one-matrix twin. The model knows no batch: it chooses for one
-// matrix of the batch, and under Auto the choice is checked on the calls
-// against the vendor's batched routine whatever it predicts of one matrix
-// (batchConfig makes its configurations batched ones).
+// modelClass is the class the model chooses for: cls without a batch or
+// an epilogue. The model knows neither: it chooses for one matrix of a
+// batch, and under Auto the choice is checked on the calls against the
+// vendor's batched routine whatever it predicts of one matrix; an
+// epilogue's few instructions a value it leaves out (servedConfig makes
+// its configurations ones the class takes).
 func modelClass(cls ptx.InputClass) ptx.InputClass {
-	cls.Batched = false
+	cls.Batched, cls.Epi = false, ptx.Epilogue{}
 	return cls
 }
 
-// batchConfig is cfg as a batched class runs it: the batch's matrices in
-// place of a grid split of the reduction, no tensor copies, no persistent
-// grid (ptx's batch rules); cfg itself for other classes.
-func batchConfig(cfg ptx.GemmConfig, cls ptx.InputClass) ptx.GemmConfig {
+// servedConfig is cfg as cls runs it: for a batched class the batch's
+// matrices in place of a grid split of the reduction, no tensor copies, no
+// persistent grid (ptx's batch rules); for an epilogue no grid split (the
+// kernel writes C itself); cfg itself for other classes.
+func servedConfig(cfg ptx.GemmConfig, cls ptx.InputClass) ptx.GemmConfig {
 	if cls.Batched {
 		cfg.KG, cfg.TMA, cfg.PS = 1, 0, 0
+	}
+	if cls.Epi != (ptx.Epilogue{}) {
+		cfg.KG = 1
 	}
 	return cfg
 }

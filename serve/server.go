@@ -171,15 +171,15 @@ func (s *Server) Decide(g *request.Gemm) (ptx.GemmConfig, request.Reason) {
 }
 
 // Staged is cfg as the server runs a configuration it chose itself (the
-// model's or the heuristic's): a batched one for a batched class
-// (batchConfig), its tensor-copy twin where that is legal and Options.TMA
-// holds (ptx.TMATwin).
+// model's or the heuristic's): one its class takes (servedConfig), its
+// tensor-copy twin where that is legal and Options.TMA holds
+// (ptx.TMATwin).
 func (s *Server) Staged(g *request.Gemm, cfg ptx.GemmConfig) (ptx.GemmConfig, error) {
 	t, err := s.rt.Target(g)
 	if err != nil {
 		return cfg, err
 	}
-	return s.staged(batchConfig(cfg, t.Class), t), nil
+	return s.staged(servedConfig(cfg, t.Class), t), nil
 }
 
 func (s *Server) staged(c ptx.GemmConfig, t kernels.Target) ptx.GemmConfig {
@@ -214,7 +214,7 @@ func (s *Server) heuristic(t kernels.Target, g *request.Gemm) (ptx.GemmConfig, e
 		c.KG = 1 // no stream-ordered workspace on this device
 	}
 	if s.opts.Config == nil {
-		c = batchConfig(c, t.Class)
+		c = servedConfig(c, t.Class)
 	}
 	if err := ptx.Legal(c, t.Class, t.Dev.Limits); err != nil {
 		return ptx.GemmConfig{}, wrapUnsupported(err)

@@ -47,6 +47,7 @@ func Class(g *request.Gemm) (ptx.InputClass, error) {
 		elementAlignment(g.AlignA(), es), elementAlignment(g.AlignB(), es), elementAlignment(g.AlignC(), ec))
 	in.AtomicsAllowed = g.Atomics
 	in.Batched = g.Batch > 1
+	in.Epi = ptx.Epilogue{Bias: g.Bias != 0, Act: ptx.Activation(g.Act), OutOfPlace: g.OutOfPlace()}
 	return in, in.Validate()
 }
 
