@@ -5,17 +5,30 @@ import (
 	"testing"
 )
 
-// batchedClasses are a batched twin of a class of each math family's
-// types: f32 (ffma, mma_tf32, wgmma_tf32), f64, f16 and bf16.
-func batchedClasses() []InputClass {
+// alignedClasses are a class of every served type with k-contiguous A
+// and B (every math's layout) and 16-byte alignments of A, B and C (C's
+// of 1 element where cAlign1).
+func alignedClasses(cAlign1 bool) []InputClass {
 	var out []InputClass
 	for _, base := range typeCombos {
 		in := base
-		in.TransA, in.TransB = T, N // k-contiguous: every math's
-		a := 16 / in.AType.Size()
-		in.AlignA, in.AlignB, in.AlignC = min(a, 8), min(a, 8), 1
-		in.Batched = true
+		in.TransA, in.TransB = T, N
+		a := min(16/in.AType.Size(), 8)
+		in.AlignA, in.AlignB, in.AlignC = a, a, min(16/in.CType.Size(), 8)
+		if cAlign1 {
+			in.AlignC = 1
+		}
 		out = append(out, in)
+	}
+	return out
+}
+
+// batchedClasses are a batched twin of a class of each math family's
+// types: f32 (ffma, mma_tf32, wgmma_tf32), f64, f16 and bf16.
+func batchedClasses() []InputClass {
+	out := alignedClasses(true)
+	for i := range out {
+		out[i].Batched = true
 	}
 	return out
 }

@@ -9,11 +9,7 @@ import (
 // 16-byte alignments) with each epilogue that type takes.
 func epilogueClasses() []InputClass {
 	var out []InputClass
-	for _, base := range typeCombos {
-		in := base
-		in.TransA, in.TransB = T, N
-		a := min(16/in.AType.Size(), 8)
-		in.AlignA, in.AlignB, in.AlignC = a, a, min(16/in.CType.Size(), 8)
+	for _, in := range alignedClasses(false) {
 		for _, e := range []Epilogue{{Bias: true}, {Act: ActReLU}, {Bias: true, Act: ActReLU, OutOfPlace: true},
 			{Bias: true, Act: ActGELU}, {Act: ActGELU, OutOfPlace: true}, {OutOfPlace: true}} {
 			in.Epi = e

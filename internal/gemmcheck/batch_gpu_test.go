@@ -4,15 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/isaacgo/isaac/internal/cublas"
-	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
-	"github.com/isaacgo/isaac/kernels"
-	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/serve"
 )
@@ -45,22 +41,8 @@ var batchConfigs = []string{
 // result within the bound of the FP64 reference, C between the matrices
 // untouched.
 func TestGPUBatched(t *testing.T) {
-	ctx := gemmcheck.GPUThread(t)
-	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
-	lim, err := rt.Limits()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 3000
-	if v, err := strconv.Atoi(os.Getenv("ISAAC_GPU_BATCH_CASES")); err == nil {
-		n = v
-	}
-	stream, err := cuda.NewStream()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stream.Destroy()
-	heur := serve.NewOn(rt, serve.Defaults())
+	f := newKernelFixture(t, "ISAAC_GPU_BATCH_CASES", 3000, batchConfigs)
+	ctx, rt, stream, heur, n, configFor := f.ctx, f.rt, f.stream, f.heur, f.n, f.configFor
 	o := serve.FromEnv()
 	o.Policy = serve.Always
 	srv := serve.NewOn(rt, o)
@@ -69,14 +51,6 @@ func TestGPUBatched(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Destroy()
-	var cfgs []ptx.GemmConfig
-	for _, s := range batchConfigs {
-		c, err := ptx.ParseConfig(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfgs = append(cfgs, c)
-	}
 	rng := rand.New(rand.NewPCG(25, 3))
 	cases := make([]gemmcheck.BatchCase, n)
 	for i := range cases {
@@ -86,16 +60,6 @@ func TestGPUBatched(t *testing.T) {
 		// A batch beyond the grid's z limit (65535): launched in chunks.
 		c := gemmcheck.Case{Type: gemmcheck.Types[0], M: 3, N: 5, K: 7, Alpha: 1.5, Beta: 0.5, Seed: 6}
 		cases[0] = gemmcheck.BatchCase{Case: c, Batch: 70001, StrideA: c.ElemsA(), StrideB: c.ElemsB() + 1, StrideC: c.ElemsC() + 2}
-	}
-	// configFor is case i's configuration of batchConfigs: the first legal
-	// for its class from the i-th on (false: none).
-	configFor := func(i int, cls ptx.InputClass) (ptx.GemmConfig, bool) {
-		for j := range cfgs {
-			if cfg := cfgs[(i+j)%len(cfgs)]; ptx.Legal(cfg, cls, lim) == nil {
-				return cfg, true
-			}
-		}
-		return ptx.GemmConfig{}, false
 	}
 	// Compiling each new class's kernels is most of the work: every
 	// case's kernels first, on 16 threads (the buffers' alignments, and so

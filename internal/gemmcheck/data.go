@@ -104,6 +104,14 @@ type Result struct {
 // reference: every element of the m×n result within its bound, and no
 // element outside it changed.
 func (d *Data) Check(c Case, got []float64) Result {
+	return checkStored(c, got, d.C0, d.Ref, func(e int) float64 { return d.Bound(c, e) })
+}
+
+// checkStored compares a stored result buffer (offsets and padding
+// included) with want (m×n, column-major): every element of the m×n
+// result within bound(e) of want[e], and every other element as it was
+// in initial.
+func checkStored(c Case, got, initial, want []float64, bound func(e int) float64) Result {
 	var r Result
 	ldc := c.LDC()
 	for idx, v := range got {
@@ -111,17 +119,17 @@ func (d *Data) Check(c Case, got []float64) Result {
 		i, j := p%ldc, p/ldc
 		if p < 0 || i >= c.M || j >= c.N {
 			// outside the result: must be untouched (NaN stays NaN)
-			if !(v == d.C0[idx] || math.IsNaN(v) && math.IsNaN(d.C0[idx])) {
+			if !(v == initial[idx] || math.IsNaN(v) && math.IsNaN(initial[idx])) {
 				r.Bad++
 				if r.FirstBad == "" {
-					r.FirstBad = "wrote outside C's m×n at element " + strconv.Itoa(idx)
+					r.FirstBad = "wrote outside the m×n result at element " + strconv.Itoa(idx)
 				}
 			}
 			continue
 		}
-		ref := d.Ref[i+j*c.M]
+		ref := want[i+j*c.M]
 		err := math.Abs(v - ref)
-		bound := d.Bound(c, i+j*c.M)
+		bound := bound(i + j*c.M)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			err = math.Inf(1)
 		}

@@ -97,36 +97,16 @@ func (d *EpilogueData) Check(c EpilogueCase, got, c0 []float64) Result {
 			}
 		}
 	}
-	ldc := c.LDC()
-	for idx, v := range got {
-		p := idx - c.OffC
-		i, j := p%ldc, p/ldc
-		if p < 0 || i >= c.M || j >= c.N {
-			if !(v == initial[idx] || math.IsNaN(v) && math.IsNaN(initial[idx])) {
-				r.Bad++
-				if r.FirstBad == "" {
-					r.FirstBad = "wrote outside the m×n result at element " + strconv.Itoa(idx)
-				}
-			}
-			continue
-		}
-		e := i + j*c.M
+	res := checkStored(c.Case, got, initial, d.Post, func(e int) float64 {
 		bound := d.Bound(c.Case, e)
 		if c.Act == request.ActGELU {
 			bound = 1.2*bound + 1e-6*(math.Abs(d.Pre[e])+1)
 		}
-		err := math.Abs(v - d.Post[e])
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			err = math.Inf(1)
-		}
-		r.MaxErr = math.Max(r.MaxErr, err)
-		r.MaxRelBound = math.Max(r.MaxRelBound, err/bound)
-		if err > bound {
-			r.Bad++
-			if r.FirstBad == "" {
-				r.FirstBad = "D(" + strconv.Itoa(i) + "," + strconv.Itoa(j) + ") = " + fmtG(v) + ", want " + fmtG(d.Post[e]) + " ± " + fmtG(bound)
-			}
-		}
+		return bound
+	})
+	res.Bad += r.Bad
+	if r.FirstBad != "" {
+		res.FirstBad = r.FirstBad
 	}
-	return r
+	return res
 }

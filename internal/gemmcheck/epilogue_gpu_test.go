@@ -4,15 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
-	"github.com/isaacgo/isaac/kernels"
-	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
-	"github.com/isaacgo/isaac/serve"
 )
 
 // epilogueConfigs are configurations of every kernel family an epilogue
@@ -40,30 +36,8 @@ var epilogueConfigs = []string{
 // the result within its bound of the FP64 reference, every other element
 // of D untouched, and out of place C untouched whole.
 func TestGPUEpilogue(t *testing.T) {
-	ctx := gemmcheck.GPUThread(t)
-	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
-	lim, err := rt.Limits()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 1500
-	if v, err := strconv.Atoi(os.Getenv("ISAAC_GPU_EPILOGUE_CASES")); err == nil {
-		n = v
-	}
-	stream, err := cuda.NewStream()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stream.Destroy()
-	heur := serve.NewOn(rt, serve.Defaults())
-	var cfgs []ptx.GemmConfig
-	for _, s := range epilogueConfigs {
-		c, err := ptx.ParseConfig(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfgs = append(cfgs, c)
-	}
+	f := newKernelFixture(t, "ISAAC_GPU_EPILOGUE_CASES", 1500, epilogueConfigs)
+	ctx, rt, stream, heur, n, configFor := f.ctx, f.rt, f.stream, f.heur, f.n, f.configFor
 	rng := rand.New(rand.NewPCG(31, 5))
 	cases := make([]gemmcheck.EpilogueCase, n)
 	for i := range cases {
@@ -80,14 +54,6 @@ func TestGPUEpilogue(t *testing.T) {
 			g.D = d + uintptr(c.OffC*c.Type.C.Size())
 		}
 		return g
-	}
-	configFor := func(i int, cls ptx.InputClass) (ptx.GemmConfig, bool) {
-		for j := range cfgs {
-			if cfg := cfgs[(i+j)%len(cfgs)]; ptx.Legal(cfg, cls, lim) == nil {
-				return cfg, true
-			}
-		}
-		return ptx.GemmConfig{}, false
 	}
 	gemmcheck.OnThreads(t, ctx, 16, n, nil, func(i int) {
 		g := reqOf(cases[i], 1<<20, 2<<20, 3<<20, 4<<20, 5<<20, 6<<20, 0)
