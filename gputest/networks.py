@@ -29,9 +29,13 @@ def encoder(dt, out):
                                              batch_first=True, device="cuda", dtype=dt)
     layer.train()
     x = torch.randn(4, 128, 256, device="cuda", dtype=dt, requires_grad=True)
+    # A fixed random projection of y as the loss: the layer ends in a LayerNorm (weight 1,
+    # bias 0 at initialisation) whose rows' mean square is 1 whatever its input, so a loss
+    # like y.square().mean() has a gradient of rounding noise only before the norm.
+    probe = torch.randn(4, 128, 256, device="cuda", dtype=torch.float32)
     with sdpa_kernel(SDPBackend.MATH):
         y = layer(x)
-        y.float().square().mean().backward()
+        (y.float() * probe).sum().backward()
     name = str(dt)[6:]
     out[f"encoder/{name}/y"] = y.detach()
     out[f"encoder/{name}/dx"] = x.grad
