@@ -119,6 +119,41 @@ func isaac_go_conv_after(call *C.isaac_conv_call) {
 	}
 }
 
+// ltCall is an intercepted cublasLtMatmul, decoded (g), as serve.GemmCall.
+type ltCall struct {
+	p unsafe.Pointer
+	g *request.Gemm
+}
+
+func (c ltCall) Arguments(g *request.Gemm) { *g = *c.g }
+func (c ltCall) HandleState(g *request.Gemm) request.Reason {
+	shim.ReadLtScalars(c.p, g) // cuBLASLt has no handle state: the descriptor said it all
+	return request.Served
+}
+func (c ltCall) SetToken(t serve.Token) { shim.SetLtToken(c.p, uintptr(cgo.NewHandle(t))) }
+
+//export isaac_go_lt
+func isaac_go_lt(call *C.isaac_lt_call) (reason C.int) {
+	defer recoverAsError(&reason)
+	var l request.LtMatmul
+	shim.DecodeLt(unsafe.Pointer(call), &l)
+	g, r := l.Gemm(request.EntryLtMatmul)
+	if r != request.Served {
+		return C.int(r)
+	}
+	return C.int(server().Gemm(ltCall{unsafe.Pointer(call), g}))
+}
+
+//export isaac_go_lt_after
+func isaac_go_lt_after(call *C.isaac_lt_call) {
+	defer func() { recover() }()
+	if t := shim.LtToken(unsafe.Pointer(call)); t != 0 {
+		h := cgo.Handle(t)
+		defer h.Delete()
+		server().AfterForward(h.Value().(serve.Token))
+	}
+}
+
 // recoverAsError turns a panic into "not served": the host process never
 // crashes because of us, and the vendor computes the call.
 func recoverAsError(reason *C.int) {

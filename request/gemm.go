@@ -31,6 +31,9 @@ const (
 	EntryDgemmStridedBatched64
 	EntryHgemmStridedBatched64
 	EntryGemmStridedBatchedEx64
+	// cublasLtMatmul: one call of its descriptors (LtMatmul), a batch when
+	// its layouts say so (Gemm.Batch), with an epilogue.
+	EntryLtMatmul
 )
 
 // Is64 reports whether the entry point takes 64-bit sizes.

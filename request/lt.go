@@ -28,6 +28,7 @@ type LtMatrix struct {
 	Rows, Cols  int64
 	LD          int64
 	Batch       int64 // CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT
+	BatchMode   int   // CUBLASLT_MATRIX_LAYOUT_BATCH_MODE: 0 strided (the default), else arrays of pointers
 	Stride      int64 // CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, elements
 	PlaneOffset int64
 }
@@ -75,7 +76,8 @@ func scaleOf(c ComputeType) (DataType, bool) {
 // a bias (a bias per row of D is one per column of Dᵀ); epilogues beyond
 // a bias, ReLU and GELU; auxiliary outputs, scale pointers, vectors of
 // alpha; a bias of another type than D's, or one per matrix of a batch;
-// matrices of unequal batch counts; D of another layout than C's.
+// matrices of unequal batch counts, batches of arrays of pointers or of no
+// matrix; a reduction of length 0; D of another layout than C's.
 // A row-major call is computed as its transpose: Dᵀ = op(B)ᵀ·op(A)ᵀ, A and
 // B swapped with their operations, m and n swapped.
 func (l *LtMatmul) Gemm(entry Entry) (*Gemm, Reason) {
@@ -86,6 +88,9 @@ func (l *LtMatmul) Gemm(entry Entry) (*Gemm, Reason) {
 		}
 		if m.Order != ms[0].Order || m.Order != LtOrderCol && m.Order != LtOrderRow || m.PlaneOffset != 0 {
 			return nil, FwdUnsupported
+		}
+		if m.BatchMode != 0 || m.Batch == 0 {
+			return nil, FwdUnsupported // arrays of pointers; a batch of none
 		}
 	}
 	scale, ok := scaleOf(l.Compute)
@@ -138,6 +143,8 @@ func (l *LtMatmul) Gemm(entry Entry) (*Gemm, Reason) {
 		return nil, FwdUnsupported
 	case l.A.Batch != l.D.Batch || l.B.Batch != l.D.Batch || l.C.Batch != l.D.Batch:
 		return nil, FwdUnsupported
+	case k == 0:
+		return nil, FwdUnsupported // D = beta·C + bias through the epilogue alone
 	}
 	c, cl := l.CPtr, l.C
 	if c == 0 {

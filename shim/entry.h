@@ -11,6 +11,8 @@
 #pragma weak isaac_go_gemm_after
 #pragma weak isaac_go_conv
 #pragma weak isaac_go_conv_after
+#pragma weak isaac_go_lt
+#pragma weak isaac_go_lt_after
 
 /* The vendor's function `name` of type `type`, resolved once into `fn`. */
 #define ISAAC_VENDOR_FN(vendor, type, name, fn)                                   \
@@ -73,6 +75,39 @@ static inline void isaac_after_conv(isaac_conv_call *call, int reason)
 {
 	if (reason == ISAAC_FWD_MEASURING && isaac_go_conv_after != NULL)
 		isaac_go_conv_after(call);
+}
+
+/* A cublasLtMatmul's answer: its descriptors read through cuBLASLt's
+ * getters (a getter that fails leaves the call to cuBLASLt, which gives its
+ * own status), then Go's. */
+static inline int isaac_decide_lt(isaac_lt_call *call)
+{
+	int reason;
+	if (isaac_disabled)
+		reason = ISAAC_FWD_DISABLED;
+	else if (isaac_forked)
+		reason = ISAAC_FWD_FORK;
+	else if (isaac_go_lt == NULL)
+		reason = ISAAC_FWD_NO_GO;
+	else {
+		isaac_read_lt_state(call, &call->state);
+		if (call->state.status != 0)
+			reason = ISAAC_FWD_HANDLE;
+		else {
+			isaac_go_enter();
+			reason = isaac_go_lt(call);
+		}
+	}
+	isaac_count(ISAAC_ENTRY_LT_MATMUL, reason);
+	return reason;
+}
+
+/* What follows a forwarded cublasLtMatmul: the end of cuBLASLt's timing
+ * when Go asked for it (reason ISAAC_FWD_MEASURING). */
+static inline void isaac_after_lt(isaac_lt_call *call, int reason)
+{
+	if (reason == ISAAC_FWD_MEASURING && isaac_go_lt_after != NULL)
+		isaac_go_lt_after(call);
 }
 
 #endif /* ISAAC_ENTRY_H */

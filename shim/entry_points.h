@@ -1,6 +1,6 @@
 /*
  * entry_points.h: the exported entry points, with the vendor's exact
- * prototypes (cuBLAS 13 cublas_api.h, cuDNN 9 cudnn_cnn.h). The tests compile
+ * prototypes (cuBLAS 13 cublas_api.h and cublasLt.h, cuDNN 9 cudnn_cnn.h). The tests compile
  * this header next to the vendor's declarations, in C and in C++ (where two
  * extern "C" declarations with different parameters are an error), so any
  * difference fails the build of the check.
@@ -109,6 +109,13 @@ ISAAC_EXPORT cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle,
 	long long int strideB, const void *beta, void *C, cudaDataType Ctype,
 	int64_t ldc, long long int strideC, int64_t batchCount,
 	cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+
+ISAAC_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle,
+	cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A,
+	cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc,
+	const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D,
+	cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo,
+	void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream);
 
 ISAAC_EXPORT cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha,
 	const cudnnTensorDescriptor_t xDesc, const void *x,

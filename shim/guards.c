@@ -31,6 +31,7 @@ static const char *entry_names[ISAAC_ENTRY_COUNT] = {
 	"cublasSgemmStridedBatched", "cublasDgemmStridedBatched", "cublasHgemmStridedBatched",
 	"cublasGemmStridedBatchedEx", "cublasSgemmStridedBatched_64", "cublasDgemmStridedBatched_64",
 	"cublasHgemmStridedBatched_64", "cublasGemmStridedBatchedEx_64",
+	"cublasLtMatmul",
 };
 
 static const char *reason_names[ISAAC_REASON_COUNT] = {
@@ -113,8 +114,9 @@ static void print_log(void)
 	if (n < sizeof line && settled > 0)
 		n += snprintf(line + n, sizeof line - n, "; forwarded by the entry point as settled %lu", settled);
 	if (n < sizeof line)
-		n += snprintf(line + n, sizeof line - n, "; cuBLAS: %s; cuDNN: %s",
-			isaac_vendor_path(ISAAC_VENDOR_CUBLAS), isaac_vendor_path(ISAAC_VENDOR_CUDNN));
+		n += snprintf(line + n, sizeof line - n, "; cuBLAS: %s; cuBLASLt: %s; cuDNN: %s",
+			isaac_vendor_path(ISAAC_VENDOR_CUBLAS), isaac_vendor_path(ISAAC_VENDOR_CUBLASLT),
+			isaac_vendor_path(ISAAC_VENDOR_CUDNN));
 	fprintf(stderr, "%s\n", line);
 }
 

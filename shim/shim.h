@@ -37,6 +37,7 @@ enum isaac_entry {
 	ISAAC_ENTRY_DGEMM_STRIDED_BATCHED_64,
 	ISAAC_ENTRY_HGEMM_STRIDED_BATCHED_64,
 	ISAAC_ENTRY_GEMM_STRIDED_BATCHED_EX_64,
+	ISAAC_ENTRY_LT_MATMUL,
 	ISAAC_ENTRY_COUNT
 };
 
@@ -116,6 +117,48 @@ typedef struct isaac_conv_call {
 	isaac_conv_state state;
 } isaac_conv_call;
 
+/* A cuBLASLt matrix layout, read through cublasLtMatrixLayoutGetAttribute. */
+typedef struct isaac_lt_layout {
+	int type, order;             /* cudaDataType, cublasLtOrder_t */
+	uint64_t rows, cols;
+	int64_t ld;
+	int batch;                   /* BATCH_COUNT */
+	int batch_mode;              /* BATCH_MODE (0, strided, where the library has none) */
+	int64_t stride;              /* STRIDED_BATCH_OFFSET, elements */
+	int64_t plane_offset;
+} isaac_lt_layout;
+
+/* A cublasLtMatmul call's descriptors, read through cuBLASLt's getters. */
+typedef struct isaac_lt_state {
+	int status;                  /* first failing getter's status, or 0 */
+	int compute_type, scale_type, pointer_mode;
+	int transa, transb, transc, fill_mode;
+	unsigned epilogue;
+	const void *bias;
+	int bias_type;               /* -1: D's */
+	int64_t bias_batch_stride;
+	const void *aux;             /* EPILOGUE_AUX_POINTER */
+	int scaled;                  /* a scale, amax or atomic-synchronization pointer is set */
+	int64_t alpha_vector_batch_stride;
+	isaac_lt_layout a, b, c, d;
+} isaac_lt_state;
+
+/* One cublasLtMatmul call exactly as the application made it, and its
+ * descriptors as read before Go is asked (state). */
+typedef struct isaac_lt_call {
+	void *handle, *desc;
+	const void *alpha, *beta;
+	const void *A, *B, *C;
+	void *D;
+	void *a_desc, *b_desc, *c_desc, *d_desc;
+	const void *algo;
+	void *workspace;
+	size_t workspace_bytes;
+	void *stream;
+	uintptr_t token;             /* set by Go with ISAAC_FWD_MEASURING, for isaac_go_lt_after */
+	isaac_lt_state state;
+} isaac_lt_call;
+
 /* The cuBLAS handle's state, read through the vendor's getters. */
 typedef struct isaac_cublas_state {
 	int status;                  /* first failing getter's status, or 0 */
@@ -131,6 +174,8 @@ int isaac_go_conv(isaac_conv_call *call);
  * is on the stream: Go closes the vendor's timing (call->token says which). */
 void isaac_go_gemm_after(isaac_gemm_call *call);
 void isaac_go_conv_after(isaac_conv_call *call);
+int isaac_go_lt(isaac_lt_call *call);
+void isaac_go_lt_after(isaac_lt_call *call);
 /* At the process's exit: Go's background work ends (serve.Server.Close). */
 void isaac_go_exit(void);
 
@@ -144,7 +189,7 @@ void isaac_go_exit_register(void);  /* registers it again (after the driver's fi
 
 /* Vendor resolution (vendor.c). Returns NULL, after one line on stderr the
  * first time, when no vendor library can be found. */
-enum isaac_vendor { ISAAC_VENDOR_CUBLAS, ISAAC_VENDOR_CUDNN };
+enum isaac_vendor { ISAAC_VENDOR_CUBLAS, ISAAC_VENDOR_CUDNN, ISAAC_VENDOR_CUBLASLT };
 void *isaac_vendor_symbol(int vendor, const char *name);
 const char *isaac_vendor_path(int vendor);
 
@@ -168,5 +213,6 @@ void isaac_read_cublas_state(void *handle, isaac_cublas_state *st);
 void isaac_read_conv_state(const isaac_conv_call *call, isaac_conv_state *st);        /* descriptors, then the stream */
 void isaac_read_conv_descriptors(const isaac_conv_call *call, isaac_conv_state *st);  /* the descriptors alone */
 void isaac_read_conv_stream(const isaac_conv_call *call, isaac_conv_state *st);       /* the handle's stream into st */
+void isaac_read_lt_state(const isaac_lt_call *call, isaac_lt_state *st);              /* the matmul descriptor and the four layouts */
 
 #endif /* ISAAC_SHIM_H */

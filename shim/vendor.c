@@ -30,6 +30,8 @@ static vendor_lib libs[] = {
 		{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so", NULL}},
 	[ISAAC_VENDOR_CUDNN] = {"cuDNN", "libcudnn.so",
 		{"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so", NULL}},
+	[ISAAC_VENDOR_CUBLASLT] = {"cuBLASLt", "libcublasLt.so",
+		{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11", "libcublasLt.so", NULL}},
 };
 
 /* dl_iterate_phdr callback: the first loaded object whose file name starts

@@ -4,7 +4,8 @@
  *
  * The shim builds without any CUDA header. Defining ISAAC_VENDOR_HEADERS
  * (e.g. -DISAAC_VENDOR_HEADERS='"vendor_api.h"', or on a CUDA machine
- * '<cublas_v2.h>' plus <cudnn.h> through ISAAC_VENDOR_HEADERS2) makes the
+ * '<cublas_v2.h>' plus <cudnn.h> and <cublasLt.h> through ISAAC_VENDOR_HEADERS2
+ * and ISAAC_VENDOR_HEADERS3) makes the
  * shim compile against the vendor's own declarations instead, so that any
  * prototype that differs from the vendor's is a compile error: that is how
  * the tests check the exported prototypes.
@@ -19,6 +20,9 @@
 #include ISAAC_VENDOR_HEADERS
 #if defined(ISAAC_VENDOR_HEADERS2)
 #include ISAAC_VENDOR_HEADERS2
+#endif
+#if defined(ISAAC_VENDOR_HEADERS3)
+#include ISAAC_VENDOR_HEADERS3
 #endif
 #if !defined(__cplusplus) && !defined(__CUDA_FP16_TYPES_EXIST__) && !defined(VENDOR_API_H)
 /* cuBLAS declares cublasHgemm, and cuda_fp16.h defines __half, for C++ only. */
@@ -39,6 +43,11 @@ typedef int cublasGemmAlgo_t;
 typedef int cudaDataType;
 typedef struct __half __half;
 
+typedef struct cublasLtContext *cublasLtHandle_t;
+typedef struct isaac_lt_matmul_desc *cublasLtMatmulDesc_t;
+typedef struct isaac_lt_matrix_layout *cublasLtMatrixLayout_t;
+typedef struct { uint64_t data[8]; } cublasLtMatmulAlgo_t;
+
 typedef struct cudnnContext *cudnnHandle_t;
 typedef struct cudnnTensorStruct *cudnnTensorDescriptor_t;
 typedef struct cudnnFilterStruct *cudnnFilterDescriptor_t;
@@ -55,6 +64,7 @@ typedef int cudnnMathType_t;
 /* Status values the shim itself returns (cuBLAS 13, cuDNN 9). */
 #define ISAAC_CUBLAS_STATUS_SUCCESS 0
 #define ISAAC_CUBLAS_STATUS_NOT_INITIALIZED 1
+#define ISAAC_CUBLAS_STATUS_INVALID_VALUE 7
 #define ISAAC_CUDNN_STATUS_SUCCESS 0
 #define ISAAC_CUDNN_STATUS_NOT_INITIALIZED 1001
 
