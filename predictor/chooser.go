@@ -52,6 +52,34 @@ func (p *seedPools) has(cls ptx.InputClass) bool {
 
 func (p *seedPools) set(cls ptx.InputClass, pool []ptx.GemmConfig) { p.m.LoadOrStore(cls, pool) }
 
+// ChooseBatch is Choose for a strided batch of batch matrices of input in,
+// of a batched class (ptx's batch rules keep the search to configurations
+// the batch's kernels take): the model scores each configuration on the
+// batch as on one matrix batch times as wide (batchSearch), the vendor
+// model likewise.
+func (c *Chooser) ChooseBatch(in Input, batch int, cls ptx.InputClass) *Choice {
+	ranked := c.Config.search(batchSearch(in, batch), cls, c.Dev, c.seeds(in, cls), 3, 8, c.Screen)
+	folded := in
+	folded.N = in.N * max(batch, 1)
+	return c.choice(ranked, folded)
+}
+
+// choice is the Choice of a search's ranking for an input (the vendor
+// model's prediction of in).
+func (c *Chooser) choice(ranked []Ranked, in Input) *Choice {
+	ch := &Choice{VendorTFLOPs: math.NaN()}
+	ch.Top = ranked[:min(max(c.TopK, 1), len(ranked))]
+	if len(ch.Top) > 0 {
+		ch.OursTFLOPs = math.Exp(ch.Top[0].Score)
+		if c.Vendor != nil {
+			v := c.Vendor.InputScore(in)
+			ch.VendorTFLOPs = math.Exp(v)
+			ch.Serve = ch.Top[0].Score-v >= math.Log(max(c.Margin, 1e-9))
+		}
+	}
+	return ch
+}
+
 // Choice is the chooser's answer for one input.
 type Choice struct {
 	Top          []Ranked // best-predicted configurations, best first (at most TopK)
@@ -86,18 +114,12 @@ func (c *Chooser) pool(cls ptx.InputClass) []ptx.GemmConfig { return c.pools.get
 // sweep's grids, space.Grid, was measured and not kept: see
 // results/h100/model/README.md.)
 func (c *Chooser) Choose(in Input, cls ptx.InputClass) *Choice {
-	seeds := append(space.Suited(c.pool(cls), in.M, in.N, in.K),
+	return c.choice(c.Config.SearchScreened(in, cls, c.Dev, c.seeds(in, cls), 3, 8, c.Screen), in)
+}
+
+// seeds are a search's seeds for an input of class cls: the class's seed
+// pool and the heuristic's candidates, those that suit the input.
+func (c *Chooser) seeds(in Input, cls ptx.InputClass) []ptx.GemmConfig {
+	return append(space.Suited(c.pool(cls), in.M, in.N, in.K),
 		space.Suited(space.HeuristicCandidates(cls, in.M, in.N, in.K, c.Dev), in.M, in.N, in.K)...)
-	ch := &Choice{VendorTFLOPs: math.NaN()}
-	ranked := c.Config.SearchScreened(in, cls, c.Dev, seeds, 3, 8, c.Screen)
-	ch.Top = ranked[:min(max(c.TopK, 1), len(ranked))]
-	if len(ch.Top) > 0 {
-		ch.OursTFLOPs = math.Exp(ch.Top[0].Score)
-		if c.Vendor != nil {
-			v := c.Vendor.InputScore(in)
-			ch.VendorTFLOPs = math.Exp(v)
-			ch.Serve = ch.Top[0].Score-v >= math.Log(max(c.Margin, 1e-9))
-		}
-	}
-	return ch
 }

@@ -139,3 +139,38 @@ func TestSearchScreened(t *testing.T) {
 	}
 	t.Logf("full search scored %d (best %.3f), screened %d (best %.3f)", len(full), full[0].Score, len(screened), screened[0].Score)
 }
+
+// A batch's choice (the attention suite's QKᵀ of 32 heads, 512×512×64 FP16):
+// legal for the batched class (no grid split, tensor copies or persistent
+// grid), tiles that suit one matrix, best first; the model, seeing the
+// batch's 32 matrices of work, chooses tiles at least as large as for one
+// matrix, whose best alone spreads a split of K or small tiles over the
+// machine.
+func TestChooseBatch(t *testing.T) {
+	c := h100Chooser(t)
+	one := ptx.InputClass{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.T, TransB: ptx.N, AlignA: 8, AlignB: 8, AlignC: 8}
+	batched := one
+	batched.Batched = true
+	in := predictor.Input{Type: "gemmex_f16_f32", TransA: true, M: 512, N: 512, K: 64, AlignA: 8, AlignB: 8, AlignC: 8}
+	ch := c.ChooseBatch(in, 32, batched)
+	if len(ch.Top) == 0 {
+		t.Fatal("no choice")
+	}
+	for i, r := range ch.Top {
+		if err := ptx.Legal(r.Config, batched, c.Dev); err != nil {
+			t.Errorf("choice %d illegal for the batched class: %v", i, err)
+		}
+		if !space.Suits(r.Config, in.M, in.N, in.K) {
+			t.Errorf("choice %v does not suit one matrix", r.Config)
+		}
+		if i > 0 && r.Score > ch.Top[i-1].Score {
+			t.Error("choices out of order")
+		}
+	}
+	single := c.Choose(in, one)
+	tile := func(cfg ptx.GemmConfig) int { return cfg.ML * cfg.NL }
+	if tile(ch.Top[0].Config) < tile(single.Top[0].Config) {
+		t.Errorf("a batch of 32 chose a smaller tile (%v) than one matrix (%v)", ch.Top[0].Config, single.Top[0].Config)
+	}
+	t.Logf("batch of 32: %v (%.1f TFLOP/s predicted); one matrix: %v", ch.Top[0].Config, ch.OursTFLOPs, single.Top[0].Config)
+}

@@ -51,6 +51,19 @@ func gemmSearch(in Input) searchInput {
 		describes: func(c ptx.GemmConfig) bool { return KnowsMath(c.Math) }, m: in.M, n: in.N, k: in.K}
 }
 
+// batchSearch is a batch of b matrices of input in, for the configuration
+// model, which was measured on single matrices: a configuration is scored
+// on the batch as on one matrix b times as wide (in.N·b columns: as many
+// block tiles, each with the same work), and must suit one matrix
+// (space.Suits on in's own extents, which the folded input would widen).
+func batchSearch(in Input, b int) searchInput {
+	folded := in
+	folded.N = in.N * max(b, 1)
+	s := gemmSearch(folded)
+	s.m, s.n, s.k = in.M, in.N, in.K
+	return s
+}
+
 // search is SearchScreened for any family's input.
 func (m *Model) search(in searchInput, cls ptx.InputClass, dev ptx.DeviceLimits, seeds []ptx.GemmConfig, rounds, beam, screen int) []Ranked {
 	seen := make(map[ptx.GemmConfig]bool, len(seeds))

@@ -9,11 +9,10 @@ import (
 	"github.com/isaacgo/isaac/space"
 )
 
-// A batched class's decision: the model chooses for its one-matrix twin,
-// and each configuration it ranks, made a batched one (no grid split,
-// tensor copies or persistent grid), is legal for the batched class; the
-// decision's key tells batches apart, a plain class's does not look at
-// Batch.
+// A batched class's decision: a configuration of its one-matrix twin, made a
+// batched one (no grid split, tensor copies or persistent grid), is legal
+// for the batched class; the decision's key tells batches apart, a plain
+// class's does not look at Batch.
 func TestBatchDecision(t *testing.T) {
 	g := request.Gemm{Entry: request.EntryGemmStridedBatchedEx, TransA: request.OpT, TransB: request.OpN,
 		M: 128, N: 128, K: 64, LDA: 64, LDB: 64, LDC: 128, AType: request.R16F, BType: request.R16F, CType: request.R16F,
@@ -23,9 +22,11 @@ func TestBatchDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cls.Batched || modelClass(cls).Batched || modelClass(cls) != func() ptx.InputClass { c := cls; c.Batched = false; return c }() {
-		t.Fatalf("class %v, model's class %v", cls, modelClass(cls))
+	if !cls.Batched {
+		t.Fatalf("class %v", cls)
 	}
+	one := cls
+	one.Batched = false
 	lim := ptx.H100()
 	for _, s := range []string{
 		"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2,ps=1",
@@ -36,7 +37,7 @@ func TestBatchDecision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ptx.Legal(cfg, modelClass(cls), lim) != nil {
+		if ptx.Legal(cfg, one, lim) != nil {
 			t.Fatalf("%s not legal for the one-matrix class", s)
 		}
 		if ptx.Legal(cfg, cls, lim) == nil {
@@ -46,7 +47,7 @@ func TestBatchDecision(t *testing.T) {
 		if err := ptx.Legal(b, cls, lim); err != nil || b.KG != 1 || b.TMA != 0 || b.PS != 0 {
 			t.Errorf("%s as a batched configuration %v: %v", s, b, err)
 		}
-		if servedConfig(cfg, modelClass(cls)) != cfg {
+		if servedConfig(cfg, one) != cfg {
 			t.Errorf("%s changed for a plain class", s)
 		}
 	}
@@ -59,14 +60,14 @@ func TestBatchDecision(t *testing.T) {
 	plain.Entry, plain.Batch = request.EntryGemmEx, 0
 	p2 := plain
 	p2.Batch = 1
-	if keyOf(kernels.Target{Class: modelClass(cls)}, &plain, Auto) != keyOf(kernels.Target{Class: modelClass(cls)}, &p2, Auto) {
+	if keyOf(kernels.Target{Class: one}, &plain, Auto) != keyOf(kernels.Target{Class: one}, &p2, Auto) {
 		t.Errorf("a plain GEMM's key depends on its Batch")
 	}
 }
 
 // An epilogue's class (cublasLtMatmul's bias, activation, D apart from C):
-// the model chooses for the class without it, and each configuration it
-// ranks, made one without a grid split, is legal for the epilogue's class.
+// a configuration of the class without it, made one without a grid split,
+// is legal for the epilogue's class.
 func TestEpilogueDecision(t *testing.T) {
 	g := request.Gemm{Entry: request.EntryGemmEx, TransA: request.OpT, TransB: request.OpN,
 		M: 4096, N: 16, K: 4096, LDA: 4096, LDB: 4096, LDC: 4096, AType: request.R16F, BType: request.R16F, CType: request.R16F,
@@ -76,9 +77,11 @@ func TestEpilogueDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cls.Epi != (ptx.Epilogue{Bias: true, Act: ptx.ActGELU, OutOfPlace: true}) || modelClass(cls).Epi != (ptx.Epilogue{}) {
-		t.Fatalf("class %v, model's class %v", cls, modelClass(cls))
+	if cls.Epi != (ptx.Epilogue{Bias: true, Act: ptx.ActGELU, OutOfPlace: true}) {
+		t.Fatalf("class %v", cls)
 	}
+	plain := cls
+	plain.Epi = ptx.Epilogue{}
 	lim := ptx.H100()
 	for _, s := range []string{
 		"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2,ps=1",
@@ -89,7 +92,7 @@ func TestEpilogueDecision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ptx.Legal(cfg, modelClass(cls), lim) != nil {
+		if ptx.Legal(cfg, plain, lim) != nil {
 			t.Fatalf("%s not legal for the class without the epilogue", s)
 		}
 		e := servedConfig(cfg, cls)

@@ -88,12 +88,11 @@ func (s *Server) choiceSoon(t kernels.Target, g *request.Gemm) bool {
 	if err != nil {
 		return true
 	}
-	cls := modelClass(t.Class)
-	in, ok := predictor.InputOf(g, cls)
+	in, ok := predictor.InputOf(g, t.Class)
 	if !ok {
 		return true
 	}
-	return s.choiceAtHand(ch, id, in, cls)
+	return s.choiceAtHand(ch, id, in, t.Class)
 }
 
 // inBackground makes key's decision (compiling in line) on a goroutine
@@ -141,17 +140,27 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 		}
 		return &decision{reason: reasonOf(err)}
 	}
-	cls := modelClass(t.Class)
+	// The model chooses among the configurations the class takes (a
+	// batch's or an epilogue's kernels have no grid split of K, a batch's
+	// no tensor copies or persistent grid: ptx.Legal); it measured single
+	// matrices without an epilogue, whose few instructions are a cost it
+	// leaves out, and scores a batch as one wider matrix (ChooseBatch).
+	cls := t.Class
 	input, ok := predictor.InputOf(g, cls)
 	if !ok {
 		return &decision{reason: request.FwdUnsupported}
 	}
-	c := s.choiceFor(ch, id, input, cls)
+	var c *predictor.Choice
+	if cls.Batched {
+		c = s.batchChoice(ch, id, input, int(g.Batch), cls)
+	} else {
+		c = s.choiceFor(ch, id, input, cls)
+	}
 	if key.policy == Auto && !c.Serve && !t.Class.Batched {
 		return &decision{reason: request.FwdPredicted}
 	}
 	for _, r := range c.Top {
-		cfg := servedConfig(r.Config, t.Class)
+		cfg := r.Config
 		if ptx.Legal(cfg, t.Class, t.Dev.Limits) != nil {
 			continue // a disk cache written for other limits
 		}
@@ -173,21 +182,11 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 	return &decision{reason: request.FwdNoKernel}
 }
 
-// modelClass is the class the model chooses for: cls without a batch or
-// an epilogue. The model knows neither: it chooses for one matrix of a
-// batch, and under Auto the choice is checked on the calls against the
-// vendor's batched routine whatever it predicts of one matrix; an
-// epilogue's few instructions a value it leaves out (servedConfig makes
-// its configurations ones the class takes).
-func modelClass(cls ptx.InputClass) ptx.InputClass {
-	cls.Batched, cls.Epi = false, ptx.Epilogue{}
-	return cls
-}
-
-// servedConfig is cfg as cls runs it: for a batched class the batch's
-// matrices in place of a grid split of the reduction, no tensor copies, no
-// persistent grid (ptx's batch rules); for an epilogue no grid split (the
-// kernel writes C itself); cfg itself for other classes.
+// servedConfig is cfg as cls runs it, for configurations chosen without
+// the class's rules (the heuristic's, a tool's): for a batched class the
+// batch's matrices in place of a grid split of the reduction, no tensor
+// copies, no persistent grid (ptx's batch rules); for an epilogue no grid
+// split (the kernel writes C itself); cfg itself for other classes.
 func servedConfig(cfg ptx.GemmConfig, cls ptx.InputClass) ptx.GemmConfig {
 	if cls.Batched {
 		cfg.KG, cfg.TMA, cfg.PS = 1, 0, 0

@@ -90,6 +90,16 @@ func (s *Server) choiceFor(ch *predictor.Chooser, id string, in predictor.Input,
 	return c
 }
 
+// batchChoice is the model's choice for a batch of batch matrices of
+// input in (a batched class): a search per decision, not kept in the store
+// (whose lines are per matrix shape), from the class's seed pool, which is.
+func (s *Server) batchChoice(ch *predictor.Chooser, id string, in predictor.Input, batch int, cls ptx.InputClass) *predictor.Choice {
+	st := s.store(id, cls)
+	st.poolOnce.Do(func() { st.seedPool(ch, cls) })
+	s.countChoices(func(c *ChoiceStats) { c.Searched++ })
+	return ch.ChooseBatch(in, batch, cls)
+}
+
 // choiceAtHand reports whether the model's choice for an input of class cls
 // costs at most one search: it is chosen already (in memory or on disk), or
 // the class's seed pool is drawn (in ch or on disk). Otherwise the first
