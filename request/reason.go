@@ -33,6 +33,10 @@ const (
 	// graph gets the vendor's kernel, and nothing but the vendor's call goes
 	// on the stream.
 	FwdCapturing
+	// FwdNested: a call the vendor's library makes itself while it
+	// computes one the shim forwarded to it (cuBLAS calling cuBLASLt,
+	// cuDNN calling cuBLAS): it is the vendor's own work, passed on as is.
+	FwdNested
 	reasonCount
 )
 
@@ -40,7 +44,7 @@ var reasonNames = [...]string{
 	"served", "disabled", "fork", "no_go", "handle", "invalid", "empty",
 	"unsupported", "too_large", "no_kernel", "no_driver", "policy", "error",
 	"no_weights", "weights", "predicted", "searching", "compiling",
-	"measuring", "measured", "capturing",
+	"measuring", "measured", "capturing", "nested",
 }
 
 func (r Reason) String() string {

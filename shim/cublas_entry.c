@@ -24,7 +24,8 @@
  *   2. let Go decide (isaac_decide_gemm): ISAAC_SERVED returns SUCCESS;
  *   3. otherwise call the vendor's function NAME, resolved once, with the
  *      original arguments ARGS and return its status (NOT_INITIALIZED when no
- *      vendor library is found); after a forward with reason
+ *      vendor library is found), the thread marked as inside the vendor
+ *      (CALL_VENDOR); after a forward with reason
  *      ISAAC_FWD_MEASURING, Go times the vendor's call (isaac_after_gemm).
  *
  * The vendor's function has the entry's own prototype (the tests check it
@@ -44,9 +45,8 @@
 	ISAAC_VENDOR_FN(ISAAC_VENDOR_CUBLAS, __typeof__(&NAME), #NAME, vendor)    \
 	if (vendor == NULL)                                                       \
 		return ISAAC_CUBLAS_STATUS_NOT_INITIALIZED;                       \
-	if (reason != ISAAC_FWD_MEASURING)                                        \
-		return vendor ARGS;                                               \
-	cublasStatus_t status = vendor ARGS;                                      \
+	cublasStatus_t status;                                                    \
+	CALL_VENDOR(status, vendor ARGS);                                         \
 	isaac_after_gemm(&call, reason);                                          \
 	return status;                                                            \
 } while (0)

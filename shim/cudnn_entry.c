@@ -29,8 +29,9 @@ ISAAC_EXPORT cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const v
 	ISAAC_VENDOR_FN(ISAAC_VENDOR_CUDNN, conv_fwd_fn, "cudnnConvolutionForward", vendor)
 	if (vendor == NULL)
 		return ISAAC_CUDNN_STATUS_NOT_INITIALIZED;
-	cudnnStatus_t status = vendor(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace,
-		workSpaceSizeInBytes, beta, yDesc, y);
+	cudnnStatus_t status;
+	CALL_VENDOR(status, vendor(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace,
+		workSpaceSizeInBytes, beta, yDesc, y));
 	isaac_after_conv(&call, reason);
 	return status;
 }

@@ -14,6 +14,16 @@
 #pragma weak isaac_go_lt
 #pragma weak isaac_go_lt_after
 
+/* CALL_VENDOR(status, call) makes the vendor's call with the thread marked
+ * as inside the vendor (isaac_in_vendor), so that what the vendor's library
+ * calls of ours on the way (cuBLAS calling cublasLtMatmul, cuDNN calling
+ * cuBLAS) is passed on as the vendor's own work (ISAAC_FWD_NESTED). */
+#define CALL_VENDOR(status, call) do { \
+	isaac_in_vendor++;              \
+	status = call;                  \
+	isaac_in_vendor--;              \
+} while (0)
+
 /* The vendor's function `name` of type `type`, resolved once into `fn`. */
 #define ISAAC_VENDOR_FN(vendor, type, name, fn)                                   \
 	static type fn##_cached;                                                  \
@@ -30,6 +40,8 @@ static inline int isaac_decide_gemm(isaac_gemm_call *call)
 		reason = ISAAC_FWD_DISABLED;
 	else if (isaac_forked)
 		reason = ISAAC_FWD_FORK;
+	else if (isaac_in_vendor)
+		reason = ISAAC_FWD_NESTED;
 	else if (isaac_go_gemm == NULL)
 		reason = ISAAC_FWD_NO_GO;
 	else {
@@ -57,6 +69,8 @@ static inline int isaac_decide_conv(isaac_conv_call *call)
 		reason = ISAAC_FWD_DISABLED;
 	else if (isaac_forked)
 		reason = ISAAC_FWD_FORK;
+	else if (isaac_in_vendor)
+		reason = ISAAC_FWD_NESTED;
 	else if (isaac_go_conv == NULL)
 		reason = ISAAC_FWD_NO_GO;
 	else if (__atomic_load_n(&isaac_conv_all_forwarded, __ATOMIC_ACQUIRE))
@@ -87,6 +101,8 @@ static inline int isaac_decide_lt(isaac_lt_call *call)
 		reason = ISAAC_FWD_DISABLED;
 	else if (isaac_forked)
 		reason = ISAAC_FWD_FORK;
+	else if (isaac_in_vendor)
+		reason = ISAAC_FWD_NESTED;
 	else if (isaac_go_lt == NULL)
 		reason = ISAAC_FWD_NO_GO;
 	else {

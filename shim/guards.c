@@ -19,6 +19,7 @@
 int isaac_disabled;
 volatile int isaac_forked;
 int isaac_log;
+__thread int isaac_in_vendor;
 
 static unsigned long calls[ISAAC_ENTRY_COUNT];
 static unsigned long outcomes[ISAAC_REASON_COUNT];
@@ -38,7 +39,7 @@ static const char *reason_names[ISAAC_REASON_COUNT] = {
 	"served", "disabled", "fork", "no_go", "handle", "invalid", "empty",
 	"unsupported", "too_large", "no_kernel", "no_driver", "policy", "error",
 	"no_weights", "weights", "predicted", "searching", "compiling",
-	"measuring", "measured", "capturing",
+	"measuring", "measured", "capturing", "nested",
 };
 
 static int env_true(const char *name)

@@ -28,8 +28,9 @@ ISAAC_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle,
 	ISAAC_VENDOR_FN(ISAAC_VENDOR_CUBLASLT, __typeof__(&cublasLtMatmul), "cublasLtMatmul", vendor)
 	if (vendor == NULL)
 		return ISAAC_CUBLAS_STATUS_NOT_INITIALIZED;
-	cublasStatus_t status = vendor(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc,
-		beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+	cublasStatus_t status;
+	CALL_VENDOR(status, vendor(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc,
+		beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream));
 	isaac_after_lt(&call, reason);
 	return status;
 }

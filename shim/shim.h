@@ -64,6 +64,7 @@ enum isaac_reason {
 	ISAAC_FWD_MEASURING,    /* forwarded to time the vendor beside our kernel: call isaac_go_gemm_after */
 	ISAAC_FWD_MEASURED,     /* our kernel measured slower than the vendor on this input */
 	ISAAC_FWD_CAPTURING,    /* the stream is being captured and ISAAC's decision is not final */
+	ISAAC_FWD_NESTED,       /* made by the vendor's library inside a call the shim forwarded to it */
 	ISAAC_REASON_COUNT
 };
 
@@ -183,6 +184,7 @@ void isaac_go_exit(void);
 extern int isaac_disabled;          /* ISAAC_DISABLE=1 at load */
 extern volatile int isaac_forked;   /* set in a forked child */
 extern int isaac_log;               /* ISAAC_LOG=1 at load */
+extern __thread int isaac_in_vendor; /* this thread is inside a vendor function the shim called */
 void isaac_count(int entry, int reason);
 void isaac_go_enter(void);          /* before a call is handed to Go: registers isaac_go_exit's handler once */
 void isaac_go_exit_register(void);  /* registers it again (after the driver's first JIT) */
