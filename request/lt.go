@@ -150,8 +150,10 @@ func (l *LtMatmul) Gemm(entry Entry) (*Gemm, Reason) {
 	if c == 0 {
 		c, cl = l.DPtr, l.D // no C: beta is zero and C is not read
 	}
-	if c != l.DPtr && (cl.LD != l.D.LD || cl.Stride != l.D.Stride && l.D.Batch > 1) {
-		return nil, FwdUnsupported // D at a fixed offset from C, with C's layout
+	if cl.LD != l.D.LD || cl.Stride != l.D.Stride && l.D.Batch > 1 {
+		// D apart from C lies at a fixed offset from it, with C's layout;
+		// in place, D is C (Cdesc and Ddesc alike).
+		return nil, FwdUnsupported
 	}
 	g := &Gemm{
 		Entry: entry, Handle: l.Handle, Stream: l.Stream,

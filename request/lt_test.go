@@ -35,6 +35,10 @@ func TestLtMatmulGemm(t *testing.T) {
 	}{
 		{"out of place", func(l *LtMatmul) { l.DPtr = 0x4000 }, Served, func(g *Gemm) bool { return g.D == 0x4000 && g.C == 0x3000 }},
 		{"out of place, D's ld differs", func(l *LtMatmul) { l.DPtr, l.D.LD = 0x4000, 520 }, FwdUnsupported, nil},
+		{"in place, D's ld differs", func(l *LtMatmul) { l.D.LD = 520 }, FwdUnsupported, nil},
+		{"a batch of arrays of pointers", func(l *LtMatmul) { l.A.BatchMode = 1 }, FwdUnsupported, nil},
+		{"a batch of none", func(l *LtMatmul) { l.A.Batch, l.B.Batch, l.C.Batch, l.D.Batch = 0, 0, 0, 0 }, FwdUnsupported, nil},
+		{"no reduction", func(l *LtMatmul) { l.A.Rows, l.B.Rows = 0, 0 }, FwdUnsupported, nil},
 		{"no C (beta zero)", func(l *LtMatmul) { l.CPtr = 0 }, Served, func(g *Gemm) bool { return g.C == 0x3000 && !g.OutOfPlace() }},
 		{"relu and bias", func(l *LtMatmul) { l.Epilogue = LtEpilogueReLUBias }, Served, func(g *Gemm) bool { return g.Act == ActReLU && g.Bias != 0 }},
 		{"gelu", func(l *LtMatmul) { l.Epilogue = LtEpilogueGELU }, Served, func(g *Gemm) bool { return g.Act == ActGELU && g.Bias == 0 }},

@@ -56,6 +56,10 @@ void isaac_read_lt_state(const isaac_lt_call *call, isaac_lt_state *st)
 		st->status = ISAAC_CUBLAS_STATUS_NOT_INITIALIZED;
 		return;
 	}
+	if (call->handle == NULL) {
+		st->status = ISAAC_CUBLAS_STATUS_NOT_INITIALIZED; /* cuBLASLt's answer, given by cuBLASLt */
+		return;
+	}
 	if (call->desc == NULL || call->a_desc == NULL || call->b_desc == NULL ||
 	    call->c_desc == NULL || call->d_desc == NULL) {
 		st->status = ISAAC_CUBLAS_STATUS_INVALID_VALUE;

@@ -12,7 +12,7 @@ import (
 var entryPoints = append([]string{
 	"cublasSgemm_v2", "cublasDgemm_v2", "cublasHgemm", "cublasGemmEx",
 	"cublasSgemm_v2_64", "cublasDgemm_v2_64", "cublasHgemm_64", "cublasGemmEx_64",
-	"cudnnConvolutionForward",
+	"cudnnConvolutionForward", "cublasLtMatmul",
 }, batchedEntryPoints...)
 
 // batchedEntryPoints are the strided-batched GEMMs, forwarded for now.
@@ -62,7 +62,8 @@ func TestSymbols(t *testing.T) {
 }
 
 // goExports are the Go side's functions (exports.go): cgo exports them.
-var goExports = []string{"isaac_go_gemm", "isaac_go_gemm_after", "isaac_go_conv", "isaac_go_conv_after", "isaac_go_exit"}
+var goExports = []string{"isaac_go_gemm", "isaac_go_gemm_after", "isaac_go_conv", "isaac_go_conv_after",
+	"isaac_go_lt", "isaac_go_lt_after", "isaac_go_exit"}
 
 func contains(list []string, s string) bool {
 	for _, v := range list {
@@ -78,7 +79,7 @@ func contains(list []string, s string) bool {
 // A deliberately wrong definition shows that the check can fail.
 func TestPrototypes(t *testing.T) {
 	e := setup(t)
-	for _, src := range []string{"cublas_entry.c", "cudnn_entry.c", "handle_state.c"} {
+	for _, src := range []string{"cublas_entry.c", "cudnn_entry.c", "handle_state.c", "lt_entry.c", "lt_state.c"} {
 		out, err := run(e.shimDir, "gcc", "-fsyntax-only", "-Wall", "-Werror",
 			`-DISAAC_VENDOR_HEADERS="vendor_api.h"`, "-I"+e.testdata, "-I"+e.shimDir, src)
 		if err != nil {
@@ -110,6 +111,19 @@ cublasStatus_t cublasSgemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOper
 		!strings.Contains(out, "conflicting types") {
 		t.Errorf("a wrong prototype compiled (%v): the check cannot fail\n%s", err, out)
 	}
+	// cuBLASLt's declarations in vendor_api.h are checked as strictly: a
+	// workspace size of int instead of size_t conflicts.
+	wrongLt := filepath.Join(t.TempDir(), "wrong_lt.c")
+	writeFile(t, wrongLt, `#include "vendor_api.h"
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t d, const void *alpha,
+	const void *A, cublasLtMatrixLayout_t Ad, const void *B, cublasLtMatrixLayout_t Bd,
+	const void *beta, const void *C, cublasLtMatrixLayout_t Cd, void *D, cublasLtMatrixLayout_t Dd,
+	const cublasLtMatmulAlgo_t *algo, void *ws, int wsBytes, cudaStream_t s) { return 0; }
+`)
+	if out, err := run(e.dir, "gcc", "-fsyntax-only", "-I"+e.testdata, wrongLt); err == nil ||
+		!strings.Contains(out, "conflicting types") {
+		t.Errorf("a wrong cublasLtMatmul compiled (%v): the check cannot fail\n%s", err, out)
+	}
 }
 
 var logRE = regexp.MustCompile(`calls (\d+) \(([^)]*)\); served (\d+); forwarded (\d+) \(([^)]*)\)`)
@@ -136,6 +150,12 @@ func parseLog(t *testing.T, line string) (calls map[string]string, served, forwa
 	return calls, m[3], m[4], kv(m[5])
 }
 
+// ltGettersPerCall is the cuBLASLt getter calls with which the entry point
+// reads a cublasLtMatmul's descriptors (shim/lt_state.c): 13 required and
+// 9 optional attributes of the matmul descriptor, 8 required and 1 optional
+// of each of the four layouts.
+const ltGettersPerCall = 13 + 9 + 4*(8+1)
+
 // TestForwarding: every call reaches the vendor with identical arguments and
 // the vendor's status comes back; the Go side read the handle through the
 // vendor's getters; ISAAC_LOG counts it all.
@@ -160,31 +180,40 @@ func TestForwarding(t *testing.T) {
 		// Under never nothing is read: the GEMMs are decided from their
 		// arguments, the convolution by the policy before it is decoded.
 		// Otherwise the GEMMs read their handle (4 cuBLAS getters each).
-		if read := !strings.Contains(r.stdout, "getters=0\n"); read != c.read {
+		if read := !r.printed("getters", "0"); read != c.read {
 			t.Errorf("policy %q: cuBLAS handle state read = %v\n%s", c.policy, read, r)
 		}
+		// cublasLtMatmul's descriptors are read by the entry point, before
+		// Go and whatever the policy: the two calls with descriptors.
+		if !r.printed("lt_getters", strconv.Itoa(2*ltGettersPerCall)) {
+			t.Errorf("policy %q: want lt_getters=%d\n%s", c.policy, 2*ltGettersPerCall, r)
+		}
 		calls, served, forwarded, reasons := parseLog(t, r.logLine(false))
-		if calls["total"] != "19" || calls["cublasSgemm_v2"] != "3" || calls["cudnnConvolutionForward"] != "1" {
-			t.Errorf("calls %v, want 19 (3 Sgemm)", calls)
+		if calls["total"] != "22" || calls["cublasSgemm_v2"] != "3" || calls["cudnnConvolutionForward"] != "1" ||
+			calls["cublasLtMatmul"] != "3" {
+			t.Errorf("calls %v, want 22 (3 Sgemm, 3 cublasLtMatmul)", calls)
 		}
 		for _, s := range batchedEntryPoints {
 			if calls[s] != "1" {
 				t.Errorf("calls %v, want one %s", calls, s)
 			}
 		}
-		if served != "0" || forwarded != "19" {
-			t.Errorf("served %s forwarded %s, want 0 and 19", served, forwarded)
+		if served != "0" || forwarded != "22" {
+			t.Errorf("served %s forwarded %s, want 0 and 22", served, forwarded)
 		}
-		// The 13 calls of served classes (two of them batches of one
-		// matrix, four batches of several) go to the vendor by the policy
-		// (never), or for want of a CUDA driver here; the convolution (a
-		// served one) by the policy (never, and auto without
-		// ISAAC_CONV_AUTO=1) or for want of a driver. A batch with a
-		// negative stride is not served, and a batch of none is empty.
+		// The 15 calls of served classes (two of them batches of one
+		// matrix, four batches of several, two cublasLtMatmul) go to the
+		// vendor by the policy (never), or for want of a CUDA driver here;
+		// the convolution (a served one) by the policy (never, and auto
+		// without ISAAC_CONV_AUTO=1) or for want of a driver. A batch with
+		// a negative stride is not served, and a batch of none is empty.
+		// The cublasLtMatmul with a NULL matmul descriptor goes to
+		// cuBLASLt unread under every policy (handle).
 		want := map[string]int{"invalid": 1, "too_large": 1, "unsupported": 1, "empty": 1}
-		want[c.served] += 13
+		want[c.served] += 15
 		want[c.handle]++
 		want[c.conv]++
+		want["handle"]++
 		for k, v := range want {
 			if reasons[k] != strconv.Itoa(v) {
 				t.Errorf("reason %s = %q, want %d (all: %v)", k, reasons[k], v, reasons)
@@ -193,14 +222,18 @@ func TestForwarding(t *testing.T) {
 		if !strings.Contains(r.logLine(false), "cuBLAS: ") || !strings.Contains(r.logLine(false), "libcublas.so.13") {
 			t.Errorf("log line does not name the vendor library: %s", r.logLine(false))
 		}
+		if !strings.Contains(r.logLine(false), "cuBLASLt: ") || !strings.Contains(r.logLine(false), "libcublasLt.so.13") {
+			t.Errorf("log line does not name the cuBLASLt library: %s", r.logLine(false))
+		}
 	}
 }
 
 // TestInvalidForwarded: under every policy, a call of a served class with
 // an argument cuBLAS rejects (an unknown algorithm, a NULL alpha or beta, a
-// negative batch count)
-// goes to the vendor decided from its arguments alone (reason invalid),
-// never to the engine, so that the application gets cuBLAS's status.
+// negative batch count; for cublasLtMatmul a NULL alpha, a bias epilogue
+// without a bias) goes to the vendor decided from its arguments (and
+// cuBLASLt's descriptors) alone (reason invalid), never to the engine, so
+// that the application gets cuBLAS's status.
 func TestInvalidForwarded(t *testing.T) {
 	e := setup(t)
 	for _, policy := range []string{"", "always", "never"} {
@@ -208,12 +241,13 @@ func TestInvalidForwarded(t *testing.T) {
 		if r.err != nil || !strings.Contains(r.stdout, "PASS") {
 			t.Fatalf("policy %q: %v\n%s", policy, r.err, r)
 		}
-		if !strings.Contains(r.stdout, "getters=0\n") {
+		if !r.printed("getters", "0") {
 			t.Errorf("policy %q: the handle was read for a call cuBLAS rejects\n%s", policy, r)
 		}
-		_, _, forwarded, reasons := parseLog(t, r.logLine(false))
-		if forwarded != "6" || reasons["invalid"] != "6" || len(reasons) != 1 {
-			t.Errorf("policy %q: forwarded %s, reasons %v: want 6 invalid", policy, forwarded, reasons)
+		calls, _, forwarded, reasons := parseLog(t, r.logLine(false))
+		if forwarded != "8" || reasons["invalid"] != "8" || len(reasons) != 1 || calls["cublasLtMatmul"] != "2" {
+			t.Errorf("policy %q: forwarded %s, reasons %v, calls %v: want 8 invalid, 2 cublasLtMatmul",
+				policy, forwarded, reasons, calls)
 		}
 	}
 }
@@ -277,12 +311,12 @@ func TestDisable(t *testing.T) {
 	if r.err != nil || !strings.Contains(r.stdout, "PASS") {
 		t.Fatalf("%v\n%s", r.err, r)
 	}
-	if !strings.Contains(r.stdout, "getters=0\n") {
+	if !r.printed("getters", "0") || !r.printed("lt_getters", "0") {
 		t.Errorf("with ISAAC_DISABLE=1 the vendor's getters were called\n%s", r)
 	}
-	_, _, forwarded, reasons := parseLog(t, r.logLine(false))
-	if forwarded != "19" || reasons["disabled"] != "19" {
-		t.Errorf("forwarded %s, reasons %v: want 19 disabled", forwarded, reasons)
+	calls, _, forwarded, reasons := parseLog(t, r.logLine(false))
+	if forwarded != "22" || reasons["disabled"] != "22" || calls["cublasLtMatmul"] != "3" {
+		t.Errorf("forwarded %s, reasons %v, calls %v: want 22 disabled, 3 cublasLtMatmul", forwarded, reasons, calls)
 	}
 }
 
@@ -294,9 +328,10 @@ func TestForkGuard(t *testing.T) {
 	if r.err != nil || !strings.Contains(r.stdout, "child ok") || !strings.Contains(r.stdout, "PASS") {
 		t.Fatalf("%v\n%s", r.err, r)
 	}
-	_, _, forwarded, reasons := parseLog(t, r.logLine(true))
-	if forwarded != "19" || reasons["fork"] != "19" {
-		t.Errorf("child: forwarded %s, reasons %v; want 19 by fork", forwarded, reasons)
+	calls, _, forwarded, reasons := parseLog(t, r.logLine(true))
+	if forwarded != "22" || reasons["fork"] != "22" || calls["cublasLtMatmul"] != "3" {
+		t.Errorf("child: forwarded %s, reasons %v, calls %v; want 22 by fork, 3 cublasLtMatmul",
+			forwarded, reasons, calls)
 	}
 	_, _, _, parent := parseLog(t, r.logLine(false))
 	if parent["fork"] != "" {
@@ -312,8 +347,11 @@ func TestPreload(t *testing.T) {
 		t.Fatalf("%v\n%s", r.err, r)
 	}
 	calls, _, _, _ := parseLog(t, r.logLine(false))
-	if calls["total"] != "19" {
-		t.Errorf("preloaded shim intercepted %s calls, want 19", calls["total"])
+	if calls["total"] != "22" || calls["cublasLtMatmul"] != "3" {
+		t.Errorf("preloaded shim intercepted %v, want 22 calls (3 cublasLtMatmul)", calls)
+	}
+	if !strings.Contains(r.logLine(false), "libcublasLt.so.13 (next in search order)") {
+		t.Errorf("cuBLASLt not found next in the search order: %s", r.logLine(false))
 	}
 }
 
@@ -325,8 +363,14 @@ func TestLocalScope(t *testing.T) {
 	if r.err != nil || !strings.Contains(r.stdout, "PASS") {
 		t.Fatalf("%v\n%s", r.err, r)
 	}
-	if !strings.Contains(r.logLine(false), "libcublas.so.13 (already loaded)") {
-		t.Errorf("vendor not found among the loaded libraries: %s", r.logLine(false))
+	for _, lib := range []string{"libcublas.so.13", "libcublasLt.so.13"} {
+		if !strings.Contains(r.logLine(false), lib+" (already loaded)") {
+			t.Errorf("%s not found among the loaded libraries: %s", lib, r.logLine(false))
+		}
+	}
+	calls, _, _, _ := parseLog(t, r.logLine(false))
+	if calls["cublasLtMatmul"] != "3" {
+		t.Errorf("calls %v, want 3 cublasLtMatmul", calls)
 	}
 }
 
@@ -352,9 +396,70 @@ func TestNoVendor(t *testing.T) {
 	if r.err != nil || !strings.Contains(r.stdout, "PASS novendor") {
 		t.Fatalf("%v\n%s", r.err, r)
 	}
-	for _, want := range []string{"isaac: cuBLAS not found", "isaac: cuDNN not found"} {
+	for _, want := range []string{"isaac: cuBLAS not found", "isaac: cuBLASLt not found", "isaac: cuDNN not found"} {
 		if strings.Count(r.stderr, want) != 1 {
 			t.Errorf("want exactly one %q line on stderr\n%s", want, r)
 		}
 	}
+}
+
+// TestLtMatmul: cublasLtMatmul calls of each kind the shim tells apart,
+// under every policy. Each reaches the fake cuBLASLt with its 16 arguments
+// identical and returns its status; the entry point reads the descriptors
+// through cuBLASLt's getters (all of them, up to the first required
+// attribute refused, none where a descriptor is NULL); ISAAC_LOG counts
+// each call's reason: served classes (column-major in place, row-major with
+// ReLU and D apart from C, and one whose library refuses the optional
+// attributes, which count as unset) by the policy or for want of a driver;
+// a scale pointer and a gradient epilogue unsupported; a required attribute
+// refused (of the matmul descriptor or of a layout) and a NULL layout
+// handle; layouts that contradict the operation invalid.
+func TestLtMatmul(t *testing.T) {
+	e := setup(t)
+	n := strconv.Itoa(ltGettersPerCall)
+	wantGetters := strings.Join([]string{n, n, n, n, "13", strconv.Itoa(13 + 9 + 8), "0", n, n}, " ")
+	for _, c := range []struct{ policy, served string }{
+		{"never", "policy"}, {"", "no_driver"}, {"always", "no_driver"},
+	} {
+		r := e.exec(t, []string{"ISAAC_LOG=1", "ISAAC_POLICY=" + c.policy}, "abi_linked", "lt")
+		if r.err != nil || !strings.Contains(r.stdout, "PASS") {
+			t.Fatalf("policy %q: %v\n%s", c.policy, r.err, r)
+		}
+		var got []string
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if strings.HasPrefix(l, "lt") && strings.Contains(l, " getters=") {
+				got = append(got, l[strings.Index(l, "=")+1:])
+			}
+		}
+		if strings.Join(got, " ") != wantGetters {
+			t.Errorf("policy %q: cuBLASLt getters per call %q, want %q\n%s", c.policy, got, wantGetters, r)
+		}
+		calls, served, forwarded, reasons := parseLog(t, r.logLine(false))
+		if calls["total"] != "9" || calls["cublasLtMatmul"] != "9" || served != "0" || forwarded != "9" {
+			t.Errorf("policy %q: calls %v, served %s, forwarded %s: want 9 cublasLtMatmul forwarded",
+				c.policy, calls, served, forwarded)
+		}
+		want := map[string]string{c.served: "3", "unsupported": "2", "handle": "3", "invalid": "1"}
+		if len(reasons) != len(want) {
+			t.Errorf("policy %q: reasons %v, want %v", c.policy, reasons, want)
+		}
+		for k, v := range want {
+			if reasons[k] != v {
+				t.Errorf("policy %q: reason %s = %q, want %s (all: %v)", c.policy, k, reasons[k], v, reasons)
+			}
+		}
+	}
+	// A NULL cuBLASLt handle: the call reaches cuBLASLt, whose
+	// NOT_INITIALIZED comes back. (Its reason is not checked: the shim
+	// reads no handle state of cuBLASLt's, and decides it as the same call
+	// with a handle.)
+	r := e.exec(t, []string{"ISAAC_LOG=1"}, "abi_linked", "lt", "nullhandle")
+	if r.err != nil || !strings.Contains(r.stdout, "PASS") {
+		t.Fatalf("NULL handle: %v\n%s", r.err, r)
+	}
+	_, _, forwarded, reasons := parseLog(t, r.logLine(false))
+	if forwarded != "1" {
+		t.Errorf("NULL handle: forwarded %s, want 1", forwarded)
+	}
+	t.Logf("a NULL cuBLASLt handle: reasons %v", reasons)
 }

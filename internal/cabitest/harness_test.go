@@ -13,7 +13,7 @@ import (
 
 // env is what every test needs: the library, the fakes and the programs.
 type env struct {
-	dir       string // libisaac.so, libcublas.so.13, libcudnn.so.9, programs
+	dir       string // libisaac.so, libcublas.so.13, libcublasLt.so.13, libcudnn.so.9, programs
 	lib       string // libisaac.so
 	shimDir   string
 	testdata  string
@@ -66,17 +66,21 @@ func setup(t *testing.T) *env {
 		steps = append(steps,
 			[]string{"gcc", "-shared", "-fPIC", "-O1", "-I" + td, "-Wl,-soname,libcublas.so.13",
 				"-o", filepath.Join(d, "libcublas.so.13"), filepath.Join(td, "fake_cublas.c")},
+			// cuBLASLt and cuDNN record through the fake cuBLAS.
+			[]string{"gcc", "-shared", "-fPIC", "-O1", "-I" + td, "-Wl,-soname,libcublasLt.so.13",
+				"-o", filepath.Join(d, "libcublasLt.so.13"), filepath.Join(td, "fake_cublaslt.c"),
+				"-L" + d, "-l:libcublas.so.13"},
 			[]string{"gcc", "-shared", "-fPIC", "-O1", "-I" + td, "-Wl,-soname,libcudnn.so.9",
 				"-o", filepath.Join(d, "libcudnn.so.9"), filepath.Join(td, "fake_cudnn.c"),
 				"-L" + d, "-l:libcublas.so.13"},
-			// Linked -lisaac -lcublas -lcudnn: the shim comes first.
+			// Linked -lisaac -lcublas -lcublasLt -lcudnn: the shim comes first.
 			[]string{"gcc", "-O1", "-I" + td, "-o", filepath.Join(d, "abi_linked"),
 				filepath.Join(td, "abi_main.c"), "-L" + d, "-Wl,--no-as-needed", "-lisaac", "-l:libcublas.so.13",
-				"-l:libcudnn.so.9", "-ldl", "-lpthread", "-Wl,-rpath," + d},
+				"-l:libcublasLt.so.13", "-l:libcudnn.so.9", "-ldl", "-lpthread", "-Wl,-rpath," + d},
 			// Linked to the fake vendor only: the shim comes by LD_PRELOAD.
 			[]string{"gcc", "-O1", "-I" + td, "-o", filepath.Join(d, "abi_vendor_only"),
 				filepath.Join(td, "abi_main.c"), "-L" + d, "-l:libcublas.so.13",
-				"-l:libcudnn.so.9", "-ldl", "-lpthread", "-Wl,-rpath," + d},
+				"-l:libcublasLt.so.13", "-l:libcudnn.so.9", "-ldl", "-lpthread", "-Wl,-rpath," + d},
 			// Linked to the shim only: the vendor is dlopened locally, or absent.
 			[]string{"gcc", "-O1", "-I" + td, "-o", filepath.Join(d, "abi_shim_only"),
 				filepath.Join(td, "abi_main.c"), "-L" + d, "-lisaac", "-ldl", "-lpthread",
@@ -128,6 +132,11 @@ func (e *env) exec(t *testing.T, extra []string, name string, args ...string) re
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	return result{stdout.String(), stderr.String(), err}
+}
+
+// printed reports whether the program printed the line "name=value".
+func (r result) printed(name, value string) bool {
+	return strings.Contains("\n"+r.stdout, "\n"+name+"="+value+"\n")
 }
 
 func (r result) String() string {

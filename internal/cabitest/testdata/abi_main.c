@@ -12,8 +12,15 @@
  *                    a negative batch count
  *   convs            a convolution cuDNN rejects (x NULL) twice, then one it
  *                    takes: the cuDNN getters called by each call printed
- * Built three ways: linked -lisaac -lcublas -lcudnn, linked to the fakes only
- * (run with LD_PRELOAD=libisaac.so), or linked -lisaac only (local, novendor).
+ *   lt               cublasLtMatmul calls of every kind the shim tells apart
+ *                    (served classes, unsupported, invalid, descriptors whose
+ *                    getters refuse an attribute, a NULL layout): the
+ *                    cuBLASLt getters called by each call printed
+ *   lt nullhandle    one cublasLtMatmul with a NULL cuBLASLt handle
+ * Built three ways: linked -lisaac -lcublas -lcublasLt -lcudnn, linked to the
+ * fakes only (run with LD_PRELOAD=libisaac.so), or linked -lisaac only (local,
+ * novendor). cuBLASLt's descriptor functions are looked up with dlsym, as
+ * the program linked -lisaac only has no cuBLASLt to link them from.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -28,18 +35,50 @@
 
 static const fake_call *(*last_call)(void);
 static long (*getter_calls)(void);
+static long (*vendor_calls)(void);
 static void (*set_status)(int);
 static int failures;
+
+/* The fake cuBLASLt's functions, from the library's handle. */
+static struct {
+	__typeof__(&cublasLtMatmulDescCreate) desc_create;
+	__typeof__(&cublasLtMatmulDescDestroy) desc_destroy;
+	__typeof__(&cublasLtMatmulDescSetAttribute) desc_set;
+	__typeof__(&cublasLtMatmulDescGetAttribute) desc_get;
+	__typeof__(&cublasLtMatrixLayoutCreate) layout_create;
+	__typeof__(&cublasLtMatrixLayoutDestroy) layout_destroy;
+	__typeof__(&cublasLtMatrixLayoutSetAttribute) layout_set;
+	__typeof__(&cublasLtMatrixLayoutGetAttribute) layout_get;
+	__typeof__(&fake_lt_getter_calls) getter_calls;
+	__typeof__(&fake_lt_refuse) refuse;
+} lt;
 
 #define CHECK(cond, ...) do { if (!(cond)) { failures++; printf("FAIL %s:%d: ", __func__, __LINE__); \
 	printf(__VA_ARGS__); printf("\n"); } } while (0)
 
-static void hooks(void *lib)
+/* lib: the fake cuBLAS's handle (or RTLD_DEFAULT); ltlib: the fake
+ * cuBLASLt's. */
+static void hooks(void *lib, void *ltlib)
 {
 	last_call = (const fake_call *(*)(void))dlsym(lib, "fake_last_call");
 	getter_calls = (long (*)(void))dlsym(lib, "fake_getter_calls");
+	vendor_calls = (long (*)(void))dlsym(lib, "fake_calls");
 	set_status = (void (*)(int))dlsym(lib, "fake_set_status");
-	if (!last_call || !getter_calls || !set_status) {
+#define LT_HOOK(field, name) lt.field = (__typeof__(lt.field))dlsym(ltlib, name)
+	LT_HOOK(desc_create, "cublasLtMatmulDescCreate");
+	LT_HOOK(desc_destroy, "cublasLtMatmulDescDestroy");
+	LT_HOOK(desc_set, "cublasLtMatmulDescSetAttribute");
+	LT_HOOK(desc_get, "cublasLtMatmulDescGetAttribute");
+	LT_HOOK(layout_create, "cublasLtMatrixLayoutCreate");
+	LT_HOOK(layout_destroy, "cublasLtMatrixLayoutDestroy");
+	LT_HOOK(layout_set, "cublasLtMatrixLayoutSetAttribute");
+	LT_HOOK(layout_get, "cublasLtMatrixLayoutGetAttribute");
+	LT_HOOK(getter_calls, "fake_lt_getter_calls");
+	LT_HOOK(refuse, "fake_lt_refuse");
+#undef LT_HOOK
+	if (!last_call || !getter_calls || !vendor_calls || !set_status || !lt.desc_create ||
+	    !lt.desc_destroy || !lt.desc_set || !lt.desc_get || !lt.layout_create || !lt.layout_destroy ||
+	    !lt.layout_set || !lt.layout_get || !lt.getter_calls || !lt.refuse) {
 		printf("FAIL: fake vendor hooks not found\n");
 		exit(2);
 	}
@@ -71,6 +110,93 @@ static void check_batch(const char *fn, long long sa, long long sb, long long sc
 	CHECK(c->stride_a == sa && c->stride_b == sb && c->stride_c == sc && c->batch == batch,
 		"%s: strides %lld %lld %lld batch %lld, want %lld %lld %lld batch %lld", fn,
 		c->stride_a, c->stride_b, c->stride_c, (long long)c->batch, sa, sb, sc, (long long)batch);
+}
+
+/* A matrix layout made through the fake cuBLASLt: type, rows, cols, ld, and
+ * where they differ from cuBLASLt's defaults the order and the batch. */
+static cublasLtMatrixLayout_t lt_layout(cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld,
+	int32_t order, int32_t batch, int64_t stride)
+{
+	cublasLtMatrixLayout_t l = NULL;
+	int s = lt.layout_create(&l, type, rows, cols, ld);
+	CHECK(s == 0 && l != NULL, "cublasLtMatrixLayoutCreate: %d", s);
+	if (order != CUBLASLT_ORDER_COL) {
+		s = lt.layout_set(l, CUBLASLT_MATRIX_LAYOUT_ORDER, &order, sizeof order);
+		CHECK(s == 0, "setting the order: %d", s);
+	}
+	if (batch != 1) {
+		s = lt.layout_set(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch);
+		CHECK(s == 0, "setting the batch count: %d", s);
+		s = lt.layout_set(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride);
+		CHECK(s == 0, "setting the batch stride: %d", s);
+	}
+	return l;
+}
+
+/* A matmul descriptor made through the fake cuBLASLt: FP32 computed and
+ * scaled, the operations, the epilogue and its bias (NULL: not set). */
+static cublasLtMatmulDesc_t lt_desc(int32_t transa, int32_t transb, uint32_t epilogue, const void *bias)
+{
+	cublasLtMatmulDesc_t d = NULL;
+	int s = lt.desc_create(&d, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+	CHECK(s == 0 && d != NULL, "cublasLtMatmulDescCreate: %d", s);
+	s = lt.desc_set(d, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa);
+	CHECK(s == 0, "setting transa: %d", s);
+	s = lt.desc_set(d, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb);
+	CHECK(s == 0, "setting transb: %d", s);
+	s = lt.desc_set(d, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue);
+	CHECK(s == 0, "setting the epilogue: %d", s);
+	if (bias != NULL) {
+		s = lt.desc_set(d, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
+		CHECK(s == 0, "setting the bias: %d", s);
+	}
+	return d;
+}
+
+/* The 16 arguments of one cublasLtMatmul call. */
+typedef struct lt_args {
+	cublasLtHandle_t h;
+	cublasLtMatmulDesc_t desc;
+	const void *alpha, *A;
+	cublasLtMatrixLayout_t ad;
+	const void *B;
+	cublasLtMatrixLayout_t bd;
+	const void *beta, *C;
+	cublasLtMatrixLayout_t cd;
+	void *D;
+	cublasLtMatrixLayout_t dd;
+	const cublasLtMatmulAlgo_t *algo;
+	void *workspace;
+	size_t workspace_bytes;
+	cudaStream_t stream;
+} lt_args;
+
+/* Calls cublasLtMatmul with a's arguments: the call must reach the fake
+ * cuBLASLt once with every argument identical, and its status (want)
+ * must come back. Returns the cuBLASLt getters called on the way. */
+static long check_lt(const char *what, const lt_args *a, int want)
+{
+	long calls = vendor_calls(), getters = lt.getter_calls();
+	int s = cublasLtMatmul(a->h, a->desc, a->alpha, a->A, a->ad, a->B, a->bd, a->beta, a->C, a->cd,
+		a->D, a->dd, a->algo, a->workspace, a->workspace_bytes, a->stream);
+	getters = lt.getter_calls() - getters;
+	const fake_call *c = last_call();
+	CHECK(s == want, "cublasLtMatmul (%s) returned %d, want %d", what, s, want);
+	CHECK(vendor_calls() == calls + 1, "cublasLtMatmul (%s): %ld vendor calls, want 1", what,
+		vendor_calls() - calls);
+	CHECK(c->fn != NULL && strcmp(c->fn, "cublasLtMatmul") == 0, "%s: vendor saw %s", what,
+		c->fn ? c->fn : "nothing");
+	CHECK(c->handle == (void *)a->h && c->lt_desc == (const void *)a->desc, "%s: handle or desc differ", what);
+	CHECK(c->alpha == a->alpha && c->beta == a->beta, "%s: alpha or beta differ", what);
+	CHECK(c->A == a->A && c->B == a->B && c->C == a->C && c->D == a->D, "%s: A, B, C or D differ", what);
+	CHECK(c->a_layout == (const void *)a->ad && c->b_layout == (const void *)a->bd &&
+		c->c_layout == (const void *)a->cd && c->d_layout == (const void *)a->dd,
+		"%s: layouts differ", what);
+	CHECK(c->lt_algo == (const void *)a->algo && c->workspace == a->workspace &&
+		c->workspace_bytes == a->workspace_bytes && c->stream == (void *)a->stream,
+		"%s: algo, workspace (%p %zu, want %p %zu) or stream differ", what, c->workspace,
+		c->workspace_bytes, a->workspace, a->workspace_bytes);
+	return getters;
 }
 
 /* Every entry point once. seed varies the arguments; status is what the
@@ -185,6 +311,39 @@ static void run_all(int seed, int status)
 		c->conv_desc == cd && c->y_desc == yd && c->x == p && c->w == p + 8 && c->y == p + 24 &&
 		c->workspace == p + 16 && c->workspace_bytes == (size_t)(4096 + seed) && c->algo == 2,
 		"cudnnConvolutionForward: arguments differ");
+
+	/* cublasLtMatmul, its descriptors made through the fake cuBLASLt: a
+	 * served class with C and D one matrix; one with a bias, D apart from
+	 * C and a batch of 3 strided matrices; and a NULL matmul descriptor,
+	 * which cuBLASLt answers itself (INVALID_VALUE). */
+	cublasLtMatmulAlgo_t algo;
+	for (int i = 0; i < 8; i++)
+		algo.data[i] = 0xa150000000000000ULL + 16 * seed + i;
+	cublasLtHandle_t lh = (cublasLtHandle_t)((char *)h + 8);
+	cublasLtMatmulDesc_t d1 = lt_desc(CUBLAS_OP_N, CUBLAS_OP_T, CUBLASLT_EPILOGUE_DEFAULT, NULL);
+	cublasLtMatrixLayout_t a1 = lt_layout(CUDA_R_32F, m, k, m + 1, CUBLASLT_ORDER_COL, 1, 0);
+	cublasLtMatrixLayout_t b1 = lt_layout(CUDA_R_32F, n, k, n + 2, CUBLASLT_ORDER_COL, 1, 0);
+	cublasLtMatrixLayout_t c1 = lt_layout(CUDA_R_32F, m, n, m + 3, CUBLASLT_ORDER_COL, 1, 0);
+	lt_args l1 = {lh, d1, &fa, p, a1, p + 64, b1, &fb, p + 128, c1, p + 128, c1, &algo, p + 8192,
+		((size_t)1 << 20) + seed, (cudaStream_t)((char *)h + 3)};
+	check_lt("in place", &l1, status);
+	cublasLtMatmulDesc_t d2 = lt_desc(CUBLAS_OP_T, CUBLAS_OP_N, CUBLASLT_EPILOGUE_BIAS, p + 256);
+	cublasLtMatrixLayout_t a2 = lt_layout(CUDA_R_32F, k, m, k + 1, CUBLASLT_ORDER_COL, 3, (int64_t)(k + 1) * m);
+	cublasLtMatrixLayout_t b2 = lt_layout(CUDA_R_32F, k, n, k + 2, CUBLASLT_ORDER_COL, 3,
+		(int64_t)(k + 2) * n + seed);
+	cublasLtMatrixLayout_t c2 = lt_layout(CUDA_R_32F, m, n, m, CUBLASLT_ORDER_COL, 3, (int64_t)m * n + 5);
+	cublasLtMatrixLayout_t dd2 = lt_layout(CUDA_R_32F, m, n, m, CUBLASLT_ORDER_COL, 3, (int64_t)m * n + 5);
+	lt_args l2 = {lh, d2, &fa, p + 1024, a2, p + 2048, b2, &fb, p + 3072, c2, p + 4096, dd2, NULL, NULL,
+		0, NULL};
+	check_lt("bias, D apart from C, a batch of 3", &l2, status);
+	lt_args l3 = l1;
+	l3.desc = NULL;
+	check_lt("a NULL matmul descriptor", &l3, CUBLAS_STATUS_INVALID_VALUE);
+	lt.desc_destroy(d1);
+	lt.desc_destroy(d2);
+	cublasLtMatrixLayout_t layouts[] = {a1, b1, c1, a2, b2, c2, dd2};
+	for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+		lt.layout_destroy(layouts[i]);
 }
 
 /* Calls whose types and sizes ISAAC serves, with an argument cuBLAS
@@ -220,6 +379,165 @@ static void run_invalid(void)
 	check_gemm("cublasHgemmStridedBatched_64", s, 7, h, 0, 0, 8, 8, 8, &ha, p, 8, p, 8, &ha, p, 8,
 		-1, -1, -1, -1, -1);
 	check_batch("cublasHgemmStridedBatched_64", 64, 64, 64, -3);
+	/* cublasLtMatmul of a served class but for a NULL alpha, and with a
+	 * bias epilogue but no bias. */
+	cublasLtMatmulDesc_t plain = lt_desc(CUBLAS_OP_N, CUBLAS_OP_N, CUBLASLT_EPILOGUE_DEFAULT, NULL);
+	cublasLtMatmulDesc_t nobias = lt_desc(CUBLAS_OP_N, CUBLAS_OP_N, CUBLASLT_EPILOGUE_BIAS, NULL);
+	cublasLtMatrixLayout_t l = lt_layout(CUDA_R_32F, 8, 8, 8, CUBLASLT_ORDER_COL, 1, 0);
+	lt_args a = {(cublasLtHandle_t)h, plain, NULL, p, l, p + 256, l, &fb, p + 512, l, p + 512, l,
+		NULL, NULL, 0, NULL};
+	check_lt("a NULL alpha", &a, 7);
+	a.desc = nobias;
+	a.alpha = &fa;
+	check_lt("a bias epilogue without a bias", &a, 7);
+	lt.desc_destroy(plain);
+	lt.desc_destroy(nobias);
+	lt.layout_destroy(l);
+}
+
+/* The fake cuBLASLt itself: cuBLASLt's defaults, size checks and unknown
+ * attributes. */
+static void lt_fake_selfcheck(void)
+{
+	cublasLtMatmulDesc_t d = NULL;
+	cublasLtMatrixLayout_t l = NULL;
+	int32_t i32 = 0;
+	uint32_t u32 = 0;
+	int64_t i64 = 0;
+	uint64_t u64 = 0;
+	const void *ptr = NULL;
+	size_t written = 0;
+	CHECK(lt.desc_create(&d, CUBLAS_COMPUTE_32F, CUDA_R_32F) == 0, "cublasLtMatmulDescCreate");
+#define DESC_IS(attr, var, want) do {                                                      \
+	written = 0;                                                                       \
+	int s_ = lt.desc_get(d, attr, &var, sizeof var, &written);                         \
+	CHECK(s_ == 0 && var == want && written == sizeof var, #attr ": status %d, size %zu", s_, written); \
+} while (0)
+	DESC_IS(CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, i32, CUBLAS_COMPUTE_32F);
+	DESC_IS(CUBLASLT_MATMUL_DESC_SCALE_TYPE, i32, CUDA_R_32F);
+	DESC_IS(CUBLASLT_MATMUL_DESC_POINTER_MODE, i32, CUBLASLT_POINTER_MODE_HOST);
+	DESC_IS(CUBLASLT_MATMUL_DESC_TRANSA, i32, CUBLAS_OP_N);
+	DESC_IS(CUBLASLT_MATMUL_DESC_TRANSB, i32, CUBLAS_OP_N);
+	DESC_IS(CUBLASLT_MATMUL_DESC_EPILOGUE, u32, CUBLASLT_EPILOGUE_DEFAULT);
+	DESC_IS(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, i32, -1);
+	DESC_IS(CUBLASLT_MATMUL_DESC_BIAS_POINTER, ptr, NULL);
+	DESC_IS(CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, i64, 0);
+	DESC_IS(CUBLASLT_MATMUL_DESC_ATOMIC_SYNC_OUT_COUNTERS_POINTER, ptr, NULL);
+	i32 = CUBLAS_OP_T;
+	CHECK(lt.desc_set(d, CUBLASLT_MATMUL_DESC_TRANSA, &i32, sizeof i32) == 0, "setting transa");
+	DESC_IS(CUBLASLT_MATMUL_DESC_TRANSA, i32, CUBLAS_OP_T);
+#undef DESC_IS
+	CHECK(lt.desc_set(d, CUBLASLT_MATMUL_DESC_TRANSA, &i64, sizeof i64) == 7, "transa set with 8 bytes");
+	CHECK(lt.desc_get(d, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &i32, sizeof i32, &written) == 7,
+		"a pointer read into 4 bytes");
+	CHECK(lt.desc_get(d, CUBLASLT_MATMUL_DESC_EPILOGUE, NULL, 0, &written) == 0 && written == 4,
+		"the epilogue's size asked: %zu", written);
+	CHECK(lt.desc_get(d, CUBLASLT_MATMUL_DESC_EPILOGUE, NULL, 0, NULL) == 7, "no buffer, no size");
+	for (int attr = 9; attr <= 31; attr += 7)  /* 9, 16, 23 (known), 30 (known) */
+		CHECK(lt.desc_get(d, (cublasLtMatmulDescAttributes_t)attr, &ptr, sizeof ptr, NULL) ==
+			(attr == 9 || attr == 16 ? 7 : 0), "attribute %d", attr);
+	CHECK(lt.desc_get(d, (cublasLtMatmulDescAttributes_t)31, &ptr, sizeof ptr, NULL) == 7, "attribute 31");
+	CHECK(lt.desc_get(NULL, CUBLASLT_MATMUL_DESC_TRANSA, &i32, sizeof i32, NULL) == 7, "a NULL descriptor");
+	CHECK(lt.layout_create(&l, CUDA_R_16F, 3, 5, 7) == 0, "cublasLtMatrixLayoutCreate");
+#define LAYOUT_IS(attr, var, want) do {                                                    \
+	written = 0;                                                                       \
+	int s_ = lt.layout_get(l, attr, &var, sizeof var, &written);                       \
+	CHECK(s_ == 0 && var == want && written == sizeof var, #attr ": status %d, size %zu", s_, written); \
+} while (0)
+	LAYOUT_IS(CUBLASLT_MATRIX_LAYOUT_TYPE, u32, CUDA_R_16F);
+	LAYOUT_IS(CUBLASLT_MATRIX_LAYOUT_ORDER, i32, CUBLASLT_ORDER_COL);
+	LAYOUT_IS(CUBLASLT_MATRIX_LAYOUT_ROWS, u64, 3);
+	LAYOUT_IS(CUBLASLT_MATRIX_LAYOUT_COLS, u64, 5);
+	LAYOUT_IS(CUBLASLT_MATRIX_LAYOUT_LD, i64, 7);
+	LAYOUT_IS(CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, i32, 1);
+	LAYOUT_IS(CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, i64, 0);
+	LAYOUT_IS(CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, i64, 0);
+	LAYOUT_IS(CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, i32, CUBLASLT_BATCH_MODE_STRIDED);
+#undef LAYOUT_IS
+	CHECK(lt.layout_get(l, CUBLASLT_MATRIX_LAYOUT_ROWS, &i32, sizeof i32, NULL) == 7, "rows read into 4 bytes");
+	CHECK(lt.layout_set(l, CUBLASLT_MATRIX_LAYOUT_ORDER, &i64, sizeof i64) == 7, "order set with 8 bytes");
+	CHECK(lt.layout_get(l, (cublasLtMatrixLayoutAttribute_t)9, &i32, sizeof i32, NULL) == 7, "attribute 9");
+	lt.refuse(0, (uint64_t)1 << CUBLASLT_MATRIX_LAYOUT_BATCH_MODE);
+	CHECK(lt.layout_get(l, CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, &i32, sizeof i32, NULL) == 7, "a refused attribute");
+	lt.refuse(0, 0);
+	lt.desc_destroy(d);
+	lt.layout_destroy(l);
+}
+
+/* cublasLtMatmul calls of every kind the shim tells apart, each checked by
+ * check_lt; the cuBLASLt getters each call made printed ("ltN getters=G").
+ * With null_handle, one call with a NULL cuBLASLt handle alone. */
+static void run_lt(int null_handle)
+{
+	float fa = 1.5f, fb = 0.25f;
+	char *p = (char *)(uintptr_t)0x7f0000000000ULL;
+	int m = 24, n = 16, k = 40;
+	lt_fake_selfcheck();
+	set_status(CUBLAS_STATUS_NOT_SUPPORTED);
+	cublasLtMatmulDesc_t plain = lt_desc(CUBLAS_OP_N, CUBLAS_OP_N, CUBLASLT_EPILOGUE_DEFAULT, NULL);
+	cublasLtMatmulDesc_t relu = lt_desc(CUBLAS_OP_N, CUBLAS_OP_N, CUBLASLT_EPILOGUE_RELU, NULL);
+	cublasLtMatmulDesc_t scaled = lt_desc(CUBLAS_OP_N, CUBLAS_OP_N, CUBLASLT_EPILOGUE_DEFAULT, NULL);
+	cublasLtMatmulDesc_t grad = lt_desc(CUBLAS_OP_N, CUBLAS_OP_N, CUBLASLT_EPILOGUE_DRELU_BGRAD, p + 0x6000);
+	const void *scale = p + 0x5000;
+	CHECK(lt.desc_set(scaled, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale, sizeof scale) == 0, "A's scale");
+	cublasLtMatrixLayout_t A = lt_layout(CUDA_R_32F, m, k, m, CUBLASLT_ORDER_COL, 1, 0);
+	cublasLtMatrixLayout_t B = lt_layout(CUDA_R_32F, k, n, k, CUBLASLT_ORDER_COL, 1, 0);
+	cublasLtMatrixLayout_t C = lt_layout(CUDA_R_32F, m, n, m, CUBLASLT_ORDER_COL, 1, 0);
+	cublasLtMatrixLayout_t Ar = lt_layout(CUDA_R_32F, m, k, k, CUBLASLT_ORDER_ROW, 1, 0);
+	cublasLtMatrixLayout_t Br = lt_layout(CUDA_R_32F, k, n, n, CUBLASLT_ORDER_ROW, 1, 0);
+	cublasLtMatrixLayout_t Cr = lt_layout(CUDA_R_32F, m, n, n, CUBLASLT_ORDER_ROW, 1, 0);
+	cublasLtMatrixLayout_t Dr = lt_layout(CUDA_R_32F, m, n, n, CUBLASLT_ORDER_ROW, 1, 0);
+	cublasLtMatrixLayout_t Abad = lt_layout(CUDA_R_32F, m + 1, k, m + 1, CUBLASLT_ORDER_COL, 1, 0);
+	lt_args base = {(cublasLtHandle_t)(uintptr_t)0x1008, plain, &fa, p, A, p + 0x1000, B, &fb,
+		p + 0x2000, C, p + 0x2000, C, NULL, p + 0x3000, 4096, (cudaStream_t)(uintptr_t)0x1003};
+	if (null_handle) {
+		lt_args a = base;
+		a.h = NULL;
+		check_lt("a NULL handle", &a, CUBLAS_STATUS_NOT_INITIALIZED);
+	} else {
+		long g[9];
+		lt_args a = base;
+		/* 0: a served class. */
+		g[0] = check_lt("a served class", &a, 15);
+		/* 1: row-major, ReLU, D apart from C: a served class too. */
+		a.desc = relu; a.ad = Ar; a.bd = Br; a.cd = Cr; a.D = p + 0x4000; a.dd = Dr;
+		g[1] = check_lt("row-major with ReLU", &a, 15);
+		/* 2: A's FP8 scale set: unsupported. */
+		a = base; a.desc = scaled;
+		g[2] = check_lt("a scale pointer", &a, 15);
+		/* 3: a library without the optional attributes (the scaling,
+		 * amax and atomic-synchronization pointers, the batch mode):
+		 * they count as unset, and the call is a served class. */
+		a = base;
+		lt.refuse((1ULL << 17) | (1ULL << 18) | (1ULL << 19) | (1ULL << 20) | (1ULL << 21) |
+			(1ULL << 23) | (1ULL << 24) | (1ULL << 29) | (1ULL << 30), 1ULL << 8);
+		g[3] = check_lt("optional attributes refused", &a, 15);
+		/* 4, 5: a required attribute refused, of the matmul descriptor
+		 * (its last, the bias type) or of a layout (A's last, the plane
+		 * offset): cuBLASLt takes the call (reason handle). */
+		lt.refuse(1ULL << CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, 0);
+		g[4] = check_lt("the bias type refused", &a, 15);
+		lt.refuse(0, 1ULL << CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET);
+		g[5] = check_lt("the plane offset refused", &a, 15);
+		lt.refuse(0, 0);
+		/* 6: a NULL layout (B's): cuBLASLt's status, nothing read. */
+		a.bd = NULL;
+		g[6] = check_lt("a NULL layout", &a, CUBLAS_STATUS_INVALID_VALUE);
+		/* 7: a gradient epilogue: unsupported. */
+		a = base; a.desc = grad;
+		g[7] = check_lt("a gradient epilogue", &a, 15);
+		/* 8: A of m+1 rows for D of m: invalid. */
+		a = base; a.ad = Abad;
+		g[8] = check_lt("A's rows are not D's", &a, 15);
+		for (int i = 0; i < 9; i++)
+			printf("lt%d getters=%ld\n", i, g[i]);
+	}
+	cublasLtMatmulDesc_t descs[] = {plain, relu, scaled, grad};
+	for (size_t i = 0; i < sizeof descs / sizeof descs[0]; i++)
+		lt.desc_destroy(descs[i]);
+	cublasLtMatrixLayout_t layouts[] = {A, B, C, Ar, Br, Cr, Dr, Abad};
+	for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+		lt.layout_destroy(layouts[i]);
 }
 
 /* Convolutions: the second of two alike that cuDNN rejects is answered
@@ -268,28 +586,39 @@ int main(int argc, char **argv)
 		s = cudnnConvolutionForward((cudnnHandle_t)0x10, &a, NULL, NULL, NULL, NULL, NULL,
 			CUDNN_CONVOLUTION_FWD_ALGO_GEMM, NULL, 0, &b, NULL, NULL);
 		CHECK(s == CUDNN_STATUS_NOT_INITIALIZED, "no cuDNN: status %d", s);
+		/* Descriptors no getter can read: nothing may look at them. */
+		s = cublasLtMatmul((cublasLtHandle_t)0x10, (cublasLtMatmulDesc_t)0x20, &a, NULL,
+			(cublasLtMatrixLayout_t)0x30, NULL, (cublasLtMatrixLayout_t)0x40, &b, NULL,
+			(cublasLtMatrixLayout_t)0x50, NULL, (cublasLtMatrixLayout_t)0x50, NULL, NULL, 0, NULL);
+		CHECK(s == CUBLAS_STATUS_NOT_INITIALIZED, "no cuBLASLt: status %d", s);
 		printf("%s\n", failures ? "FAILED" : "PASS novendor");
 		return failures != 0;
 	}
 	if (strcmp(mode, "local") == 0) {
 		void *lib = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
+		void *ltlib = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_LOCAL);
 		void *dnn = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_LOCAL);
-		if (!lib || !dnn) {
+		if (!lib || !ltlib || !dnn) {
 			printf("FAIL: dlopen: %s\n", dlerror());
 			return 2;
 		}
-		if (dlsym(RTLD_DEFAULT, "fake_last_call") != NULL) {
+		if (dlsym(RTLD_DEFAULT, "fake_last_call") != NULL ||
+		    dlsym(RTLD_DEFAULT, "fake_lt_getter_calls") != NULL) {
 			printf("FAIL: the vendor is in the global scope; this mode needs a local one\n");
 			return 2;
 		}
-		hooks(lib);
+		hooks(lib, ltlib);
 	} else {
-		hooks(RTLD_DEFAULT);
+		hooks(RTLD_DEFAULT, RTLD_DEFAULT);
 	}
 
 	Dl_info info;
 	if (!dladdr((void *)cublasSgemm_v2, &info) || !strstr(info.dli_fname, "libisaac")) {
 		printf("FAIL: cublasSgemm_v2 resolves to %s, not libisaac\n", info.dli_fname);
+		return 2;
+	}
+	if (!dladdr((void *)cublasLtMatmul, &info) || !strstr(info.dli_fname, "libisaac")) {
+		printf("FAIL: cublasLtMatmul resolves to %s, not libisaac\n", info.dli_fname);
 		return 2;
 	}
 
@@ -301,6 +630,8 @@ int main(int argc, char **argv)
 		run_invalid();
 	} else if (strcmp(mode, "convs") == 0) {
 		run_convs();
+	} else if (strcmp(mode, "lt") == 0) {
+		run_lt(argc > 2 && strcmp(argv[2], "nullhandle") == 0);
 	} else if (strcmp(mode, "threads") == 0) {
 		pthread_t t[8];
 		set_status(13);
@@ -310,12 +641,14 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 	} else if (strcmp(mode, "fork") == 0) {
 		run_all(3, 0);
-		long getters = getter_calls();
+		long getters = getter_calls(), lt_getters = lt.getter_calls();
 		pid_t pid = fork();
 		if (pid == 0) {
 			run_all(4, 7);
 			CHECK(getter_calls() == getters, "the forked child ran Go: %ld getter calls, %ld before",
 				getter_calls(), getters);
+			CHECK(lt.getter_calls() == lt_getters, "the forked child read cuBLASLt descriptors: "
+				"%ld getter calls, %ld before", lt.getter_calls(), lt_getters);
 			printf("child %s\n", failures ? "FAILED" : "ok");
 			fflush(stdout);
 			exit(failures != 0);
@@ -328,6 +661,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("getters=%ld\n", getter_calls());
+	printf("lt_getters=%ld\n", lt.getter_calls());
 	printf("%s\n", failures ? "FAILED" : "PASS");
 	return failures != 0;
 }

@@ -1,7 +1,7 @@
 /*
- * vendor_api.h: the cuBLAS 13 and cuDNN 9 declarations the tests need,
+ * vendor_api.h: the cuBLAS 13, cuBLASLt 13 and cuDNN 9 declarations the tests need,
  * written from the vendors' documentation (types as enums, as in
- * cublas_api.h and cudnn_*.h). The fake vendor libraries implement them, the
+ * cublas_api.h, cublasLt.h and cudnn_*.h). The fake vendor libraries implement them, the
  * test programs call them, and the shim's entry points are compiled against
  * them to prove their prototypes are the vendor's.
  */
@@ -31,6 +31,8 @@ typedef enum {
 } cublasComputeType_t;
 typedef enum { CUBLAS_GEMM_DEFAULT = -1 } cublasGemmAlgo_t;
 typedef enum { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14 } cudaDataType;
+/* library_types.h names the enum cudaDataType_t too; cublasLt.h uses both. */
+typedef cudaDataType cudaDataType_t;
 typedef struct cublasContext *cublasHandle_t;
 
 cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId);
@@ -118,6 +120,101 @@ cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperat
 	long long int strideB, const void *beta, void *C, cudaDataType Ctype,
 	int64_t ldc, long long int strideC, int64_t batchCount,
 	cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+
+/* cuBLASLt (cublasLt.h of CUDA 13). */
+typedef struct cublasLtContext *cublasLtHandle_t;
+/* The semi-opaque descriptors' sizes matter only to a caller that keeps one
+ * itself (cublasLtMatmulDescInit): 32 words since CUDA 12.9, 23 before. */
+typedef struct { uint64_t data[32]; } cublasLtMatmulDescOpaque_t;
+typedef cublasLtMatmulDescOpaque_t *cublasLtMatmulDesc_t;
+typedef struct { uint64_t data[8]; } cublasLtMatrixLayoutOpaque_t;
+typedef cublasLtMatrixLayoutOpaque_t *cublasLtMatrixLayout_t;
+typedef struct { uint64_t data[8]; } cublasLtMatmulAlgo_t;
+
+typedef enum {
+	CUBLASLT_MATMUL_DESC_COMPUTE_TYPE = 0,                     /* int32_t, cublasComputeType_t */
+	CUBLASLT_MATMUL_DESC_SCALE_TYPE = 1,                       /* int32_t, cudaDataType_t */
+	CUBLASLT_MATMUL_DESC_POINTER_MODE = 2,                     /* int32_t, cublasLtPointerMode_t */
+	CUBLASLT_MATMUL_DESC_TRANSA = 3,                           /* int32_t, cublasOperation_t */
+	CUBLASLT_MATMUL_DESC_TRANSB = 4,                           /* int32_t */
+	CUBLASLT_MATMUL_DESC_TRANSC = 5,                           /* int32_t */
+	CUBLASLT_MATMUL_DESC_FILL_MODE = 6,                        /* int32_t, cublasFillMode_t */
+	CUBLASLT_MATMUL_DESC_EPILOGUE = 7,                         /* uint32_t, cublasLtEpilogue_t */
+	CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8,                     /* void * / const void * */
+	CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE = 10,               /* int64_t */
+	CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER = 11,            /* void * / const void * */
+	CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD = 12,                 /* int64_t */
+	CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE = 13,       /* int64_t */
+	CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE = 14,       /* int64_t */
+	CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET = 15,                 /* int32_t */
+	CUBLASLT_MATMUL_DESC_A_SCALE_POINTER = 17,                 /* const void * */
+	CUBLASLT_MATMUL_DESC_B_SCALE_POINTER = 18,                 /* const void * */
+	CUBLASLT_MATMUL_DESC_C_SCALE_POINTER = 19,                 /* const void * */
+	CUBLASLT_MATMUL_DESC_D_SCALE_POINTER = 20,                 /* const void * */
+	CUBLASLT_MATMUL_DESC_AMAX_D_POINTER = 21,                  /* void * */
+	CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE = 22,          /* int32_t, cudaDataType_t */
+	CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_POINTER = 23,      /* void * */
+	CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER = 24,       /* void * */
+	CUBLASLT_MATMUL_DESC_FAST_ACCUM = 25,                      /* int8_t */
+	CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE = 26,                  /* int32_t, cudaDataType_t */
+	CUBLASLT_MATMUL_DESC_ATOMIC_SYNC_NUM_CHUNKS_D_ROWS = 27,   /* int32_t */
+	CUBLASLT_MATMUL_DESC_ATOMIC_SYNC_NUM_CHUNKS_D_COLS = 28,   /* int32_t */
+	CUBLASLT_MATMUL_DESC_ATOMIC_SYNC_IN_COUNTERS_POINTER = 29, /* int32_t * */
+	CUBLASLT_MATMUL_DESC_ATOMIC_SYNC_OUT_COUNTERS_POINTER = 30 /* int32_t * */
+} cublasLtMatmulDescAttributes_t;
+
+typedef enum {
+	CUBLASLT_MATRIX_LAYOUT_TYPE = 0,                 /* uint32_t, cudaDataType */
+	CUBLASLT_MATRIX_LAYOUT_ORDER = 1,                /* int32_t, cublasLtOrder_t */
+	CUBLASLT_MATRIX_LAYOUT_ROWS = 2,                 /* uint64_t */
+	CUBLASLT_MATRIX_LAYOUT_COLS = 3,                 /* uint64_t */
+	CUBLASLT_MATRIX_LAYOUT_LD = 4,                   /* int64_t */
+	CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 5,          /* int32_t */
+	CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 6, /* int64_t */
+	CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET = 7,         /* int64_t */
+	CUBLASLT_MATRIX_LAYOUT_BATCH_MODE = 8            /* int32_t, cublasLtBatchMode_t */
+} cublasLtMatrixLayoutAttribute_t;
+
+typedef enum {
+	CUBLASLT_ORDER_COL = 0, CUBLASLT_ORDER_ROW = 1, CUBLASLT_ORDER_COL32 = 2,
+	CUBLASLT_ORDER_COL4_4R2_8C = 3, CUBLASLT_ORDER_COL32_2R_4R4 = 4
+} cublasLtOrder_t;
+typedef enum { CUBLASLT_BATCH_MODE_STRIDED = 0, CUBLASLT_BATCH_MODE_POINTER_ARRAY = 1 } cublasLtBatchMode_t;
+typedef enum {
+	CUBLASLT_POINTER_MODE_HOST = 0, CUBLASLT_POINTER_MODE_DEVICE = 1,
+	CUBLASLT_POINTER_MODE_DEVICE_VECTOR = 2, CUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_ZERO = 3,
+	CUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_HOST = 4
+} cublasLtPointerMode_t;
+typedef enum {
+	CUBLASLT_EPILOGUE_DEFAULT = 1, CUBLASLT_EPILOGUE_RELU = 2, CUBLASLT_EPILOGUE_RELU_AUX = 130,
+	CUBLASLT_EPILOGUE_BIAS = 4, CUBLASLT_EPILOGUE_RELU_BIAS = 6, CUBLASLT_EPILOGUE_RELU_AUX_BIAS = 134,
+	CUBLASLT_EPILOGUE_DRELU = 136, CUBLASLT_EPILOGUE_DRELU_BGRAD = 152,
+	CUBLASLT_EPILOGUE_GELU = 32, CUBLASLT_EPILOGUE_GELU_AUX = 160, CUBLASLT_EPILOGUE_GELU_BIAS = 36,
+	CUBLASLT_EPILOGUE_GELU_AUX_BIAS = 164, CUBLASLT_EPILOGUE_DGELU = 192,
+	CUBLASLT_EPILOGUE_DGELU_BGRAD = 208, CUBLASLT_EPILOGUE_BGRADA = 256, CUBLASLT_EPILOGUE_BGRADB = 512
+} cublasLtEpilogue_t;
+
+cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle);
+cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle);
+cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc,
+	cublasComputeType_t computeType, cudaDataType_t scaleType);
+cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc);
+cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc,
+	cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes);
+cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc,
+	cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type,
+	uint64_t rows, uint64_t cols, int64_t ld);
+cublasStatus_t cublasLtMatrixLayoutDestroy(const cublasLtMatrixLayout_t matLayout);
+cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout,
+	cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes);
+cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout,
+	cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten);
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
+	const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B,
+	cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc,
+	void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace,
+	size_t workspaceSizeInBytes, cudaStream_t stream);
 
 typedef enum {
 	CUDNN_STATUS_SUCCESS = 0, CUDNN_STATUS_NOT_INITIALIZED = 1001,
