@@ -7,6 +7,7 @@
 // results/<device>/<suite>.*.
 //
 //	go run ./bench_compare -suite table4            # the ISAAC paper's Table 4 GEMMs
+//	go run ./bench_compare -suite linear -model     # nn.Linear with a bias against cublasLtMatmul
 //	go run ./bench_compare -suite csv -shapes my.csv
 //	go run ./bench_compare -config ms=4,ns=4,...    # also "always ours with configuration X"
 //	go run ./bench_compare -cases bench_compare/cases/ab_cases_pp.txt   # configurations side by side, per input
@@ -70,7 +71,7 @@ type Options struct {
 
 // bind defines the command's flags on fs, each with its default, into o.
 func (o *Options) bind(fs *flag.FlagSet) {
-	fs.StringVar(&o.Suites, "suite", "table4", "suites to run, comma-separated: table4, attention (batched GEMM), csv (GEMM), table5, cnn, depthwise (convolutions: every -dtypes-independent type and layout) (empty: none, e.g. with -overhead)")
+	fs.StringVar(&o.Suites, "suite", "table4", "suites to run, comma-separated: table4, attention (batched GEMM), linear (nn.Linear with a bias, against cublasLtMatmul), csv (GEMM), table5, cnn, depthwise (convolutions: every -dtypes-independent type and layout) (empty: none, e.g. with -overhead)")
 	fs.StringVar(&o.Shapes, "shapes", "", "CSV of inputs for -suite csv (columns m,n,k[,layout][,dtype][,suite])")
 	fs.StringVar(&o.DTypes, "dtypes", "s,d,h,hgemmex-f32acc,bf16gemmex-f32acc", "data types, comma-separated")
 	fs.IntVar(&o.Repeats, "repeats", 15, "timed repeats per input and engine (median reported)")
@@ -174,6 +175,8 @@ func run(o Options) error {
 			inputs = inputsOf(suites.Table4(), dts)
 		case "attention":
 			inputs = inputsOf(suites.Attention(), dts)
+		case report.LinearSuite:
+			inputs = inputsOf(suites.Linear(), dts)
 		case "table5", "cnn", "depthwise":
 			convs, err := convSuite(suite, o.ConvTypes)
 			if err != nil {
@@ -246,7 +249,13 @@ func runSuite(b *bench, o Options, out, suite string, inputs []input, engines []
 			return err
 		}
 	}
-	return writeResults(out, suite, b.Env, rows)
+	env := b.Env
+	if slices.ContainsFunc(inputs, func(in input) bool { return in.Bias }) {
+		env.Method += "; inputs with a bias: the vendor is cublasLtMatmul (BIAS epilogue, in place; the first " +
+			"algorithm of cublasLtMatmulAlgoGetHeuristic with a 32 MiB workspace, descriptors and algorithm made " +
+			"before timing), ISAAC the same call (request.EntryLtMatmul)"
+	}
+	return writeResults(out, suite, env, rows)
 }
 
 // runOverhead builds the host-overhead harness against o.Lib and writes
@@ -271,7 +280,8 @@ func runOverhead(b *bench, o Options, out string) error {
 	return report.WriteFile(filepath.Join(out, "overhead.env"), func(w io.Writer) error { return report.WriteEnv(w, b.Env) })
 }
 
-// measureAll measures every input, with a progress line (rate and ETA).
+// measureAll measures every input, with a progress line (rate and ETA;
+// the input's name where it has one, else its suite).
 func measureAll(b *bench, inputs []input, engines []engine, progress io.Writer) ([]report.Row, error) {
 	var rows []report.Row
 	start := time.Now()
@@ -283,8 +293,15 @@ func measureAll(b *bench, inputs []input, engines []engine, progress io.Writer) 
 		rows = append(rows, row)
 		done := i + 1
 		eta := time.Duration(float64(time.Since(start)) / float64(done) * float64(len(inputs)-done)).Round(time.Second)
-		fmt.Fprintf(progress, "[%3d/%d] %-12s %-18s %5dx%-5dx%-5d %s  cuBLAS %9.1f µs  ISAAC %9.1f µs  %5.2f×  (ETA %v)\n",
-			done, len(inputs), in.Suite, in.DType.Name, in.M, in.N, in.K, in.Layout, row.VendorUS, row.OursUS, row.Speedup, eta)
+		label, vendor := in.Suite, "cuBLAS"
+		if in.Name != "" {
+			label = in.Name
+		}
+		if in.Bias {
+			vendor = "cuBLASLt"
+		}
+		fmt.Fprintf(progress, "[%3d/%d] %-22s %-18s %5dx%-5dx%-5d %s  %-8s %9.1f µs  ISAAC %9.1f µs  %5.2f×  (ETA %v)\n",
+			done, len(inputs), label, in.DType.Name, in.M, in.N, in.K, in.Layout, vendor, row.VendorUS, row.OursUS, row.Speedup, eta)
 	}
 	return rows, nil
 }
@@ -309,12 +326,14 @@ func floorAll(b *bench, inputs []input, out, suite string, progress io.Writer) e
 }
 
 // writeResults writes <suite>.csv, .env, .md and .svg (and one SVG per data
-// type) into dir, and the table to stdout.
+// type) into dir, and the table to stdout (the linear suite's targets
+// after it).
 func writeResults(dir, suite string, env report.Env, rows []report.Row) error {
 	if err := report.WriteSuite(dir, suite, env, rows); err != nil {
 		return err
 	}
 	report.WriteTable(os.Stdout, rows)
+	report.WriteLinearTargets(os.Stdout, rows)
 	fmt.Fprintf(os.Stderr, "wrote %s.{csv,env,md,svg} and one SVG per data type\n", filepath.Join(dir, suite))
 	return nil
 }

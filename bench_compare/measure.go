@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/isaacgo/isaac/bench_compare/internal/report"
+	"github.com/isaacgo/isaac/internal/cublas"
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/devbench"
 	"github.com/isaacgo/isaac/internal/devsession"
@@ -40,6 +41,10 @@ type bench struct {
 	// variants, when set, gets each convolution variant's median time
 	// (-variants).
 	variants io.Writer
+	// lt and ltWorkspace are the vendor of cublasLtMatmul requests
+	// (vendor.go), made on the first.
+	lt          *cublas.Lt
+	ltWorkspace cuda.DevicePtr
 }
 
 // newBench sets up the session: the device, the vendor handle, the L2 flush
@@ -60,7 +65,7 @@ func newBench(repeats, warmup int) (*bench, error) {
 // inputSetup is an input's device buffers and its request on them.
 type inputSetup struct {
 	g     *request.Gemm
-	bufs  [3]cuda.DevicePtr
+	bufs  [4]cuda.DevicePtr // A, B, C, and the bias of an input with one
 	cSize int
 }
 
@@ -72,18 +77,30 @@ func (s *inputSetup) free() {
 	}
 }
 
-// setup allocates and fills an input's operands (never zeros) and builds
-// its request on the bench's stream.
-func (b *bench) setup(in input) (*inputSetup, error) {
+// caseOf is an input's GEMM as gemmcheck describes it: its type, layout
+// and sizes, minimal leading dimensions, alpha 1 and beta 0.
+func caseOf(in input) gemmcheck.Case {
 	ta, tb := in.Ops()
-	c := gemmcheck.Case{
+	return gemmcheck.Case{
 		Type:   in.DType.GemmType,
 		TransA: ta, TransB: tb, M: in.M, N: in.N, K: in.K, Alpha: 1, Beta: 0,
 	}
+}
+
+// setup allocates and fills an input's operands (never zeros) and builds
+// its request on the bench's stream.
+func (b *bench) setup(in input) (*inputSetup, error) {
+	c := caseOf(in)
 	s := &inputSetup{}
 	batch := max(in.Batch, 1) // a strided batch: the matrices one after another
-	sizes := [3]int{batch * c.ElemsA() * in.DType.AB.Size(), batch * c.ElemsB() * in.DType.AB.Size(), batch * c.ElemsC() * in.DType.C.Size()}
+	sizes := [4]int{batch * c.ElemsA() * in.DType.AB.Size(), batch * c.ElemsB() * in.DType.AB.Size(), batch * c.ElemsC() * in.DType.C.Size()}
+	if in.Bias {
+		sizes[3] = in.M * in.DType.C.Size()
+	}
 	for i, n := range sizes {
+		if n == 0 {
+			continue // no bias
+		}
 		p, err := cuda.Alloc(max(n, 256))
 		if err != nil {
 			s.free()
@@ -91,8 +108,8 @@ func (b *bench) setup(in input) (*inputSetup, error) {
 		}
 		s.bufs[i] = p
 		t := in.DType.AB
-		if i == 2 {
-			t = in.DType.C
+		if i >= 2 {
+			t = in.DType.C // C, and the bias of C's type
 		}
 		if err := devbench.Fill(p, n, t, uint64(i+1)); err != nil {
 			s.free()
@@ -100,13 +117,35 @@ func (b *bench) setup(in input) (*inputSetup, error) {
 		}
 	}
 	s.cSize = sizes[2]
-	if in.Batch > 1 {
-		bc := gemmcheck.BatchCase{Case: c, Batch: in.Batch, StrideA: c.ElemsA(), StrideB: c.ElemsB(), StrideC: c.ElemsC()}
-		s.g = bc.RequestAt(uintptr(s.bufs[0]), uintptr(s.bufs[1]), uintptr(s.bufs[2]), 0, uintptr(b.stream))
-		return s, nil
-	}
-	s.g = c.RequestAt(uintptr(s.bufs[0]), uintptr(s.bufs[1]), uintptr(s.bufs[2]), 0, uintptr(b.stream))
+	s.g = requestOf(in, uintptr(s.bufs[0]), uintptr(s.bufs[1]), uintptr(s.bufs[2]), uintptr(s.bufs[3]), uintptr(b.stream))
 	return s, nil
+}
+
+// requestOf is an input's request on buffers a, b and c (and bias) on
+// stream: caseOf's GEMM, strided-batched (matrices packed one after
+// another) where in.Batch > 1, and for an input with a bias the
+// cublasLtMatmul call that PyTorch's nn.Linear makes: entry
+// request.EntryLtMatmul, the BIAS epilogue, D = C in place, the compute
+// type naming TF32 where the type allows it (cuBLASLt has no math mode).
+func requestOf(in input, a, b, c, bias, stream uintptr) *request.Gemm {
+	cs := caseOf(in)
+	var g *request.Gemm
+	if in.Batch > 1 {
+		bc := gemmcheck.BatchCase{Case: cs, Batch: in.Batch, StrideA: cs.ElemsA(), StrideB: cs.ElemsB(), StrideC: cs.ElemsC()}
+		g = bc.RequestAt(a, b, c, 0, stream)
+	} else {
+		g = cs.RequestAt(a, b, c, 0, stream)
+	}
+	if in.Bias {
+		g.Entry = request.EntryLtMatmul
+		g.Batch = max(g.Batch, 1)
+		g.Bias = bias
+		if g.MathMode.AllowsTF32() && g.Compute == request.Compute32F {
+			g.Compute = request.Compute32FFastTF32
+		}
+		g.MathMode = request.MathDefault
+	}
+	return g
 }
 
 // measure times one input through the vendor and every engine.
@@ -137,7 +176,7 @@ func (b *bench) measureSetup(in input, s *inputSetup, engines []engine) (report.
 			engines[i].Config = &c
 		}
 	}
-	runs := []func() error{func() error { return b.Vendor.Gemm(g) }}
+	runs := []func() error{func() error { return b.vendorGemm(g) }}
 	for _, e := range engines {
 		if e.Run != nil {
 			runs = append(runs, func() error { return e.Run(g) })

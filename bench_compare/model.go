@@ -32,12 +32,18 @@ func modelEngine(b *bench) (engine, error) {
 		if err != nil {
 			return ptx.GemmConfig{}, err
 		}
-		cls.Batched = false // as the server does: the model chooses for one matrix of a batch
+		// As the server does: the model chooses among the configurations
+		// the class takes, a batch's as one wider matrix's.
 		in, ok := predictor.InputOf(g, cls)
 		if !ok {
 			return ptx.GemmConfig{}, fmt.Errorf("bench_compare: the model does not cover %v", g)
 		}
-		c := ch.Choose(in, cls)
+		var c *predictor.Choice
+		if cls.Batched {
+			c = ch.ChooseBatch(in, int(g.Batch), cls)
+		} else {
+			c = ch.Choose(in, cls)
+		}
 		// As the server does: the best-ranked configuration whose kernel
 		// loads, staged as the server stages it; Legal's register estimate
 		// can admit a kernel whose real registers do not allow its block
@@ -74,7 +80,7 @@ func dispatchEngine(b *bench) engine {
 		if r == request.Served {
 			return nil
 		}
-		err := b.Vendor.Gemm(g)
+		err := b.vendorGemm(g)
 		srv.AfterForward(t)
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/isaacgo/isaac/internal/devbench"
 	"github.com/isaacgo/isaac/internal/suites"
 	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/space"
 )
 
 func TestTable4(t *testing.T) {
@@ -135,8 +136,10 @@ func TestNoGPU(t *testing.T) {
 	if _, err := newBench(1, 0); err == nil {
 		t.Skip("a GPU is present")
 	}
-	if err := run(Options{Suites: "table4", DTypes: "s", Repeats: 1, Out: t.TempDir(), Limit: 1, Model: true}); err != nil {
-		t.Errorf("run without a GPU: %v", err)
+	for _, suite := range []string{"table4", "linear"} {
+		if err := run(Options{Suites: suite, DTypes: "s", Repeats: 1, Out: t.TempDir(), Limit: 1, Model: true}); err != nil {
+			t.Errorf("%s without a GPU: %v", suite, err)
+		}
 	}
 }
 
@@ -208,5 +211,59 @@ func TestAttention(t *testing.T) {
 	fb, bb := work(batch, true)
 	if fb != 96*f1 || bb != 96*b1 {
 		t.Errorf("a batch of 96: work %v, %v; one: %v, %v", fb, bb, f1, b1)
+	}
+}
+
+// The linear suite's requests, without a GPU: each the cublasLtMatmul call
+// PyTorch's nn.Linear makes (TN, lda = ldb = k, ldc = m, a bias, alpha 1,
+// beta 0, in place) of a served type with FP32 compute for FP16 and BF16,
+// in an epilogue class with a bias; its traffic counts the bias once.
+func TestLinearRequests(t *testing.T) {
+	dts := []string{"hgemmex-f32acc", "bf16gemmex-f32acc", "s", "sgemm-tf32"}
+	wantType := []request.GemmType{request.GemmExF16F32, request.GemmExBF16F32, request.Sgemm, request.GemmExFastTF32}
+	var ds []dtype
+	for _, name := range dts {
+		d, err := dtypeByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, d)
+	}
+	shapes := suites.Linear()
+	ins := inputsOf(shapes, ds)
+	if len(ins) != len(dts)*len(shapes) {
+		t.Fatalf("%d inputs", len(ins))
+	}
+	const a, b, c, bias, stream = 1 << 20, 2 << 20, 3 << 20, 4 << 20, 77
+	for i, in := range ins {
+		g := requestOf(in, a, b, c, bias, stream)
+		if g.Entry != request.EntryLtMatmul || g.TransA != request.OpT || g.TransB != request.OpN ||
+			g.M != int64(in.M) || g.N != int64(in.N) || g.K != int64(in.K) ||
+			g.LDA != g.K || g.LDB != g.K || g.LDC != g.M || g.Bias != bias || g.OutOfPlace() || g.Batch != 1 ||
+			g.A != a || g.B != b || g.C != c || g.Stream != stream || g.Alpha.Value != 1 || g.Beta.Value != 0 ||
+			g.PointerMode != request.PointerHost || g.MathMode != request.MathDefault {
+			t.Fatalf("%s %s: %+v", in.Name, in.DType.Name, g)
+		}
+		if typ, ok := request.TypeOf(g); !ok || typ != wantType[i/len(shapes)] {
+			t.Errorf("%s %s: type %v, want %v", in.Name, in.DType.Name, typ.Name, wantType[i/len(shapes)].Name)
+		}
+		cls, err := space.Class(g)
+		if err != nil || !cls.Epi.Bias || cls.Epi.OutOfPlace || cls.Epi.Act != 0 || cls.Batched {
+			t.Errorf("%s %s: class %+v, %v", in.Name, in.DType.Name, cls, err)
+		}
+	}
+	// One without a bias keeps cuBLAS's entry point and no epilogue.
+	plain := input{suites.Shape{Suite: "x", M: 64, N: 8, K: 32, Layout: "TN"}, ds[0]}
+	if g := requestOf(plain, a, b, c, 0, stream); g.Entry != request.EntryGemmEx || g.Bias != 0 {
+		t.Errorf("no bias: %+v", g)
+	}
+	// Bytes: W, x, y in f16, and the bias once.
+	in := input{suites.Shape{Suite: "linear", M: 11008, N: 8, K: 4096, Layout: "TN", Bias: true}, ds[0]}
+	if _, bytes := work(in, true); bytes != 2*(11008*4096+4096*8+11008*8+11008) {
+		t.Errorf("linear bytes %v", bytes)
+	}
+	in.Batch = 3
+	if _, bytes := work(in, true); bytes != 2*(3*(11008*4096+4096*8+11008*8)+11008) {
+		t.Errorf("batched linear bytes %v", bytes)
 	}
 }

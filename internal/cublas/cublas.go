@@ -1,6 +1,6 @@
-// Package cublas calls the real cuBLAS, loaded with dlopen, for tests and
-// benchmarks that compare ISAAC's kernels with the vendor's in one process.
-// It is never part of libisaac.so.
+// Package cublas calls the real cuBLAS and cuBLASLt (lt.go), loaded with
+// dlopen, for tests and benchmarks that compare ISAAC's kernels with the
+// vendor's in one process. It is never part of libisaac.so.
 package cublas
 
 /*

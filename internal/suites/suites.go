@@ -1,7 +1,8 @@
-// Package suites holds the GEMM benchmark suites' shapes (the ISAAC
-// paper's Table 4 and the larger LINPACK sizes), shared by bench_compare,
-// which measures them, and the tuner, which samples their neighbourhoods
-// but never their exact shapes.
+// Package suites holds the benchmark suites' shapes: the GEMMs (the ISAAC
+// paper's Table 4 and the larger LINPACK sizes, batched attention, nn.Linear
+// layers with a bias) and the convolutions, shared by bench_compare, which
+// measures them, and the tuner, which samples their neighbourhoods but
+// never their exact shapes.
 package suites
 
 import (
@@ -17,6 +18,9 @@ type Shape struct {
 	Layout  string // op(A) op(B): "NN", "NT", "TN" or "TT"
 	Batch   int    // a strided batch of Batch such GEMMs, packed one after another (0 or 1: one)
 	Name    string // the input's name where it has one
+	// Bias is a bias per row of C (m elements, C's type): the input is a
+	// cublasLtMatmul call with the BIAS epilogue (Linear).
+	Bias bool
 }
 
 // Ops returns the cuBLAS operations of the layout.
@@ -44,8 +48,9 @@ func Attention() []Shape {
 				continue
 			}
 			for _, d := range []int{64, 128} {
-				s = append(s, Shape{"attention", seq, seq, d, "TN", bh, fmt.Sprintf("qk-b%d-s%d-d%d", bh, seq, d)},
-					Shape{"attention", d, seq, seq, "NN", bh, fmt.Sprintf("pv-b%d-s%d-d%d", bh, seq, d)})
+				s = append(s,
+					Shape{Suite: "attention", M: seq, N: seq, K: d, Layout: "TN", Batch: bh, Name: fmt.Sprintf("qk-b%d-s%d-d%d", bh, seq, d)},
+					Shape{Suite: "attention", M: d, N: seq, K: seq, Layout: "NN", Batch: bh, Name: fmt.Sprintf("pv-b%d-s%d-d%d", bh, seq, d)})
 			}
 		}
 	}

@@ -101,7 +101,8 @@ func asColumn(rows []Row, name string) ([]Row, error) {
 
 // Replot regenerates the Markdown and the SVGs of recorded results (the
 // CSV at path; the .env next to it gives the provenance), and writes the
-// table, after the targets with o.Targets, to stdout.
+// table, after the targets with o.Targets, to stdout (and the linear
+// suite's targets after it, for its rows).
 func Replot(path string, o ReplotOptions, stdout io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -176,5 +177,6 @@ func Replot(path string, o ReplotOptions, stdout io.Writer) error {
 		}
 	}
 	WriteTable(stdout, rows)
+	WriteLinearTargets(stdout, rows)
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 // Row is one input measured side by side: the vendor and ISAAC's engine on
 // the same buffers, with the roofline time of the device.
 type Row struct {
-	Suite  string // "linpack", "deepbench-f", "deepbench-b", "ica", "lapack", "csv", "table5", "cnn"
+	Suite  string // "linpack", "deepbench-f", "deepbench-b", "ica", "lapack", "attention", "linear", "csv", "table5", "cnn"
 	Op     string // "gemm" or "conv"
 	Name   string // the input's name where it has one (a convolution's layer)
 	DType  string // s, d, h, hgemmex-f32acc, bf16gemmex-f32acc, sgemm-tf32; a convolution's type
@@ -120,17 +120,21 @@ func findAlt(r Row, name string) (Alt, bool) {
 }
 
 // vendor is the library the rows compare with: cuDNN for convolutions,
-// cuBLAS otherwise.
+// cuBLASLt for the linear suite (cublasLtMatmul), cuBLAS otherwise.
 func vendor(rows []Row) string {
 	for _, r := range rows {
-		if r.Op == "conv" {
+		switch {
+		case r.Op == "conv":
 			return "cuDNN"
+		case r.Suite == LinearSuite:
+			return "cuBLASLt"
 		}
 	}
 	return "cuBLAS"
 }
 
-// vendorVersion is that library's version in env.
+// vendorVersion is that library's version in env (cuBLASLt's is
+// cuBLAS's).
 func vendorVersion(rows []Row, env Env) string {
 	if vendor(rows) == "cuDNN" {
 		return env.CUDNN
