@@ -50,12 +50,12 @@ func (rt *Runtime) launchBatch(t Target, g *request.Gemm, k *Kernel) error {
 	if most < 1 {
 		return fmt.Errorf("%w: %d grid slices a matrix", ErrUnsupported, per)
 	}
-	es, ec := int64(g.AType.Size()), int64(g.CType.Size())
+	ea, eb, ec := int64(g.AType.Size()), int64(g.BType.Size()), int64(g.CType.Size())
 	for first := int64(0); first < g.Batch; first += most {
 		part := *g
 		part.Batch = min(most, g.Batch-first)
-		part.A += uintptr(first * g.StrideA * es)
-		part.B += uintptr(first * g.StrideB * es)
+		part.A += uintptr(first * g.StrideA * ea)
+		part.B += uintptr(first * g.StrideB * eb)
 		part.C += uintptr(first * g.StrideC * ec)
 		if g.OutOfPlace() {
 			part.D += uintptr(first * g.StrideC * ec) // D has C's strides

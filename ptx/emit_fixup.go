@@ -398,12 +398,12 @@ func (c *gemmCtx) fixupPass(fp fixupPass) {
 			return
 		}
 		if g.in.AlignC >= v && v*ces <= 16 {
-			ops.storeCVec(b, sum, q.ca, 0, rowRef{}) // no epilogue with a grid split (epilogueLegal)
+			ops.storeCVec(b, sum, q.ca, 0, rowRef{q.gr, 0})
 			return
 		}
 		for e := range sum {
 			a, imm := cAddr(q, e)
-			ops.storeC(b, sum[e], a, imm, "", rowRef{})
+			ops.storeC(b, sum[e], a, imm, "", rowRef{q.gr, e})
 		}
 	}
 
@@ -478,7 +478,7 @@ func (c *gemmCtx) fixupPass(fp fixupPass) {
 			sum := sumSlices(wa, 1, p)
 			if fp.toC {
 				a, imm := cAddr(q, e)
-				ops.storeC(b, sum[0], a, imm, p, rowRef{})
+				ops.storeC(b, sum[0], a, imm, p, rowRef{q.gr, e})
 			} else {
 				b.insP(p, "st.global.cg.%s [%s], %s", s, wa, sum[0])
 			}

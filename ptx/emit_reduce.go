@@ -238,7 +238,7 @@ func (c *gemmCtx) reduceBody(ops epiOps, e, tid string, w, kg int, s string, kin
 	ca := b.elemAddr64(c.C, i, j, c.ldc, g.in.CType.Size())
 	ces := g.in.CType.Size()
 	if w > 1 && g.in.AlignC >= w && w*ces <= 16 {
-		ops.storeCVec(b, sum, ca, 0, rowRef{}) // no epilogue with a grid split (epilogueLegal)
+		ops.storeCVec(b, sum, ca, 0, rowRef{}) // no epilogue with a two-pass split (epilogueLegal)
 	} else {
 		for k := range sum {
 			ops.storeC(b, sum[k], ca, k*ces, "", rowRef{})

@@ -71,8 +71,10 @@ func epilogueLegal(cfg GemmConfig, in InputClass) error {
 	if err := in.Epi.valid(in); err != nil {
 		return illegal("%v", err)
 	}
-	if in.Epi != (Epilogue{}) && cfg.KG > 1 {
-		return illegal("ptx: an epilogue (%s) with a grid split of the reduction (kg=%d)", in.Epi, cfg.KG)
+	if in.Epi != (Epilogue{}) && cfg.KG > 1 && !serialSplit(newGeometry(cfg, in)) {
+		// The last block of a tile applies the epilogue in the one-pass
+		// fixup; the separate reduction kernel takes no epilogue.
+		return illegal("ptx: an epilogue (%s) with a two-pass grid split of the reduction (kg=%d)", in.Epi, cfg.KG)
 	}
 	return nil
 }

@@ -23,8 +23,10 @@ func epilogueClasses() []InputClass {
 
 // epilogueConfigs are configurations of every family an epilogue class
 // takes: SIMT (vector stores of C), mma.sync, wgmma with cp.async and with
-// tensor copies (staged stores), a cluster split; and a grid split, which
-// it refuses.
+// tensor copies (staged stores), a cluster split, a grid split summed in
+// the kernel's one-pass fixup (whose last block applies the epilogue); and
+// a grid split of partials too large for the fixup, summed by the separate
+// reduction kernel, which it refuses.
 var epilogueConfigs = []struct {
 	cfg   string
 	legal bool
@@ -38,13 +40,14 @@ var epilogueConfigs = []struct {
 	{"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_bf16,tma=1", true},
 	{"ms=1,ns=16,ml=128,nl=128,u=32,ks=1,kl=1,kg=1,va=4,vb=4,st=4,math=wgmma_tf32,tma=2", true},
 	{"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2,ps=1", true},
-	{"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=4,va=4,vb=4,st=2,math=ffma", false},
+	{"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=4,va=4,vb=4,st=2,math=ffma", true},
+	{"ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=8,va=4,vb=4,st=2,math=ffma", false},
 }
 
 // An epilogue class's kernels: a name of their own, D's offset and the
 // bias after the other parameters, each read where the class has them; a
 // bias load and the activation's instructions for every value written
-// (none in the class without the epilogue); no grid split.
+// (none in the class without the epilogue); no two-pass grid split.
 func TestEpilogueKernels(t *testing.T) {
 	n := 0
 	for _, in := range epilogueClasses() {
@@ -100,9 +103,15 @@ func TestEpilogueKernels(t *testing.T) {
 				}
 			}
 			// One activation per value written: the plain kernel's stores
-			// of C, each a value (vector stores count their elements).
+			// of C, each a value (vector stores count their elements); with
+			// a grid split, those of the fixup (the blocks' stores before
+			// it write their partials to the workspace).
 			if in.Epi.Act == ActReLU {
-				if acts, stores := strings.Count(k.PTX, relu(in)), storedValues(p.PTX); acts != stores {
+				cStores := p.PTX
+				if cfg.KG > 1 {
+					_, cStores, _ = strings.Cut(p.PTX, "one-pass split-K")
+				}
+				if acts, stores := strings.Count(k.PTX, relu(in)), storedValues(cStores); acts != stores || stores == 0 {
 					t.Errorf("%s: %d activations for %d values stored", k.Name, acts, stores)
 				}
 			}

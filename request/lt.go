@@ -77,7 +77,8 @@ func scaleOf(c ComputeType) (DataType, bool) {
 // a bias, ReLU and GELU; auxiliary outputs, scale pointers, vectors of
 // alpha; a bias of another type than D's, or one per matrix of a batch;
 // matrices of unequal batch counts, batches of arrays of pointers or of no
-// matrix; a reduction of length 0; D of another layout than C's.
+// matrix; a reduction of length 0; a NULL matrix; D of another layout
+// than C's.
 // A row-major call is computed as its transpose: Dᵀ = op(B)ᵀ·op(A)ᵀ, A and
 // B swapped with their operations, m and n swapped.
 func (l *LtMatmul) Gemm(entry Entry) (*Gemm, Reason) {
@@ -146,10 +147,12 @@ func (l *LtMatmul) Gemm(entry Entry) (*Gemm, Reason) {
 	case k == 0:
 		return nil, FwdUnsupported // D = beta·C + bias through the epilogue alone
 	}
-	c, cl := l.CPtr, l.C
-	if c == 0 {
-		c, cl = l.DPtr, l.D // no C: beta is zero and C is not read
+	if l.APtr == 0 || l.BPtr == 0 || l.CPtr == 0 || l.DPtr == 0 {
+		// cuBLASLt's own answer to a missing matrix (a C it may not read
+		// where beta is zero included).
+		return nil, FwdUnsupported
 	}
+	c, cl := l.CPtr, l.C
 	if cl.LD != l.D.LD || cl.Stride != l.D.Stride && l.D.Batch > 1 {
 		// D apart from C lies at a fixed offset from it, with C's layout;
 		// in place, D is C (Cdesc and Ddesc alike).

@@ -182,16 +182,17 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 	return &decision{reason: request.FwdNoKernel}
 }
 
-// servedConfig is cfg as cls runs it, for configurations chosen without
-// the class's rules (the heuristic's, a tool's): for a batched class the
-// batch's matrices in place of a grid split of the reduction, no tensor
-// copies, no persistent grid (ptx's batch rules); for an epilogue no grid
-// split (the kernel writes C itself); cfg itself for other classes.
-func servedConfig(cfg ptx.GemmConfig, cls ptx.InputClass) ptx.GemmConfig {
+// servedConfig is cfg as cls runs it on a device of limits lim, for
+// configurations chosen without the class's rules (the heuristic's, a
+// tool's): for a batched class the batch's matrices in place of a grid
+// split of the reduction, no tensor copies, no persistent grid (ptx's batch
+// rules); for an epilogue no grid split unless the kernel's one-pass fixup
+// sums it (and applies the epilogue); cfg itself for other classes.
+func servedConfig(cfg ptx.GemmConfig, cls ptx.InputClass, lim ptx.DeviceLimits) ptx.GemmConfig {
 	if cls.Batched {
 		cfg.KG, cfg.TMA, cfg.PS = 1, 0, 0
 	}
-	if cls.Epi != (ptx.Epilogue{}) {
+	if cls.Epi != (ptx.Epilogue{}) && cfg.KG > 1 && ptx.Legal(cfg, cls, lim) != nil {
 		cfg.KG = 1
 	}
 	return cfg

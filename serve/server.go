@@ -179,7 +179,7 @@ func (s *Server) Staged(g *request.Gemm, cfg ptx.GemmConfig) (ptx.GemmConfig, er
 	if err != nil {
 		return cfg, err
 	}
-	return s.staged(servedConfig(cfg, t.Class), t), nil
+	return s.staged(servedConfig(cfg, t.Class, t.Dev.Limits), t), nil
 }
 
 func (s *Server) staged(c ptx.GemmConfig, t kernels.Target) ptx.GemmConfig {
@@ -214,7 +214,7 @@ func (s *Server) heuristic(t kernels.Target, g *request.Gemm) (ptx.GemmConfig, e
 		c.KG = 1 // no stream-ordered workspace on this device
 	}
 	if s.opts.Config == nil {
-		c = servedConfig(c, t.Class)
+		c = servedConfig(c, t.Class, t.Dev.Limits)
 	}
 	if err := ptx.Legal(c, t.Class, t.Dev.Limits); err != nil {
 		return ptx.GemmConfig{}, wrapUnsupported(err)

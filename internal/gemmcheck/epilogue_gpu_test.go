@@ -14,8 +14,11 @@ import (
 // epilogueConfigs are configurations of every kernel family an epilogue
 // class takes: SIMT with vector stores, a cluster split, mma.sync, wgmma
 // with cp.async, with tensor copies (staged stores), with a producer warp
-// and persistent.
+// and persistent; grid splits of K whose last block applies the epilogue in
+// the one-pass fixup.
 var epilogueConfigs = []string{
+	"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=4,va=1,vb=1,st=2,math=ffma",
+	"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=3,va=8,vb=8,st=3,math=mma_f16",
 	"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=2,math=ffma",
 	"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=1,vb=1,st=2,math=ffma",
 	"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=1,math=dfma",
