@@ -97,7 +97,7 @@ fi
 
 if want 4; then
 say "== 4. edge cases: the vendor and the exported symbol, one table"
-nvcc -O2 -std=c++17 -o "$work/edge" gputest/edge_cases.cu -I"$cudnn_inc" ${cudnn_lib:+-L"$cudnn_lib"} -lcublas -lcudnn -ldl -lpthread \
+nvcc -O2 -std=c++17 -o "$work/edge" gputest/edge_cases.cu -I"$cudnn_inc" ${cudnn_lib:+-L"$cudnn_lib"} -lcublasLt -lcublas -lcudnn -ldl -lpthread \
 	>"$work/nvcc_edge.txt" 2>&1 || { cat "$work/nvcc_edge.txt" | tee -a "$summary"; fail=1; }
 run_edge() { # name, env...
 	local name=$1
