@@ -135,13 +135,18 @@ func (c ltCall) SetToken(t serve.Token) { shim.SetLtToken(c.p, uintptr(cgo.NewHa
 //export isaac_go_lt
 func isaac_go_lt(call *C.isaac_lt_call) (reason C.int) {
 	defer recoverAsError(&reason)
+	srv := server()
+	if r := srv.LtPolicy(); r != request.Served {
+		shim.ForwardAllLt() // no later call is read or handed to Go
+		return C.int(r)
+	}
 	var l request.LtMatmul
 	shim.DecodeLt(unsafe.Pointer(call), &l)
 	g, r := l.Gemm(request.EntryLtMatmul)
 	if r != request.Served {
 		return C.int(r)
 	}
-	return C.int(server().Gemm(ltCall{unsafe.Pointer(call), g}))
+	return C.int(srv.Gemm(ltCall{unsafe.Pointer(call), g}))
 }
 
 //export isaac_go_lt_after

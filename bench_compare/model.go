@@ -70,12 +70,18 @@ func modelEngine(b *bench) (engine, error) {
 // kernel in line), so that no timed call goes to the vendor while the
 // kernel compiles in the background, and a decision to serve is then
 // checked on calls as the shim's are (settle), so that no timed call is
-// one of the check's.
+// one of the check's. A cublasLtMatmul call is served as the shim serves
+// it: only with ISAAC_LT_AUTO=1 in the environment (Options.LtAuto), else
+// cuBLASLt takes it.
 func dispatchEngine(b *bench) engine {
 	o := b.Server.Options()
 	o.Policy = serve.Auto
 	srv := serve.NewOn(b.Kernels, o)
+	ltOff := srv.LtPolicy() != request.Served
 	run := func(g *request.Gemm) error {
+		if ltOff && g.Entry == request.EntryLtMatmul {
+			return b.vendorGemm(g)
+		}
 		r, t := srv.Serve(g)
 		if r == request.Served {
 			return nil
@@ -86,6 +92,9 @@ func dispatchEngine(b *bench) engine {
 	}
 	return engine{Name: "dispatch",
 		Choose: func(g *request.Gemm) (ptx.GemmConfig, error) {
+			if ltOff && g.Entry == request.EntryLtMatmul {
+				return ptx.GemmConfig{}, nil
+			}
 			cfg, r := srv.Decide(g)
 			if r == request.Served {
 				if err := settle(srv, g, run); err != nil {
@@ -97,6 +106,9 @@ func dispatchEngine(b *bench) engine {
 		},
 		Run: run,
 		Describe: func(g *request.Gemm) string {
+			if ltOff && g.Entry == request.EntryLtMatmul {
+				return "cuBLASLt (policy: ISAAC_LT_AUTO unset)"
+			}
 			cfg, r := srv.Decide(g)
 			if r == request.FwdMeasured {
 				m := srv.Measured(g)

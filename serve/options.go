@@ -72,6 +72,7 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_WEIGHTS       Weights       a weights file instead of the ones shipped for the device
 //	ISAAC_CONV_WEIGHTS  ConvWeights   a convolution weights file instead of the shipped ones, or none (no convolution model)
 //	ISAAC_CONV_AUTO=1   ConvAuto      under auto, convolutions dispatched by the convolution model (else cuDNN takes them: reason policy)
+//	ISAAC_LT_AUTO=1     LtAuto        under auto, cublasLtMatmul calls dispatched like the cuBLAS GEMMs (else cuBLASLt takes them: reason policy)
 //	ISAAC_CACHE_DIR     CacheDir      compiled kernels, choices and seed pools (default ~/.cache/isaac)
 //	ISAAC_LOG           Log           why a model cannot be used, once, on standard error
 type Options struct {
@@ -92,6 +93,12 @@ type Options struct {
 	// (results/h100/conv/README.md), and the default must never be slower
 	// than the vendor.
 	ConvAuto bool
+	// LtAuto turns the dispatch of cublasLtMatmul calls on under Auto. It
+	// is off by default: a call the shim forwards costs about 2 µs of host
+	// time more than cuBLASLt alone (descriptors read through cuBLASLt's
+	// getters and decoded; gputest/results/h100/lt/), and on the nn.Linear
+	// suite in FP16 and BF16 almost every call is forwarded.
+	LtAuto   bool
 	CacheDir string // "": nothing is kept on disk
 	Log      bool
 }
@@ -115,6 +122,7 @@ func FromEnv() Options {
 	o.Weights = os.Getenv("ISAAC_WEIGHTS")
 	o.ConvWeights = os.Getenv("ISAAC_CONV_WEIGHTS")
 	o.ConvAuto = os.Getenv("ISAAC_CONV_AUTO") == "1"
+	o.LtAuto = os.Getenv("ISAAC_LT_AUTO") == "1"
 	o.CacheDir = os.Getenv("ISAAC_CACHE_DIR")
 	if o.CacheDir == "" {
 		if d, err := os.UserCacheDir(); err == nil {

@@ -133,3 +133,30 @@ func TestConvAutoOption(t *testing.T) {
 		t.Errorf("never: %v, want policy", r)
 	}
 }
+
+// cublasLtMatmul calls are served under always, and under auto only with
+// ISAAC_LT_AUTO=1; never under never.
+func TestLtAutoOption(t *testing.T) {
+	t.Setenv("ISAAC_LT_AUTO", "")
+	if FromEnv().LtAuto {
+		t.Error("cublasLtMatmul's dispatch is on by default")
+	}
+	t.Setenv("ISAAC_LT_AUTO", "1")
+	if !FromEnv().LtAuto {
+		t.Error("ISAAC_LT_AUTO=1 ignored")
+	}
+	for _, c := range []struct {
+		policy Policy
+		auto   bool
+		want   request.Reason
+	}{
+		{Auto, false, request.FwdPolicy}, {Auto, true, request.Served},
+		{Always, false, request.Served}, {Never, true, request.FwdPolicy},
+	} {
+		o := Defaults()
+		o.Policy, o.LtAuto = c.policy, c.auto
+		if r := New(o).LtPolicy(); r != c.want {
+			t.Errorf("policy %v, ISAAC_LT_AUTO %v: %v, want %v", c.policy, c.auto, r, c.want)
+		}
+	}
+}

@@ -91,6 +91,16 @@ func (s *Server) Gemm(c GemmCall) request.Reason {
 	return r
 }
 
+// LtPolicy is request.Served where the policy lets cublasLtMatmul calls
+// be served (Always; Auto with Options.LtAuto), else request.FwdPolicy:
+// cuBLASLt takes every one.
+func (s *Server) LtPolicy() request.Reason {
+	if s.opts.Policy == Never || s.opts.Policy == Auto && !s.opts.LtAuto {
+		return request.FwdPolicy
+	}
+	return request.Served
+}
+
 // Token is an open sample of a check: the vendor's timed call, closed by
 // AfterForward.
 type Token struct {

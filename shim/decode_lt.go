@@ -71,6 +71,11 @@ func ReadLtScalars(call unsafe.Pointer, g *request.Gemm) {
 	g.Beta = readScalar(c.beta, onDevice, gemmScalarType(g))
 }
 
+// ForwardAllLt has the entry point forward every later cublasLtMatmul
+// call to cuBLASLt (reason policy) without reading its descriptors or
+// asking Go: the policy serves none.
+func ForwardAllLt() { C.isaac_lt_forward_all() }
+
 // SetLtToken keeps t in the call record for the hook that follows a
 // forward with reason request.FwdMeasuring.
 func SetLtToken(call unsafe.Pointer, t uintptr) { (*C.isaac_lt_call)(call).token = C.uintptr_t(t) }

@@ -91,9 +91,9 @@ static inline void isaac_after_conv(isaac_conv_call *call, int reason)
 		isaac_go_conv_after(call);
 }
 
-/* A cublasLtMatmul's answer: its descriptors read through cuBLASLt's
- * getters (a getter that fails leaves the call to cuBLASLt, which gives its
- * own status), then Go's. */
+/* A cublasLtMatmul's answer: from C when the policy serves none (Go said so
+ * once); else its descriptors read through cuBLASLt's getters (a getter that
+ * fails leaves the call to cuBLASLt, which gives its own status), then Go's. */
 static inline int isaac_decide_lt(isaac_lt_call *call)
 {
 	int reason;
@@ -105,6 +105,8 @@ static inline int isaac_decide_lt(isaac_lt_call *call)
 		reason = ISAAC_FWD_NESTED;
 	else if (isaac_go_lt == NULL)
 		reason = ISAAC_FWD_NO_GO;
+	else if (__atomic_load_n(&isaac_lt_all_forwarded, __ATOMIC_ACQUIRE))
+		reason = ISAAC_FWD_POLICY;
 	else {
 		isaac_read_lt_state(call, &call->state);
 		if (call->state.status != 0)

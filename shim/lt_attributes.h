@@ -29,8 +29,11 @@
 #define ISAAC_LT_DESC_EPILOGUE_AUX_SCALE_POINTER 23      /* pointer */
 #define ISAAC_LT_DESC_EPILOGUE_AUX_AMAX_POINTER 24       /* pointer */
 #define ISAAC_LT_DESC_BIAS_DATA_TYPE 26                  /* int32 */
-#define ISAAC_LT_DESC_ATOMIC_SYNC_IN_COUNTERS_POINTER 29 /* pointer (newer libraries) */
-#define ISAAC_LT_DESC_ATOMIC_SYNC_OUT_COUNTERS_POINTER 30 /* pointer (newer libraries) */
+/* CUDA 12.2-12.9's atomic-synchronization counters, gone from CUDA 13's
+ * header: read as optional pointers (a refusal reads as unset; a value set
+ * sends the call to cuBLASLt). */
+#define ISAAC_LT_DESC_ATOMIC_SYNC_IN_COUNTERS_POINTER 29 /* pointer */
+#define ISAAC_LT_DESC_ATOMIC_SYNC_OUT_COUNTERS_POINTER 30 /* pointer */
 
 /* cublasLtMatrixLayoutAttribute_t */
 #define ISAAC_LT_LAYOUT_TYPE 0                 /* uint32 */

@@ -7,6 +7,13 @@
 #include "entry.h"
 #include "lt_attributes.h"
 
+int isaac_lt_all_forwarded; /* atomic */
+
+void isaac_lt_forward_all(void)
+{
+	__atomic_store_n(&isaac_lt_all_forwarded, 1, __ATOMIC_RELEASE);
+}
+
 typedef cublasStatus_t (*lt_get_fn)(void *desc, int attr, void *buf, size_t size, size_t *written);
 
 /* get reads attribute attr, of size bytes, into buf: the getter's status. */

@@ -216,5 +216,9 @@ void isaac_read_conv_state(const isaac_conv_call *call, isaac_conv_state *st);  
 void isaac_read_conv_descriptors(const isaac_conv_call *call, isaac_conv_state *st);  /* the descriptors alone */
 void isaac_read_conv_stream(const isaac_conv_call *call, isaac_conv_state *st);       /* the handle's stream into st */
 void isaac_read_lt_state(const isaac_lt_call *call, isaac_lt_state *st);              /* the matmul descriptor and the four layouts */
+/* Every later cublasLtMatmul goes to cuBLASLt from C (reason policy), its
+ * descriptors unread: Go sets it when the policy serves none. */
+void isaac_lt_forward_all(void);
+extern int isaac_lt_all_forwarded;
 
 #endif /* ISAAC_SHIM_H */

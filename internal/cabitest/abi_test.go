@@ -173,7 +173,7 @@ func TestForwarding(t *testing.T) {
 		{"always", "13", "no_driver", "handle", "no_driver", true},
 	} {
 		status := c.status
-		r := e.exec(t, []string{"ISAAC_LOG=1", "ISAAC_POLICY=" + c.policy}, "abi_linked", "calls", status)
+		r := e.exec(t, []string{"ISAAC_LOG=1", "ISAAC_LT_AUTO=1", "ISAAC_POLICY=" + c.policy}, "abi_linked", "calls", status)
 		if r.err != nil || !strings.Contains(r.stdout, "PASS") {
 			t.Fatalf("status %s: %v\n%s", status, r.err, r)
 		}
@@ -184,9 +184,14 @@ func TestForwarding(t *testing.T) {
 			t.Errorf("policy %q: cuBLAS handle state read = %v\n%s", c.policy, read, r)
 		}
 		// cublasLtMatmul's descriptors are read by the entry point, before
-		// Go and whatever the policy: the two calls with descriptors.
-		if !r.printed("lt_getters", strconv.Itoa(2*ltGettersPerCall)) {
-			t.Errorf("policy %q: want lt_getters=%d\n%s", c.policy, 2*ltGettersPerCall, r)
+		// Go: the two calls with descriptors; under never only the first
+		// (Go then has the entry point forward every later one unread).
+		ltRead := 2
+		if c.policy == "never" {
+			ltRead = 1
+		}
+		if !r.printed("lt_getters", strconv.Itoa(ltRead*ltGettersPerCall)) {
+			t.Errorf("policy %q: want lt_getters=%d\n%s", c.policy, ltRead*ltGettersPerCall, r)
 		}
 		calls, served, forwarded, reasons := parseLog(t, r.logLine(false))
 		if calls["total"] != "22" || calls["cublasSgemm_v2"] != "3" || calls["cudnnConvolutionForward"] != "1" ||
@@ -208,12 +213,13 @@ func TestForwarding(t *testing.T) {
 		// without ISAAC_CONV_AUTO=1) or for want of a driver. A batch with
 		// a negative stride is not served, and a batch of none is empty.
 		// The cublasLtMatmul with a NULL matmul descriptor goes to
-		// cuBLASLt unread under every policy (handle).
+		// cuBLASLt unread (handle; policy under never, whose first
+		// cublasLtMatmul had the entry point forward the later ones).
 		want := map[string]int{"invalid": 1, "too_large": 1, "unsupported": 1, "empty": 1}
 		want[c.served] += 15
 		want[c.handle]++
 		want[c.conv]++
-		want["handle"]++
+		want[c.handle]++
 		for k, v := range want {
 			if reasons[k] != strconv.Itoa(v) {
 				t.Errorf("reason %s = %q, want %d (all: %v)", k, reasons[k], v, reasons)
@@ -237,17 +243,28 @@ func TestForwarding(t *testing.T) {
 func TestInvalidForwarded(t *testing.T) {
 	e := setup(t)
 	for _, policy := range []string{"", "always", "never"} {
-		r := e.exec(t, []string{"ISAAC_LOG=1", "ISAAC_POLICY=" + policy}, "abi_linked", "invalid")
+		r := e.exec(t, []string{"ISAAC_LOG=1", "ISAAC_LT_AUTO=1", "ISAAC_POLICY=" + policy}, "abi_linked", "invalid")
 		if r.err != nil || !strings.Contains(r.stdout, "PASS") {
 			t.Fatalf("policy %q: %v\n%s", policy, r.err, r)
 		}
 		if !r.printed("getters", "0") {
 			t.Errorf("policy %q: the handle was read for a call cuBLAS rejects\n%s", policy, r)
 		}
+		// Under never the two cublasLtMatmul calls go to cuBLASLt by the
+		// policy, which serves none (decided before their descriptors).
+		want := map[string]string{"invalid": "8"}
+		if policy == "never" {
+			want = map[string]string{"invalid": "6", "policy": "2"}
+		}
 		calls, _, forwarded, reasons := parseLog(t, r.logLine(false))
-		if forwarded != "8" || reasons["invalid"] != "8" || len(reasons) != 1 || calls["cublasLtMatmul"] != "2" {
-			t.Errorf("policy %q: forwarded %s, reasons %v, calls %v: want 8 invalid, 2 cublasLtMatmul",
-				policy, forwarded, reasons, calls)
+		if forwarded != "8" || len(reasons) != len(want) || calls["cublasLtMatmul"] != "2" {
+			t.Errorf("policy %q: forwarded %s, reasons %v, calls %v: want %v, 2 cublasLtMatmul",
+				policy, forwarded, reasons, calls, want)
+		}
+		for k, v := range want {
+			if reasons[k] != v {
+				t.Errorf("policy %q: reason %s = %q, want %s", policy, k, reasons[k], v)
+			}
 		}
 	}
 }
@@ -418,10 +435,17 @@ func TestLtMatmul(t *testing.T) {
 	e := setup(t)
 	n := strconv.Itoa(ltGettersPerCall)
 	wantGetters := strings.Join([]string{n, n, n, n, "13", strconv.Itoa(13 + 9 + 8), "0", n, n}, " ")
-	for _, c := range []struct{ policy, served string }{
-		{"never", "policy"}, {"", "no_driver"}, {"always", "no_driver"},
+	firstOnly := strings.Join([]string{n, "0", "0", "0", "0", "0", "0", "0", "0"}, " ")
+	for _, c := range []struct {
+		policy, ltAuto, served string
+	}{
+		{"", "1", "no_driver"}, {"always", "", "no_driver"},
+		// Policies that serve no cublasLtMatmul: the first call is read
+		// and handed to Go, which has the entry point forward the later
+		// ones unread.
+		{"never", "", "policy"}, {"", "", "policy"},
 	} {
-		r := e.exec(t, []string{"ISAAC_LOG=1", "ISAAC_POLICY=" + c.policy}, "abi_linked", "lt")
+		r := e.exec(t, []string{"ISAAC_LOG=1", "ISAAC_LT_AUTO=" + c.ltAuto, "ISAAC_POLICY=" + c.policy}, "abi_linked", "lt")
 		if r.err != nil || !strings.Contains(r.stdout, "PASS") {
 			t.Fatalf("policy %q: %v\n%s", c.policy, r.err, r)
 		}
@@ -431,8 +455,12 @@ func TestLtMatmul(t *testing.T) {
 				got = append(got, l[strings.Index(l, "=")+1:])
 			}
 		}
-		if strings.Join(got, " ") != wantGetters {
-			t.Errorf("policy %q: cuBLASLt getters per call %q, want %q\n%s", c.policy, got, wantGetters, r)
+		wantGot := wantGetters
+		if c.served == "policy" {
+			wantGot = firstOnly
+		}
+		if strings.Join(got, " ") != wantGot {
+			t.Errorf("policy %q: cuBLASLt getters per call %q, want %q\n%s", c.policy, got, wantGot, r)
 		}
 		calls, served, forwarded, reasons := parseLog(t, r.logLine(false))
 		if calls["total"] != "9" || calls["cublasLtMatmul"] != "9" || served != "0" || forwarded != "9" {
@@ -440,6 +468,9 @@ func TestLtMatmul(t *testing.T) {
 				c.policy, calls, served, forwarded)
 		}
 		want := map[string]string{c.served: "3", "unsupported": "2", "handle": "3", "invalid": "1"}
+		if c.served == "policy" {
+			want = map[string]string{"policy": "9"}
+		}
 		if len(reasons) != len(want) {
 			t.Errorf("policy %q: reasons %v, want %v", c.policy, reasons, want)
 		}
@@ -449,17 +480,14 @@ func TestLtMatmul(t *testing.T) {
 			}
 		}
 	}
-	// A NULL cuBLASLt handle: the call reaches cuBLASLt, whose
-	// NOT_INITIALIZED comes back. (Its reason is not checked: the shim
-	// reads no handle state of cuBLASLt's, and decides it as the same call
-	// with a handle.)
-	r := e.exec(t, []string{"ISAAC_LOG=1"}, "abi_linked", "lt", "nullhandle")
+	// A NULL cuBLASLt handle: the call reaches cuBLASLt unread (handle),
+	// and cuBLASLt's NOT_INITIALIZED comes back.
+	r := e.exec(t, []string{"ISAAC_LOG=1", "ISAAC_LT_AUTO=1"}, "abi_linked", "lt", "nullhandle")
 	if r.err != nil || !strings.Contains(r.stdout, "PASS") {
 		t.Fatalf("NULL handle: %v\n%s", r.err, r)
 	}
 	_, _, forwarded, reasons := parseLog(t, r.logLine(false))
-	if forwarded != "1" {
-		t.Errorf("NULL handle: forwarded %s, want 1", forwarded)
+	if forwarded != "1" || reasons["handle"] != "1" {
+		t.Errorf("NULL handle: forwarded %s, reasons %v: want 1, handle", forwarded, reasons)
 	}
-	t.Logf("a NULL cuBLASLt handle: reasons %v", reasons)
 }
