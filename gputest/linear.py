@@ -26,7 +26,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from networks import TOL
+import networks
 
 # (tokens, in, out)
 SHAPES = [(1, 4096, 4096), (8, 4096, 11008), (16, 4096, 14336), (64, 768, 3072), (512, 1024, 4096),
@@ -103,34 +103,7 @@ def run(path):
 
 
 def compare(plain_path, other_path, identical):
-    plain, other = np.load(plain_path), np.load(other_path)
-    bad, worst = [], {}
-    for key in sorted(set(plain.files) | set(other.files)):
-        if key not in plain.files or key not in other.files:
-            bad.append(f"{key}: in one run only")
-            continue
-        a, b = other[key], plain[key]
-        if a.shape != b.shape or a.dtype != b.dtype:
-            bad.append(f"{key}: {a.dtype}{a.shape} vs plain {b.dtype}{b.shape}")
-            continue
-        dtype = key.split("/")[1]
-        if identical:
-            if a.tobytes() != b.tobytes():
-                bad.append(f"{key}: not bit-identical")
-            continue
-        va, vb = values(key, a), values(key, b)
-        err = float(np.max(np.abs(va - vb)) / max(float(np.max(np.abs(vb))), 1e-30))
-        if not err <= worst.get(dtype, (-1.0, ""))[0]:
-            worst[dtype] = (err, key)
-        if not err <= TOL[dtype]:  # NaN fails
-            bad.append(f"{key}: error {err:.3g} > {TOL[dtype]:.3g}")
-    kind = "bit-identical" if identical else "within tolerance"
-    print(f"{other_path.split('/')[-1]}: {len(plain.files) - len(bad)}/{len(plain.files)} arrays {kind}")
-    for dtype, (err, key) in sorted(worst.items()):
-        print(f"  worst {dtype}: {err:.3g} ({key})")
-    for b in bad:
-        print("  OUT OF TOLERANCE" if not identical else "  DIFFERENT", b)
-    return 1 if bad else 0
+    return networks.compare(plain_path, other_path, identical, values)
 
 
 if __name__ == "__main__":

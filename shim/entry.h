@@ -33,18 +33,27 @@
 		__atomic_store_n(&fn##_cached, fn, __ATOMIC_RELEASE);             \
 	}
 
+/* isaac_forward_first is the reason a call goes to the vendor before
+ * anything of it is read, whatever the entry point (0: none): the shim is
+ * disabled, the process a forked child, the call the vendor's own (nested),
+ * or Go is not linked in (go_linked 0). */
+static inline int isaac_forward_first(int go_linked)
+{
+	if (isaac_disabled)
+		return ISAAC_FWD_DISABLED;
+	if (isaac_forked)
+		return ISAAC_FWD_FORK;
+	if (isaac_in_vendor)
+		return ISAAC_FWD_NESTED;
+	if (!go_linked)
+		return ISAAC_FWD_NO_GO;
+	return 0;
+}
+
 static inline int isaac_decide_gemm(isaac_gemm_call *call)
 {
-	int reason;
-	if (isaac_disabled)
-		reason = ISAAC_FWD_DISABLED;
-	else if (isaac_forked)
-		reason = ISAAC_FWD_FORK;
-	else if (isaac_in_vendor)
-		reason = ISAAC_FWD_NESTED;
-	else if (isaac_go_gemm == NULL)
-		reason = ISAAC_FWD_NO_GO;
-	else {
+	int reason = isaac_forward_first(isaac_go_gemm != NULL);
+	if (reason == 0) {
 		isaac_go_enter();
 		reason = isaac_go_gemm(call);
 	}
@@ -64,20 +73,14 @@ static inline void isaac_after_gemm(isaac_gemm_call *call, int reason)
  * else from Go. */
 static inline int isaac_decide_conv(isaac_conv_call *call)
 {
-	int reason;
-	if (isaac_disabled)
-		reason = ISAAC_FWD_DISABLED;
-	else if (isaac_forked)
-		reason = ISAAC_FWD_FORK;
-	else if (isaac_in_vendor)
-		reason = ISAAC_FWD_NESTED;
-	else if (isaac_go_conv == NULL)
-		reason = ISAAC_FWD_NO_GO;
-	else if (__atomic_load_n(&isaac_conv_all_forwarded, __ATOMIC_ACQUIRE))
-		reason = ISAAC_FWD_POLICY;
-	else if (!isaac_conv_forwarded(call, &reason)) {
-		isaac_go_enter();
-		reason = isaac_go_conv(call);
+	int reason = isaac_forward_first(isaac_go_conv != NULL);
+	if (reason == 0) {
+		if (__atomic_load_n(&isaac_conv_all_forwarded, __ATOMIC_ACQUIRE))
+			reason = ISAAC_FWD_POLICY;
+		else if (!isaac_conv_forwarded(call, &reason)) {
+			isaac_go_enter();
+			reason = isaac_go_conv(call);
+		}
 	}
 	isaac_count(ISAAC_ENTRY_CONV_FWD, reason);
 	return reason;
@@ -96,24 +99,18 @@ static inline void isaac_after_conv(isaac_conv_call *call, int reason)
  * fails leaves the call to cuBLASLt, which gives its own status), then Go's. */
 static inline int isaac_decide_lt(isaac_lt_call *call)
 {
-	int reason;
-	if (isaac_disabled)
-		reason = ISAAC_FWD_DISABLED;
-	else if (isaac_forked)
-		reason = ISAAC_FWD_FORK;
-	else if (isaac_in_vendor)
-		reason = ISAAC_FWD_NESTED;
-	else if (isaac_go_lt == NULL)
-		reason = ISAAC_FWD_NO_GO;
-	else if (__atomic_load_n(&isaac_lt_all_forwarded, __ATOMIC_ACQUIRE))
-		reason = ISAAC_FWD_POLICY;
-	else {
-		isaac_read_lt_state(call, &call->state);
-		if (call->state.status != 0)
-			reason = ISAAC_FWD_HANDLE;
+	int reason = isaac_forward_first(isaac_go_lt != NULL);
+	if (reason == 0) {
+		if (__atomic_load_n(&isaac_lt_all_forwarded, __ATOMIC_ACQUIRE))
+			reason = ISAAC_FWD_POLICY;
 		else {
-			isaac_go_enter();
-			reason = isaac_go_lt(call);
+			isaac_read_lt_state(call, &call->state);
+			if (call->state.status != 0)
+				reason = ISAAC_FWD_HANDLE;
+			else {
+				isaac_go_enter();
+				reason = isaac_go_lt(call);
+			}
 		}
 	}
 	isaac_count(ISAAC_ENTRY_LT_MATMUL, reason);
