@@ -143,10 +143,11 @@ func isaac_go_lt(call *C.isaac_lt_call) (reason C.int) {
 	var l request.LtMatmul
 	shim.DecodeLt(unsafe.Pointer(call), &l)
 	g, r := l.Gemm(request.EntryLtMatmul)
-	if r != request.Served {
-		return C.int(r)
+	if r == request.Served {
+		r = srv.Gemm(ltCall{unsafe.Pointer(call), g})
 	}
-	return C.int(srv.Gemm(ltCall{unsafe.Pointer(call), g}))
+	shim.RememberLt(unsafe.Pointer(call), r) // a settled reason: later calls like it stay in C
+	return C.int(r)
 }
 
 //export isaac_go_lt_after

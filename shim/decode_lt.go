@@ -76,6 +76,16 @@ func ReadLtScalars(call unsafe.Pointer, g *request.Gemm) {
 // asking Go: the policy serves none.
 func ForwardAllLt() { C.isaac_lt_forward_all() }
 
+// RememberLt has the entry point forward every later cublasLtMatmul call
+// like the one at call (same handle, descriptors, pointer alignments,
+// D in place or not) to cuBLASLt without asking Go, with reason r: r must
+// be settled (Reason.Settled). A reason not settled is not remembered.
+func RememberLt(call unsafe.Pointer, r request.Reason) {
+	if r.Settled() {
+		C.isaac_lt_remember((*C.isaac_lt_call)(call), C.int(r))
+	}
+}
+
 // SetLtToken keeps t in the call record for the hook that follows a
 // forward with reason request.FwdMeasuring.
 func SetLtToken(call unsafe.Pointer, t uintptr) { (*C.isaac_lt_call)(call).token = C.uintptr_t(t) }

@@ -96,7 +96,8 @@ static inline void isaac_after_conv(isaac_conv_call *call, int reason)
 
 /* A cublasLtMatmul's answer: from C when the policy serves none (Go said so
  * once); else its descriptors read through cuBLASLt's getters (a getter that
- * fails leaves the call to cuBLASLt, which gives its own status), then Go's. */
+ * fails leaves the call to cuBLASLt, which gives its own status), then from
+ * C where Go settled it (lt_forwards.c), else Go's. */
 static inline int isaac_decide_lt(isaac_lt_call *call)
 {
 	int reason = isaac_forward_first(isaac_go_lt != NULL);
@@ -107,7 +108,7 @@ static inline int isaac_decide_lt(isaac_lt_call *call)
 			isaac_read_lt_state(call, &call->state);
 			if (call->state.status != 0)
 				reason = ISAAC_FWD_HANDLE;
-			else {
+			else if (!isaac_lt_forwarded(call, &reason)) {
 				isaac_go_enter();
 				reason = isaac_go_lt(call);
 			}

@@ -220,5 +220,12 @@ void isaac_read_lt_state(const isaac_lt_call *call, isaac_lt_state *st);        
  * descriptors unread: Go sets it when the policy serves none. */
 void isaac_lt_forward_all(void);
 extern int isaac_lt_all_forwarded;
+/* cublasLtMatmul calls whose answer is settled (lt_forwards.c), as for
+ * convolutions: isaac_lt_forwarded answers 1 with the reason of a call
+ * (its descriptors read) that Go remembered (isaac_lt_remember). */
+int isaac_lt_forwarded(const isaac_lt_call *call, int *reason);
+void isaac_lt_remember(const isaac_lt_call *call, int reason);
+unsigned long isaac_lt_settled_calls(void);  /* calls answered from the table (ISAAC_LOG) */
+void isaac_lt_forget(void);                  /* tests: empties the table; not while calls are made */
 
 #endif /* ISAAC_SHIM_H */

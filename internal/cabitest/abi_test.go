@@ -491,3 +491,28 @@ func TestLtMatmul(t *testing.T) {
 		t.Errorf("NULL handle: forwarded %s, reasons %v: want 1, handle", forwarded, reasons)
 	}
 }
+
+// TestLtRemembered: a cublasLtMatmul whose answer is settled (here one
+// ISAAC never serves: an FP8 scale pointer) is answered by the entry point
+// from then on — its descriptors read for the key, Go not asked — for calls
+// with other matrices of the same alignments; a less aligned A is another
+// key, which Go answers. Each call reaches cuBLASLt with its own arguments.
+func TestLtRemembered(t *testing.T) {
+	e := setup(t)
+	r := e.exec(t, []string{"ISAAC_LOG=1", "ISAAC_LT_AUTO=1"}, "abi_linked", "ltsettled")
+	if r.err != nil || !strings.Contains(r.stdout, "PASS") {
+		t.Fatalf("%v\n%s", r.err, r)
+	}
+	for i := 0; i < 4; i++ {
+		if !r.printed("settled"+strconv.Itoa(i)+" getters", strconv.Itoa(ltGettersPerCall)) {
+			t.Errorf("call %d: want %d getters (the key's)\n%s", i, ltGettersPerCall, r)
+		}
+	}
+	_, _, forwarded, reasons := parseLog(t, r.logLine(false))
+	if forwarded != "4" || reasons["unsupported"] != "4" || len(reasons) != 1 {
+		t.Errorf("forwarded %s, reasons %v: want 4 unsupported", forwarded, reasons)
+	}
+	if !strings.Contains(r.logLine(false), "forwarded by the entry point as settled 2") {
+		t.Errorf("want 2 calls answered by the entry point: %s", r.logLine(false))
+	}
+}

@@ -39,7 +39,7 @@ func run(dir string, name string, args ...string) (string, error) {
 }
 
 // setup builds everything once per test binary.
-func setup(t *testing.T) *env {
+func setup(t testing.TB) *env {
 	t.Helper()
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("gcc not found")
@@ -111,7 +111,7 @@ type result struct {
 
 // exec runs a program from the build directory with extra environment;
 // LD_LIBRARY_PATH is set to the build directory unless env overrides it.
-func (e *env) exec(t *testing.T, extra []string, name string, args ...string) result {
+func (e *env) exec(t testing.TB, extra []string, name string, args ...string) result {
 	t.Helper()
 	if !filepath.IsAbs(name) && !strings.Contains(name, "/") {
 		if _, err := os.Stat(filepath.Join(e.dir, name)); err == nil {

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fake_vendor.h"
@@ -575,6 +576,75 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/* lt_cost prints the host nanoseconds per cublasLtMatmul call, n calls
+ * back to back, of a call of a served class (column-major FP32 with a
+ * bias) and of one ISAAC never serves (an FP8 scale pointer set): what the
+ * entry point costs on a call it forwards, over the fake's own cost. */
+static double lt_ns(const lt_args *a, long n)
+{
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < n; i++)
+		cublasLtMatmul(a->h, a->desc, a->alpha, a->A, a->ad, a->B, a->bd, a->beta, a->C, a->cd,
+			a->D, a->dd, a->algo, a->workspace, a->workspace_bytes, a->stream);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (double)n;
+}
+
+static void lt_cost(long n)
+{
+	float fa = 1, fb = 0;
+	char *p = (char *)(uintptr_t)0x7f0000000000ULL;
+	int m = 4096, k = 4096, t = 16;
+	set_status(0);
+	cublasLtMatmulDesc_t bias = lt_desc(CUBLAS_OP_T, CUBLAS_OP_N, CUBLASLT_EPILOGUE_BIAS, p + 0x8000000);
+	cublasLtMatmulDesc_t scaled = lt_desc(CUBLAS_OP_T, CUBLAS_OP_N, CUBLASLT_EPILOGUE_DEFAULT, NULL);
+	const void *scale = p + 0x9000000;
+	CHECK(lt.desc_set(scaled, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale, sizeof scale) == 0, "A's scale");
+	cublasLtMatrixLayout_t A = lt_layout(CUDA_R_32F, k, m, k, CUBLASLT_ORDER_COL, 1, 0);
+	cublasLtMatrixLayout_t B = lt_layout(CUDA_R_32F, k, t, k, CUBLASLT_ORDER_COL, 1, 0);
+	cublasLtMatrixLayout_t C = lt_layout(CUDA_R_32F, m, t, m, CUBLASLT_ORDER_COL, 1, 0);
+	lt_args a = {(cublasLtHandle_t)(uintptr_t)0x1008, bias, &fa, p, A, p + 0x4000000, B, &fb,
+		p + 0x6000000, C, p + 0x6000000, C, NULL, NULL, 0, NULL};
+	lt_ns(&a, n / 10); /* the first calls decide */
+	double served = lt_ns(&a, n);
+	a.desc = scaled;
+	lt_ns(&a, n / 10);
+	double unsupported = lt_ns(&a, n);
+	printf("ltcost served_class_ns=%.1f unsupported_ns=%.1f\n", served, unsupported);
+	lt.desc_destroy(bias);
+	lt.desc_destroy(scaled);
+	lt.layout_destroy(A);
+	lt.layout_destroy(B);
+	lt.layout_destroy(C);
+}
+
+/* lt_settled: a call ISAAC never serves (an FP8 scale pointer set), three
+ * times with other matrices and bias of the same alignments, then once
+ * with A less aligned: each reaches cuBLASLt with its own arguments. */
+static void lt_settled(void)
+{
+	float fa = 1, fb = 0;
+	char *p = (char *)(uintptr_t)0x7f0000000000ULL;
+	set_status(0);
+	cublasLtMatmulDesc_t d = lt_desc(CUBLAS_OP_T, CUBLAS_OP_N, CUBLASLT_EPILOGUE_DEFAULT, NULL);
+	const void *scale = p + 0x9000000;
+	CHECK(lt.desc_set(d, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale, sizeof scale) == 0, "A's scale");
+	cublasLtMatrixLayout_t A = lt_layout(CUDA_R_32F, 64, 32, 64, CUBLASLT_ORDER_COL, 1, 0);
+	cublasLtMatrixLayout_t B = lt_layout(CUDA_R_32F, 64, 16, 64, CUBLASLT_ORDER_COL, 1, 0);
+	cublasLtMatrixLayout_t C = lt_layout(CUDA_R_32F, 32, 16, 32, CUBLASLT_ORDER_COL, 1, 0);
+	for (int i = 0; i < 4; i++) {
+		char *q = p + (i + 1) * 0x100000 + (i == 3 ? 4 : 0);
+		lt_args a = {(cublasLtHandle_t)(uintptr_t)0x1008, d, &fa, q, A, q + 0x10000, B, &fb,
+			q + 0x20000, C, q + 0x20000, C, NULL, NULL, 0, NULL};
+		printf("settled%d getters=%ld\n", i, check_lt("a scale pointer", &a, 0));
+	}
+	lt.desc_destroy(d);
+	lt.layout_destroy(A);
+	lt.layout_destroy(B);
+	lt.layout_destroy(C);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "calls";
@@ -632,6 +702,10 @@ int main(int argc, char **argv)
 		run_convs();
 	} else if (strcmp(mode, "lt") == 0) {
 		run_lt(argc > 2 && strcmp(argv[2], "nullhandle") == 0);
+	} else if (strcmp(mode, "ltsettled") == 0) {
+		lt_settled();
+	} else if (strcmp(mode, "ltcost") == 0) {
+		lt_cost(argc > 2 ? atol(argv[2]) : 200000);
 	} else if (strcmp(mode, "threads") == 0) {
 		pthread_t t[8];
 		set_status(13);

@@ -1,0 +1,49 @@
+package cabitest
+
+import (
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+var ltCostRE = regexp.MustCompile(`ltcost served_class_ns=([0-9.]+) unsupported_ns=([0-9.]+)`)
+
+// BenchmarkLtForward: host nanoseconds per cublasLtMatmul call the shim
+// forwards to the fake cuBLASLt (no GPU here: a call of a served class goes
+// to the vendor for want of a driver), passed through (ISAAC_DISABLE=1),
+// under the default policy (cuBLASLt takes every call from C, unread), and
+// with ISAAC_LT_AUTO=1 (every call's descriptors read through the getters;
+// the unsupported call answered by the entry point once Go settled it, the
+// served class's asked of Go each time: no driver is not settled). The
+// fake's getters and matmul cost what cuBLASLt's cost to reach, not what
+// they compute.
+//
+//	go test ./internal/cabitest -run '^$' -bench LtForward -benchtime 1x
+func BenchmarkLtForward(b *testing.B) {
+	e := setup(b)
+	for _, c := range []struct {
+		name, prog string
+		env        []string
+	}{
+		{"disabled", "abi_linked", []string{"ISAAC_DISABLE=1"}},
+		{"default", "abi_linked", nil},
+		{"lt_auto", "abi_linked", []string{"ISAAC_LT_AUTO=1"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var served, unsupported float64
+			for i := 0; i < b.N; i++ {
+				r := e.exec(b, c.env, c.prog, "ltcost", "200000")
+				m := ltCostRE.FindStringSubmatch(r.stdout)
+				if r.err != nil || m == nil {
+					b.Fatalf("%v\n%s", r.err, r)
+				}
+				s, _ := strconv.ParseFloat(m[1], 64)
+				u, _ := strconv.ParseFloat(m[2], 64)
+				served += s
+				unsupported += u
+			}
+			b.ReportMetric(served/float64(b.N), "ns/served-class-call")
+			b.ReportMetric(unsupported/float64(b.N), "ns/unsupported-call")
+		})
+	}
+}
