@@ -14,6 +14,7 @@ import (
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/weights"
 )
 
 // A choice survives its disk line exactly (NaN vendor rates included), and
@@ -30,19 +31,21 @@ func TestChoiceLineRoundTrip(t *testing.T) {
 		{Top: []predictor.Ranked{{Config: cfg, Score: -0.125}}, OursTFLOPs: 0.88, VendorTFLOPs: math.NaN()},
 		{OursTFLOPs: 0, VendorTFLOPs: 1},
 	} {
-		line := formatChoice(shape{2560, 16, 2560}, c)
-		s, got, ok := parseChoice(line[:len(line)-1])
-		if !ok || s != (shape{2560, 16, 2560}) || got.Serve != c.Serve || got.OursTFLOPs != c.OursTFLOPs ||
-			fmt.Sprint(got.VendorTFLOPs) != fmt.Sprint(c.VendorTFLOPs) || len(got.Top) != len(c.Top) {
-			t.Fatalf("%q: got %v %+v %v", line, s, got, ok)
-		}
-		for i := range c.Top {
-			if got.Top[i] != c.Top[i] {
-				t.Errorf("%q: top %d = %+v, want %+v", line, i, got.Top[i], c.Top[i])
+		for _, sh := range []shape{{2560, 16, 2560, 0}, {512, 512, 64, 32}} {
+			line := formatChoice(sh, c)
+			s, got, ok := parseChoice(line[:len(line)-1])
+			if !ok || s != sh || got.Serve != c.Serve || got.OursTFLOPs != c.OursTFLOPs ||
+				fmt.Sprint(got.VendorTFLOPs) != fmt.Sprint(c.VendorTFLOPs) || len(got.Top) != len(c.Top) {
+				t.Fatalf("%q: got %v %+v %v", line, s, got, ok)
+			}
+			for i := range c.Top {
+				if got.Top[i] != c.Top[i] {
+					t.Errorf("%q: top %d = %+v, want %+v", line, i, got.Top[i], c.Top[i])
+				}
 			}
 		}
 	}
-	for _, bad := range []string{"", "1 2 3", "1 2 3 2 1 1", "1 2 3 1 1 1 ms=1", "1 2 3 1 1 1 nonsense 2", "-1 2 3 1 1 1", "1 2 3 1 x 1"} {
+	for _, bad := range []string{"", "1 2 3", "1 2 3 2 1 1", "b0 1 2 3 1 1 1", "bx 1 2 3 1 1 1", "b4 1 2 3", "1 2 3 1 1 1 ms=1", "1 2 3 1 1 1 nonsense 2", "-1 2 3 1 1 1", "1 2 3 1 x 1"} {
 		if _, _, ok := parseChoice(bad); ok {
 			t.Errorf("%q parsed", bad)
 		}
@@ -54,8 +57,8 @@ func TestChoiceStoreFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "choices-v1", "h100-x", "class.txt")
 	cfg, _ := ptx.ParseConfig("ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma")
 	st := &classChoices{path: path, chosen: map[shape]*predictor.Choice{}}
-	st.append(shape{1, 2, 3}, &predictor.Choice{Top: []predictor.Ranked{{Config: cfg, Score: 1}}, Serve: true, OursTFLOPs: 1, VendorTFLOPs: 0.5})
-	st.append(shape{4, 5, 6}, &predictor.Choice{Top: []predictor.Ranked{{Config: cfg, Score: 0}}, OursTFLOPs: 1, VendorTFLOPs: 2})
+	st.append(shape{1, 2, 3, 0}, &predictor.Choice{Top: []predictor.Ranked{{Config: cfg, Score: 1}}, Serve: true, OursTFLOPs: 1, VendorTFLOPs: 0.5})
+	st.append(shape{4, 5, 6, 0}, &predictor.Choice{Top: []predictor.Ranked{{Config: cfg, Score: 0}}, OursTFLOPs: 1, VendorTFLOPs: 2})
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +69,7 @@ func TestChoiceStoreFile(t *testing.T) {
 	again.chosen = map[shape]*predictor.Choice{}
 	again.path = path
 	readChoices(again)
-	if len(again.chosen) != 2 || !again.chosen[shape{1, 2, 3}].Serve || again.chosen[shape{4, 5, 6}].Serve {
+	if len(again.chosen) != 2 || !again.chosen[shape{1, 2, 3, 0}].Serve || again.chosen[shape{4, 5, 6, 0}].Serve {
 		t.Errorf("read back %v", again.chosen)
 	}
 }
@@ -134,28 +137,62 @@ func TestChoiceAtHand(t *testing.T) {
 	s.stores.Store(classKey{id, cls}, st)
 	ch := &predictor.Chooser{Dev: ptx.H100(), Pool: 16}
 	in := predictor.Input{Type: "sgemm", TransB: true, M: 100, N: 200, K: 300, AlignA: 4, AlignB: 4, AlignC: 4}
-	if s.choiceAtHand(ch, id, in, cls) {
+	if s.choiceAtHand(ch, id, in, 1, cls) {
 		t.Error("no choice, no pool: at hand")
 	}
-	st.chosen[shape{100, 200, 300}] = &predictor.Choice{}
-	if !s.choiceAtHand(ch, id, in, cls) {
+	st.chosen[shape{100, 200, 300, 0}] = &predictor.Choice{}
+	if !s.choiceAtHand(ch, id, in, 1, cls) {
 		t.Error("the shape's choice in the store: not at hand")
 	}
-	delete(st.chosen, shape{100, 200, 300})
+	delete(st.chosen, shape{100, 200, 300, 0})
 	if err := os.WriteFile(poolPath(st.path), []byte("ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if !s.choiceAtHand(ch, id, in, cls) {
+	if !s.choiceAtHand(ch, id, in, 1, cls) {
 		t.Error("the class's pool on disk: not at hand")
 	}
 	if err := os.Remove(poolPath(st.path)); err != nil {
 		t.Fatal(err)
 	}
-	if ch.HasSeedPool(cls) || s.choiceAtHand(ch, id, in, cls) {
+	if ch.HasSeedPool(cls) || s.choiceAtHand(ch, id, in, 1, cls) {
 		t.Fatal("pool file removed: still at hand")
 	}
 	ch.SeedPool(cls)
-	if !ch.HasSeedPool(cls) || !s.choiceAtHand(ch, id, in, cls) {
+	if !ch.HasSeedPool(cls) || !s.choiceAtHand(ch, id, in, 1, cls) {
 		t.Error("the pool drawn in the chooser: not at hand")
+	}
+}
+
+// A batched class's choices are kept per batch count, in memory and in the
+// class's file, and a new server reads them back: a batch of 32 and one of
+// 4 of the same matrices are two choices, each searched once.
+func TestBatchChoiceStored(t *testing.T) {
+	w, err := weights.For("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := newChooser(w, ptx.H100())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls := ptx.InputClass{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.T, TransB: ptx.N,
+		AlignA: 8, AlignB: 8, AlignC: 8, Batched: true}
+	in := predictor.Input{Type: "gemmex_f16_f32", TransA: true, M: 512, N: 512, K: 64, AlignA: 8, AlignB: 8, AlignC: 8}
+	o := Defaults()
+	o.CacheDir = t.TempDir()
+	const id = "test-batch-choices"
+	s := New(o)
+	c32 := s.choiceFor(ch, id, in, 32, cls)
+	c4 := s.choiceFor(ch, id, in, 4, cls)
+	if again := s.choiceFor(ch, id, in, 32, cls); again != c32 || s.ChoiceStats().Searched != 2 {
+		t.Fatalf("searched %d times for two batches (the second batch of 32 again: %v)", s.ChoiceStats().Searched, again == c32)
+	}
+	fresh := New(o)
+	if got := fresh.choiceFor(ch, id, in, 32, cls); got.Top[0] != c32.Top[0] || fresh.ChoiceStats().Searched != 0 ||
+		fresh.ChoiceStats().FromDisk != 2 {
+		t.Errorf("a new server: %+v, stats %+v", got.Top[0], fresh.ChoiceStats())
+	}
+	if got := fresh.choiceFor(ch, id, in, 4, cls); got.Top[0] != c4.Top[0] {
+		t.Errorf("batch of 4 read back as %+v, want %+v", got.Top[0], c4.Top[0])
 	}
 }

@@ -92,7 +92,7 @@ func (s *Server) choiceSoon(t kernels.Target, g *request.Gemm) bool {
 	if !ok {
 		return true
 	}
-	return s.choiceAtHand(ch, id, in, t.Class)
+	return s.choiceAtHand(ch, id, in, int(g.Batch), t.Class)
 }
 
 // inBackground makes key's decision (compiling in line) on a goroutine
@@ -150,12 +150,7 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 	if !ok {
 		return &decision{reason: request.FwdUnsupported}
 	}
-	var c *predictor.Choice
-	if cls.Batched {
-		c = s.batchChoice(ch, id, input, int(g.Batch), cls)
-	} else {
-		c = s.choiceFor(ch, id, input, cls)
-	}
+	c := s.choiceFor(ch, id, input, int(g.Batch), cls)
 	if key.policy == Auto && !c.Serve && !t.Class.Batched {
 		return &decision{reason: request.FwdPredicted}
 	}

@@ -19,7 +19,9 @@ import (
 //
 //	M N K serve ours_tflops vendor_tflops config score [config score …]
 //
-// (serve is 0 or 1; the configurations best first). A process loads a
+// (serve is 0 or 1; the configurations best first); a batched class's lines
+// start with its batch count, "bB M N K …" (ChooseBatch's choice depends on
+// it). A process loads a
 // class's file the first time it meets the class and appends every new
 // choice, so a new process starts with the choices of the ones before it.
 // Lines that do not parse are skipped: the cache is an optimization. Next to
@@ -27,7 +29,17 @@ import (
 // in draw order), which the model draws on the class's first input: a new
 // process installs it instead of drawing it again.
 
-type shape struct{ m, n, k int }
+// shape is a choice's key in its class: the matrix's extents and, in a
+// batched class, the batch count (0 in the others).
+type shape struct{ m, n, k, batch int }
+
+// shapeOf is input in's key, a batch of batch matrices in a batched class.
+func shapeOf(in predictor.Input, batch int, cls ptx.InputClass) shape {
+	if !cls.Batched {
+		batch = 0
+	}
+	return shape{in.M, in.N, in.K, batch}
+}
 
 type classChoices struct {
 	once     sync.Once
@@ -66,11 +78,12 @@ func (s *Server) store(id string, cls ptx.InputClass) *classChoices {
 	return st
 }
 
-// choiceFor returns the model's choice for an input of class cls: from
-// memory, from the disk cache, or from a search (then stored in both).
-func (s *Server) choiceFor(ch *predictor.Chooser, id string, in predictor.Input, cls ptx.InputClass) *predictor.Choice {
+// choiceFor returns the model's choice for an input of class cls (a batch
+// of batch matrices in a batched class: ChooseBatch): from memory, from the
+// disk cache, or from a search (then stored in both).
+func (s *Server) choiceFor(ch *predictor.Chooser, id string, in predictor.Input, batch int, cls ptx.InputClass) *predictor.Choice {
 	st := s.store(id, cls)
-	key := shape{in.M, in.N, in.K}
+	key := shapeOf(in, batch, cls)
 	st.mu.Lock()
 	c, ok := st.chosen[key]
 	st.mu.Unlock()
@@ -78,7 +91,11 @@ func (s *Server) choiceFor(ch *predictor.Chooser, id string, in predictor.Input,
 		return c
 	}
 	st.poolOnce.Do(func() { st.seedPool(ch, cls) })
-	c = ch.Choose(in, cls)
+	if cls.Batched {
+		c = ch.ChooseBatch(in, batch, cls)
+	} else {
+		c = ch.Choose(in, cls)
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if old, ok := st.chosen[key]; ok {
@@ -90,25 +107,15 @@ func (s *Server) choiceFor(ch *predictor.Chooser, id string, in predictor.Input,
 	return c
 }
 
-// batchChoice is the model's choice for a batch of batch matrices of
-// input in (a batched class): a search per decision, not kept in the store
-// (whose lines are per matrix shape), from the class's seed pool, which is.
-func (s *Server) batchChoice(ch *predictor.Chooser, id string, in predictor.Input, batch int, cls ptx.InputClass) *predictor.Choice {
-	st := s.store(id, cls)
-	st.poolOnce.Do(func() { st.seedPool(ch, cls) })
-	s.countChoices(func(c *ChoiceStats) { c.Searched++ })
-	return ch.ChooseBatch(in, batch, cls)
-}
-
 // choiceAtHand reports whether the model's choice for an input of class cls
 // costs at most one search: it is chosen already (in memory or on disk), or
 // the class's seed pool is drawn (in ch or on disk). Otherwise the first
 // input of the class would also draw the pool, several milliseconds more
 // (BenchmarkFirstChoice's first-of-class figures).
-func (s *Server) choiceAtHand(ch *predictor.Chooser, id string, in predictor.Input, cls ptx.InputClass) bool {
+func (s *Server) choiceAtHand(ch *predictor.Chooser, id string, in predictor.Input, batch int, cls ptx.InputClass) bool {
 	st := s.store(id, cls)
 	st.mu.Lock()
-	_, ok := st.chosen[shape{in.M, in.N, in.K}]
+	_, ok := st.chosen[shapeOf(in, batch, cls)]
 	st.mu.Unlock()
 	return ok || st.poolAtHand(ch, cls)
 }
@@ -247,6 +254,9 @@ func formatChoice(s shape, c *predictor.Choice) string {
 	if c.Serve {
 		serve = 1
 	}
+	if s.batch > 0 {
+		fmt.Fprintf(&b, "b%d ", s.batch)
+	}
 	fmt.Fprintf(&b, "%d %d %d %d %s %s", s.m, s.n, s.k, serve,
 		strconv.FormatFloat(c.OursTFLOPs, 'g', -1, 64), strconv.FormatFloat(c.VendorTFLOPs, 'g', -1, 64))
 	for _, r := range c.Top {
@@ -258,6 +268,14 @@ func formatChoice(s shape, c *predictor.Choice) string {
 
 func parseChoice(line string) (shape, *predictor.Choice, bool) {
 	f := strings.Fields(line)
+	batch := 0
+	if len(f) > 0 && strings.HasPrefix(f[0], "b") {
+		v, err := strconv.Atoi(f[0][1:])
+		if err != nil || v < 1 {
+			return shape{}, nil, false
+		}
+		batch, f = v, f[1:]
+	}
 	if len(f) < 6 || (len(f)-6)%2 != 0 {
 		return shape{}, nil, false
 	}
@@ -283,5 +301,5 @@ func parseChoice(line string) (shape, *predictor.Choice, bool) {
 		}
 		c.Top = append(c.Top, predictor.Ranked{Config: cfg, Score: score})
 	}
-	return shape{ints[0], ints[1], ints[2]}, c, true
+	return shape{ints[0], ints[1], ints[2], batch}, c, true
 }
