@@ -100,21 +100,53 @@ func ConvChooserOf(w *predictor.Weights, lim ptx.DeviceLimits) (*predictor.ConvC
 }
 
 // model returns the device's model: the weights in Options.Weights (a file
-// isaac-tune wrote) or else those shipped for the device's key.
+// isaac-tune wrote), else those shipped for the device's key, else those
+// isaac-tune calibrate wrote for it in the cache directory
+// (weights.CalibratedPath). With Options.Log, which weights serve is said
+// once.
 func (s *Server) model(dev *kernels.Device) (*predictor.Chooser, string, error) {
 	v, _ := s.models.LoadOrStore(dev.Dev, &deviceModel{})
 	m := v.(*deviceModel)
-	m.once.Do(func() { m.ch, m.id, m.err = loadModel(s.opts.Weights, dev) })
+	m.once.Do(func() {
+		var w *predictor.Weights
+		var source string
+		w, m.id, source, m.err = loadWeights(s.opts.Weights, s.opts.CacheDir, dev)
+		if m.err == nil {
+			m.ch, m.err = newChooser(w, dev.Limits)
+		}
+		if m.err == nil && s.opts.Log {
+			os.Stderr.WriteString(fmt.Sprintf("isaac: GEMM weights for %s: %s (measured on %s, %d samples, %s)\n",
+				w.Device.Key, source, w.Device.Name, w.Samples, w.Trained))
+		}
+	})
 	return m.ch, m.id, m.err
 }
 
-func loadModel(path string, dev *kernels.Device) (*predictor.Chooser, string, error) {
+// loadWeights finds a device's GEMM weights (Server.model's order), their
+// id and where they came from.
+func loadWeights(path, cacheDir string, dev *kernels.Device) (*predictor.Weights, string, string, error) {
 	w, id, err := weightsOf(path, "ISAAC_WEIGHTS", dev, weights.For)
-	if err != nil {
-		return nil, "", err
+	switch {
+	case err == nil && path != "":
+		return w, id, "ISAAC_WEIGHTS=" + path, nil
+	case err == nil:
+		return w, id, "shipped", nil
+	case path != "" || cacheDir == "" || !errors.Is(err, ErrNoWeights):
+		return nil, "", "", err
 	}
-	ch, err := newChooser(w, dev.Limits)
-	return ch, id, err
+	name, nerr := dev.Dev.Name()
+	if nerr != nil {
+		return nil, "", "", err
+	}
+	cal := weights.CalibratedPath(cacheDir, weights.DeviceKey(name))
+	if _, serr := os.Stat(cal); serr != nil {
+		return nil, "", "", err // none shipped, none calibrated
+	}
+	w, id, cerr := weightsOf(cal, "calibrated weights", dev, weights.For)
+	if cerr != nil {
+		return nil, "", "", cerr
+	}
+	return w, id, "calibrated, " + cal, nil
 }
 
 // weightsOf reads the weights file at path (named by the variable env)

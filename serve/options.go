@@ -73,7 +73,7 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_CONV_WEIGHTS  ConvWeights   a convolution weights file instead of the shipped ones, or none (no convolution model)
 //	ISAAC_CONV_AUTO=1   ConvAuto      under auto, convolutions dispatched by the convolution model (else cuDNN takes them: reason policy)
 //	ISAAC_LT_AUTO=1     LtAuto        under auto, cublasLtMatmul calls dispatched like the cuBLAS GEMMs (else cuBLASLt takes them: reason policy)
-//	ISAAC_CACHE_DIR     CacheDir      compiled kernels, choices and seed pools (default ~/.cache/isaac)
+//	ISAAC_CACHE_DIR     CacheDir      compiled kernels, choices and seed pools, calibrated weights (default ~/.cache/isaac)
 //	ISAAC_LOG           Log           why a model cannot be used, once, on standard error
 type Options struct {
 	Policy        Policy

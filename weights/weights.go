@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -65,6 +66,19 @@ func Load(path string) (*predictor.Weights, error) {
 		return nil, err
 	}
 	return predictor.Decode(raw)
+}
+
+// CalibratedPath is where isaac-tune calibrate writes the GEMM weights it
+// calibrated for a device key, and where the shim looks for them when none
+// are shipped: <cacheDir>/weights/<key>.isw (cacheDir "": the shim's
+// default cache directory, the user's cache directory's isaac/).
+func CalibratedPath(cacheDir, key string) string {
+	if cacheDir == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			cacheDir = filepath.Join(d, "isaac")
+		}
+	}
+	return filepath.Join(cacheDir, "weights", key+".isw")
 }
 
 // Shipped lists the device keys with embedded GEMM weights.

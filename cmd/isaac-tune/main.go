@@ -8,6 +8,7 @@
 //	isaac-tune train-conv  the same for the convolution models (configurations and cuDNN)
 //	isaac-tune eval        suboptimality of the model's choices on held-out inputs (GPU machine)
 //	isaac-tune eval-conv   the same for the convolution model, against the heuristic (GPU machine)
+//	isaac-tune calibrate   shipped weights refit to a device without its own, from a few samples measured on it
 //
 // Each subcommand's -h lists its flags.
 package main
@@ -21,7 +22,7 @@ import (
 var buildCommit string
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|sample-conv|acceptance|train|train-conv|eval|eval-conv [flags]")
+	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|sample-conv|acceptance|train|train-conv|eval|eval-conv|calibrate [flags]")
 	os.Exit(2)
 }
 
@@ -46,6 +47,8 @@ func main() {
 		err = evalConvCmd(args)
 	case "acceptance":
 		err = acceptanceCmd(args)
+	case "calibrate":
+		err = calibrateCmd(args)
 	default:
 		usage()
 	}
