@@ -76,7 +76,11 @@ func loadConvModel(path string, dev *kernels.Device) (*predictor.ConvChooser, st
 	if path == "none" {
 		return nil, "", fmt.Errorf("%w: ISAAC_CONV_WEIGHTS=none", ErrNoWeights)
 	}
-	w, id, err := weightsOf(path, "ISAAC_CONV_WEIGHTS", dev, weights.ConvFor)
+	name, err := deviceName(dev)
+	if err != nil {
+		return nil, "", err
+	}
+	w, id, err := weightsOf(path, "ISAAC_CONV_WEIGHTS", name, weights.ConvFor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -109,8 +113,11 @@ func (s *Server) model(dev *kernels.Device) (*predictor.Chooser, string, error) 
 	m := v.(*deviceModel)
 	m.once.Do(func() {
 		var w *predictor.Weights
-		var source string
-		w, m.id, source, m.err = loadWeights(s.opts.Weights, s.opts.CacheDir, dev)
+		var name, source string
+		name, m.err = deviceName(dev)
+		if m.err == nil {
+			w, m.id, source, m.err = loadWeights(s.opts.Weights, s.opts.CacheDir, name)
+		}
 		if m.err == nil {
 			m.ch, m.err = newChooser(w, dev.Limits)
 		}
@@ -122,10 +129,19 @@ func (s *Server) model(dev *kernels.Device) (*predictor.Chooser, string, error) 
 	return m.ch, m.id, m.err
 }
 
-// loadWeights finds a device's GEMM weights (Server.model's order), their
-// id and where they came from.
-func loadWeights(path, cacheDir string, dev *kernels.Device) (*predictor.Weights, string, string, error) {
-	w, id, err := weightsOf(path, "ISAAC_WEIGHTS", dev, weights.For)
+// deviceName is dev's name (its weights' key: weights.DeviceKey).
+func deviceName(dev *kernels.Device) (string, error) {
+	name, err := dev.Dev.Name()
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNoWeights, err)
+	}
+	return name, nil
+}
+
+// loadWeights finds the GEMM weights of the device named name
+// (Server.model's order), their id and where they came from.
+func loadWeights(path, cacheDir, name string) (*predictor.Weights, string, string, error) {
+	w, id, err := weightsOf(path, "ISAAC_WEIGHTS", name, weights.For)
 	switch {
 	case err == nil && path != "":
 		return w, id, "ISAAC_WEIGHTS=" + path, nil
@@ -134,15 +150,11 @@ func loadWeights(path, cacheDir string, dev *kernels.Device) (*predictor.Weights
 	case path != "" || cacheDir == "" || !errors.Is(err, ErrNoWeights):
 		return nil, "", "", err
 	}
-	name, nerr := dev.Dev.Name()
-	if nerr != nil {
-		return nil, "", "", err
-	}
 	cal := weights.CalibratedPath(cacheDir, weights.DeviceKey(name))
 	if _, serr := os.Stat(cal); serr != nil {
 		return nil, "", "", err // none shipped, none calibrated
 	}
-	w, id, cerr := weightsOf(cal, "calibrated weights", dev, weights.For)
+	w, id, cerr := weightsOf(cal, "calibrated weights", name, weights.For)
 	if cerr != nil {
 		return nil, "", "", cerr
 	}
@@ -150,14 +162,10 @@ func loadWeights(path, cacheDir string, dev *kernels.Device) (*predictor.Weights
 }
 
 // weightsOf reads the weights file at path (named by the variable env)
-// or, without one, the weights shipped for the device (from shipped), and
-// names them: the device's key and a hash of the file or of the shipped
-// weights' provenance.
-func weightsOf(path, env string, dev *kernels.Device, shipped func(string) (*predictor.Weights, error)) (*predictor.Weights, string, error) {
-	name, err := dev.Dev.Name()
-	if err != nil {
-		return nil, "", fmt.Errorf("%w: %v", ErrNoWeights, err)
-	}
+// or, without one, the weights shipped for the device named name (from
+// shipped), and names them: the device's key and a hash of the file or of
+// the shipped weights' provenance.
+func weightsOf(path, env, name string, shipped func(string) (*predictor.Weights, error)) (*predictor.Weights, string, error) {
 	key := weights.DeviceKey(name)
 	if path != "" {
 		raw, err := os.ReadFile(path)

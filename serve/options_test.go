@@ -1,7 +1,11 @@
 package serve
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/convcheck"
@@ -158,5 +162,50 @@ func TestLtAutoOption(t *testing.T) {
 		if r := New(o).LtPolicy(); r != c.want {
 			t.Errorf("policy %v, ISAAC_LT_AUTO %v: %v, want %v", c.policy, c.auto, r, c.want)
 		}
+	}
+}
+
+// The GEMM weights a device gets: ISAAC_WEIGHTS's file first (of the
+// device's key, else an error), then the shipped ones, then those isaac-tune
+// calibrate wrote for the device into the cache directory; none for a
+// device with neither.
+func TestLoadWeights(t *testing.T) {
+	const h100, h200 = "NVIDIA H100 80GB HBM3", "NVIDIA H200"
+	dir := t.TempDir()
+	shipped, err := weights.For("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, src, err := loadWeights("", dir, h100); err != nil || src != "shipped" {
+		t.Errorf("H100: %q, %v", src, err)
+	}
+	if _, _, _, err := loadWeights("", dir, h200); !errors.Is(err, ErrNoWeights) {
+		t.Errorf("H200 without calibrated weights: %v, want no weights", err)
+	}
+	cal := *shipped
+	cal.Device = predictor.DeviceID{Name: h200, Key: "h200", ComputeCap: "9.0", SMs: 132}
+	var buf bytes.Buffer
+	if err := predictor.Encode(&buf, &cal); err != nil {
+		t.Fatal(err)
+	}
+	path := weights.CalibratedPath(dir, "h200")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, id, src, err := loadWeights("", dir, h200)
+	if err != nil || w.Device.Key != "h200" || !strings.HasPrefix(src, "calibrated") || !strings.HasPrefix(id, "h200-") {
+		t.Errorf("H200 with calibrated weights: %q %q %v", id, src, err)
+	}
+	if _, _, src, err := loadWeights("", dir, h100); err != nil || src != "shipped" {
+		t.Errorf("H100 beside another device's calibrated weights: %q, %v", src, err)
+	}
+	if _, _, _, err := loadWeights(path, dir, h100); !errors.Is(err, ErrWeights) {
+		t.Errorf("ISAAC_WEIGHTS of another device: %v, want a weights error", err)
+	}
+	if _, _, src, err := loadWeights(path, "", h200); err != nil || !strings.HasPrefix(src, "ISAAC_WEIGHTS=") {
+		t.Errorf("ISAAC_WEIGHTS: %q, %v", src, err)
 	}
 }
