@@ -29,6 +29,7 @@ type sampleOptions struct {
 	runOptions
 	shapes, configs int
 	guided          int     // per input, this many of the shipped model's best-predicted configurations too
+	guideFrom       string  // the shipped weights that guide (a device key; "": the device's own)
 	pow2            float64 // share of dimensions rounded to a multiple of a power of two 32…1024
 	warpgroup       int     // per input, this many wgmma configurations too (classes that allow them)
 	grid            int     // per input, this many configurations of space.Grid too (those in the model's spaces)
@@ -46,6 +47,8 @@ func sampleCmd(args []string) error {
 	fs.Float64Var(&o.pow2, "pow2", 0, "share of dimensions rounded to a multiple of 2^j, j uniform in 5..10 (cuBLAS is much faster on such shapes)")
 	fs.IntVar(&o.guided, "guided", 0, "per input, also measure this many of the embedded model's best-predicted configurations "+
 		"(model-guided sampling: data where the model's ranking matters)")
+	fs.StringVar(&o.guideFrom, "guide-from", "", "with -guided, the shipped weights that guide (a device key, e.g. h100 on a GPU without its own: "+
+		"calibration data where the calibrated model's ranking matters; default: the device's own)")
 	fs.IntVar(&o.warpgroup, "warpgroup", 0, "per input, also this many configurations from the class's wgmma sp (sm_90a; 16-bit classes with 16-byte alignment)")
 	fs.IntVar(&o.grid, "grid", 0, "per input, also this many configurations drawn from the sweep's grids (space.Grid: tile families at several split counts) "+
 		"that lie in the model's spaces")
@@ -121,7 +124,11 @@ func newSampleRun(o sampleOptions) (*sampleRun, error) {
 		return nil, err
 	}
 	if o.guided > 0 {
-		w, err := weights.For(s.Env.DeviceKey)
+		key := o.guideFrom
+		if key == "" {
+			key = s.Env.DeviceKey
+		}
+		w, err := weights.For(key)
 		if err != nil {
 			return nil, fmt.Errorf("-guided: %w", err)
 		}
