@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/predictor"
@@ -9,22 +10,23 @@ import (
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/serve"
 	"github.com/isaacgo/isaac/space"
-	"github.com/isaacgo/isaac/weights"
 )
 
 // modelEngine is the "model" column: per input, the best-predicted
-// configuration of the device's shipped weights (predictor.Chooser: seed
-// pool, heuristic candidates, model-guided search).
+// configuration of the weights the shim would use on the device
+// (serve.Weights: ISAAC_WEIGHTS, shipped, or calibrated in the cache
+// directory; predictor.Chooser: seed pool, heuristic candidates,
+// model-guided search).
 func modelEngine(b *bench) (engine, error) {
-	deviceKey := b.Env.DeviceKey
-	w, err := weights.For(deviceKey)
+	w, source, err := serve.Weights(b.Server.Options(), b.Env.Device)
 	if err != nil {
 		return engine{}, err
 	}
 	cfg, ok := w.Model("config")
 	if !ok || cfg.Schema != predictor.ConfigSchema {
-		return engine{}, fmt.Errorf("bench_compare: the %s weights have no configuration model of this build's schema", deviceKey)
+		return engine{}, fmt.Errorf("bench_compare: the %s weights (%s) have no configuration model of this build's schema", w.Device.Key, source)
 	}
+	fmt.Fprintf(os.Stderr, "bench_compare: model column: %s weights, %s (measured on %s, %d samples)\n", w.Device.Key, source, w.Device.Name, w.Samples)
 	vendor, _ := w.Model("vendor")
 	ch := &predictor.Chooser{Config: cfg, Vendor: vendor, Dev: b.Limits, TopK: 5, Margin: 1, Pool: 1024}
 	return engine{Name: "model", Choose: func(g *request.Gemm) (ptx.GemmConfig, error) {

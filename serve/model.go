@@ -138,6 +138,14 @@ func deviceName(dev *kernels.Device) (string, error) {
 	return name, nil
 }
 
+// Weights are the GEMM weights the server of options o uses on the device
+// named name (the weights in o.Weights, else those shipped for the device,
+// else those calibrated for it in o.CacheDir), and where they came from.
+func Weights(o Options, name string) (*predictor.Weights, string, error) {
+	w, _, source, err := loadWeights(o.Weights, o.CacheDir, name)
+	return w, source, err
+}
+
 // loadWeights finds the GEMM weights of the device named name
 // (Server.model's order), their id and where they came from.
 func loadWeights(path, cacheDir, name string) (*predictor.Weights, string, string, error) {

@@ -18,6 +18,7 @@ type calibrateOptions struct {
 	data   string  // data sets measured on the new device (isaac-tune sample)
 	from   string  // the shipped weights calibrated
 	lambda float64 // ridge strength per row, towards the shipped output layer
+	method string  // "refit" (the output layers) or "as-is" (the shipped models, for comparison)
 	out    string
 }
 
@@ -34,10 +35,14 @@ func calibrateCmd(args []string) error {
 	fs.StringVar(&o.data, "data", "", "data sets measured on the new device (glob of isaac-tune sample files)")
 	fs.StringVar(&o.from, "from", "h100", "the shipped weights to calibrate (a device key)")
 	fs.Float64Var(&o.lambda, "lambda", 0, "ridge strength per row, towards the shipped output layer (0: chosen on the data's validation inputs)")
+	fs.StringVar(&o.method, "method", "refit", "refit: the output layers refit to the data; as-is: the shipped models unchanged, relabelled for the new device (the baseline a calibration is measured against)")
 	fs.StringVar(&o.out, "out", "", "the weights file to write (default: where the shim finds it, in ISAAC_CACHE_DIR or ~/.cache/isaac)")
 	fs.Parse(args)
 	if o.data == "" {
 		return fmt.Errorf("calibrate: -data is required")
+	}
+	if o.method != "refit" && o.method != "as-is" {
+		return fmt.Errorf("calibrate: -method %q: want refit or as-is", o.method)
 	}
 	samples, comments, hash, err := loadData(o.data, "", "", "")
 	if err != nil {
@@ -80,9 +85,12 @@ func calibrate(samples []tune.Sample, dev predictor.DeviceID, hash string, o cal
 	if err != nil {
 		return nil, "", err
 	}
+	comment := fmt.Sprintf("calibrated from the %s weights (%s): output layers refit by ridge regression", o.from, src.Trained)
+	if o.method == "as-is" {
+		comment = fmt.Sprintf("the %s weights (%s) as shipped, relabelled: not calibrated", o.from, src.Trained)
+	}
 	out := &predictor.Weights{Header: predictor.Header{Device: dev, Dataset: hash, Samples: len(samples),
-		Trained: time.Now().UTC().Format(time.RFC3339), Commit: commitOr(),
-		Comment: fmt.Sprintf("calibrated from the %s weights (%s): output layers refit by ridge regression", o.from, src.Trained)}}
+		Trained: time.Now().UTC().Format(time.RFC3339), Commit: commitOr(), Comment: comment}}
 	var report string
 	for _, c := range []struct {
 		name, schema string
@@ -102,14 +110,18 @@ func calibrate(samples []tune.Sample, dev predictor.DeviceID, hash string, o cal
 			return nil, "", fmt.Errorf("calibrate: %s model: %d rows to fit, %d to validate, %d held out", c.name, train.N, valid.N, test.N)
 		}
 		lambda := o.lambda
-		if lambda == 0 {
+		if o.method == "as-is" {
+			lambda = -1
+		} else if lambda == 0 {
 			if lambda, err = chooseLambda(m.Nets, train, valid); err != nil {
 				return nil, "", fmt.Errorf("calibrate: %s model: %w", c.name, err)
 			}
 		}
 		nets := m.Nets // kept where no calibration predicts the validation inputs better
 		how := "kept as shipped: no ridge strength predicts the validation inputs better"
-		if lambda > 0 {
+		if lambda < 0 {
+			how = "as shipped (-method as-is)"
+		} else if lambda > 0 {
 			if nets, err = m.Nets.Calibrate(fit.X, fit.Y, fit.N, lambda); err != nil {
 				return nil, "", fmt.Errorf("calibrate: %s model: %w", c.name, err)
 			}

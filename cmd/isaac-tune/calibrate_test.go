@@ -77,3 +77,30 @@ func shippedTestMSE(t *testing.T, name string, samples []tune.Sample) float64 {
 	}
 	return tune.MSE(m.Nets, test)
 }
+
+// -method as-is writes the shipped models unchanged under the data's
+// device (the baseline a calibration is compared with): the same held-out
+// error as the shipped weights, and a comment saying it is not calibrated.
+func TestCalibrateAsIs(t *testing.T) {
+	samples, comments, hash, err := loadData("../../weights/data/h100-gemm-07.csv.zst", "", "", "")
+	if err != nil {
+		t.Skipf("no H100 data set here: %v", err)
+	}
+	dev, err := deviceOf(comments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, report, err := calibrate(samples, dev, hash, calibrateOptions{from: "h100", method: "as-is"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains([]byte(report), []byte("as shipped (-method as-is)")) || !bytes.Contains([]byte(w.Comment), []byte("not calibrated")) {
+		t.Errorf("report %q, comment %q", report, w.Comment)
+	}
+	for _, name := range []string{"config", "vendor"} {
+		m, _ := w.Model(name)
+		if got, want := m.TestMSE, shippedTestMSE(t, name, samples); got != want {
+			t.Errorf("%s: held-out MSE %v as-is, %v shipped", name, got, want)
+		}
+	}
+}

@@ -22,17 +22,66 @@ import (
 )
 
 // evalRow is one held-out input: the best of the timed pool and what each
-// chooser picked.
+// chooser picked (evalChoosers' order).
 type evalRow struct {
 	in               predictor.Input
 	vendorUS, bestUS float64
 	best             ptx.GemmConfig
 	pool             int
-	choice           [4]ptx.GemmConfig // model, the fastest of its top 5, heuristic, max occupancy
-	us               [4]float64
+	choice           []ptx.GemmConfig
+	us               []float64
 }
 
-var choosers = [4]string{"model", "model-top5", "heuristic", "max-occupancy"}
+// evalModel is one weights file's configuration model under evaluation.
+type evalModel struct {
+	label string // "model", or the file's name when several are compared
+	w     *predictor.Weights
+	m     *predictor.Model
+}
+
+// evalChoosers names the choosers of an evaluation of models: per model,
+// its best-predicted configuration and the fastest of its top five; then
+// the heuristic and the sample's most occupying configuration.
+func evalChoosers(models []evalModel) []string {
+	var names []string
+	for _, m := range models {
+		names = append(names, m.label, m.label+"-top5")
+	}
+	return append(names, "heuristic", "max-occupancy")
+}
+
+// evalWeights loads the weights files of eval's -weights (a comma-separated
+// list; none: the device's own), each labelled by its file name when there
+// are several.
+func evalWeights(list, deviceKey string) ([]evalModel, error) {
+	paths := strings.Split(list, ",")
+	if list == "" {
+		paths = []string{""}
+	}
+	var out []evalModel
+	for _, p := range paths {
+		var w *predictor.Weights
+		var err error
+		if p == "" {
+			w, err = weights.For(deviceKey)
+		} else {
+			w, err = weights.Load(p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		m, ok := w.Model("config")
+		if !ok || m.Schema != predictor.ConfigSchema {
+			return nil, fmt.Errorf("eval: %s: no configuration model of this build's feature schema", p)
+		}
+		label := "model"
+		if len(paths) > 1 {
+			label = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(p), ".zst"), ".isw")
+		}
+		out = append(out, evalModel{label: label, w: w, m: m})
+	}
+	return out, nil
+}
 
 // topK is how many of the model's best-predicted configurations the
 // "model-top5" chooser times (the runtime keeps as many).
@@ -40,8 +89,8 @@ const topK = 5
 
 func evalCmd(args []string) error {
 	fs := flag.NewFlagSet("eval", flag.ExitOnError)
-	wpath := fs.String("weights", "", "weights file (default: the embedded weights of the device)")
-	data := fs.String("data", "weights/data/h100-gemm-*.csv.zst", "training data sets: their inputs are never evaluated")
+	wpath := fs.String("weights", "", "weights files, comma-separated, compared on the same inputs and timings (default: the embedded weights of the device)")
+	data := fs.String("data", "weights/data/h100-gemm-*.csv.zst", "training data sets (globs, comma-separated): their inputs are never evaluated")
 	per := fs.Int("per", 2, "inputs per type and layout")
 	pool := fs.Int("pool", 300, "legal configurations timed per input (the ground truth's sample)")
 	modelPool := fs.Int("model-pool", 3000, "legal configurations the model ranks per input (the timed pool among them)")
@@ -52,32 +101,28 @@ func evalCmd(args []string) error {
 		return fmt.Errorf("eval: -out is required")
 	}
 	runtime.LockOSThread()
-	samples, _, hash, err := loadData(*data, "", "", "")
-	if err != nil {
-		return err
-	}
 	trained := map[predictor.Input]bool{}
-	for _, s := range samples {
-		in := tune.SampleInput(s)
-		in.AlignA, in.AlignB, in.AlignC = 0, 0, 0
-		trained[in] = true
+	var hashes []string
+	for _, glob := range strings.Split(*data, ",") {
+		samples, _, h, err := loadData(glob, "", "", "")
+		if err != nil {
+			return err
+		}
+		hashes = append(hashes, h[:min(12, len(h))])
+		for _, s := range samples {
+			in := tune.SampleInput(s)
+			in.AlignA, in.AlignB, in.AlignC = 0, 0, 0
+			trained[in] = true
+		}
 	}
+	hash := strings.Join(hashes, "…, ")
 	s, err := newSampleRun(sampleOptions{runOptions: runOptions{seed: *seed, warmup: 1000, warmupDraws: 3_000_000, repeats: 3}})
 	if err != nil {
 		return err
 	}
-	var w *predictor.Weights
-	if *wpath != "" {
-		w, err = weights.Load(*wpath)
-	} else {
-		w, err = weights.For(s.Env.DeviceKey)
-	}
+	models, err := evalWeights(*wpath, s.Env.DeviceKey)
 	if err != nil {
 		return err
-	}
-	model, ok := w.Model("config")
-	if !ok || model.Schema != predictor.ConfigSchema {
-		return fmt.Errorf("eval: the weights have no configuration model of this build's feature schema")
 	}
 	rng := rand.New(rand.NewPCG(*seed, 5))
 	ops := []request.Op{request.OpN, request.OpT}
@@ -98,7 +143,7 @@ func evalCmd(args []string) error {
 							break
 						}
 					}
-					r, err := s.evalInput(b, model, *pool, *modelPool, rng)
+					r, err := s.evalInput(b, models, *pool, *modelPool, rng)
 					if err != nil {
 						return err
 					}
@@ -112,14 +157,14 @@ func evalCmd(args []string) error {
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
 		return err
 	}
-	return writeEval(*outDir, rows, s, w, hash, time.Since(start))
+	return writeEval(*outDir, rows, s, models, hash, time.Since(start))
 }
 
 func opString(o request.Op) string { return string(opByte(o)) }
 
 // evalInput times a pool of legal configurations on one input and the
-// three choosers' picks.
-func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelPool int, rng *rand.Rand) (evalRow, error) {
+// choosers' picks (evalChoosers' order).
+func (s *sampleRun) evalInput(b tune.Batch, models []evalModel, pool, modelPool int, rng *rand.Rand) (evalRow, error) {
 	pair := s.arenas[b.Type.AB]
 	c := b.Case(0)
 	g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.Timer.Stream))
@@ -146,25 +191,32 @@ func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelP
 	if len(ranked) == 0 {
 		return evalRow{}, fmt.Errorf("no legal configuration suits %v", b.Shapes[0])
 	}
-	// The model ranks the random sample and the heuristic's candidates,
+	// Each model ranks the random sample and the heuristic's candidates,
 	// then searches their neighbourhoods (predictor.Search).
 	suited := space.Suited(space.HeuristicCandidates(cls, m, n, k, s.Limits), m, n, k)
-	order := model.Search(in, cls, s.Limits, append(append([]ptx.GemmConfig{}, ranked...), suited...), 4, 8)
-	r := evalRow{in: in}
-	r.choice[0] = order[0].Config
-	r.choice[2] = space.Default(cls, m, n, k, s.Limits)
+	seeds := append(append([]ptx.GemmConfig{}, ranked...), suited...)
+	nm := len(models)
+	r := evalRow{in: in, choice: make([]ptx.GemmConfig, 2*nm+2), us: make([]float64, 2*nm+2)}
+	tops := make([][]ptx.GemmConfig, nm)
+	for i, mod := range models {
+		order := mod.m.Search(in, cls, s.Limits, seeds, 4, 8)
+		r.choice[2*i] = order[0].Config
+		for _, o := range order[:min(topK, len(order))] {
+			tops[i] = append(tops[i], o.Config)
+		}
+	}
+	r.choice[2*nm] = space.Default(cls, m, n, k, s.Limits)
 	timed := ranked[:min(pool, len(ranked))]
 	occ := -1
 	for _, cfg := range timed {
 		if o := ptx.Occupancy(cfg, cls, s.Limits); o > occ {
-			occ, r.choice[3] = o, cfg
+			occ, r.choice[2*nm+1] = o, cfg
 		}
 	}
-	var top []ptx.GemmConfig
-	for _, o := range order[:min(topK, len(order))] {
-		top = append(top, o.Config)
+	all := append(append([]ptx.GemmConfig{}, timed...), r.choice...)
+	for _, top := range tops {
+		all = append(all, top...)
 	}
-	all := append(append(append([]ptx.GemmConfig{}, timed...), r.choice[:]...), top...)
 	loaded := s.Compile(g, all)
 	r.vendorUS, err = s.Median(func() error { return s.Vendor.Gemm(g) }, 5)
 	if err != nil {
@@ -187,11 +239,14 @@ func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelP
 		}
 	}
 	r.pool = len(times)
-	r.choice[1] = top[0]
-	for _, c := range top[1:] {
-		if t, ok := times[c]; ok && (times[r.choice[1]] == 0 || t < times[r.choice[1]]) {
-			r.choice[1] = c
+	for i, top := range tops {
+		pick := top[0]
+		for _, c := range top[1:] {
+			if t, ok := times[c]; ok && (times[pick] == 0 || t < times[pick]) {
+				pick = c
+			}
 		}
+		r.choice[2*i+1] = pick
 	}
 	// The screening's minimum of hundreds of 3-run medians is biased low
 	// (the winner's curse, largest for 4 µs kernels): the pool's three
@@ -207,7 +262,7 @@ func (s *sampleRun) evalInput(b tune.Batch, model *predictor.Model, pool, modelP
 	}
 	sort.Slice(screened, func(i, j int) bool { return screened[i].us < screened[j].us })
 	final := map[ptx.GemmConfig]float64{}
-	finalists := append([]ptx.GemmConfig{}, r.choice[:]...)
+	finalists := append([]ptx.GemmConfig{}, r.choice...)
 	for _, sc := range screened[:min(3, len(screened))] {
 		finalists = append(finalists, sc.c)
 	}
@@ -250,7 +305,8 @@ func quantile(v []float64, q float64) float64 {
 	return s[int(math.Min(float64(len(s)-1), math.Floor(q*float64(len(s)))))]
 }
 
-func writeEval(dir string, rows []evalRow, s *sampleRun, w *predictor.Weights, hash string, took time.Duration) error {
+func writeEval(dir string, rows []evalRow, s *sampleRun, models []evalModel, hash string, took time.Duration) error {
+	choosers := evalChoosers(models)
 	var csv strings.Builder
 	csv.WriteString("type,ta,tb,m,n,k,align_a,align_b,align_c,pool,vendor_us,best_us,best_config")
 	for _, c := range choosers {
@@ -266,8 +322,8 @@ func writeEval(dir string, rows []evalRow, s *sampleRun, w *predictor.Weights, h
 		for i, c := range choosers {
 			sv := (r.us[i] - r.bestUS) / r.bestUS
 			subopt[c] = append(subopt[c], sv)
-			if i == 0 {
-				perType[r.in.Type] = append(perType[r.in.Type], sv)
+			if i%2 == 0 && i < 2*len(models) {
+				perType[r.in.Type+"\x00"+c] = append(perType[r.in.Type+"\x00"+c], sv)
 			}
 			fmt.Fprintf(&csv, ",%.3f,%.4f,\"%s\"", r.us[i], sv, r.choice[i])
 		}
@@ -281,21 +337,36 @@ func writeEval(dir string, rows []evalRow, s *sampleRun, w *predictor.Weights, h
 	commit := commitOr()
 	fmt.Fprintf(&md, "Suboptimality S = (t_chosen − t_best) / t_best on %d held-out inputs (none in the training data; every type, four layouts), "+
 		"t_best the fastest of up to %d legal configurations per input (a categorical sample, and the choosers' picks) screened with medians of 3, its three fastest and the picks timed again with medians of 15 (S uses those). "+
-		"model: the model's best-predicted configuration after ranking 3,000 sampled configurations and the heuristic's candidates and searching their neighbourhoods; "+
+		"model: the model's best-predicted configuration after ranking 3,000 sampled configurations and the heuristic's candidates and searching their neighbourhoods (with several weights files, each file's name); "+
 		"model-top5: the fastest measured of the model's five best-predicted; heuristic: space.Default; max-occupancy: the sample's configuration with the most resident warps. %s, %s, cuBLAS %s, %s, commit `%s`, %s.\n\n",
 		len(rows), maxPool(rows), e.Device, e.Driver, e.CUBLAS, time.Now().UTC().Format(time.RFC3339), commit, took.Round(time.Second))
-	writeSuboptTable(&md, choosers[:], subopt)
-	fmt.Fprintf(&md, "\nThe model's S per type:\n\n| type | inputs | median S | p90 S |\n|---|--:|--:|--:|\n")
+	writeSuboptTable(&md, choosers, subopt)
+	fmt.Fprintf(&md, "\nEach model's S per type:\n\n| type | model | inputs | median S | p90 S |\n|---|---|--:|--:|--:|\n")
 	var types []string
 	for t := range perType {
 		types = append(types, t)
 	}
 	sort.Strings(types)
 	for _, t := range types {
-		fmt.Fprintf(&md, "| %s | %d | %.1f%% | %.1f%% |\n", t, len(perType[t]), 100*quantile(perType[t], 0.5), 100*quantile(perType[t], 0.9))
+		typ, label, _ := strings.Cut(t, "\x00")
+		fmt.Fprintf(&md, "| %s | %s | %d | %.1f%% | %.1f%% |\n", typ, label, len(perType[t]), 100*quantile(perType[t], 0.5), 100*quantile(perType[t], 0.9))
 	}
-	fmt.Fprintf(&md, "\nWeights: %s (trained %s, data set sha256 %s…, %d samples); evaluation data set hash %s…\n", w.Device.Name, w.Trained, w.Dataset[:min(12, len(w.Dataset))], w.Samples, hash[:12])
+	md.WriteString("\n")
+	for _, m := range models {
+		w := m.w
+		fmt.Fprintf(&md, "Weights %s: measured on %s (trained %s, data set sha256 %s…, %d samples)%s.\n", m.label, w.Device.Name, w.Trained,
+			w.Dataset[:min(12, len(w.Dataset))], w.Samples, commentOf(w))
+	}
+	fmt.Fprintf(&md, "\nTraining data sets' hashes %s… (their inputs are never evaluated).\n", hash)
 	return os.WriteFile(filepath.Join(dir, "eval.md"), []byte(md.String()), 0o644)
+}
+
+// commentOf is the weights' comment (how they were made), parenthesised.
+func commentOf(w *predictor.Weights) string {
+	if w.Comment == "" {
+		return ""
+	}
+	return " (" + w.Comment + ")"
 }
 
 func maxPool(rows []evalRow) int {
