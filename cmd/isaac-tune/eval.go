@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"flag"
 	"fmt"
 	"math"
@@ -8,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -96,6 +99,7 @@ func evalCmd(args []string) error {
 	modelPool := fs.Int("model-pool", 3000, "legal configurations the model ranks per input (the timed pool among them)")
 	outDir := fs.String("out", "", "folder for eval.csv and eval.md")
 	seed := fs.Uint64("seed", 9001, "random seed (different from the sampler's)")
+	inputs := fs.String("inputs", "", "evaluate the inputs of this eval.csv (e.g. another device's evaluation) instead of drawing them")
 	fs.Parse(args)
 	if *outDir == "" {
 		return fmt.Errorf("eval: -out is required")
@@ -124,40 +128,97 @@ func evalCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	batches, err := evalInputs(*inputs, s, trained, *per, *seed)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		return err
+	}
 	rng := rand.New(rand.NewPCG(*seed, 5))
-	ops := []request.Op{request.OpN, request.OpT}
 	var rows []evalRow
 	start := time.Now()
-	total := len(gemmcheck.Types) * 4 * *per
-	bar := newProgress(os.Stderr, total, 0, "inputs", false)
+	bar := newProgress(os.Stderr, len(batches), 0, "inputs", false)
+	for _, b := range batches {
+		r, err := s.evalInput(b, models, *pool, *modelPool, rng)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r)
+		// Written after every input: a run cut short keeps what it measured.
+		if err := writeEval(*outDir, rows, s, models, hash, time.Since(start)); err != nil {
+			return err
+		}
+		bar.update(len(rows), fmt.Sprintf("%s %s%s %v", b.Type.Name, opString(b.TransA), opString(b.TransB), b.Shapes[0]), false)
+	}
+	bar.update(len(rows), "done", true)
+	return nil
+}
+
+// evalInputs are the held-out inputs evaluated: those of an earlier
+// evaluation's eval.csv (another device's, to compare on the same inputs),
+// else per inputs of every type and layout drawn from the sampler's
+// distribution, none of them in the training data.
+func evalInputs(file string, s *sampleRun, trained map[predictor.Input]bool, per int, seed uint64) ([]tune.Batch, error) {
+	if file != "" {
+		return readEvalInputs(file)
+	}
+	rng := rand.New(rand.NewPCG(seed, 5))
+	ops := []request.Op{request.OpN, request.OpT}
+	var out []tune.Batch
 	for _, t := range gemmcheck.Types {
 		for _, ta := range ops {
 			for _, tb := range ops {
-				for i := 0; i < *per; i++ {
-					var b tune.Batch
+				for i := 0; i < per; i++ {
 					for {
-						b = s.dist.BatchOf(rng, t, ta, tb, 1)
+						b := s.dist.BatchOf(rng, t, ta, tb, 1)
 						sh := b.Shapes[0]
 						key := predictor.Input{Type: t.Name, TransA: ta.Transposed(), TransB: tb.Transposed(), M: sh[0], N: sh[1], K: sh[2]}
 						if !trained[key] {
+							out = append(out, b)
 							break
 						}
 					}
-					r, err := s.evalInput(b, models, *pool, *modelPool, rng)
-					if err != nil {
-						return err
-					}
-					rows = append(rows, r)
-					bar.update(len(rows), fmt.Sprintf("%s %s%s %v", t.Name, opString(ta), opString(tb), b.Shapes[0]), false)
 				}
 			}
 		}
 	}
-	bar.update(len(rows), "done", true)
-	if err := os.MkdirAll(*outDir, 0o755); err != nil {
-		return err
+	return out, nil
+}
+
+// readEvalInputs reads the inputs of an eval.csv: type, layout, m, n, k
+// and the alignment of A's leading dimension in elements.
+func readEvalInputs(file string) ([]tune.Batch, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
 	}
-	return writeEval(*outDir, rows, s, models, hash, time.Since(start))
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if len(recs) < 2 || len(recs[0]) < 7 || recs[0][0] != "type" || recs[0][6] != "align_a" {
+		return nil, fmt.Errorf("%s: not an eval.csv", file)
+	}
+	op := map[string]request.Op{"N": request.OpN, "T": request.OpT}
+	var out []tune.Batch
+	for i, r := range recs[1:] {
+		t := slices.IndexFunc(gemmcheck.Types, func(t gemmcheck.Type) bool { return t.Name == r[0] })
+		ta, okA := op[r[1]]
+		tb, okB := op[r[2]]
+		var dims [4]int
+		for j := range dims {
+			if dims[j], err = strconv.Atoi(r[3+j]); err != nil || dims[j] < 1 {
+				return nil, fmt.Errorf("%s: row %d: %q", file, i+2, r[3+j])
+			}
+		}
+		if t < 0 || !okA || !okB {
+			return nil, fmt.Errorf("%s: row %d: type %q, layout %s%s", file, i+2, r[0], r[1], r[2])
+		}
+		out = append(out, tune.Batch{Type: gemmcheck.Types[t], TransA: ta, TransB: tb, Align: dims[3], Shapes: [][3]int{{dims[0], dims[1], dims[2]}}})
+	}
+	return out, nil
 }
 
 func opString(o request.Op) string { return string(opByte(o)) }

@@ -53,9 +53,9 @@ func (o *runOptions) parse(fs *flag.FlagSet, args []string, name string) error {
 // sampleLoop runs batches until o.duration has passed or the file holds
 // o.rows samples (have of them when the run started), with a progress
 // line on standard error. batch measures batch number n and returns the
-// samples it wrote, the configurations it skipped and its label; its
-// error ends the loop.
-func sampleLoop(o runOptions, have int, batch func(n int) (rows, skipped int, label string, err error)) (done, skipped int, took time.Duration, err error) {
+// samples it wrote (at most room of them, room < 0: no bound), the
+// configurations it skipped and its label; its error ends the loop.
+func sampleLoop(o runOptions, have int, batch func(n, room int) (rows, skipped int, label string, err error)) (done, skipped int, took time.Duration, err error) {
 	target := 0
 	if o.rows > 0 {
 		target = o.rows - have
@@ -67,7 +67,11 @@ func sampleLoop(o runOptions, have int, batch func(n int) (rows, skipped int, la
 	bar := newProgress(os.Stderr, max(target, 0), o.duration, "samples", tty)
 	start := time.Now()
 	for n := 1; time.Since(start) < o.duration && (target <= 0 || done < target); n++ {
-		rows, skip, label, err := batch(n)
+		room := -1
+		if target > 0 {
+			room = target - done
+		}
+		rows, skip, label, err := batch(n, room)
 		done += rows
 		skipped += skip
 		if err != nil {
@@ -120,4 +124,13 @@ func commitOr() string {
 		return "unknown"
 	}
 	return buildCommit
+}
+
+// upTo is rows, at most room of them (room < 0: all): a run that must
+// hold a number of samples writes no more.
+func upTo[R any](rows []R, room int) []R {
+	if room >= 0 && len(rows) > room {
+		return rows[:room]
+	}
+	return rows
 }

@@ -181,13 +181,14 @@ func (s *sampleRun) run() error {
 		return err
 	}
 	defer w.Close()
-	done, skipped, took, err := sampleLoop(s.opt.runOptions, s.have, func(int) (int, int, string, error) {
+	done, skipped, took, err := sampleLoop(s.opt.runOptions, s.have, func(_, room int) (int, int, string, error) {
 		b := s.dist.Batch(s.rng, s.opt.shapes)
 		batchFn := s.batch
 		if s.opt.vendorOnly {
 			batchFn = s.vendorBatch
 		}
 		rows, skip, err := batchFn(b)
+		rows = upTo(rows, room)
 		if werr := w.Write(rows); werr != nil && err == nil {
 			err = werr
 		}

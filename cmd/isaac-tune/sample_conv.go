@@ -183,9 +183,10 @@ func (s *convSampleRun) run() error {
 		return err
 	}
 	defer w.Close()
-	done, skipped, took, err := sampleLoop(s.opt.runOptions, s.have, func(int) (int, int, string, error) {
+	done, skipped, took, err := sampleLoop(s.opt.runOptions, s.have, func(_, room int) (int, int, string, error) {
 		b := s.dist.Batch(s.rng, s.opt.layers)
 		rows, skip, err := s.batch(b)
+		rows = upTo(rows, room)
 		if werr := w.WriteConv(rows); werr != nil && err == nil {
 			err = werr
 		}
