@@ -83,3 +83,51 @@ func (e Ensemble) Calibrate(raw, y []float64, n int, lambda float64) (Ensemble, 
 	}
 	return out, nil
 }
+
+// Affine returns a copy of e whose predictions are a·p + b where e predicts
+// p (ln TFLOP/s): each member's target scale moved, nothing else. With
+// a > 0 it ranks any set of rows as e does — a device that runs every
+// kernel at a common factor of another's speed, and faster or slower
+// memory felt alike by all — so it corrects the level that the choice
+// between ISAAC and the vendor reads without touching which configuration
+// ranks first.
+func (e Ensemble) Affine(a, b float64) Ensemble {
+	out := make(Ensemble, len(e))
+	for i, m := range e {
+		c := &MLP{Sizes: m.Sizes, W: m.W, B: m.B, Mean: m.Mean, Std: m.Std, YMean: a*m.YMean + b, YStd: a * m.YStd}
+		out[i] = c
+	}
+	return out
+}
+
+// FitAffine is the a > 0 and b of y ≈ a·p + b by least squares, pulled
+// towards the identity (a = 1, b = 0) with strength lambda per row; a is
+// kept at least 0.05 so that the fit never reverses or flattens a ranking.
+func FitAffine(p, y []float64, lambda float64) (a, b float64, err error) {
+	n := len(p)
+	if n == 0 || len(y) != n || lambda < 0 {
+		return 0, 0, fmt.Errorf("predictor: affine fit on %d predictions and %d targets, ridge %g", n, len(y), lambda)
+	}
+	var sp, sy, spp, spy float64
+	for i := range p {
+		sp, sy, spp, spy = sp+p[i], sy+y[i], spp+p[i]*p[i], spy+p[i]*y[i]
+	}
+	reg := lambda * float64(n)
+	// (AᵀA + reg·I)[a b]ᵀ = Aᵀy + reg·[1 0]ᵀ, A = [p 1].
+	g := mat.NewSymDense(2, []float64{spp + reg, sp, sp, float64(n) + reg})
+	rhs := mat.NewVecDense(2, []float64{spy + reg, sy})
+	var chol mat.Cholesky
+	if !chol.Factorize(g) {
+		return 0, 0, fmt.Errorf("predictor: affine fit: singular normal equations")
+	}
+	var ab mat.VecDense
+	if err := chol.SolveVecTo(&ab, rhs); err != nil {
+		return 0, 0, fmt.Errorf("predictor: affine fit: %v", err)
+	}
+	a, b = ab.AtVec(0), ab.AtVec(1)
+	if a < 0.05 { // refit b alone at the floor
+		a = 0.05
+		b = (sy - a*sp) / (float64(n) + reg)
+	}
+	return a, b, nil
+}

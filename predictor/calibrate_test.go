@@ -79,3 +79,38 @@ func TestCalibrate(t *testing.T) {
 		t.Error("a ridge strength of 0 accepted")
 	}
 }
+
+// An affine fit recovers a device whose rates are a·p + b of the model's
+// (a = 0.85, b = 0.4), and the affinely calibrated ensemble predicts them;
+// its ranking of any rows is the model's own. A negative slope is not
+// taken: a is kept at its floor.
+func TestAffine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 4))
+	raw, pred, _, model := calibrationRows(t, rng, 300)
+	device := make([]float64, len(pred))
+	for i, p := range pred {
+		device[i] = 0.4 + 0.85*p
+	}
+	a, b, err := predictor.FitAffine(pred, device, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(a-0.85) > 1e-6 || math.Abs(b-0.4) > 1e-6 {
+		t.Fatalf("fit a = %.6f, b = %.6f, want 0.85, 0.4", a, b)
+	}
+	got := model.Affine(a, b).Predict(raw, len(pred))
+	for i := range got {
+		if math.Abs(got[i]-device[i]) > 1e-4 {
+			t.Fatalf("row %d: %.6f, device %.6f", i, got[i], device[i])
+		}
+		if i > 0 && (got[i] > got[i-1]) != (pred[i] > pred[i-1]) {
+			t.Fatalf("rows %d, %d ranked differently", i-1, i)
+		}
+	}
+	if a, _, err := predictor.FitAffine(pred, model.Affine(-1, 0).Predict(raw, len(pred)), 0); err != nil || a != 0.05 {
+		t.Errorf("reversed device: a = %v (%v), want the floor 0.05", a, err)
+	}
+	if _, _, err := predictor.FitAffine(nil, nil, 0); err == nil {
+		t.Error("no rows: no error")
+	}
+}

@@ -65,19 +65,23 @@ func Fold(in predictor.Input) int {
 // ConfigMatrices are the configuration model's training (folds 0–7),
 // validation (fold 8: early stopping) and test (fold 9: reported MSE) sets.
 func ConfigMatrices(samples []Sample) (train, valid, test Matrix) {
-	f := predictor.ConfigFeatures
-	train.F, valid.F, test.F = f, f, f
-	x := make([]float64, f)
+	train.F, valid.F, test.F = predictor.ConfigFeatures, predictor.ConfigFeatures, predictor.ConfigFeatures
+	configRows(samples, func(in predictor.Input, x []float64, y float64) { foldOf(in, &train, &valid, &test).add(x, y) })
+	return
+}
+
+// configRows calls row with the configuration model's features and target
+// of each sample that has a configuration the schema describes.
+func configRows(samples []Sample, row func(in predictor.Input, x []float64, y float64)) {
+	x := make([]float64, predictor.ConfigFeatures)
 	for _, s := range samples {
 		if s.VendorOnly() || !predictor.Describes(s.Config) {
 			continue // no configuration, or one the schema cannot tell from its plain twin
 		}
 		in := SampleInput(s)
 		predictor.PutConfig(x, in, s.Config)
-		y := LogTFLOPs(s.M, s.N, s.K, s.US)
-		foldOf(in, &train, &valid, &test).add(x, y)
+		row(in, x, LogTFLOPs(s.M, s.N, s.K, s.US))
 	}
-	return
 }
 
 // VendorMatrices are the vendor model's sets: one row per distinct input
@@ -86,10 +90,16 @@ func ConfigMatrices(samples []Sample) (train, valid, test Matrix) {
 // hundreds of TFLOP/s), so such a time is a first call's module loading,
 // which the first data sets' method did not exclude.
 func VendorMatrices(samples []Sample) (train, valid, test Matrix) {
-	f := predictor.VendorFeatures
-	train.F, valid.F, test.F = f, f, f
+	train.F, valid.F, test.F = predictor.VendorFeatures, predictor.VendorFeatures, predictor.VendorFeatures
+	vendorRows(samples, func(in predictor.Input, x []float64, y float64) { foldOf(in, &train, &valid, &test).add(x, y) })
+	return
+}
+
+// vendorRows calls row with the vendor model's features and target of
+// each distinct input (VendorMatrices' rows).
+func vendorRows(samples []Sample, row func(in predictor.Input, x []float64, y float64)) {
 	seen := map[predictor.Input]bool{}
-	x := make([]float64, f)
+	x := make([]float64, predictor.VendorFeatures)
 	for _, s := range samples {
 		in := SampleInput(s)
 		if seen[in] || s.VendorUS > 10_000 {
@@ -97,10 +107,8 @@ func VendorMatrices(samples []Sample) (train, valid, test Matrix) {
 		}
 		seen[in] = true
 		predictor.PutVendorInput(x, in)
-		y := LogTFLOPs(s.M, s.N, s.K, s.VendorUS)
-		foldOf(in, &train, &valid, &test).add(x, y)
+		row(in, x, LogTFLOPs(s.M, s.N, s.K, s.VendorUS))
 	}
-	return
 }
 
 // TrainOptions are the training's hyper-parameters.

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/isaacgo/isaac/predictor"
@@ -18,7 +21,7 @@ type calibrateOptions struct {
 	data   string  // data sets measured on the new device (isaac-tune sample)
 	from   string  // the shipped weights calibrated
 	lambda float64 // ridge strength per row, towards the shipped output layer
-	method string  // "refit" (the output layers) or "as-is" (the shipped models, for comparison)
+	method string  // auto (chosen by cross-validation), as-is, affine or refit (calibrate's calibrations)
 	out    string
 }
 
@@ -34,15 +37,15 @@ func calibrateCmd(args []string) error {
 	fs := flag.NewFlagSet("calibrate", flag.ExitOnError)
 	fs.StringVar(&o.data, "data", "", "data sets measured on the new device (glob of isaac-tune sample files)")
 	fs.StringVar(&o.from, "from", "h100", "the shipped weights to calibrate (a device key)")
-	fs.Float64Var(&o.lambda, "lambda", 0, "ridge strength per row, towards the shipped output layer (0: chosen on the data's validation inputs)")
-	fs.StringVar(&o.method, "method", "refit", "refit: the output layers refit to the data; as-is: the shipped models unchanged, relabelled for the new device (the baseline a calibration is measured against)")
+	fs.Float64Var(&o.lambda, "lambda", 0, "a refit's ridge strength per row, towards the shipped output layer (0: each of a grid, chosen by cross-validation)")
+	fs.StringVar(&o.method, "method", "auto", "auto: per model, the way that predicts the data's inputs best by cross-validation; as-is: the shipped models unchanged, relabelled for the new device (the baseline); affine: predictions scaled and shifted; refit: output layers refit by ridge regression")
 	fs.StringVar(&o.out, "out", "", "the weights file to write (default: where the shim finds it, in ISAAC_CACHE_DIR or ~/.cache/isaac)")
 	fs.Parse(args)
 	if o.data == "" {
 		return fmt.Errorf("calibrate: -data is required")
 	}
-	if o.method != "refit" && o.method != "as-is" {
-		return fmt.Errorf("calibrate: -method %q: want refit or as-is", o.method)
+	if !slices.Contains([]string{"auto", "as-is", "affine", "refit"}, o.method) {
+		return fmt.Errorf("calibrate: -method %q: want auto, as-is, affine or refit", o.method)
 	}
 	samples, comments, hash, err := loadData(o.data, "", "", "")
 	if err != nil {
@@ -79,81 +82,173 @@ func calibrateCmd(args []string) error {
 }
 
 // calibrate is calibrateCmd's work on loaded data: the calibrated weights
-// and a report of each model's error on the data's held-out inputs.
+// and a report of each model's calibrations, cross-validated and on the
+// data's held-out inputs.
+//
+// Each model (configuration, vendor) is calibrated one of four ways
+// (calibrations): as shipped; affinely (its predictions scaled and
+// shifted: the same ranking, another level); its output layer refit by
+// ridge regression towards the shipped one (predictor.MLP.Calibrate) at
+// each strength of ridgeGrid. With -method auto the way is chosen by
+// cross-validation over the inputs of folds 0–8 (tune.CrossValidate) and
+// the one-standard-error rule (choose).
+// The chosen way is then fit on folds 0–8 and fold 9 is reported.
 func calibrate(samples []tune.Sample, dev predictor.DeviceID, hash string, o calibrateOptions) (*predictor.Weights, string, error) {
 	src, err := weights.For(o.from)
 	if err != nil {
 		return nil, "", err
 	}
-	comment := fmt.Sprintf("calibrated from the %s weights (%s): output layers refit by ridge regression", o.from, src.Trained)
-	if o.method == "as-is" {
-		comment = fmt.Sprintf("the %s weights (%s) as shipped, relabelled: not calibrated", o.from, src.Trained)
-	}
 	out := &predictor.Weights{Header: predictor.Header{Device: dev, Dataset: hash, Samples: len(samples),
-		Trained: time.Now().UTC().Format(time.RFC3339), Commit: commitOr(), Comment: comment}}
-	var report string
+		Trained: time.Now().UTC().Format(time.RFC3339), Commit: commitOr()}}
+	var report strings.Builder
+	var ways []string
 	for _, c := range []struct {
 		name, schema string
-		matrices     func([]tune.Sample) (tune.Matrix, tune.Matrix, tune.Matrix)
+		rows         func([]tune.Sample) tune.Grouped
+		byRank       bool
 	}{
-		{"config", predictor.ConfigSchema, tune.ConfigMatrices},
-		{"vendor", predictor.VendorSchema, tune.VendorMatrices},
+		{"config", predictor.ConfigSchema, tune.ConfigGrouped, true},
+		{"vendor", predictor.VendorSchema, tune.VendorGrouped, false},
 	} {
 		m, ok := src.Model(c.name)
 		if !ok || m.Schema != c.schema {
 			return nil, "", fmt.Errorf("calibrate: the %s weights have no %s model of this build's schema", o.from, c.name)
 		}
-		train, valid, test := c.matrices(samples)
-		fit := tune.Matrix{X: append(append([]float64(nil), train.X...), valid.X...),
-			Y: append(append([]float64(nil), train.Y...), valid.Y...), N: train.N + valid.N, F: train.F}
-		if train.N == 0 || valid.N == 0 || test.N == 0 {
-			return nil, "", fmt.Errorf("calibrate: %s model: %d rows to fit, %d to validate, %d held out", c.name, train.N, valid.N, test.N)
+		rows := c.rows(samples)
+		fit := rows.Where(func(f int) bool { return f != 9 })
+		test := rows.Where(func(f int) bool { return f == 9 })
+		if fit.N == 0 || test.N == 0 {
+			return nil, "", fmt.Errorf("calibrate: %s model: %d rows to fit, %d held out", c.name, fit.N, test.N)
 		}
-		lambda := o.lambda
-		if o.method == "as-is" {
-			lambda = -1
-		} else if lambda == 0 {
-			if lambda, err = chooseLambda(m.Nets, train, valid); err != nil {
-				return nil, "", fmt.Errorf("calibrate: %s model: %w", c.name, err)
+		cals := calibrations(m.Nets, o)
+		scores, err := tune.CrossValidate(fit, cals)
+		if err != nil {
+			return nil, "", fmt.Errorf("calibrate: %s model: %w", c.name, err)
+		}
+		best := choose(scores, c.byRank)
+		fmt.Fprintf(&report, "%s model: %d rows of %d inputs to fit (folds 0-8), %d rows held out (fold 9); cross-validated over the fit rows' folds:\n",
+			c.name, fit.N, distinct(fit.Input), test.N)
+		fmt.Fprintf(&report, "  %-14s %18s %18s %12s %12s\n", "way", "cv MSE (± se)", "cv rank (± se)", "held MSE", "held rank")
+		var chosen predictor.Ensemble
+		for i, cal := range cals {
+			nets, err := cal.Fit(fit.Matrix)
+			if err != nil {
+				return nil, "", fmt.Errorf("calibrate: %s model, %s: %w", c.name, cal.Name, err)
 			}
-		}
-		nets := m.Nets // kept where no calibration predicts the validation inputs better
-		how := "kept as shipped: no ridge strength predicts the validation inputs better"
-		if lambda < 0 {
-			how = "as shipped (-method as-is)"
-		} else if lambda > 0 {
-			if nets, err = m.Nets.Calibrate(fit.X, fit.Y, fit.N, lambda); err != nil {
-				return nil, "", fmt.Errorf("calibrate: %s model: %w", c.name, err)
+			pred := nets.Predict(test.X, test.N)
+			mark := ""
+			if i == best {
+				chosen, mark = nets, "  <- chosen"
 			}
-			how = fmt.Sprintf("ridge %g", lambda)
+			fmt.Fprintf(&report, "  %-14s %10.4f ± %.4f %11s ± %4s %12.4f %12s%s\n", cal.Name, scores[i].MSE, scores[i].MSESE, pct(scores[i].Rank), pct(scores[i].RankSE),
+				tune.MSE(nets, test.Matrix), pct(tune.RankLoss(pred, test.Y, test.Input)), mark)
 		}
-		cm := predictor.Model{ModelHeader: m.ModelHeader, Nets: nets}
-		cm.TestMSE = tune.MSE(nets, test)
-		cm.Check = heldOutChecks(nets, test)
+		cm := predictor.Model{ModelHeader: m.ModelHeader, Nets: chosen}
+		cm.TestMSE = tune.MSE(chosen, test.Matrix)
+		cm.Check = heldOutChecks(chosen, test.Matrix)
 		out.Models = append(out.Models, cm)
-		report += fmt.Sprintf("%s model: %d rows fit (%s), %d held out: test MSE %.4f as shipped for %s, %.4f calibrated\n",
-			c.name, fit.N, how, test.N, tune.MSE(m.Nets, test), o.from, cm.TestMSE)
+		ways = append(ways, c.name+" "+cals[best].Name)
 	}
-	return out, report, nil
+	out.Comment = fmt.Sprintf("calibrated from the %s weights (%s) on %d samples: %s", o.from, src.Trained, len(samples), strings.Join(ways, ", "))
+	return out, report.String(), nil
 }
 
-// ridgeGrid are the ridge strengths chooseLambda tries.
-var ridgeGrid = []float64{1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100}
+// ridgeGrid are the ridge strengths of the output-layer refits tried,
+// strongest (closest to the shipped model) first.
+var ridgeGrid = []float64{100, 10, 1, 1e-1, 1e-2, 1e-3, 1e-4}
 
-// chooseLambda is the ridge strength of ridgeGrid whose calibration on
-// train predicts valid best, or 0 where the shipped model itself predicts
-// valid better than every calibration (a device like the shipped one, or
-// too few rows to learn from).
-func chooseLambda(nets predictor.Ensemble, train, valid tune.Matrix) (float64, error) {
-	best, bestMSE := 0.0, tune.MSE(nets, valid)
-	for _, l := range ridgeGrid {
-		c, err := nets.Calibrate(train.X, train.Y, train.N, l)
-		if err != nil {
-			return 0, err
+// choose is the index of the calibration to keep among scores (in
+// calibrations' order: simplest first) by the one-standard-error rule:
+// the simplest whose cross-validated error is within one standard error
+// of the lowest — a calibration must beat the shipped model by more than
+// the folds disagree before it replaces it. The error is the rank loss for
+// the configuration model (byRank: how much slower than the best measured
+// configuration of an input its first choice runs, which is what the
+// dispatch pays) and the squared error for the vendor model (one row per
+// input: its level is all it has). Where that is as-is or affine — which
+// rank alike, and two parameters are fit well by any data set — the one of
+// the lower squared error is kept.
+func choose(scores []tune.Scored, byRank bool) int {
+	err := func(s tune.Scored) (float64, float64) {
+		if byRank {
+			return s.Rank, s.RankSE
 		}
-		if mse := tune.MSE(c, valid); mse < bestMSE {
-			best, bestMSE = l, mse
+		return s.MSE, s.MSESE
+	}
+	best := 0
+	for i, s := range scores {
+		e, _ := err(s)
+		if b, _ := err(scores[best]); e < b {
+			best = i
 		}
 	}
-	return best, nil
+	b, se := err(scores[best])
+	pick := best
+	for i, s := range scores {
+		if e, _ := err(s); e <= b+se {
+			pick = i
+			break
+		}
+	}
+	if pick < 2 && len(scores) > 1 && scores[1].Name == "affine" && scores[0].Name == "as-is" {
+		if scores[1].MSE < scores[0].MSE {
+			return 1
+		}
+		return 0
+	}
+	return pick
+}
+
+// calibrations are the ways of calibrating nets that -method allows.
+func calibrations(nets predictor.Ensemble, o calibrateOptions) []tune.Calibration {
+	asIs := tune.Calibration{Name: "as-is", Fit: func(tune.Matrix) (predictor.Ensemble, error) { return nets, nil }}
+	affine := tune.Calibration{Name: "affine", Fit: func(tr tune.Matrix) (predictor.Ensemble, error) {
+		a, b, err := predictor.FitAffine(nets.Predict(tr.X, tr.N), tr.Y, affineRidge)
+		if err != nil {
+			return nil, err
+		}
+		return nets.Affine(a, b), nil
+	}}
+	refit := func(l float64) tune.Calibration {
+		return tune.Calibration{Name: fmt.Sprintf("refit %g", l), Fit: func(tr tune.Matrix) (predictor.Ensemble, error) {
+			return nets.Calibrate(tr.X, tr.Y, tr.N, l)
+		}}
+	}
+	var refits []tune.Calibration
+	if o.lambda > 0 {
+		refits = []tune.Calibration{refit(o.lambda)}
+	} else {
+		for _, l := range ridgeGrid {
+			refits = append(refits, refit(l))
+		}
+	}
+	switch o.method {
+	case "as-is":
+		return []tune.Calibration{asIs}
+	case "affine":
+		return []tune.Calibration{affine}
+	case "refit":
+		return refits
+	}
+	return append([]tune.Calibration{asIs, affine}, refits...)
+}
+
+// affineRidge pulls an affine calibration towards the identity, per row.
+const affineRidge = 1e-3
+
+// distinct is how many different values ids holds.
+func distinct(ids []int) int {
+	seen := map[int]bool{}
+	for _, id := range ids {
+		seen[id] = true
+	}
+	return len(seen)
+}
+
+// pct writes a rank loss as a percentage ("-" where no input has two rows).
+func pct(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
 }

@@ -1,0 +1,169 @@
+package tune
+
+import (
+	"math"
+
+	"github.com/isaacgo/isaac/predictor"
+)
+
+// Grouped are one model's rows with, per row, its input's fold (Fold) and
+// an index of its input (the rows of one input share it): what choosing a
+// calibration by cross-validation over inputs needs.
+type Grouped struct {
+	Matrix
+	Fold, Input []int
+}
+
+// ConfigGrouped are the configuration model's rows of samples
+// (ConfigMatrices' rows, every fold).
+func ConfigGrouped(samples []Sample) Grouped {
+	return grouped(samples, predictor.ConfigFeatures, configRows)
+}
+
+// VendorGrouped are the vendor model's rows of samples (VendorMatrices'
+// rows, every fold).
+func VendorGrouped(samples []Sample) Grouped {
+	return grouped(samples, predictor.VendorFeatures, vendorRows)
+}
+
+func grouped(samples []Sample, f int, rows func([]Sample, func(predictor.Input, []float64, float64))) Grouped {
+	g := Grouped{Matrix: Matrix{F: f}}
+	ids := map[predictor.Input]int{}
+	rows(samples, func(in predictor.Input, x []float64, y float64) {
+		id, ok := ids[in]
+		if !ok {
+			id = len(ids)
+			ids[in] = id
+		}
+		g.add(x, y)
+		g.Fold = append(g.Fold, Fold(in))
+		g.Input = append(g.Input, id)
+	})
+	return g
+}
+
+// Where are g's rows whose fold keep takes.
+func (g Grouped) Where(keep func(fold int) bool) Grouped {
+	out := Grouped{Matrix: Matrix{F: g.F}}
+	for i := 0; i < g.N; i++ {
+		if keep(g.Fold[i]) {
+			out.add(g.X[i*g.F:(i+1)*g.F], g.Y[i])
+			out.Fold = append(out.Fold, g.Fold[i])
+			out.Input = append(out.Input, g.Input[i])
+		}
+	}
+	return out
+}
+
+// RankLoss is how much slower, on average over the inputs with two or more
+// rows, the row a predictor ranks first runs than the input's fastest row:
+// exp(y_best − y_picked) − 1 with y the measured ln TFLOP/s (one input's
+// rows share its flops, so rates order as times do). It is the
+// suboptimality of choosing among the measured configurations by pred.
+func RankLoss(pred, y []float64, input []int) float64 {
+	type pick struct{ pred, picked, best float64 }
+	picks := map[int]*pick{}
+	count := map[int]int{}
+	for i, in := range input {
+		count[in]++
+		p, ok := picks[in]
+		if !ok {
+			picks[in] = &pick{pred[i], y[i], y[i]}
+			continue
+		}
+		if pred[i] > p.pred {
+			p.pred, p.picked = pred[i], y[i]
+		}
+		p.best = math.Max(p.best, y[i])
+	}
+	var sum float64
+	n := 0
+	for in, p := range picks {
+		if count[in] < 2 {
+			continue
+		}
+		sum += math.Exp(p.best-p.picked) - 1
+		n++
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+// Calibration is one way of fitting a model to a device's rows: Fit
+// returns the calibrated networks.
+type Calibration struct {
+	Name string
+	Fit  func(train Matrix) (predictor.Ensemble, error)
+}
+
+// Scored is a calibration's cross-validated error: the mean squared
+// error over every held-out row and the mean RankLoss over the folds, each
+// with its standard error over the folds (their spread over √folds).
+type Scored struct {
+	Name          string
+	MSE, Rank     float64
+	MSESE, RankSE float64
+}
+
+// CrossValidate scores each calibration on g by holding out each of g's
+// folds in turn (fitting on the others), the held-out rows' squared errors
+// pooled and their rank losses averaged over the folds.
+func CrossValidate(g Grouped, cals []Calibration) ([]Scored, error) {
+	folds := map[int]bool{}
+	for _, f := range g.Fold {
+		folds[f] = true
+	}
+	out := make([]Scored, len(cals))
+	for i, c := range cals {
+		var sq float64
+		var rows int
+		var foldMSE, foldRank []float64
+		for f := range folds {
+			train := g.Where(func(x int) bool { return x != f })
+			held := g.Where(func(x int) bool { return x == f })
+			if train.N == 0 {
+				continue
+			}
+			nets, err := c.Fit(train.Matrix)
+			if err != nil {
+				return nil, err
+			}
+			pred := nets.Predict(held.X, held.N)
+			var fsq float64
+			for j, p := range pred {
+				fsq += (p - held.Y[j]) * (p - held.Y[j])
+			}
+			sq += fsq
+			rows += held.N
+			foldMSE = append(foldMSE, fsq/float64(held.N))
+			if r := RankLoss(pred, held.Y, held.Input); !math.IsNaN(r) {
+				foldRank = append(foldRank, r)
+			}
+		}
+		rank, rankSE := meanSE(foldRank)
+		_, mseSE := meanSE(foldMSE)
+		out[i] = Scored{Name: c.Name, MSE: sq / float64(max(rows, 1)), Rank: rank, MSESE: mseSE, RankSE: rankSE}
+	}
+	return out, nil
+}
+
+// meanSE is the mean of v and its standard error (NaN, NaN for no values;
+// a single value has no spread: 0).
+func meanSE(v []float64) (mean, se float64) {
+	if len(v) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, x := range v {
+		mean += x / float64(len(v))
+	}
+	if len(v) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss/float64(len(v)-1)) / math.Sqrt(float64(len(v)))
+}
