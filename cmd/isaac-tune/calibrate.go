@@ -22,6 +22,7 @@ type calibrateOptions struct {
 	from   string  // the shipped weights calibrated
 	lambda float64 // ridge strength per row, towards the shipped output layer
 	method string  // auto (chosen by cross-validation), as-is, affine or refit (calibrate's calibrations)
+	check  string  // data sets of the same device, none of them calibrated on: every way scored on them too
 	out    string
 }
 
@@ -39,6 +40,7 @@ func calibrateCmd(args []string) error {
 	fs.StringVar(&o.from, "from", "h100", "the shipped weights to calibrate (a device key)")
 	fs.Float64Var(&o.lambda, "lambda", 0, "a refit's ridge strength per row, towards the shipped output layer (0: each of a grid, chosen by cross-validation)")
 	fs.StringVar(&o.method, "method", "auto", "auto: per model, the way that predicts the data's inputs best by cross-validation; as-is: the shipped models unchanged, relabelled for the new device (the baseline); affine: predictions scaled and shifted; refit: output layers refit by ridge regression")
+	fs.StringVar(&o.check, "check", "", "data sets of the same device not calibrated on (glob): every way is also scored on them, fit on all of -data")
 	fs.StringVar(&o.out, "out", "", "the weights file to write (default: where the shim finds it, in ISAAC_CACHE_DIR or ~/.cache/isaac)")
 	fs.Parse(args)
 	if o.data == "" {
@@ -60,6 +62,20 @@ func calibrateCmd(args []string) error {
 		return err
 	}
 	fmt.Fprint(os.Stderr, report)
+	if o.check != "" {
+		checkSamples, checkComments, _, err := loadData(o.check, "", "", "")
+		if err != nil {
+			return err
+		}
+		if cdev, err := deviceOf(checkComments); err != nil || cdev.Key != dev.Key {
+			return fmt.Errorf("calibrate: -check %s: measured on %v, -data on %s (%v)", o.check, cdev.Key, dev.Key, err)
+		}
+		r, err := checkCalibrations(samples, checkSamples, o)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(os.Stderr, r)
+	}
 	path := o.out
 	if path == "" {
 		path = weights.CalibratedPath(os.Getenv("ISAAC_CACHE_DIR"), dev.Key)
@@ -251,4 +267,32 @@ func pct(v float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", 100*v)
+}
+
+// checkCalibrations scores every way of calibrating (fit on all of the
+// calibration samples) on another data set of the same device: its
+// squared error and, for the configuration model, its rank loss.
+func checkCalibrations(samples, check []tune.Sample, o calibrateOptions) (string, error) {
+	src, err := weights.For(o.from)
+	if err != nil {
+		return "", err
+	}
+	var report strings.Builder
+	for _, c := range []struct {
+		name string
+		rows func([]tune.Sample) tune.Grouped
+	}{{"config", tune.ConfigGrouped}, {"vendor", tune.VendorGrouped}} {
+		m, _ := src.Model(c.name)
+		fit, held := c.rows(samples), c.rows(check)
+		fmt.Fprintf(&report, "%s model on the -check data (%d rows of %d inputs), each way fit on all %d calibration rows:\n", c.name, held.N, distinct(held.Input), fit.N)
+		for _, cal := range calibrations(m.Nets, calibrateOptions{lambda: o.lambda}) {
+			nets, err := cal.Fit(fit.Matrix)
+			if err != nil {
+				return "", err
+			}
+			pred := nets.Predict(held.X, held.N)
+			fmt.Fprintf(&report, "  %-14s MSE %.4f  rank %s\n", cal.Name, tune.MSE(nets, held.Matrix), pct(tune.RankLoss(pred, held.Y, held.Input)))
+		}
+	}
+	return report.String(), nil
 }
