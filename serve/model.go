@@ -68,11 +68,14 @@ type deviceConvModel struct {
 func (s *Server) convModel(dev *kernels.Device) (*predictor.ConvChooser, string, error) {
 	v, _ := s.convModels.LoadOrStore(dev.Dev, &deviceConvModel{})
 	m := v.(*deviceConvModel)
-	m.once.Do(func() { m.ch, m.id, m.err = loadConvModel(s.opts.ConvWeights, dev) })
+	m.once.Do(func() { m.ch, m.id, m.err = loadConvModel(s.opts.ConvWeights, s.opts.CacheDir, s.opts.Log, dev) })
 	return m.ch, m.id, m.err
 }
 
-func loadConvModel(path string, dev *kernels.Device) (*predictor.ConvChooser, string, error) {
+// loadConvModel is the convolution chooser of the weights in path, else
+// those shipped for the device, else those calibrated for it in cacheDir
+// (weights.CalibratedConvPath); with log, which serve is said.
+func loadConvModel(path, cacheDir string, log bool, dev *kernels.Device) (*predictor.ConvChooser, string, error) {
 	if path == "none" {
 		return nil, "", fmt.Errorf("%w: ISAAC_CONV_WEIGHTS=none", ErrNoWeights)
 	}
@@ -80,12 +83,22 @@ func loadConvModel(path string, dev *kernels.Device) (*predictor.ConvChooser, st
 	if err != nil {
 		return nil, "", err
 	}
-	w, id, err := weightsOf(path, "ISAAC_CONV_WEIGHTS", name, weights.ConvFor)
+	w, id, source, err := loadConvWeights(path, cacheDir, name)
 	if err != nil {
 		return nil, "", err
 	}
 	ch, err := ConvChooserOf(w, dev.Limits)
+	if err == nil && log {
+		os.Stderr.WriteString(fmt.Sprintf("isaac: convolution weights for %s: %s (measured on %s, %d samples, %s)\n",
+			w.Device.Key, source, w.Device.Name, w.Samples, w.Trained))
+	}
 	return ch, "conv-" + id, err
+}
+
+// loadConvWeights finds the convolution weights of the device named name
+// (loadConvModel's order), their id and where they came from.
+func loadConvWeights(path, cacheDir, name string) (*predictor.Weights, string, string, error) {
+	return findWeights(path, "ISAAC_CONV_WEIGHTS", cacheDir, name, weights.ConvFor, weights.CalibratedConvPath)
 }
 
 // ConvChooserOf is the run-time convolution chooser of a device's
@@ -149,20 +162,29 @@ func Weights(o Options, name string) (*predictor.Weights, string, error) {
 // loadWeights finds the GEMM weights of the device named name
 // (Server.model's order), their id and where they came from.
 func loadWeights(path, cacheDir, name string) (*predictor.Weights, string, string, error) {
-	w, id, err := weightsOf(path, "ISAAC_WEIGHTS", name, weights.For)
+	return findWeights(path, "ISAAC_WEIGHTS", cacheDir, name, weights.For, weights.CalibratedPath)
+}
+
+// findWeights finds weights of the device named name: the file at path
+// (named by the variable env), else those shipped, else those isaac-tune
+// calibrate wrote for the device in cacheDir (at calibrated's path); their
+// id and where they came from.
+func findWeights(path, env, cacheDir, name string, shipped func(string) (*predictor.Weights, error),
+	calibrated func(cacheDir, key string) string) (*predictor.Weights, string, string, error) {
+	w, id, err := weightsOf(path, env, name, shipped)
 	switch {
 	case err == nil && path != "":
-		return w, id, "ISAAC_WEIGHTS=" + path, nil
+		return w, id, env + "=" + path, nil
 	case err == nil:
 		return w, id, "shipped", nil
 	case path != "" || cacheDir == "" || !errors.Is(err, ErrNoWeights):
 		return nil, "", "", err
 	}
-	cal := weights.CalibratedPath(cacheDir, weights.DeviceKey(name))
+	cal := calibrated(cacheDir, weights.DeviceKey(name))
 	if _, serr := os.Stat(cal); serr != nil {
 		return nil, "", "", err // none shipped, none calibrated
 	}
-	w, id, cerr := weightsOf(cal, "calibrated weights", name, weights.For)
+	w, id, cerr := weightsOf(cal, "calibrated weights", name, shipped)
 	if cerr != nil {
 		return nil, "", "", cerr
 	}

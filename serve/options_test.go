@@ -96,7 +96,7 @@ func TestConvWeightsOption(t *testing.T) {
 		t.Fatalf("ConvWeights %q", o.ConvWeights)
 	}
 	dev := testTarget().Dev
-	if _, _, err := loadConvModel(o.ConvWeights, dev); !errors.Is(err, ErrNoWeights) || reasonOf(err) != request.FwdNoWeights {
+	if _, _, err := loadConvModel(o.ConvWeights, "", false, dev); !errors.Is(err, ErrNoWeights) || reasonOf(err) != request.FwdNoWeights {
 		t.Errorf("none: %v", err)
 	}
 	w, err := weights.ConvFor("h100")
@@ -207,5 +207,52 @@ func TestLoadWeights(t *testing.T) {
 	}
 	if _, _, src, err := loadWeights(path, "", h200); err != nil || !strings.HasPrefix(src, "ISAAC_WEIGHTS=") {
 		t.Errorf("ISAAC_WEIGHTS: %q, %v", src, err)
+	}
+}
+
+// The convolution weights are found in the same order (ISAAC_CONV_WEIGHTS,
+// shipped, calibrated in the cache directory), each kind at its own path:
+// calibrated GEMM weights are not convolution weights.
+func TestLoadConvWeights(t *testing.T) {
+	const h100, h200 = "NVIDIA H100 80GB HBM3", "NVIDIA H200"
+	dir := t.TempDir()
+	shipped, err := weights.ConvFor("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, _, src, err := loadConvWeights("", dir, h100); err != nil || src != "shipped" || w != shipped {
+		t.Errorf("H100: %q, %v", src, err)
+	}
+	cal := *shipped
+	cal.Device = predictor.DeviceID{Name: h200, Key: "h200", ComputeCap: "9.0", SMs: 132}
+	var buf bytes.Buffer
+	if err := predictor.Encode(&buf, &cal); err != nil {
+		t.Fatal(err)
+	}
+	gemmPath, convPath := weights.CalibratedPath(dir, "h200"), weights.CalibratedConvPath(dir, "h200")
+	if gemmPath == convPath || filepath.Dir(gemmPath) != filepath.Dir(convPath) {
+		t.Fatalf("paths %s, %s", gemmPath, convPath)
+	}
+	if err := os.MkdirAll(filepath.Dir(gemmPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gemmPath, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := loadConvWeights("", dir, h200); !errors.Is(err, ErrNoWeights) {
+		t.Errorf("H200 with calibrated GEMM weights only: %v, want no convolution weights", err)
+	}
+	if err := os.WriteFile(convPath, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, id, src, err := loadConvWeights("", dir, h200)
+	if err != nil || w.Device.Key != "h200" || src != "calibrated, "+convPath || !strings.HasPrefix(id, "h200-") {
+		t.Errorf("H200 with calibrated convolution weights: %q %q %v", id, src, err)
+	}
+	if _, err := ConvChooserOf(w, ptx.H100()); err != nil {
+		t.Errorf("their chooser: %v", err)
+	}
+	if _, _, src, err := loadConvWeights(convPath, "", h200); err != nil || src != "ISAAC_CONV_WEIGHTS="+convPath {
+		t.Errorf("ISAAC_CONV_WEIGHTS: %q, %v", src, err)
 	}
 }

@@ -17,26 +17,52 @@ type Grouped struct {
 // ConfigGrouped are the configuration model's rows of samples
 // (ConfigMatrices' rows, every fold).
 func ConfigGrouped(samples []Sample) Grouped {
-	return grouped(samples, predictor.ConfigFeatures, configRows)
+	return groupRows(predictor.ConfigFeatures, func(row func(predictor.Input, int, []float64, float64)) {
+		configRows(samples, func(in predictor.Input, x []float64, y float64) { row(in, Fold(in), x, y) })
+	})
 }
 
 // VendorGrouped are the vendor model's rows of samples (VendorMatrices'
 // rows, every fold).
 func VendorGrouped(samples []Sample) Grouped {
-	return grouped(samples, predictor.VendorFeatures, vendorRows)
+	return groupRows(predictor.VendorFeatures, func(row func(predictor.Input, int, []float64, float64)) {
+		vendorRows(samples, func(in predictor.Input, x []float64, y float64) { row(in, Fold(in), x, y) })
+	})
 }
 
-func grouped(samples []Sample, f int, rows func([]Sample, func(predictor.Input, []float64, float64))) Grouped {
+// ConvConfigGrouped are the convolution configuration model's rows of
+// samples (ConvConfigMatrices' rows, every fold), grouped by convolution:
+// its paths and configurations are one choice.
+func ConvConfigGrouped(samples []ConvSample) Grouped {
+	return groupRows(predictor.ConvConfigFeatures, func(row func(predictor.ConvInput, int, []float64, float64)) {
+		convConfigRows(samples, func(in predictor.ConvInput, x []float64, y float64) {
+			in.Path, in.AlignA, in.AlignB = "", 0, 0
+			row(in, ConvFold(in), x, y)
+		})
+	})
+}
+
+// ConvVendorGrouped are cuDNN's model's rows of samples
+// (ConvVendorMatrices' rows, every fold).
+func ConvVendorGrouped(samples []ConvSample) Grouped {
+	return groupRows(predictor.ConvVendorFeatures, func(row func(predictor.ConvInput, int, []float64, float64)) {
+		convVendorRows(samples, func(in predictor.ConvInput, x []float64, y float64) { row(in, ConvFold(in), x, y) })
+	})
+}
+
+// groupRows collects the rows each calls row with, f features each, the
+// rows of one key one input.
+func groupRows[K comparable](f int, each func(row func(key K, fold int, x []float64, y float64))) Grouped {
 	g := Grouped{Matrix: Matrix{F: f}}
-	ids := map[predictor.Input]int{}
-	rows(samples, func(in predictor.Input, x []float64, y float64) {
-		id, ok := ids[in]
+	ids := map[K]int{}
+	each(func(key K, fold int, x []float64, y float64) {
+		id, ok := ids[key]
 		if !ok {
 			id = len(ids)
-			ids[in] = id
+			ids[key] = id
 		}
 		g.add(x, y)
-		g.Fold = append(g.Fold, Fold(in))
+		g.Fold = append(g.Fold, fold)
 		g.Input = append(g.Input, id)
 	})
 	return g

@@ -50,14 +50,21 @@ func ConvLogTFLOPs(in predictor.ConvInput, us float64) float64 {
 func ConvConfigMatrices(samples []ConvSample) (train, valid, test Matrix) {
 	f := predictor.ConvConfigFeatures
 	train.F, valid.F, test.F = f, f, f
-	x := make([]float64, f)
+	convConfigRows(samples, func(in predictor.ConvInput, x []float64, y float64) { convFoldOf(in, &train, &valid, &test).add(x, y) })
+	return
+}
+
+// convConfigRows calls row with the convolution configuration model's
+// features and target of each sample with a configuration the schema
+// describes.
+func convConfigRows(samples []ConvSample, row func(in predictor.ConvInput, x []float64, y float64)) {
+	x := make([]float64, predictor.ConvConfigFeatures)
 	for _, s := range samples {
 		in := ConvSampleInput(s)
 		if putConvSample(x, s, in) {
-			convFoldOf(in, &train, &valid, &test).add(x, ConvLogTFLOPs(in, s.US))
+			row(in, x, ConvLogTFLOPs(in, s.US))
 		}
 	}
-	return
 }
 
 // putConvSample writes a measured sample's (input, configuration) features
@@ -89,8 +96,15 @@ func putConvSample(x []float64, s ConvSample, in predictor.ConvInput) bool {
 func ConvVendorMatrices(samples []ConvSample) (train, valid, test Matrix) {
 	f := predictor.ConvVendorFeatures
 	train.F, valid.F, test.F = f, f, f
+	convVendorRows(samples, func(in predictor.ConvInput, x []float64, y float64) { convFoldOf(in, &train, &valid, &test).add(x, y) })
+	return
+}
+
+// convVendorRows calls row with cuDNN's model's features and target of
+// each distinct convolution (its path and alignments cleared).
+func convVendorRows(samples []ConvSample, row func(in predictor.ConvInput, x []float64, y float64)) {
 	seen := map[predictor.ConvInput]bool{}
-	x := make([]float64, f)
+	x := make([]float64, predictor.ConvVendorFeatures)
 	for _, s := range samples {
 		in := ConvSampleInput(s)
 		in.Path, in.AlignA, in.AlignB = "", 0, 0
@@ -100,9 +114,8 @@ func ConvVendorMatrices(samples []ConvSample) (train, valid, test Matrix) {
 		}
 		seen[in] = true
 		predictor.PutConvVendorInput(x, in)
-		convFoldOf(in, &train, &valid, &test).add(x, ConvLogTFLOPs(in, us))
+		row(in, x, ConvLogTFLOPs(in, us))
 	}
-	return
 }
 
 // ConvRanking is how a configuration model ranks the measured

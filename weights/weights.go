@@ -81,6 +81,13 @@ func CalibratedPath(cacheDir, key string) string {
 	return filepath.Join(cacheDir, "weights", key+".isw")
 }
 
+// CalibratedConvPath is where isaac-tune calibrate writes the convolution
+// weights it calibrated for a device key, beside CalibratedPath's:
+// <cacheDir>/weights/<key>.conv.isw.
+func CalibratedConvPath(cacheDir, key string) string {
+	return strings.TrimSuffix(CalibratedPath(cacheDir, key), ".isw") + ".conv.isw"
+}
+
 // Shipped lists the device keys with embedded GEMM weights.
 func Shipped() []string { return shipped(gemmSuffix) }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
@@ -18,70 +19,101 @@ import (
 
 // calibrateOptions are calibrate's flags.
 type calibrateOptions struct {
-	data   string  // data sets measured on the new device (isaac-tune sample)
-	from   string  // the shipped weights calibrated
-	lambda float64 // ridge strength per row, towards the shipped output layer
-	method string  // auto (chosen by cross-validation), as-is, affine or refit (calibrate's calibrations)
-	check  string  // data sets of the same device, none of them calibrated on: every way scored on them too
-	out    string
+	data     string  // GEMM data sets measured on the new device (isaac-tune sample)
+	convData string  // convolution data sets measured on it (isaac-tune sample-conv)
+	from     string  // the shipped weights calibrated
+	lambda   float64 // ridge strength per row, towards the shipped output layer
+	method   string  // auto (chosen by cross-validation), as-is, affine or refit (calibrate's calibrations)
+	check    string  // GEMM data sets of the same device, none of them calibrated on: every way scored on them too
+	out      string
+	convOut  string
 }
 
 // calibrateCmd calibrates shipped weights to a device without weights of
-// its own, from a few measurements on it (isaac-tune sample's data sets,
-// configurations and cuBLAS): each model's output layer is refit to the new
-// device (predictor.MLP.Calibrate), its hidden layers kept. It writes a
-// weights file for the new device, by default where the shim looks for one
-// (weights.CalibratedPath in ISAAC_CACHE_DIR), and reports each model's
-// held-out error before and after.
+// its own, from a few measurements on it: isaac-tune sample's data sets
+// (configurations and cuBLAS) for the GEMM models, sample-conv's
+// (configurations of each path and cuDNN) for the convolution models. Each
+// model is kept as shipped, corrected affinely or has its output layer
+// refit, as cross-validation on the data chooses (calibrate). It writes
+// weights files for the new device, by default where the shim looks for
+// them (weights.CalibratedPath and CalibratedConvPath in ISAAC_CACHE_DIR),
+// and reports every way's errors.
 func calibrateCmd(args []string) error {
 	var o calibrateOptions
 	fs := flag.NewFlagSet("calibrate", flag.ExitOnError)
-	fs.StringVar(&o.data, "data", "", "data sets measured on the new device (glob of isaac-tune sample files)")
+	fs.StringVar(&o.data, "data", "", "GEMM data sets measured on the new device (glob of isaac-tune sample files)")
+	fs.StringVar(&o.convData, "conv-data", "", "convolution data sets measured on the new device (glob of isaac-tune sample-conv files)")
 	fs.StringVar(&o.from, "from", "h100", "the shipped weights to calibrate (a device key)")
 	fs.Float64Var(&o.lambda, "lambda", 0, "a refit's ridge strength per row, towards the shipped output layer (0: each of a grid, chosen by cross-validation)")
 	fs.StringVar(&o.method, "method", "auto", "auto: per model, the way that predicts the data's inputs best by cross-validation; as-is: the shipped models unchanged, relabelled for the new device (the baseline); affine: predictions scaled and shifted; refit: output layers refit by ridge regression")
-	fs.StringVar(&o.check, "check", "", "data sets of the same device not calibrated on (glob): every way is also scored on them, fit on all of -data")
-	fs.StringVar(&o.out, "out", "", "the weights file to write (default: where the shim finds it, in ISAAC_CACHE_DIR or ~/.cache/isaac)")
+	fs.StringVar(&o.check, "check", "", "GEMM data sets of the same device not calibrated on (glob): every way is also scored on them, fit on all of -data")
+	fs.StringVar(&o.out, "out", "", "the GEMM weights file to write (default: where the shim finds it, in ISAAC_CACHE_DIR or ~/.cache/isaac)")
+	fs.StringVar(&o.convOut, "conv-out", "", "the convolution weights file to write (default: where the shim finds it)")
 	fs.Parse(args)
-	if o.data == "" {
-		return fmt.Errorf("calibrate: -data is required")
+	if o.data == "" && o.convData == "" {
+		return fmt.Errorf("calibrate: -data or -conv-data is required")
 	}
 	if !slices.Contains([]string{"auto", "as-is", "affine", "refit"}, o.method) {
 		return fmt.Errorf("calibrate: -method %q: want auto, as-is, affine or refit", o.method)
 	}
-	samples, comments, hash, err := loadData(o.data, "", "", "")
-	if err != nil {
-		return err
-	}
-	dev, err := deviceOf(comments)
-	if err != nil {
-		return err
-	}
-	w, report, err := calibrate(samples, dev, hash, o)
-	if err != nil {
-		return err
-	}
-	fmt.Fprint(os.Stderr, report)
-	if o.check != "" {
-		checkSamples, checkComments, _, err := loadData(o.check, "", "", "")
+	cache := os.Getenv("ISAAC_CACHE_DIR")
+	if o.data != "" {
+		samples, comments, hash, err := loadData(o.data, "", "", "")
 		if err != nil {
 			return err
 		}
-		if cdev, err := deviceOf(checkComments); err != nil || cdev.Key != dev.Key {
-			return fmt.Errorf("calibrate: -check %s: measured on %v, -data on %s (%v)", o.check, cdev.Key, dev.Key, err)
-		}
-		r, err := checkCalibrations(samples, checkSamples, o)
+		dev, err := deviceOf(comments)
 		if err != nil {
 			return err
 		}
-		fmt.Fprint(os.Stderr, r)
+		w, report, err := calibrate(samples, dev, hash, o)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(os.Stderr, report)
+		if o.check != "" {
+			checkSamples, checkComments, _, err := loadData(o.check, "", "", "")
+			if err != nil {
+				return err
+			}
+			if cdev, err := deviceOf(checkComments); err != nil || cdev.Key != dev.Key {
+				return fmt.Errorf("calibrate: -check %s: measured on %v, -data on %s (%v)", o.check, cdev.Key, dev.Key, err)
+			}
+			r, err := checkCalibrations(samples, checkSamples, o)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(os.Stderr, r)
+		}
+		if err := writeCalibrated(w, cmp.Or(o.out, weights.CalibratedPath(cache, dev.Key)), o.from, "ISAAC_WEIGHTS"); err != nil {
+			return err
+		}
 	}
-	path := o.out
-	if path == "" {
-		path = weights.CalibratedPath(os.Getenv("ISAAC_CACHE_DIR"), dev.Key)
+	if o.convData != "" {
+		samples, comments, hash, err := loadConvData(o.convData)
+		if err != nil {
+			return err
+		}
+		dev, err := deviceOf(comments)
+		if err != nil {
+			return err
+		}
+		w, report, err := calibrateConv(samples, dev, hash, o)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(os.Stderr, report)
+		if err := writeCalibrated(w, cmp.Or(o.convOut, weights.CalibratedConvPath(cache, dev.Key)), o.from, "ISAAC_CONV_WEIGHTS"); err != nil {
+			return err
+		}
 	}
-	if w.Device.Key == o.from {
-		fmt.Fprintf(os.Stderr, "note: the data are from %s, whose weights are shipped: the shim uses those, not these (ISAAC_WEIGHTS names a file)\n", o.from)
+	return nil
+}
+
+// writeCalibrated writes calibrated weights to path.
+func writeCalibrated(w *predictor.Weights, path, from, env string) error {
+	if w.Device.Key == from {
+		fmt.Fprintf(os.Stderr, "note: the data are from %s, whose weights are shipped: the shim uses those, not these (%s names a file)\n", from, env)
 	}
 	var buf bytes.Buffer
 	if err := predictor.Encode(&buf, w); err != nil {
@@ -93,46 +125,64 @@ func calibrateCmd(args []string) error {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s (%s, calibrated from %s on %d samples)\n", path, dev.Key, o.from, len(samples))
+	fmt.Fprintf(os.Stderr, "wrote %s (%s, calibrated from %s on %d samples)\n", path, w.Device.Key, from, w.Samples)
 	return nil
 }
 
-// calibrate is calibrateCmd's work on loaded data: the calibrated weights
-// and a report of each model's calibrations, cross-validated and on the
-// data's held-out inputs.
-//
-// Each model (configuration, vendor) is calibrated one of four ways
-// (calibrations): as shipped; affinely (its predictions scaled and
-// shifted: the same ranking, another level); its output layer refit by
-// ridge regression towards the shipped one (predictor.MLP.Calibrate) at
-// each strength of ridgeGrid. With -method auto the way is chosen by
-// cross-validation over the inputs of folds 0–8 (tune.CrossValidate) and
-// the one-standard-error rule (choose).
-// The chosen way is then fit on folds 0–8 and fold 9 is reported.
+// modelRows are one model's name, schema, rows on the new device and
+// whether its calibration is chosen by rank loss (a configuration model:
+// several rows an input) or by squared error (a vendor model).
+type modelRows struct {
+	name, schema string
+	rows         tune.Grouped
+	byRank       bool
+}
+
+// calibrate is calibrateCmd's work on loaded GEMM data: the calibrated
+// weights and a report (calibrateModels).
 func calibrate(samples []tune.Sample, dev predictor.DeviceID, hash string, o calibrateOptions) (*predictor.Weights, string, error) {
 	src, err := weights.For(o.from)
 	if err != nil {
 		return nil, "", err
 	}
-	out := &predictor.Weights{Header: predictor.Header{Device: dev, Dataset: hash, Samples: len(samples),
+	return calibrateModels(src, []modelRows{
+		{"config", predictor.ConfigSchema, tune.ConfigGrouped(samples), true},
+		{"vendor", predictor.VendorSchema, tune.VendorGrouped(samples), false},
+	}, dev, hash, len(samples), o)
+}
+
+// calibrateConv is calibrateCmd's work on loaded convolution data.
+func calibrateConv(samples []tune.ConvSample, dev predictor.DeviceID, hash string, o calibrateOptions) (*predictor.Weights, string, error) {
+	src, err := weights.ConvFor(o.from)
+	if err != nil {
+		return nil, "", err
+	}
+	return calibrateModels(src, []modelRows{
+		{"conv-config", predictor.ConvConfigSchema, tune.ConvConfigGrouped(samples), true},
+		{"conv-vendor", predictor.ConvVendorSchema, tune.ConvVendorGrouped(samples), false},
+	}, dev, hash, len(samples), o)
+}
+
+// calibrateModels calibrates each model of src to its rows on the new
+// device, one of four ways (calibrations): as shipped; affinely (its
+// predictions scaled and shifted: the same ranking, another level); its
+// output layer refit by ridge regression towards the shipped one
+// (predictor.MLP.Calibrate) at each strength of ridgeGrid. With -method
+// auto the way is chosen by cross-validation over the inputs of folds 0–8
+// (tune.CrossValidate) and the one-standard-error rule (choose). The
+// chosen way is then fit on folds 0–8 and fold 9 is reported.
+func calibrateModels(src *predictor.Weights, models []modelRows, dev predictor.DeviceID, hash string, samples int, o calibrateOptions) (*predictor.Weights, string, error) {
+	out := &predictor.Weights{Header: predictor.Header{Device: dev, Dataset: hash, Samples: samples,
 		Trained: time.Now().UTC().Format(time.RFC3339), Commit: commitOr()}}
 	var report strings.Builder
 	var ways []string
-	for _, c := range []struct {
-		name, schema string
-		rows         func([]tune.Sample) tune.Grouped
-		byRank       bool
-	}{
-		{"config", predictor.ConfigSchema, tune.ConfigGrouped, true},
-		{"vendor", predictor.VendorSchema, tune.VendorGrouped, false},
-	} {
+	for _, c := range models {
 		m, ok := src.Model(c.name)
 		if !ok || m.Schema != c.schema {
 			return nil, "", fmt.Errorf("calibrate: the %s weights have no %s model of this build's schema", o.from, c.name)
 		}
-		rows := c.rows(samples)
-		fit := rows.Where(func(f int) bool { return f != 9 })
-		test := rows.Where(func(f int) bool { return f == 9 })
+		fit := c.rows.Where(func(f int) bool { return f != 9 })
+		test := c.rows.Where(func(f int) bool { return f == 9 })
 		if fit.N == 0 || test.N == 0 {
 			return nil, "", fmt.Errorf("calibrate: %s model: %d rows to fit, %d held out", c.name, fit.N, test.N)
 		}
@@ -165,7 +215,7 @@ func calibrate(samples []tune.Sample, dev predictor.DeviceID, hash string, o cal
 		out.Models = append(out.Models, cm)
 		ways = append(ways, c.name+" "+cals[best].Name)
 	}
-	out.Comment = fmt.Sprintf("calibrated from the %s weights (%s) on %d samples: %s", o.from, src.Trained, len(samples), strings.Join(ways, ", "))
+	out.Comment = fmt.Sprintf("calibrated from the %s weights (%s) on %d samples: %s", o.from, src.Trained, samples, strings.Join(ways, ", "))
 	return out, report.String(), nil
 }
 
@@ -269,9 +319,10 @@ func pct(v float64) string {
 	return fmt.Sprintf("%.1f%%", 100*v)
 }
 
-// checkCalibrations scores every way of calibrating (fit on all of the
-// calibration samples) on another data set of the same device: its
-// squared error and, for the configuration model, its rank loss.
+// checkCalibrations scores every way of calibrating the GEMM models (fit
+// on all of the calibration samples) on another data set of the same
+// device: its squared error and, for the configuration model, its rank
+// loss.
 func checkCalibrations(samples, check []tune.Sample, o calibrateOptions) (string, error) {
 	src, err := weights.For(o.from)
 	if err != nil {

@@ -135,3 +135,53 @@ func TestChoose(t *testing.T) {
 		t.Errorf("one way: chose %d", got)
 	}
 }
+
+// The convolution models calibrate the same way on a convolution data set
+// (here one of the H100's own): weights that decode and verify, both
+// models calibrated by a way chosen by cross-validation, the configuration
+// model's held-out error about the shipped one's.
+func TestCalibrateConvH100OnItsOwnData(t *testing.T) {
+	samples, comments, hash, err := loadConvData("../../weights/data/h100-conv-05.csv.zst")
+	if err != nil {
+		t.Skipf("no H100 convolution data set here: %v", err)
+	}
+	dev, err := deviceOf(comments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, report, err := calibrateConv(samples, dev, hash, calibrateOptions{from: "h100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(report)
+	var buf bytes.Buffer
+	if err := predictor.Encode(&buf, w); err != nil {
+		t.Fatal(err)
+	}
+	back, err := predictor.Decode(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"conv-config", "conv-vendor"} {
+		m, ok := back.Model(name)
+		if !ok || len(m.Check) == 0 {
+			t.Fatalf("%s: missing or without checks", name)
+		}
+		if err := m.Verify(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if bytes.Count([]byte(report), []byte("<- chosen")) != 2 || !bytes.Contains([]byte(w.Comment), []byte("conv-config ")) {
+		t.Errorf("report: %s\ncomment: %s", report, w.Comment)
+	}
+	shipped, err := weights.ConvFor("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm, _ := shipped.Model("conv-config")
+	cm, _ := w.Model("conv-config")
+	rows := tune.ConvConfigGrouped(samples).Where(func(f int) bool { return f == 9 })
+	if s := tune.MSE(sm.Nets, rows.Matrix); cm.TestMSE > 1.1*s {
+		t.Errorf("conv-config: held-out MSE %.4f calibrated, %.4f shipped", cm.TestMSE, s)
+	}
+}
