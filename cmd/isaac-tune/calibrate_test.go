@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/isaacgo/isaac/predictor"
@@ -35,30 +36,7 @@ func TestCalibrateH100OnItsOwnData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Log(report)
-	var buf bytes.Buffer
-	if err := predictor.Encode(&buf, w); err != nil {
-		t.Fatal(err)
-	}
-	back, err := predictor.Decode(buf.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if back.Device.Key != "h100" || len(back.Models) != 2 {
-		t.Fatalf("device %+v, %d models", back.Device, len(back.Models))
-	}
-	for _, name := range []string{"config", "vendor"} {
-		m, ok := back.Model(name)
-		if !ok || len(m.Check) == 0 {
-			t.Fatalf("%s: missing or without checks", name)
-		}
-		if err := m.Verify(); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	if bytes.Count([]byte(report), []byte("<- chosen")) != 2 || !bytes.Contains([]byte(w.Comment), []byte("calibrated from the h100 weights")) {
-		t.Errorf("report: %s\ncomment: %s", report, w.Comment)
-	}
+	checkCalibrated(t, w, report, "config", "vendor")
 	// The configuration model's 9,000 rows: its held-out error. (The
 	// vendor model's few held-out inputs here are too few to judge by.)
 	m, _ := w.Model("config")
@@ -153,27 +131,7 @@ func TestCalibrateConvH100OnItsOwnData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Log(report)
-	var buf bytes.Buffer
-	if err := predictor.Encode(&buf, w); err != nil {
-		t.Fatal(err)
-	}
-	back, err := predictor.Decode(buf.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"conv-config", "conv-vendor"} {
-		m, ok := back.Model(name)
-		if !ok || len(m.Check) == 0 {
-			t.Fatalf("%s: missing or without checks", name)
-		}
-		if err := m.Verify(); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	if bytes.Count([]byte(report), []byte("<- chosen")) != 2 || !bytes.Contains([]byte(w.Comment), []byte("conv-config ")) {
-		t.Errorf("report: %s\ncomment: %s", report, w.Comment)
-	}
+	checkCalibrated(t, w, report, "conv-config", "conv-vendor")
 	shipped, err := weights.ConvFor("h100")
 	if err != nil {
 		t.Fatal(err)
@@ -183,5 +141,40 @@ func TestCalibrateConvH100OnItsOwnData(t *testing.T) {
 	rows := tune.ConvConfigGrouped(samples).Where(func(f int) bool { return f == 9 })
 	if s := tune.MSE(sm.Nets, rows.Matrix); cm.TestMSE > 1.1*s {
 		t.Errorf("conv-config: held-out MSE %.4f calibrated, %.4f shipped", cm.TestMSE, s)
+	}
+}
+
+// checkCalibrated checks weights calibrated from the H100's on H100 data:
+// they encode, decode and name the H100, each model is there with its
+// held-out checks and verifies, and the report and comment say which way
+// each model took.
+func checkCalibrated(t *testing.T, w *predictor.Weights, report string, models ...string) {
+	t.Helper()
+	t.Log(report)
+	var buf bytes.Buffer
+	if err := predictor.Encode(&buf, w); err != nil {
+		t.Fatal(err)
+	}
+	back, err := predictor.Decode(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Device.Key != "h100" || len(back.Models) != len(models) {
+		t.Fatalf("device %+v, %d models", back.Device, len(back.Models))
+	}
+	for _, name := range models {
+		m, ok := back.Model(name)
+		if !ok || len(m.Check) == 0 {
+			t.Fatalf("%s: missing or without checks", name)
+		}
+		if err := m.Verify(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if !strings.Contains(w.Comment, name+" ") {
+			t.Errorf("comment %q: no way for %s", w.Comment, name)
+		}
+	}
+	if strings.Count(report, "<- chosen") != len(models) || !strings.Contains(w.Comment, "calibrated from the h100 weights") {
+		t.Errorf("report: %s\ncomment: %s", report, w.Comment)
 	}
 }
