@@ -47,6 +47,10 @@ func (rt *Runtime) launchBatch(t Target, g *request.Gemm, k *Kernel) error {
 	m, n, kk := int(g.M), int(g.N), int(g.K)
 	per := int64(max(k.grid(m, n, kk)[2], 1))
 	most := maxGridZ / per
+	if k.gen.Persistent() {
+		// The blocks walk every matrix's tiles by a 32-bit index.
+		most = maxTiles / int64(max(k.gen.Grid(m, n, kk)[0], 1))
+	}
 	if most < 1 {
 		return fmt.Errorf("%w: %d grid slices a matrix", ErrUnsupported, per)
 	}
@@ -65,7 +69,7 @@ func (rt *Runtime) launchBatch(t Target, g *request.Gemm, k *Kernel) error {
 			if err := packTensorMaps(p, &part, k); err != nil {
 				return err
 			}
-			p.U64(uint64(part.StrideA)).U64(uint64(part.StrideB)).U64(uint64(part.StrideC))
+			p.U64(uint64(part.StrideA)).U64(uint64(part.StrideB)).U64(uint64(part.StrideC)).I32(int32(part.Batch))
 			packEpilogue(p, &part, t.Class)
 			return nil
 		})
@@ -79,13 +83,15 @@ func (rt *Runtime) launchBatch(t Target, g *request.Gemm, k *Kernel) error {
 // maxGridZ is the largest z dimension of a launch grid.
 const maxGridZ = 65535
 
+// maxTiles is the most tiles a persistent kernel's launch walks.
+const maxTiles = 1<<31 - 1
+
 // launchProblem launches kernel k for batch m×n×kk problems (1, or the
 // matrices of a batched class's launch) on stream (and its reduction
 // kernel when it has one), with the split-K workspace they need and the
 // parameters pack writes.
 func (rt *Runtime) launchProblem(t Target, stream cuda.Stream, k *Kernel, m, n, kk, batch int, pack func(p *cuda.Params, ws, ctrs cuda.DevicePtr) error) error {
-	grid := k.grid(m, n, kk)
-	grid[2] *= batch
+	grid := k.batchGrid(m, n, kk, batch)
 	if !k.Fits(m, n, kk) || grid[2] > maxGridZ {
 		return fmt.Errorf("%w: grid %v too large, or a %d×%d output too large for a split-K reduction", ErrUnsupported, grid, m, n)
 	}

@@ -44,6 +44,17 @@ func (k *Kernel) grid(m, n, kk int) [3]int {
 	return g
 }
 
+// batchGrid is grid for batch m×n×kk problems: the z slices of each after
+// the previous one's, or a persistent kernel's blocks over every matrix's
+// tiles (capped at the resident blocks).
+func (k *Kernel) batchGrid(m, n, kk, batch int) [3]int {
+	g := k.gen.BatchGrid(m, n, kk, batch)
+	if k.resident > 0 {
+		g[0] = min(g[0], k.resident)
+	}
+	return g
+}
+
 // Fits reports whether the kernel can be launched for an m×n×kk problem:
 // its grid within the device's limits, its split-K output within the
 // reduction's.

@@ -13,19 +13,29 @@ import (
 // kernel (ptx.TensorMap) for call g: the operand's pointer, its extents
 // with the contiguous one first, its leading dimension in bytes, boxes of
 // 128-byte lines with the 128-byte swizzle, lines promoted to L2 in 256
-// bytes. An empty extent (k = 0) is encoded as 1.
-func tensorMapOf(m ptx.TensorMap, g *request.Gemm) (cuda.TensorMap2D, error) {
-	base, ld := g.A, g.LDA
+// bytes; a batched class's, a third dimension of the batch's matrices. An
+// empty extent (k = 0) is encoded as 1.
+func tensorMapOf(m ptx.TensorMap, g *request.Gemm) (cuda.TensorMapTiled, error) {
+	base, ld, batchStride := g.A, g.LDA, g.StrideA
 	if m.Operand == 'B' {
-		base, ld = g.B, g.LDB
+		base, ld, batchStride = g.B, g.LDB, g.StrideB
 	}
 	inner, outer, stride := m.Dims(int(g.M), int(g.N), int(g.K), int(ld))
 	// k = 0 (C = beta·C): the kernel copies nothing, but the driver takes
 	// no empty dimension.
 	inner, outer = max(inner, 1), max(outer, 1)
-	t := cuda.TensorMap2D{
+	t := cuda.TensorMapTiled{
 		Base: cuda.DevicePtr(base), Dims: [2]uint64{uint64(inner), uint64(outer)}, Stride: uint64(stride),
 		Box: [2]uint32{uint32(m.Box[0]), uint32(m.Box[1])}, Swizzle: cuda.Swizzle128B, Promotion: cuda.L2Promotion256B,
+	}
+	if m.Batched {
+		// A batch's matrices; an operand of stride 0 is one matrix
+		// (the kernel's coordinate is then 0), whose unused stride is
+		// the matrix's bytes rounded up to the driver's 16.
+		t.Batch, t.BatchStride = uint64(max(g.Batch, 1)), uint64(batchStride)*uint64(m.ElemSize)
+		if batchStride == 0 {
+			t.Batch, t.BatchStride = 1, uint64(outer*stride+15)/16*16
+		}
 	}
 	switch m.ElemSize {
 	case 1:
@@ -46,7 +56,7 @@ func tensorMapOf(m ptx.TensorMap, g *request.Gemm) (cuda.TensorMap2D, error) {
 // drivers' descriptions and the bytes (a convolution's: x's im2col map,
 // then the filter's tiled map).
 type encodedMaps struct {
-	desc   []cuda.TensorMap2D
+	desc   []cuda.TensorMapTiled
 	im2col cuda.TensorMapIm2col
 	buf    [][cuda.TensorMapBytes]byte
 }
@@ -61,7 +71,7 @@ func packTensorMaps(p *cuda.Params, g *request.Gemm, k *Kernel) error {
 	if len(maps) == 0 {
 		return nil
 	}
-	var descs [2]cuda.TensorMap2D
+	var descs [2]cuda.TensorMapTiled
 	if len(maps) > len(descs) {
 		return fmt.Errorf("kernels: %d tensor maps", len(maps))
 	}
@@ -150,7 +160,7 @@ func packConvTensorMaps(p *cuda.Params, c *request.Conv, s request.ConvShape, k 
 	}
 	e := k.maps.Load()
 	if e == nil || e.im2col != a || len(e.desc) != 1 || e.desc[0] != b {
-		e = &encodedMaps{desc: []cuda.TensorMap2D{b}, im2col: a, buf: make([][cuda.TensorMapBytes]byte, 2)}
+		e = &encodedMaps{desc: []cuda.TensorMapTiled{b}, im2col: a, buf: make([][cuda.TensorMapBytes]byte, 2)}
 		if err := a.Encode(&e.buf[0]); err != nil {
 			return fmt.Errorf("%w: x's im2col map for %v: %v", ErrUnsupported, s, err)
 		}

@@ -22,14 +22,14 @@ func TestTensorMapOf(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		ta, tb request.Op
-		a, b   cuda.TensorMap2D // Base, Dims, Stride, Box
+		a, b   cuda.TensorMapTiled // Base, Dims, Stride, Box
 	}{
 		{request.OpN, request.OpN,
-			cuda.TensorMap2D{Base: 0x1000, Dims: [2]uint64{300, 500}, Stride: 2 * 304, Box: [2]uint32{64, 64}},
-			cuda.TensorMap2D{Base: 0x2000, Dims: [2]uint64{500, 200}, Stride: 2 * 512, Box: [2]uint32{64, 64}}},
+			cuda.TensorMapTiled{Base: 0x1000, Dims: [2]uint64{300, 500}, Stride: 2 * 304, Box: [2]uint32{64, 64}},
+			cuda.TensorMapTiled{Base: 0x2000, Dims: [2]uint64{500, 200}, Stride: 2 * 512, Box: [2]uint32{64, 64}}},
 		{request.OpT, request.OpT,
-			cuda.TensorMap2D{Base: 0x1000, Dims: [2]uint64{500, 300}, Stride: 2 * 504, Box: [2]uint32{64, 128}},
-			cuda.TensorMap2D{Base: 0x2000, Dims: [2]uint64{200, 500}, Stride: 2 * 208, Box: [2]uint32{64, 64}}},
+			cuda.TensorMapTiled{Base: 0x1000, Dims: [2]uint64{500, 300}, Stride: 2 * 504, Box: [2]uint32{64, 128}},
+			cuda.TensorMapTiled{Base: 0x2000, Dims: [2]uint64{200, 500}, Stride: 2 * 208, Box: [2]uint32{64, 64}}},
 	} {
 		in.TransA, in.TransB = ptx.N, ptx.N
 		lda, ldb := int64(304), int64(512)
@@ -44,7 +44,7 @@ func TestTensorMapOf(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := &request.Gemm{TransA: tc.ta, TransB: tc.tb, M: 300, N: 200, K: 500, LDA: lda, LDB: ldb, LDC: 304, A: 0x1000, B: 0x2000}
-		for i, want := range []cuda.TensorMap2D{tc.a, tc.b} {
+		for i, want := range []cuda.TensorMapTiled{tc.a, tc.b} {
 			got, err := tensorMapOf(k.TensorMaps[i], g)
 			if err != nil {
 				t.Fatal(err)
@@ -54,6 +54,49 @@ func TestTensorMapOf(t *testing.T) {
 				t.Errorf("%v%v operand %c: %+v, want %+v", tc.ta, tc.tb, k.TensorMaps[i].Operand, got, want)
 			}
 		}
+	}
+}
+
+// A batched class's maps have a third dimension, the batch: its count and
+// the operand's stride in bytes; an operand of stride 0 (one matrix for the
+// whole batch) is a batch of one, at a stride the driver takes (a multiple
+// of 16 bytes) that no copy uses, its kernel's coordinate being 0.
+func TestTensorMapOfBatched(t *testing.T) {
+	in := ptx.InputClass{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.T, TransB: ptx.N,
+		AlignA: 8, AlignB: 8, AlignC: 8, Batched: true}
+	cfg, err := ptx.ParseConfig("ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2,ps=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := ptx.GenerateGemm(cfg, in, "sm_90")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &request.Gemm{TransA: request.OpT, TransB: request.OpN, M: 100, N: 120, K: 72, LDA: 80, LDB: 72, LDC: 104,
+		A: 0x1000, B: 0x200000, StrideA: 100 * 80, StrideB: 0, StrideC: 120 * 104, Batch: 33}
+	a, err := tensorMapOf(k.TensorMaps[0], g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Dims != [2]uint64{72, 100} || a.Stride != 160 || a.Batch != 33 || a.BatchStride != 2*100*80 {
+		t.Errorf("A's map %+v", a)
+	}
+	b, err := tensorMapOf(k.TensorMaps[1], g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Dims != [2]uint64{72, 120} || b.Stride != 144 || b.Batch != 1 || b.BatchStride%16 != 0 || b.BatchStride < 120*144 {
+		t.Errorf("B's map (stride 0) %+v", b)
+	}
+	plain := in
+	plain.Batched = false
+	cfg.PS, cfg.TMA = 0, 1
+	p, err := ptx.GenerateGemm(cfg, plain, "sm_90")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := tensorMapOf(p.TensorMaps[0], g); err != nil || m.Batch != 0 || m.BatchStride != 0 {
+		t.Errorf("a plain class's map %+v (%v)", m, err)
 	}
 }
 

@@ -34,8 +34,8 @@ func batchedClasses() []InputClass {
 }
 
 // batchedConfigs are configurations of each kind a batched class takes
-// (SIMT, mma.sync, wgmma with cp.async, a cluster split), and the kinds
-// it refuses (a grid split, tensor copies, a persistent grid).
+// (SIMT, mma.sync, wgmma with cp.async, a cluster split, tensor copies, a
+// persistent grid), and the kind it refuses (a grid split).
 var batchedConfigs = []struct {
 	cfg   string
 	legal bool
@@ -49,15 +49,21 @@ var batchedConfigs = []struct {
 	{"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16", true},
 	{"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_bf16", true},
 	{"ms=1,ns=8,ml=128,nl=64,u=32,ks=1,kl=1,kg=1,va=4,vb=4,st=4,math=wgmma_tf32", true},
+	{"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1", true},
+	{"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_bf16,tma=2", true},
+	{"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2,ps=1", true},
+	{"ms=1,ns=8,ml=128,nl=64,u=32,ks=1,kl=1,kg=1,va=4,vb=4,st=4,math=wgmma_tf32,tma=2,ps=1", true},
 	{"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=4,va=1,vb=1,st=2,math=ffma", false},
-	{"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1", false},
-	{"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2,ps=1", false},
+	{"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=2,va=8,vb=8,st=4,math=wgmma_f16,tma=1", false},
 }
 
-// A batched class's kernels: a name of their own, the batch's strides
-// after the ABI's parameters, the block moved to its matrix from ctaid.z
-// (divided by the cluster's blocks where it has them), a grid of z slices
-// per matrix; the rules refuse what has no batch dimension.
+// A batched class's kernels: a name of their own, the batch's strides and
+// count after the ABI's parameters (and tensor maps), the block moved to its
+// matrix from ctaid.z (divided by the cluster's blocks where it has them),
+// a grid of z slices per matrix, or a persistent grid over every matrix's
+// tiles, each tile moving C; tensor copies of three dimensions, the
+// matrix's coordinate 0 for an operand of stride 0; the rules refuse a grid
+// split of the reduction.
 func TestBatchedKernels(t *testing.T) {
 	n := 0
 	for _, in := range batchedClasses() {
@@ -88,7 +94,8 @@ func TestBatchedKernels(t *testing.T) {
 			if k.Name == p.Name || !strings.Contains(k.Name, "_batched") {
 				t.Errorf("%s: name %s", in, k.Name)
 			}
-			want := append(abiParams(in.Compute), Param{"strideA", ".s64", 8}, Param{"strideB", ".s64", 8}, Param{"strideC", ".s64", 8})
+			want := append(abiParams(in.Compute), tensorMapParams(k.TensorMaps)...)
+			want = append(want, Param{"strideA", ".s64", 8}, Param{"strideB", ".s64", 8}, Param{"strideC", ".s64", 8}, Param{"batch", ".s32", 4})
 			if len(k.Params) != len(want) {
 				t.Fatalf("%s %s: %d parameters, want %d", in, bc.cfg, len(k.Params), len(want))
 			}
@@ -97,22 +104,38 @@ func TestBatchedKernels(t *testing.T) {
 					t.Errorf("%s: parameter %d is %v, want %v declared", k.Name, i, k.Params[i], want[i])
 				}
 			}
-			for _, s := range []string{"[p_strideA]", "[p_strideB]", "[p_strideC]", "%ctaid.z"} {
-				if !strings.Contains(k.PTX, s) || strings.Contains(p.PTX, s) && s != "%ctaid.z" {
-					t.Errorf("%s: %s read %v (unbatched %v)", k.Name, s, strings.Contains(k.PTX, s), strings.Contains(p.PTX, s))
+			persistent := cfg.PS == 1
+			reads := map[string]bool{"[p_strideA]": true, "[p_strideB]": true, "[p_strideC]": true, "%ctaid.z": !persistent, "[p_batch]": persistent}
+			for s, want := range reads {
+				if strings.Contains(k.PTX, s) != want || strings.Contains(p.PTX, s) && s != "%ctaid.z" {
+					t.Errorf("%s: %s read %v, want %v (unbatched %v)", k.Name, s, strings.Contains(k.PTX, s), want, strings.Contains(p.PTX, s))
 				}
 			}
+			for _, m := range k.TensorMaps {
+				if !m.Batched {
+					t.Errorf("%s: a two-dimensional map of %c", k.Name, m.Operand)
+				}
+			}
+			if copies := strings.Count(k.PTX, "cp.async.bulk.tensor.3d"); (copies > 0) != (cfg.TMA > 0) || strings.Contains(k.PTX, "cp.async.bulk.tensor.2d") {
+				t.Errorf("%s: %d copies of three dimensions, and two-dimensional ones %v", k.Name, copies, strings.Contains(k.PTX, "cp.async.bulk.tensor.2d"))
+			}
+			if cfg.TMA > 0 && strings.Count(k.PTX, "setp.eq.s64") < 2 {
+				t.Errorf("%s: the copies' coordinates do not test the strides for 0", k.Name)
+			}
 			splits := max(cfg.KC, 1)
-			if hasDiv := strings.Contains(k.PTX, "div.u32") && strings.Contains(k.PTX, "rem.u32"); hasDiv != (splits > 1) && !strings.Contains(p.PTX, "rem.u32") {
+			if hasDiv := strings.Contains(k.PTX, "div.u32") && strings.Contains(k.PTX, "rem.u32"); !persistent && hasDiv != (splits > 1) && !strings.Contains(p.PTX, "rem.u32") {
 				t.Errorf("%s: the batch index divides ctaid.z %v, want %v", k.Name, hasDiv, splits > 1)
 			}
 			g, pg := k.BatchGrid(1000, 300, 64, 7), p.Grid(1000, 300, 64)
-			if g[0] != pg[0] || g[1] != pg[1] || g[2] != 7*pg[2] || pg[2] != splits {
+			switch {
+			case persistent && (g[0] != 7*pg[0] || g[1] != 1 || g[2] != 1):
+				t.Errorf("%s: persistent batch grid %v, one problem's %v", k.Name, g, pg)
+			case !persistent && (g[0] != pg[0] || g[1] != pg[1] || g[2] != 7*pg[2] || pg[2] != splits):
 				t.Errorf("%s: batch grid %v, one problem's %v", k.Name, g, pg)
 			}
 		}
 	}
-	if n < 12 {
+	if n < 16 {
 		t.Errorf("%d batched kernels generated", n)
 	}
 	conv := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, TransA: N, TransB: N, AlignA: 1, AlignB: 1, AlignC: 1, Conv: ConvCRS, Batched: true}

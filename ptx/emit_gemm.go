@@ -22,6 +22,8 @@ type gemmCtx struct {
 	// tileOrigin), and where the epilogue goes on (finish).
 	tilesM, tilesN, tiles, tile string
 	nextTile                    string
+
+	batch batchRegs // a batched kernel's copies' coordinates and persistent tiles
 }
 
 // compute is the math part of the main loop (SIMT or mma).
@@ -151,7 +153,10 @@ func (c *gemmCtx) prologue() {
 	b.ins("mov.u32 %s, %s", c.smem, smemSymbol)
 	splits := cfg.KG * g.kc // grid z: KG slices of KC cluster blocks each (per matrix of a batch)
 	slice := ""
-	if g.in.Batched {
+	switch {
+	case g.in.Batched && cfg.PS == 1:
+		c.batchPersistent() // each tile's matrix: tileOrigin
+	case g.in.Batched:
 		slice = c.batchOffsets(splits)
 	}
 	if splits == 1 {

@@ -2,7 +2,8 @@ package ptx
 
 // tmaOperand is one operand staged by the bulk tensor copy engine: the
 // generic address of its tensor map (a kernel parameter, see TensorMap),
-// the block's origin along m (A) or n (B), and the boxes of one tile: one
+// the block's origin along m (A) or n (B) (and a batched class's matrix),
+// and the boxes of one tile: one
 // for a k-contiguous tile, one per 64-element column of an m/n-contiguous
 // one, each of boxBytes at box·boxBytes in the tile.
 type tmaOperand struct {
@@ -12,6 +13,7 @@ type tmaOperand struct {
 	boxes    int
 	boxBytes int
 	im2col   *im2colOrigin // a convolution's A: x in the im2col mode
+	bz       string        // a batched class's: the matrix's coordinate (TensorMap.Batched)
 }
 
 // im2colOrigin is where a convolution block's im2col copies start: the
@@ -25,10 +27,10 @@ type im2colOrigin struct {
 
 func (c *gemmCtx) newTMAOperand(isA bool) *tmaOperand {
 	b, g := c.b, c.g
-	t := &tmaOperand{o: g.b, mn0: c.n0}
+	t := &tmaOperand{o: g.b, mn0: c.n0, bz: c.batch.bzB}
 	name := "tmB"
 	if isA {
-		t.o, t.mn0, name = g.a, c.m0, "tmA"
+		t.o, t.mn0, t.bz, name = g.a, c.m0, c.batch.bzA, "tmA"
 	}
 	p := b.reg(kB64)
 	b.ins("mov.b64 %s, p_%s", p, name)
@@ -117,6 +119,11 @@ func (c *gemmCtx) issueTMA(ops []*tmaOperand, stageOff, bar, k string) {
 				x, y = k, t.mn0
 			} else {
 				x, y = b.addImm32(t.mn0, 64*box), k
+			}
+			if t.bz != "" {
+				b.ins("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%s], [%s, {%s, %s, %s}], [%s]",
+					dst, t.tmap, x, y, t.bz, bar)
+				continue
 			}
 			b.ins("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%s], [%s, {%s, %s}], [%s]",
 				dst, t.tmap, x, y, bar)

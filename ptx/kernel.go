@@ -70,9 +70,14 @@ func (k *Kernel) Grid(m, n, kk int) [3]int {
 }
 
 // BatchGrid is Grid for a batch of batch problems (a batched class's
-// kernel): the z slices of each after the previous one's.
+// kernel): the z slices of each after the previous one's, or a persistent
+// kernel's tiles of every matrix (the runtime caps them).
 func (k *Kernel) BatchGrid(m, n, kk, batch int) [3]int {
 	g := k.Grid(m, n, kk)
+	if k.persistent {
+		g[0] *= batch
+		return g
+	}
 	g[2] *= batch
 	return g
 }

@@ -18,6 +18,10 @@ type TensorMap struct {
 	Box      [2]int // box extent in elements, inner then outer
 	ElemSize int    // bytes per element
 	Im2col   bool   // A of a convolution: x in the im2col mode
+	// Batched (a batched class's) adds a third dimension, the batch: the
+	// operand's matrices at its stride, or one matrix where the stride is
+	// 0 (the kernel's coordinate is then 0). Boxes are one matrix deep.
+	Batched bool
 }
 
 // TensorMapBytes is the size of an encoded tensor map (CUtensorMap).
@@ -51,7 +55,7 @@ func tensorMapsOf(g geometry) []TensorMap {
 		o    operandGeom
 	}{{'A', g.a}, {'B', g.b}} {
 		out = append(out, TensorMap{Operand: op.name, KInner: op.o.kContig, Box: [2]int{128 / g.es, op.o.lo}, ElemSize: g.es,
-			Im2col: op.name == 'A' && g.in.Conv != NotConv})
+			Im2col: op.name == 'A' && g.in.Conv != NotConv, Batched: g.in.Batched})
 	}
 	return out
 }

@@ -142,7 +142,7 @@ func offStreamCalls(t *testing.T, cubin []byte, dev Device, pool MemPool, buf De
 		}},
 		{"tensor map encoding", func(Stream) error {
 			var m [TensorMapBytes]byte
-			return TensorMap2D{Type: TensorMapUint16, Base: buf, Dims: [2]uint64{64, 16}, Stride: 128,
+			return TensorMapTiled{Type: TensorMapUint16, Base: buf, Dims: [2]uint64{64, 16}, Stride: 128,
 				Box: [2]uint32{64, 8}, Swizzle: Swizzle128B}.Encode(&m)
 		}},
 	}

@@ -231,17 +231,19 @@ CUresult isaac_cuda_load_image(CUmodule *mod, const void *image)
 	return ISAAC_CU_RELAXED(cuModuleLoadDataEx, mod, image, 0, NULL, NULL);
 }
 
-CUresult isaac_cuda_tensor_map_2d(unsigned char *out, int data_type, CUdeviceptr base,
-	const unsigned long long *dims, unsigned long long stride, const unsigned int *box,
+CUresult isaac_cuda_tensor_map_tiled(unsigned char *out, int data_type, int rank, CUdeviceptr base,
+	const unsigned long long *dims, const unsigned long long *strides, const unsigned int *box,
 	int swizzle, int l2_promotion)
 {
 	/* CUtensorMap: 128 bytes, 64-byte aligned. */
 	unsigned char map[128] __attribute__((aligned(64)));
-	const unsigned int elem_strides[2] = {1, 1};
+	const unsigned int elem_strides[3] = {1, 1, 1};
 	if (isaac_cu.cuTensorMapEncodeTiled == NULL)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	CUresult r = isaac_cu.cuTensorMapEncodeTiled(map, data_type, 2, (void *)(uintptr_t)base, dims,
-		&stride, box, elem_strides, 0 /* no interleave */, swizzle, l2_promotion,
+	if (rank < 2 || rank > 3)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult r = isaac_cu.cuTensorMapEncodeTiled(map, data_type, rank, (void *)(uintptr_t)base, dims,
+		strides, box, elem_strides, 0 /* no interleave */, swizzle, l2_promotion,
 		0 /* out of bounds: zeros */);
 	if (r == 0)
 		memcpy(out, map, sizeof map);

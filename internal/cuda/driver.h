@@ -144,12 +144,13 @@ CUresult isaac_cuda_compile_ptx(const char *ptx, size_t len, void **cubin, size_
 /* Load a cubin (or PTX) image into the current context. */
 CUresult isaac_cuda_load_image(CUmodule *mod, const void *image);
 
-/* Encode a two-dimensional tiled tensor map (cuTensorMapEncodeTiled) into
- * out[128]: dims[0] elements along the contiguous dimension, dims[1] along
- * the other at stride bytes, boxes of box[0]×box[1] elements, element
- * strides 1, no interleave, out-of-bounds elements read as zeros. */
-CUresult isaac_cuda_tensor_map_2d(unsigned char *out, int data_type, CUdeviceptr base,
-	const unsigned long long *dims, unsigned long long stride, const unsigned int *box,
+/* Encode a tiled tensor map (cuTensorMapEncodeTiled) of rank 2 or 3 into
+ * out[128]: dims innermost first (the contiguous dimension's elements,
+ * the other's, a batch's matrices), strides in bytes of every dimension
+ * after the first, box extents per dimension, element strides 1, no
+ * interleave, out-of-bounds elements read as zeros. */
+CUresult isaac_cuda_tensor_map_tiled(unsigned char *out, int data_type, int rank, CUdeviceptr base,
+	const unsigned long long *dims, const unsigned long long *strides, const unsigned int *box,
 	int swizzle, int l2_promotion);
 
 /* Encode a four-dimensional (N, H, W, C: C innermost) im2col tensor map

@@ -115,7 +115,7 @@ func fakeDriverChild(t *testing.T) {
 	}
 	// A tensor map: the fake driver writes back what it was given.
 	var tm [TensorMapBytes]byte
-	desc := TensorMap2D{Type: TensorMapUint16, Base: 0x7000_0000_1000, Dims: [2]uint64{2560, 77},
+	desc := TensorMapTiled{Type: TensorMapUint16, Base: 0x7000_0000_1000, Dims: [2]uint64{2560, 77},
 		Stride: 5120, Box: [2]uint32{64, 128}, Swizzle: Swizzle128B, Promotion: L2Promotion256B}
 	if err := desc.Encode(&tm); err != nil {
 		t.Fatalf("Encode: %v", err)

@@ -305,7 +305,7 @@ func TestGPUEventDone(t *testing.T) {
 // current): what a TMA kernel's call on new operands pays per map.
 func BenchmarkGPUTensorMapEncode(b *testing.B) {
 	gpu(b)
-	desc := TensorMap2D{Type: TensorMapUint16, Base: 0x7f0000000000, Dims: [2]uint64{4096, 4096},
+	desc := TensorMapTiled{Type: TensorMapUint16, Base: 0x7f0000000000, Dims: [2]uint64{4096, 4096},
 		Stride: 8192, Box: [2]uint32{64, 128}, Swizzle: Swizzle128B, Promotion: L2Promotion256B}
 	var m [TensorMapBytes]byte
 	for b.Loop() {

@@ -44,31 +44,39 @@ const (
 	L2Promotion256B TensorMapL2Promotion = 3
 )
 
-// TensorMap2D describes a two-dimensional tiled tensor map: Dims[0]
-// elements along the contiguous dimension, Dims[1] along the other, Stride
-// bytes apart, copied in boxes of Box[0]×Box[1] elements.
-type TensorMap2D struct {
-	Type      TensorMapDataType
-	Base      DevicePtr
-	Dims      [2]uint64
-	Stride    uint64
-	Box       [2]uint32
-	Swizzle   TensorMapSwizzle
-	Promotion TensorMapL2Promotion
+// TensorMapTiled describes a tiled tensor map: Dims[0] elements along the
+// contiguous dimension, Dims[1] along the other, Stride bytes apart, copied
+// in boxes of Box[0]×Box[1] elements; with Batch > 0 a third dimension of
+// Batch matrices BatchStride bytes apart, boxes one matrix deep.
+type TensorMapTiled struct {
+	Type        TensorMapDataType
+	Base        DevicePtr
+	Dims        [2]uint64
+	Stride      uint64
+	Box         [2]uint32
+	Batch       uint64
+	BatchStride uint64
+	Swizzle     TensorMapSwizzle
+	Promotion   TensorMapL2Promotion
 }
 
 // Encode writes the map (cuTensorMapEncodeTiled, element strides 1, no
 // interleave, out-of-bounds elements read as zeros) into dst, which
 // becomes a kernel's by-value CUtensorMap parameter. The driver checks the
-// alignments (16-byte base and stride) and the box limits.
-func (t TensorMap2D) Encode(dst *[TensorMapBytes]byte) error {
+// alignments (16-byte base and strides) and the box limits.
+func (t TensorMapTiled) Encode(dst *[TensorMapBytes]byte) error {
 	if err := Load(); err != nil {
 		return err
 	}
-	dims := [2]C.ulonglong{C.ulonglong(t.Dims[0]), C.ulonglong(t.Dims[1])}
-	box := [2]C.uint{C.uint(t.Box[0]), C.uint(t.Box[1])}
-	r := C.isaac_cuda_tensor_map_2d((*C.uchar)(unsafe.Pointer(&dst[0])), C.int(t.Type), C.CUdeviceptr(t.Base),
-		&dims[0], C.ulonglong(t.Stride), &box[0], C.int(t.Swizzle), C.int(t.Promotion))
+	rank := 2
+	dims := [3]C.ulonglong{C.ulonglong(t.Dims[0]), C.ulonglong(t.Dims[1]), C.ulonglong(t.Batch)}
+	strides := [2]C.ulonglong{C.ulonglong(t.Stride), C.ulonglong(t.BatchStride)}
+	box := [3]C.uint{C.uint(t.Box[0]), C.uint(t.Box[1]), 1}
+	if t.Batch > 0 {
+		rank = 3
+	}
+	r := C.isaac_cuda_tensor_map_tiled((*C.uchar)(unsafe.Pointer(&dst[0])), C.int(t.Type), C.int(rank), C.CUdeviceptr(t.Base),
+		&dims[0], &strides[0], &box[0], C.int(t.Swizzle), C.int(t.Promotion))
 	return check("cuTensorMapEncodeTiled", r)
 }
 

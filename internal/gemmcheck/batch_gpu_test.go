@@ -15,7 +15,9 @@ import (
 
 // batchConfigs are configurations of every kernel family a batched class
 // takes (SIMT, mma.sync, wgmma with cp.async, a cluster split of the
-// reduction); a case runs the first legal for its class after its own draw.
+// reduction, tensor copies from the computing threads or a producer warp,
+// a persistent grid over the batch's tiles); a case runs the first legal
+// for its class after its own draw.
 var batchConfigs = []string{
 	"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=2,math=ffma",
 	"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=1,vb=1,st=2,math=ffma",
@@ -28,6 +30,12 @@ var batchConfigs = []string{
 	"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_bf16",
 	"ms=1,ns=8,ml=128,nl=64,u=32,ks=1,kl=1,kg=1,va=4,vb=4,st=4,math=wgmma_tf32",
 	"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=3,math=wgmma_f16",
+	"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1",
+	"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_bf16,tma=2",
+	"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2,ps=1",
+	"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_bf16,tma=2,ps=1",
+	"ms=1,ns=8,ml=128,nl=64,u=32,ks=1,kl=1,kg=1,va=4,vb=4,st=4,math=wgmma_tf32,tma=2,ps=1",
+	"ms=1,ns=16,ml=64,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=5,math=wgmma_f16,tma=2,ps=1",
 }
 
 // TestGPUBatched runs random strided-batched GEMMs (ISAAC_GPU_BATCH_CASES,
