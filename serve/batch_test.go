@@ -10,8 +10,8 @@ import (
 )
 
 // A batched class's decision: a configuration of its one-matrix twin, made a
-// batched one (no grid split, tensor copies or persistent grid), is legal
-// for the batched class; the decision's key tells batches apart, a plain
+// batched one (no grid split; its tensor copies and persistent grid kept), is
+// legal for the batched class; the decision's key tells batches apart, a plain
 // class's does not look at Batch.
 func TestBatchDecision(t *testing.T) {
 	g := request.Gemm{Entry: request.EntryGemmStridedBatchedEx, TransA: request.OpT, TransB: request.OpN,
@@ -40,11 +40,11 @@ func TestBatchDecision(t *testing.T) {
 		if ptx.Legal(cfg, one, lim) != nil {
 			t.Fatalf("%s not legal for the one-matrix class", s)
 		}
-		if ptx.Legal(cfg, cls, lim) == nil {
-			t.Errorf("%s legal for the batched class as it is", s)
+		if (ptx.Legal(cfg, cls, lim) == nil) != (cfg.KG == 1) {
+			t.Errorf("%s legal for the batched class as it is: %v", s, ptx.Legal(cfg, cls, lim))
 		}
 		b := servedConfig(cfg, cls, lim)
-		if err := ptx.Legal(b, cls, lim); err != nil || b.KG != 1 || b.TMA != 0 || b.PS != 0 {
+		if err := ptx.Legal(b, cls, lim); err != nil || b.KG != 1 || b.TMA != cfg.TMA || b.PS != cfg.PS {
 			t.Errorf("%s as a batched configuration %v: %v", s, b, err)
 		}
 		if servedConfig(cfg, one, lim) != cfg {

@@ -141,8 +141,8 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 		return &decision{reason: reasonOf(err)}
 	}
 	// The model chooses among the configurations the class takes (a
-	// batch's or an epilogue's kernels have no grid split of K, a batch's
-	// no tensor copies or persistent grid: ptx.Legal); it measured single
+	// batch's or an epilogue's kernels have no grid split of K: ptx.Legal);
+	// it measured single
 	// matrices without an epilogue, whose few instructions are a cost it
 	// leaves out, and scores a batch as one wider matrix (ChooseBatch).
 	cls := t.Class
@@ -159,7 +159,7 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 		if ptx.Legal(cfg, t.Class, t.Dev.Limits) != nil {
 			continue // a disk cache written for other limits
 		}
-		cfg = s.staged(cfg, t)
+		cfg = s.staged(cfg, t, g)
 		if !compile && !s.rt.Loaded(t, cfg) {
 			return &decision{reason: request.FwdCompiling}
 		}
@@ -180,12 +180,11 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 // servedConfig is cfg as cls runs it on a device of limits lim, for
 // configurations chosen without the class's rules (the heuristic's, a
 // tool's): for a batched class the batch's matrices in place of a grid
-// split of the reduction, no tensor copies, no persistent grid (ptx's batch
-// rules); for an epilogue no grid split unless the kernel's one-pass fixup
+// split of the reduction (ptx's batch rules); for an epilogue no grid split unless the kernel's one-pass fixup
 // sums it (and applies the epilogue); cfg itself for other classes.
 func servedConfig(cfg ptx.GemmConfig, cls ptx.InputClass, lim ptx.DeviceLimits) ptx.GemmConfig {
 	if cls.Batched {
-		cfg.KG, cfg.TMA, cfg.PS = 1, 0, 0
+		cfg.KG = 1
 	}
 	if cls.Epi != (ptx.Epilogue{}) && cfg.KG > 1 && ptx.Legal(cfg, cls, lim) != nil {
 		cfg.KG = 1

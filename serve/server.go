@@ -183,18 +183,22 @@ func (s *Server) Decide(g *request.Gemm) (ptx.GemmConfig, request.Reason) {
 // Staged is cfg as the server runs a configuration it chose itself (the
 // model's or the heuristic's): one its class takes (servedConfig), its
 // tensor-copy twin where that is legal and Options.TMA holds
-// (ptx.TMATwin).
+// (ptx.TMATwin; for a batch space.BatchStaged, persistent over the batch's
+// tiles where they are many).
 func (s *Server) Staged(g *request.Gemm, cfg ptx.GemmConfig) (ptx.GemmConfig, error) {
 	t, err := s.rt.Target(g)
 	if err != nil {
 		return cfg, err
 	}
-	return s.staged(servedConfig(cfg, t.Class, t.Dev.Limits), t), nil
+	return s.staged(servedConfig(cfg, t.Class, t.Dev.Limits), t, g), nil
 }
 
-func (s *Server) staged(c ptx.GemmConfig, t kernels.Target) ptx.GemmConfig {
-	if !s.opts.TMA {
+func (s *Server) staged(c ptx.GemmConfig, t kernels.Target, g *request.Gemm) ptx.GemmConfig {
+	switch {
+	case !s.opts.TMA:
 		return c
+	case t.Class.Batched:
+		return space.BatchStaged(c, t.Class, int(g.M), int(g.N), int(g.Batch), t.Dev.Limits)
 	}
 	return ptx.TMATwin(c, t.Class, t.Dev.Limits)
 }
@@ -230,7 +234,7 @@ func (s *Server) heuristic(t kernels.Target, g *request.Gemm) (ptx.GemmConfig, e
 		return ptx.GemmConfig{}, wrapUnsupported(err)
 	}
 	if s.opts.Config == nil {
-		c = s.staged(c, t)
+		c = s.staged(c, t, g)
 	}
 	return c, nil
 }
