@@ -119,6 +119,11 @@ func TestBatchedKernels(t *testing.T) {
 			if copies := strings.Count(k.PTX, "cp.async.bulk.tensor.3d"); (copies > 0) != (cfg.TMA > 0) || strings.Contains(k.PTX, "cp.async.bulk.tensor.2d") {
 				t.Errorf("%s: %d copies of three dimensions, and two-dimensional ones %v", k.Name, copies, strings.Contains(k.PTX, "cp.async.bulk.tensor.2d"))
 			}
+			// A persistent kernel's producer and computing warps each take
+			// every tile to its matrix: C moved (and the copies' matrix).
+			if moves := strings.Count(k.PTX, "mad.lo.s64"); persistent && moves-strings.Count(p.PTX, "mad.lo.s64") != 2 {
+				t.Errorf("%s: C moved %d times a tile, want in the producer and the warpgroups", k.Name, moves)
+			}
 			if cfg.TMA > 0 && strings.Count(k.PTX, "setp.eq.s64") < 2 {
 				t.Errorf("%s: the copies' coordinates do not test the strides for 0", k.Name)
 			}

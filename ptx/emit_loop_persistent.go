@@ -3,9 +3,13 @@ package ptx
 // tileOrigin sets the block's tile origin (m0, n0) for linear tile index
 // lin of a persistent kernel, in rasterize's order: groups of rasterGroup
 // tile rows (along m), walked column by column within a group, so that the
-// blocks working at once share panels of A and B in L2.
+// blocks working at once share panels of A and B in L2. A batched
+// kernel's tiles are each matrix's in turn (batchTile).
 func (c *gemmCtx) tileOrigin(lin string) {
 	b, cfg := c.b, c.g.cfg
+	if c.g.in.Batched {
+		lin = c.batchTile(lin)
+	}
 	per := b.reg(kB32) // tiles per group
 	b.ins("mul.lo.u32 %s, %s, %d", per, c.tilesN, rasterGroup)
 	grp := b.reg(kB32)
