@@ -56,6 +56,31 @@ func RandomBatchCase(rng *rand.Rand, t Type, maxWork int) BatchCase {
 	return c
 }
 
+// AlignedBatchCase is a batch of the attention products' kind: m and n
+// multiples of 64 up to 512, a short reduction (16 to 128), leading
+// dimensions and strides that keep every matrix 16-byte aligned (dense, or
+// 64 elements apart; A's or B's 0 now and then), and as many matrices as
+// maxWork multiply-adds allow (2 to 256): the inputs whose kernels copy
+// with the tensor copy engine and walk several tiles a block when
+// persistent.
+func AlignedBatchCase(rng *rand.Rand, t Type, maxWork int) BatchCase {
+	c := RandomCase(rng, t, 4096)
+	c.M, c.N, c.K = 64*(1+rng.IntN(8)), 64*(1+rng.IntN(8)), 16<<rng.IntN(4)
+	c.PadA, c.PadB, c.PadC, c.OffA, c.OffB, c.OffC = 0, 0, 0, 0, 0, 0
+	b := BatchCase{Case: c, Batch: min(max(maxWork/(c.M*c.N*c.K), 2), 256)}
+	stride := func(one int, reads bool) int {
+		switch r := rng.IntN(6); {
+		case reads && r == 0:
+			return 0
+		case r == 1:
+			return one + 64
+		}
+		return one
+	}
+	b.StrideA, b.StrideB, b.StrideC = stride(c.ElemsA(), true), stride(c.ElemsB(), true), stride(c.ElemsC(), false)
+	return b
+}
+
 // Entry is the strided-batched entry point a program calls the case
 // through: the type's own routine or cublasGemmStridedBatchedEx (as
 // Case.Entry draws between the plain ones), 32- or 64-bit.

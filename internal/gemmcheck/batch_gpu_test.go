@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/isaacgo/isaac/internal/cublas"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/serve"
 )
@@ -36,6 +38,7 @@ var batchConfigs = []string{
 	"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_bf16,tma=2,ps=1",
 	"ms=1,ns=8,ml=128,nl=64,u=32,ks=1,kl=1,kg=1,va=4,vb=4,st=4,math=wgmma_tf32,tma=2,ps=1",
 	"ms=1,ns=16,ml=64,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=5,math=wgmma_f16,tma=2,ps=1",
+	"ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=8,math=wgmma_bf16,tma=2,ps=1",
 }
 
 // TestGPUBatched runs random strided-batched GEMMs (ISAAC_GPU_BATCH_CASES,
@@ -43,7 +46,8 @@ var batchConfigs = []string{
 // heuristic's configuration, and one of batchConfigs), the server under
 // ISAAC_POLICY=always and cuBLAS's cublasGemmStridedBatchedEx: batches of
 // 1 to 512 matrices, odd and aligned strides, broadcast (stride 0) and
-// overlapping A and B, every layout, alpha and beta (beta = 0 over NaN),
+// overlapping A and B, one case in 8 aligned with many tiles
+// (AlignedBatchCase), every layout, alpha and beta (beta = 0 over NaN),
 // host and device scalars, and a batch of 70,001 (more matrices than the
 // grid's z dimension takes: launched in chunks). Every matrix of every
 // result within the bound of the FP64 reference, C between the matrices
@@ -63,6 +67,11 @@ func TestGPUBatched(t *testing.T) {
 	cases := make([]gemmcheck.BatchCase, n)
 	for i := range cases {
 		cases[i] = gemmcheck.RandomBatchCase(rng, gemmcheck.Types[i%len(gemmcheck.Types)], 2_000_000)
+		if i%8 == 5 {
+			// Aligned, many tiles: tensor copies and persistent blocks
+			// walking several tiles.
+			cases[i] = gemmcheck.AlignedBatchCase(rng, gemmcheck.Types[i%len(gemmcheck.Types)], 24_000_000)
+		}
 	}
 	if n > 0 {
 		// A batch beyond the grid's z limit (65535): launched in chunks.
@@ -84,6 +93,11 @@ func TestGPUBatched(t *testing.T) {
 			if cfg, ok := configFor(i, tg.Class); ok {
 				rt.Prepare(g, cfg)
 			}
+			for _, cfg := range f.cfgs {
+				if i%8 == 5 && cfg.TMA > 0 && ptx.Legal(cfg, tg.Class, f.lim) == nil {
+					rt.Prepare(g, cfg)
+				}
+			}
 		}
 		srv.Decide(g)
 	})
@@ -93,7 +107,7 @@ func TestGPUBatched(t *testing.T) {
 	worst := 0.0
 	report := func(ran int) string {
 		rep := fmt.Sprintf("batched: %d of %d cases; ours worst err/bound %.3g\n", ran, n, worst)
-		for _, name := range []string{"kernels/heuristic", "kernels/config", "serve", "cublas"} {
+		for _, name := range []string{"kernels/heuristic", "kernels/config", "kernels/copies", "serve", "cublas"} {
 			if tl := tallies[name]; tl != nil {
 				rep += fmt.Sprintf("  %s: %d runs, %d outside the bound or failed\n", name, tl.runs, tl.bad)
 			}
@@ -145,7 +159,17 @@ func TestGPUBatched(t *testing.T) {
 		if cfg, ok := configFor(i, tg.Class); ok {
 			runs["kernels/config"] = func() error { return rt.Gemm(g, cfg) }
 		}
+		if i%8 == 5 {
+			// An aligned case: every configuration with tensor copies
+			// its class takes.
+			for j, cfg := range f.cfgs {
+				if cfg.TMA > 0 && ptx.Legal(cfg, tg.Class, f.lim) == nil {
+					runs[fmt.Sprintf("kernels/copies#%d", j)] = func() error { return rt.Gemm(g, cfg) }
+				}
+			}
+		}
 		for name, run := range runs {
+			name, _, _ = strings.Cut(name, "#")
 			if tallies[name] == nil {
 				tallies[name] = &tally{}
 			}
