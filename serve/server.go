@@ -198,7 +198,7 @@ func (s *Server) staged(c ptx.GemmConfig, t kernels.Target, g *request.Gemm) ptx
 	case !s.opts.TMA:
 		return c
 	case t.Class.Batched:
-		return space.BatchStaged(c, t.Class, int(g.M), int(g.N), int(g.Batch), t.Dev.Limits)
+		return space.BatchStaged(c, t.Class, int(g.M), int(g.N), int(g.K), int(g.Batch), t.Dev.Limits)
 	}
 	return ptx.TMATwin(c, t.Class, t.Dev.Limits)
 }

@@ -7,13 +7,17 @@ import "github.com/isaacgo/isaac/ptx"
 // bulk tensor copy engine (its maps' third dimension walks the batch) at
 // its own k-slice, or else at the 128-byte slice the engine's swizzled
 // lines take; and persistent, with a producer warp and the deepest
-// pipeline that fits, when it is a 16-bit configuration of 128-row tiles
-// whose tiles over the whole batch fill the SMs at least persistentWaves
-// times (at half the width where the producer warp's registers do not
-// fit beside the tile's accumulators): its producer fills the next tile's stages while the warpgroups
-// write the last one, which is most of a short reduction's time. c itself
+// pipeline that fits, for a 16-bit configuration of 128-row tiles whose
+// tiles over the whole batch fill the SMs at least persistentWaves times
+// and whose reduction is long (at least persistentSlices k-slices: the
+// producer runs far ahead within a tile and into the next) or, for a
+// tile whose accumulators leave a producer warp no registers (128×256 in
+// one warpgroup, run persistent at half the width), at least two slices.
+// On the attention products of gputest/results/h100/batched/call6 a
+// persistent grid lost to the tensor copies alone on one-slice reductions
+// and on two-slice ones of 128×128 tiles in two warpgroups. c itself
 // where no twin is legal.
-func BatchStaged(c ptx.GemmConfig, in ptx.InputClass, m, n, batch int, dev ptx.DeviceLimits) ptx.GemmConfig {
+func BatchStaged(c ptx.GemmConfig, in ptx.InputClass, m, n, k, batch int, dev ptx.DeviceLimits) ptx.GemmConfig {
 	if !in.Batched || !c.Math.IsWGMMA() || c.TMA != 0 {
 		return c
 	}
@@ -24,24 +28,36 @@ func BatchStaged(c ptx.GemmConfig, in ptx.InputClass, m, n, batch int, dev ptx.D
 			return c
 		}
 	}
-	if t.ML != 128 || in.AType.Size() != 2 {
+	if t.ML != 128 || in.AType.Size() != 2 || k < 2*t.U {
 		return t
 	}
-	// A tile whose accumulators leave the producer warp no registers
-	// (128×256 in one warpgroup) runs as two of half the width.
-	for _, p := range []ptx.GemmConfig{t, halfWidth(t)} {
-		if ceilDiv(m, p.ML)*ceilDiv(n, p.NL)*batch < persistentWaves*dev.SMCount {
-			continue
-		}
+	persistent := func(p ptx.GemmConfig) (ptx.GemmConfig, bool) {
 		p.TMA, p.PS = 2, 1
 		for _, st := range []int{8, 6, 5, 4} { // the deepest that fits
 			if p.Stages = st; ptx.Legal(p, in, dev) == nil {
-				return p
+				return p, true
 			}
 		}
+		return p, false
+	}
+	fills := func(p ptx.GemmConfig) bool {
+		return ceilDiv(m, p.ML)*ceilDiv(n, p.NL)*batch >= persistentWaves*dev.SMCount
+	}
+	if p, ok := persistent(t); ok {
+		if fills(p) && k >= persistentSlices*t.U {
+			return p
+		}
+		return t
+	}
+	if p, ok := persistent(halfWidth(t)); ok && fills(p) {
+		return p
 	}
 	return t
 }
+
+// persistentSlices is the fewest k-slices of a batch's reduction for which
+// a persistent grid is taken at the tile the model chose.
+const persistentSlices = 8
 
 // halfWidth is c with half the block's columns (and its warps' share).
 func halfWidth(c ptx.GemmConfig) ptx.GemmConfig {
