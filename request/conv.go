@@ -15,6 +15,10 @@ const (
 	CudnnBFloat16 CudnnDataType = 9
 )
 
+// CudnnConvFwdAlgoCount is CUDNN_CONVOLUTION_FWD_ALGO_COUNT: the forward
+// algorithms cuDNN 9 knows (IMPLICIT_GEMM 0 to WINOGRAD_NONFUSED 7).
+const CudnnConvFwdAlgoCount = 8
+
 var cudnnDataTypeNames = map[CudnnDataType]string{CudnnFloat: "f32", CudnnDouble: "f64", CudnnHalf: "f16", CudnnBFloat16: "bf16", CudnnInt8: "i8", CudnnInt32: "i32"}
 
 func (d CudnnDataType) String() string { return nameOf(cudnnDataTypeNames, d, "cudnnDataType") }
@@ -66,7 +70,7 @@ type Conv struct {
 	Compute               CudnnDataType
 	Groups                int
 	MathType              int // cudnnMathType_t
-	Algo                  int // cudnnConvolutionFwdAlgo_t
+	Algo                  int // cudnnConvolutionFwdAlgo_t (0 to CudnnConvFwdAlgoCount-1)
 
 	XPtr, WPtr, YPtr uintptr
 	Workspace        uintptr

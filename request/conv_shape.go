@@ -64,7 +64,8 @@ type ConvShape struct {
 
 // Shape is the convolution's shape, or the reason the vendor must take it:
 // invalid where cuDNN itself rejects the call (it answers with its own
-// status), unsupported for what the kernels do not compute (other ranks,
+// status; an algorithm outside cudnnConvolutionFwdAlgo_t among them, which
+// the kernels would not need but cuDNN refuses), unsupported for what the kernels do not compute (other ranks,
 // types, formats), too large for offsets beyond 32 bits.
 func (c *Conv) Shape() (ConvShape, Reason) {
 	var s ConvShape
@@ -75,7 +76,7 @@ func (c *Conv) Shape() (ConvShape, Reason) {
 		return s, FwdUnsupported
 	}
 	if c.X.Type != c.Y.Type || c.X.Type != c.W.Type || c.XPtr == 0 || c.WPtr == 0 || c.YPtr == 0 ||
-		c.Alpha.Ptr == 0 || c.Beta.Ptr == 0 || c.Mode != 0 && c.Mode != 1 {
+		c.Alpha.Ptr == 0 || c.Beta.Ptr == 0 || c.Mode != 0 && c.Mode != 1 || c.Algo < 0 || c.Algo >= CudnnConvFwdAlgoCount {
 		return s, FwdInvalid
 	}
 	ti := -1

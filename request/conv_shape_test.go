@@ -34,6 +34,9 @@ func TestConvShape(t *testing.T) {
 		{"NULL alpha", func(c *Conv) { c.Alpha.Ptr = 0 }, FwdInvalid},
 		{"filter wider than the padded input", func(c *Conv) { c.W.Dims[3] = 31; c.Y.Dims[3] = 0 }, FwdInvalid},
 		{"unknown mode", func(c *Conv) { c.Mode = 2 }, FwdInvalid},
+		{"unknown algorithm", func(c *Conv) { c.Algo = 1234 }, FwdInvalid},
+		{"negative algorithm", func(c *Conv) { c.Algo = -1 }, FwdInvalid},
+		{"the last algorithm", func(c *Conv) { c.Algo = CudnnConvFwdAlgoCount - 1 }, Served},
 		{"3-d", func(c *Conv) {
 			c.X.Dims, c.Y.Dims, c.W.Dims = append(c.X.Dims, 4), append(c.Y.Dims, 4), append(c.W.Dims, 1)
 			c.Pad, c.Stride, c.Dilation = []int{1, 1, 0}, []int{1, 1, 1}, []int{1, 1, 1}
