@@ -56,9 +56,20 @@ func (p *seedPools) set(cls ptx.InputClass, pool []ptx.GemmConfig) { p.m.LoadOrS
 // of a batched class (ptx's batch rules keep the search to configurations
 // the batch's kernels take): the model scores each configuration on the
 // batch as on one matrix batch times as wide (batchSearch), the vendor
-// model likewise.
+// model likewise; tiles are kept within one matrix (space.WithinMatrix).
 func (c *Chooser) ChooseBatch(in Input, batch int, cls ptx.InputClass) *Choice {
 	ranked := c.Config.search(batchSearch(in, batch), cls, c.Dev, c.seeds(in, cls), 3, 8, c.Screen)
+	// A batch has the parallelism a wide tile would buy one matrix: no
+	// tile larger than its matrix (Suits allows twice that).
+	kept := ranked[:0:0]
+	for _, r := range ranked {
+		if space.WithinMatrix(r.Config, in.M, in.N) {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) > 0 {
+		ranked = kept
+	}
 	folded := in
 	folded.N = in.N * max(batch, 1)
 	return c.choice(ranked, folded)

@@ -142,7 +142,7 @@ func TestSearchScreened(t *testing.T) {
 
 // A batch's choice (the attention suite's QKᵀ of 32 heads, 512×512×64 FP16):
 // legal for the batched class (no grid split, tensor copies or persistent
-// grid), tiles that suit one matrix, best first; the model, seeing the
+// grid), tiles that suit one matrix and lie within it, best first; the model, seeing the
 // batch's 32 matrices of work, chooses tiles at least as large as for one
 // matrix, whose best alone spreads a split of K or small tiles over the
 // machine.
@@ -160,8 +160,8 @@ func TestChooseBatch(t *testing.T) {
 		if err := ptx.Legal(r.Config, batched, c.Dev); err != nil {
 			t.Errorf("choice %d illegal for the batched class: %v", i, err)
 		}
-		if !space.Suits(r.Config, in.M, in.N, in.K) {
-			t.Errorf("choice %v does not suit one matrix", r.Config)
+		if !space.Suits(r.Config, in.M, in.N, in.K) || !space.WithinMatrix(r.Config, in.M, in.N) {
+			t.Errorf("choice %v does not suit one matrix, or its tile is larger", r.Config)
 		}
 		if i > 0 && r.Score > ch.Top[i-1].Score {
 			t.Error("choices out of order")

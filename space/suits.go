@@ -22,6 +22,21 @@ func Suits(c ptx.GemmConfig, m, n, k int) bool {
 	return splits == 1 || k/splits >= 2*c.U
 }
 
+// WithinMatrix reports whether c's block tile is no larger than an m×n
+// matrix rounded up to powers of two (or 16): a batch's tiles, whose
+// matrices give the grid its width (gputest/results/h100/batched/call8:
+// 128×256 tiles on 128×128 matrices).
+func WithinMatrix(c ptx.GemmConfig, m, n int) bool {
+	ceil2 := func(x int) int {
+		p := 16
+		for p < x {
+			p *= 2
+		}
+		return p
+	}
+	return c.ML <= ceil2(m) && c.NL <= ceil2(n)
+}
+
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // Suited is the configurations of cfgs that suit an m×n×k input, in order.

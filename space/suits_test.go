@@ -20,3 +20,25 @@ func TestSuits(t *testing.T) {
 		t.Error("64 grid splits of k = 512 with u = 16 fit")
 	}
 }
+
+// A batch's tile lies within one matrix rounded up to powers of two (16
+// at least): 128×256 does not on 128×128 matrices, 128×128 does, and 16
+// rows are always allowed.
+func TestWithinMatrix(t *testing.T) {
+	for _, tc := range []struct {
+		ml, nl, m, n int
+		want         bool
+	}{
+		{128, 256, 128, 128, false},
+		{128, 128, 128, 128, true},
+		{128, 128, 100, 120, true},
+		{128, 64, 64, 512, false},
+		{16, 16, 1, 3, true},
+		{32, 16, 1, 3, false},
+	} {
+		c := ptx.GemmConfig{ML: tc.ml, NL: tc.nl}
+		if got := WithinMatrix(c, tc.m, tc.n); got != tc.want {
+			t.Errorf("%d×%d tile in a %d×%d matrix: %v, want %v", tc.ml, tc.nl, tc.m, tc.n, got, tc.want)
+		}
+	}
+}
