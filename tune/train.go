@@ -121,6 +121,11 @@ type TrainOptions struct {
 	Seed     uint64
 	MaxTime  time.Duration // stop after this long (0: no limit)
 	Log      io.Writer     // one line per epoch (nil: quiet)
+	// Start, when set, is the networks training starts from (fine-tuning
+	// another device's model): Train from Start[0], an ensemble's member
+	// i from Start[i mod len(Start)], each keeping its layer sizes, its
+	// standardization and its weights (Hidden is not used).
+	Start predictor.Ensemble
 }
 
 // TrainReport is how a training went.
@@ -134,18 +139,24 @@ type TrainReport struct {
 
 // Train fits an MLP (ReLU hidden layers of o.Hidden widths, MSE loss,
 // Adam) on train, standardizing features and target with train's
-// statistics, and keeps the weights of the epoch with the lowest MSE on
-// valid (early stopping).
+// statistics (or from o.Start's network, as it is), and keeps the weights
+// of the epoch with the lowest MSE on valid (early stopping; the starting
+// network counts as epoch 0).
 func Train(train, valid Matrix, o TrainOptions) (*predictor.MLP, TrainReport) {
 	start := time.Now()
-	sizes := append(append([]int{train.F}, o.Hidden...), 1)
-	net := predictor.NewMLP(sizes)
-	standardize(net, train)
 	rng := rand.New(rand.NewPCG(o.Seed, 11))
-	for l := range net.W { // He initialization
-		s := math.Sqrt(2 / float64(sizes[l]))
-		for i := range net.W[l] {
-			net.W[l][i] = s * rng.NormFloat64()
+	var net *predictor.MLP
+	if len(o.Start) > 0 {
+		net = cloneMLP(o.Start[0])
+	} else {
+		sizes := append(append([]int{train.F}, o.Hidden...), 1)
+		net = predictor.NewMLP(sizes)
+		standardize(net, train)
+		for l := range net.W { // He initialization
+			s := math.Sqrt(2 / float64(sizes[l]))
+			for i := range net.W[l] {
+				net.W[l][i] = s * rng.NormFloat64()
+			}
 		}
 	}
 	xt := make([]float64, len(train.X))
@@ -157,6 +168,9 @@ func Train(train, valid Matrix, o TrainOptions) (*predictor.MLP, TrainReport) {
 	adam := newAdam(net, o.LR)
 	best := cloneMLP(net)
 	rep := TrainReport{ValidMSE: math.Inf(1)}
+	if len(o.Start) > 0 {
+		rep.ValidMSE, rep.TrainMSE = MSE(net, valid), MSE(net, train) // epoch 0
+	}
 	perm := make([]int, train.N)
 	for i := range perm {
 		perm[i] = i
@@ -337,6 +351,9 @@ func TrainEnsemble(train, valid Matrix, o TrainOptions, members int) (predictor.
 			defer func() { <-sem }()
 			oi := o
 			oi.Seed = o.Seed + uint64(i)
+			if len(o.Start) > 0 {
+				oi.Start = predictor.Ensemble{o.Start[i%len(o.Start)]}
+			}
 			if i > 0 {
 				oi.Log = nil
 			}

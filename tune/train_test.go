@@ -161,3 +161,48 @@ func TestConfigMatricesLeaveOutUndescribed(t *testing.T) {
 		t.Fatalf("%d configuration rows, want the 200 plain ones", n)
 	}
 }
+
+// Training from another model's networks (TrainOptions.Start): on a few
+// hundred rows of a related target (the roofline scaled and shifted, as a
+// second device's rates are the first's, nearly), the network fine-tuned
+// from one trained on plenty of the first target predicts better than one
+// trained from scratch on the same rows; the starting network is left as
+// it was, and one that only gets worse (a step size that diverges) is
+// returned as it started (epoch 0).
+func TestTrainFromStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	gen := func(n int, scale, shift float64) Matrix {
+		m := Matrix{F: 3}
+		for i := 0; i < n; i++ {
+			a, b, c := rng.Float64()*10, rng.Float64()*10, rng.Float64()*10
+			m.add([]float64{a, b, c}, scale*math.Min(a+0.5*b, 8+0.2*c)+shift)
+		}
+		return m
+	}
+	o := TrainOptions{Hidden: []int{32, 32}, Epochs: 60, Patience: 8, Batch: 64, LR: 3e-3, Seed: 1}
+	src, _ := Train(gen(4000, 1, 0), gen(500, 1, 0), o)
+	before := cloneMLP(src)
+	train, valid, test := gen(300, 1.3, 0.5), gen(100, 1.3, 0.5), gen(1000, 1.3, 0.5)
+	scratch, _ := Train(train, valid, o)
+	ft := o
+	ft.Start = predictor.Ensemble{src}
+	tuned, rep := Train(train, valid, ft)
+	s, f := MSE(scratch, test), MSE(tuned, test)
+	t.Logf("300 rows of the new target: from scratch test MSE %.4f, fine-tuned %.4f (best epoch %d)", s, f, rep.BestEpoch)
+	if !(f < s) {
+		t.Errorf("fine-tuned %.4f, from scratch %.4f", f, s)
+	}
+	for l := range src.W {
+		for i := range src.W[l] {
+			if src.W[l][i] != before.W[l][i] {
+				t.Fatal("the starting network changed")
+			}
+		}
+	}
+	bad := ft
+	bad.LR, bad.Epochs, bad.Patience = 1e3, 3, 3
+	same, rep := Train(train, valid, bad)
+	if rep.BestEpoch != 0 || MSE(same, test) != MSE(src, test) {
+		t.Errorf("a diverging fine-tune kept epoch %d (test MSE %.4f, the start's %.4f)", rep.BestEpoch, MSE(same, test), MSE(src, test))
+	}
+}

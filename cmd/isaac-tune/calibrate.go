@@ -43,7 +43,7 @@ func calibrateCmd(args []string) error {
 	fs := flag.NewFlagSet("calibrate", flag.ExitOnError)
 	fs.StringVar(&o.data, "data", "", "GEMM data sets measured on the new device (glob of isaac-tune sample files)")
 	fs.StringVar(&o.convData, "conv-data", "", "convolution data sets measured on the new device (glob of isaac-tune sample-conv files)")
-	fs.StringVar(&o.from, "from", "h100", "the shipped weights to calibrate (a device key)")
+	fs.StringVar(&o.from, "from", "h100", "the weights to calibrate: a shipped device key, or a GEMM weights file (e.g. train -start's)")
 	fs.Float64Var(&o.lambda, "lambda", 0, "a refit's ridge strength per row, towards the shipped output layer (0: each of a grid, chosen by cross-validation)")
 	fs.StringVar(&o.method, "method", "auto", "auto: per model, the way that predicts the data's inputs best by cross-validation; as-is: the shipped models unchanged, relabelled for the new device (the baseline); affine: predictions scaled and shifted; refit: output layers refit by ridge regression")
 	fs.StringVar(&o.check, "check", "", "GEMM data sets of the same device not calibrated on (glob): every way is also scored on them, fit on all of -data")
@@ -141,7 +141,7 @@ type modelRows struct {
 // calibrate is calibrateCmd's work on loaded GEMM data: the calibrated
 // weights and a report (calibrateModels).
 func calibrate(samples []tune.Sample, dev predictor.DeviceID, hash string, o calibrateOptions) (*predictor.Weights, string, error) {
-	src, err := weights.For(o.from)
+	src, err := gemmWeightsFrom(o.from)
 	if err != nil {
 		return nil, "", err
 	}
@@ -324,7 +324,7 @@ func pct(v float64) string {
 // device: its squared error and, for the configuration model, its rank
 // loss.
 func checkCalibrations(samples, check []tune.Sample, o calibrateOptions) (string, error) {
-	src, err := weights.For(o.from)
+	src, err := gemmWeightsFrom(o.from)
 	if err != nil {
 		return "", err
 	}
@@ -346,4 +346,17 @@ func checkCalibrations(samples, check []tune.Sample, o calibrateOptions) (string
 		}
 	}
 	return report.String(), nil
+}
+
+// gemmWeightsFrom is the GEMM weights shipped for device key from, or else
+// those of the weights file from.
+func gemmWeightsFrom(from string) (*predictor.Weights, error) {
+	w, err := weights.For(from)
+	if err == nil {
+		return w, nil
+	}
+	if w, ferr := weights.Load(from); ferr == nil {
+		return w, nil
+	}
+	return nil, err
 }

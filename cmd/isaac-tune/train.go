@@ -50,6 +50,21 @@ func archString(a []int) string {
 	return strings.Join(s, ", ")
 }
 
+// globs is the files matching any of the comma-separated patterns of
+// list, sorted, each once.
+func globs(list string) ([]string, error) {
+	var files []string
+	for _, g := range strings.Split(list, ",") {
+		f, err := filepath.Glob(g)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f...)
+	}
+	slices.Sort(files)
+	return slices.Compact(files), nil
+}
+
 // loadData reads the data sets matching glob, in name order, and hashes
 // their bytes. The grid-split rows of those that also match staleSplits
 // (empty: none) become vendor-only rows (tune.WithoutGridSplits), and the
@@ -59,7 +74,7 @@ func archString(a []int) string {
 // data sets matching staleMathsData become vendor-only rows
 // (tune.WithoutMaths).
 func loadData(glob, staleSplits, staleMaths, staleMathsData string) ([]tune.Sample, []string, string, error) {
-	files, err := filepath.Glob(glob)
+	files, err := globs(glob)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -190,6 +205,34 @@ type trainFlags struct {
 	lr                               float64
 	maxTime                          time.Duration
 	seed                             uint64
+	startConfig                      predictor.Ensemble // train -start: the configuration model's networks to start from
+}
+
+// startNets are the networks train -start fine-tunes: another model's
+// configuration ensemble and vendor network, and where they came from.
+type startNets struct {
+	config          predictor.Ensemble
+	vendor          *predictor.MLP
+	device, trained string
+	samples         int
+}
+
+// loadStart reads the networks of a weights file, or of the weights shipped
+// for a device key, for data of features configuration features.
+func loadStart(from string, features int) (*startNets, error) {
+	w, err := gemmWeightsFrom(from)
+	if err != nil {
+		return nil, fmt.Errorf("-start %s: neither a shipped device key nor a weights file: %w", from, err)
+	}
+	c, okc := w.Model("config")
+	v, okv := w.Model("vendor")
+	switch {
+	case !okc || !okv || c.Schema != predictor.ConfigSchema || v.Schema != predictor.VendorSchema || len(v.Nets) != 1:
+		return nil, fmt.Errorf("-start %s: no configuration and single-network vendor models of this build's schemas", from)
+	case c.Nets[0].Sizes[0] != features:
+		return nil, fmt.Errorf("-start %s: %d features, the data have %d", from, c.Nets[0].Sizes[0], features)
+	}
+	return &startNets{config: c.Nets, vendor: v.Nets[0], device: w.Device.Name, trained: w.Trained, samples: w.Samples}, nil
 }
 
 // bind defines the flags on fs; vendor names the vendor model in their help.
@@ -235,9 +278,14 @@ func (t *trainFlags) table2(train, valid, test tune.Matrix, samples int, hash st
 // ensemble trains the configuration model's members (first, when not nil,
 // is the first) and reports each one's test MSE and the ensemble's.
 func (t *trainFlags) ensemble(first *predictor.MLP, train, valid, test tune.Matrix, hidden []int) (predictor.Ensemble, float64) {
-	fmt.Fprintf(os.Stderr, "configuration model %v, %d members\n", hidden, t.members)
 	opts := t.options()
 	opts.Hidden = hidden
+	if len(t.startConfig) > 0 {
+		opts.Start = t.startConfig
+		fmt.Fprintf(os.Stderr, "configuration model from -start's %d networks of sizes %v, %d members\n", len(t.startConfig), t.startConfig[0].Sizes, t.members)
+	} else {
+		fmt.Fprintf(os.Stderr, "configuration model %v, %d members\n", hidden, t.members)
+	}
 	start := time.Now()
 	var net predictor.Ensemble
 	var reps []tune.TrainReport
@@ -259,7 +307,7 @@ func (t *trainFlags) ensemble(first *predictor.MLP, train, valid, test tune.Matr
 
 func trainCmd(args []string) error {
 	fs := flag.NewFlagSet("train", flag.ExitOnError)
-	data := fs.String("data", "weights/data/h100-gemm-*.csv.zst", "data sets (glob)")
+	data := fs.String("data", "weights/data/h100-gemm-*.csv.zst", "data sets (globs, comma-separated)")
 	vendorData := fs.String("vendor-data", "weights/data/h100-vendor-*.csv.zst", "vendor-only data sets (glob; none is fine): the vendor model trains on these and -data's cuBLAS times")
 	var t trainFlags
 	t.bind(fs, "the vendor model")
@@ -268,6 +316,7 @@ func trainCmd(args []string) error {
 	staleMaths := fs.String("stale-maths", "", "maths (comma-separated, e.g. mma_f64,mma_f64k8,mma_f64k16) whose kernels changed after -stale-maths-data were measured: those rows are left out of the configuration model, their cuBLAS times kept")
 	staleMathsData := fs.String("stale-maths-data", "", "data sets (glob, a subset of -data) that -stale-maths applies to")
 	staleSplits := fs.String("stale-splits", "", "data sets (glob, a subset of -data) measured before a change to the split-K path: their grid-split rows (kg > 1) are left out of the configuration model, their cuBLAS times kept")
+	startFrom := fs.String("start", "", "fine-tune: start both models from this weights file's (or shipped device key's) networks, their layer sizes kept (-arch, -vendor-arch unused)")
 	fs.Parse(args)
 	hidden, vhidden, err := t.archs()
 	if err != nil {
@@ -285,6 +334,13 @@ func trainCmd(args []string) error {
 	fmt.Fprintf(os.Stderr, "%d samples from %s (%s): %d train, %d validation, %d test rows (folds by input)\n",
 		len(samples), *data, dev.Name, train.N, valid.N, test.N)
 	opts := t.options()
+	var start *startNets
+	if *startFrom != "" {
+		if start, err = loadStart(*startFrom, train.F); err != nil {
+			return err
+		}
+		t.startConfig, opts.Start = start.config, predictor.Ensemble{start.vendor}
+	}
 	first, err := t.table2(train, valid, test, len(samples), hash, dev, hidden)
 	if err != nil {
 		return err
@@ -296,6 +352,10 @@ func trainCmd(args []string) error {
 		t.arch, t.members, t.vendorArch, t.epochs, t.patience, t.batch, t.lr, t.seed)
 	if *staleSplits != "" {
 		comment += fmt.Sprintf("; grid-split rows of %s left out (-stale-splits)", *staleSplits)
+	}
+	if start != nil {
+		comment = fmt.Sprintf("isaac-tune train -start %s (%s, %d samples: %s) -ensemble %d -epochs %d -patience %d -batch %d -lr %g -seed %d; folds 0-7 train, 8 early stopping, 9 test (by input)",
+			*startFrom, start.device, start.samples, start.trained, t.members, t.epochs, t.patience, t.batch, t.lr, t.seed)
 	}
 	if *configFrom != "" {
 		old, err := weights.Load(*configFrom)
