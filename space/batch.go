@@ -24,7 +24,7 @@ func BatchStaged(c ptx.GemmConfig, in ptx.InputClass, m, n, k, batch int, dev pt
 	t := c
 	t.TMA = 1
 	if ptx.Legal(t, in, dev) != nil {
-		if t.U = 64 * 2 / in.AType.Size(); ptx.Legal(t, in, dev) != nil {
+		if t.U = 128 / in.AType.Size(); ptx.Legal(t, in, dev) != nil { // a 128-byte line of k
 			return c
 		}
 	}
