@@ -170,7 +170,7 @@ func TestLtAutoOption(t *testing.T) {
 // calibrate wrote for the device into the cache directory; none for a
 // device with neither.
 func TestLoadWeights(t *testing.T) {
-	const h100, h200 = "NVIDIA H100 80GB HBM3", "NVIDIA H200"
+	const h100, h200, h800 = "NVIDIA H100 80GB HBM3", "NVIDIA H200", "NVIDIA H800"
 	dir := t.TempDir()
 	shipped, err := weights.For("h100")
 	if err != nil {
@@ -179,25 +179,31 @@ func TestLoadWeights(t *testing.T) {
 	if _, _, src, err := loadWeights("", dir, h100); err != nil || src != "shipped" {
 		t.Errorf("H100: %q, %v", src, err)
 	}
-	if _, _, _, err := loadWeights("", dir, h200); !errors.Is(err, ErrNoWeights) {
-		t.Errorf("H200 without calibrated weights: %v, want no weights", err)
+	if w, _, src, err := loadWeights("", dir, h200); err != nil || src != "shipped" || w.Device.Key != "h200" {
+		t.Errorf("H200: %q, %v", src, err)
+	}
+	if _, _, _, err := loadWeights("", dir, h800); !errors.Is(err, ErrNoWeights) {
+		t.Errorf("H800 without calibrated weights: %v, want no weights", err)
 	}
 	cal := *shipped
-	cal.Device = predictor.DeviceID{Name: h200, Key: "h200", ComputeCap: "9.0", SMs: 132}
+	cal.Device = predictor.DeviceID{Name: h800, Key: "h800", ComputeCap: "9.0", SMs: 132}
 	var buf bytes.Buffer
 	if err := predictor.Encode(&buf, &cal); err != nil {
 		t.Fatal(err)
 	}
-	path := weights.CalibratedPath(dir, "h200")
+	path := weights.CalibratedPath(dir, "h800")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w, id, src, err := loadWeights("", dir, h200)
-	if err != nil || w.Device.Key != "h200" || !strings.HasPrefix(src, "calibrated") || !strings.HasPrefix(id, "h200-") {
-		t.Errorf("H200 with calibrated weights: %q %q %v", id, src, err)
+	w, id, src, err := loadWeights("", dir, h800)
+	if err != nil || w.Device.Key != "h800" || !strings.HasPrefix(src, "calibrated") || !strings.HasPrefix(id, "h800-") {
+		t.Errorf("H800 with calibrated weights: %q %q %v", id, src, err)
+	}
+	if _, _, src, err := loadWeights("", dir, h200); err != nil || src != "shipped" {
+		t.Errorf("H200 beside another device's calibrated weights: %q, %v", src, err)
 	}
 	if _, _, src, err := loadWeights("", dir, h100); err != nil || src != "shipped" {
 		t.Errorf("H100 beside another device's calibrated weights: %q, %v", src, err)
@@ -205,7 +211,7 @@ func TestLoadWeights(t *testing.T) {
 	if _, _, _, err := loadWeights(path, dir, h100); !errors.Is(err, ErrWeights) {
 		t.Errorf("ISAAC_WEIGHTS of another device: %v, want a weights error", err)
 	}
-	if _, _, src, err := loadWeights(path, "", h200); err != nil || !strings.HasPrefix(src, "ISAAC_WEIGHTS=") {
+	if _, _, src, err := loadWeights(path, "", h800); err != nil || !strings.HasPrefix(src, "ISAAC_WEIGHTS=") {
 		t.Errorf("ISAAC_WEIGHTS: %q, %v", src, err)
 	}
 }

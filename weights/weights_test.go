@@ -21,19 +21,30 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// The shipped H100 weights decode, carry both models with this build's
-// feature schemas, and reproduce the trainer's own predictions exactly.
-func TestShippedH100(t *testing.T) {
-	w, err := For("h100")
-	if err != nil {
-		t.Fatal(err)
+// The shipped GEMM weights of each device (the H100's, and the H200's
+// trained on its own measurements) decode, carry both models with this
+// build's feature schemas, and reproduce the trainer's own predictions
+// exactly.
+func TestShippedGemm(t *testing.T) {
+	for _, d := range []struct {
+		key     string
+		samples int
+	}{{"h100", 150000}, {"h200", 100000}} {
+		w, err := For(d.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkShipped(t, w, d.key, d.samples, map[string]string{"config": predictor.ConfigSchema, "vendor": predictor.VendorSchema})
+		if again, _ := For(d.key); again != w {
+			t.Errorf("%s weights decoded twice", d.key)
+		}
 	}
-	checkShipped(t, w, 150000, map[string]string{"config": predictor.ConfigSchema, "vendor": predictor.VendorSchema})
-	again, _ := For("h100")
-	if again != w {
-		t.Error("weights decoded twice")
+	h100, _ := For("h100")
+	h200, _ := For("h200")
+	if h100 == h200 {
+		t.Error("the H100 and H200 weights are one value")
 	}
-	if keys := Shipped(); len(keys) == 0 || keys[0] != "h100" {
+	if keys := Shipped(); len(keys) != 2 || keys[0] != "h100" || keys[1] != "h200" {
 		t.Errorf("shipped %v", keys)
 	}
 }
@@ -60,7 +71,7 @@ func TestShippedH100Conv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkShipped(t, w, 100000, map[string]string{"conv-config": predictor.ConvConfigSchema, "conv-vendor": predictor.ConvVendorSchema})
+	checkShipped(t, w, "h100", 100000, map[string]string{"conv-config": predictor.ConvConfigSchema, "conv-vendor": predictor.ConvVendorSchema})
 	if g, _ := For("h100"); g == w {
 		t.Error("the GEMM and convolution weights are one value")
 	}
@@ -74,12 +85,12 @@ func TestShippedH100Conv(t *testing.T) {
 	}
 }
 
-// checkShipped checks shipped H100 weights: their header (at least
-// samples), and each named model's schema, its training-time predictions
-// reproduced and its test MSE.
-func checkShipped(t *testing.T, w *predictor.Weights, samples int, models map[string]string) {
+// checkShipped checks shipped weights: their header (the device key, at
+// least samples), and each named model's schema, its training-time
+// predictions reproduced and its test MSE.
+func checkShipped(t *testing.T, w *predictor.Weights, key string, samples int, models map[string]string) {
 	t.Helper()
-	if w.Device.Key != "h100" || w.Device.SMs != 132 || w.Samples < samples || len(w.Dataset) < 64 {
+	if w.Device.Key != key || w.Device.SMs != 132 || w.Samples < samples || len(w.Dataset) < 64 {
 		t.Errorf("header %+v", w.Header)
 	}
 	for name, schema := range models {
