@@ -372,6 +372,10 @@ func trainCmd(args []string) error {
 		}
 		comment = fmt.Sprintf("configuration model from %s (%s); vendor model: isaac-tune train -config-from -vendor-arch %s -epochs %d -patience %d -batch %d -lr %g -seed %d",
 			*configFrom, old.Comment, t.vendorArch, t.epochs, t.patience, t.batch, t.lr, t.seed)
+		if start != nil {
+			comment = fmt.Sprintf("configuration model from %s (%s); vendor model: isaac-tune train -config-from -start %s (%s, %d samples: %s) -epochs %d -patience %d -batch %d -lr %g -seed %d",
+				*configFrom, old.Comment, *startFrom, start.device, start.samples, start.trained, t.epochs, t.patience, t.batch, t.lr, t.seed)
+		}
 		fmt.Fprintf(os.Stderr, "configuration model from %s: ensemble of %d, test MSE %.4f (recomputed)\n", *configFrom, len(net), testMSE)
 	} else {
 		net, testMSE = t.ensemble(first, train, valid, test, hidden)
