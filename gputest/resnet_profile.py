@@ -16,7 +16,7 @@ import time
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from resnet import Basic, Bottleneck, ResNet
+from resnet import Basic, Bottleneck, ResNet, settle
 
 
 def spans(m, x):
@@ -47,13 +47,8 @@ def main():
             x = torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(1)).cuda()
             if fmt == "channels_last":
                 m, x = m.to(memory_format=torch.channels_last), x.to(memory_format=torch.channels_last)
+            settle(m, x)
             with torch.no_grad():
-                for _ in range(40):
-                    m(x)
-                torch.cuda.synchronize()
-                time.sleep(2)
-                for _ in range(20):
-                    m(x)
                 gpu, host = spans(m, x)
                 print(f"== {name}/float32/{fmt}/n1: GPU span {gpu:.3f} ms, host enqueue {host:.3f} ms a forward")
                 torch.cuda.synchronize()
