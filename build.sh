@@ -35,6 +35,7 @@ build() {
 	go test -c -o build/device/serve.test ./serve
 	go test -c -o build/device/gemmcheck.test ./internal/gemmcheck
 	go test -c -o build/device/devbench.test ./internal/devbench
+	go test -c -o build/device/l2evict.test ./internal/l2evict
 	go test -c -o build/device/convcheck.test ./internal/convcheck
 	# The results' provenance names the commit the program was built from
 	# (with "-dirty" when the tree had changes).

@@ -68,6 +68,7 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_SEARCH=async  AsyncSearch   a call whose decision is not made goes to the vendor while it is made
 //	ISAAC_MEASURE=0     Check=false   no check of a decision to serve on its first calls
 //	ISAAC_CHECK_MARGIN  CheckMargin   the check keeps our kernel when ours × margin ≤ the vendor's (default 1)
+//	ISAAC_CHECK_EVICT=0 CheckEvict=false  a GEMM check times its samples as they find L2 (default: each after a read of twice the L2)
 //	ISAAC_TMA=0         TMA=false     chosen wgmma configurations keep their cp.async copies
 //	ISAAC_WEIGHTS       Weights       a weights file instead of the ones shipped for the device
 //	ISAAC_CONV_WEIGHTS  ConvWeights   a convolution weights file instead of the shipped ones, or none (no convolution model)
@@ -84,9 +85,15 @@ type Options struct {
 	AsyncSearch   bool
 	Check         bool
 	CheckMargin   float64
-	TMA           bool
-	Weights       string
-	ConvWeights   string
+	// CheckEvict empties L2 of the call's data before each timed sample
+	// of a GEMM check (evict.go), so that the check compares the two
+	// sides as calls between other work run, not as back-to-back calls
+	// on buffers that stay in L2. It costs a buffer of twice the L2 per
+	// context, allocated on the context's first check.
+	CheckEvict  bool
+	TMA         bool
+	Weights     string
+	ConvWeights string
 	// ConvAuto turns the convolution model's dispatch on under Auto. It
 	// is off by default: measured on Table 5 and the CNN suite it served
 	// rows slower than cuDNN's fastest algorithm
@@ -105,7 +112,7 @@ type Options struct {
 
 // Defaults are the options of an empty environment, without a disk cache.
 func Defaults() Options {
-	return Options{Policy: Auto, Check: true, CheckMargin: 1, TMA: true}
+	return Options{Policy: Auto, Check: true, CheckMargin: 1, CheckEvict: true, TMA: true}
 }
 
 // FromEnv reads the options from the environment (see Options).
@@ -118,6 +125,7 @@ func FromEnv() Options {
 	o.AsyncSearch = os.Getenv("ISAAC_SEARCH") == "async"
 	o.Check = os.Getenv("ISAAC_MEASURE") != "0"
 	o.CheckMargin = parseMargin(os.Getenv("ISAAC_CHECK_MARGIN"))
+	o.CheckEvict = os.Getenv("ISAAC_CHECK_EVICT") != "0"
 	o.TMA = os.Getenv("ISAAC_TMA") != "0"
 	o.Weights = os.Getenv("ISAAC_WEIGHTS")
 	o.ConvWeights = os.Getenv("ISAAC_CONV_WEIGHTS")

@@ -165,6 +165,20 @@ func TestLtAutoOption(t *testing.T) {
 	}
 }
 
+// A GEMM check evicts L2 before each timed sample unless
+// ISAAC_CHECK_EVICT=0.
+func TestCheckEvictOption(t *testing.T) {
+	for v, want := range map[string]bool{"": true, "1": true, "0": false} {
+		t.Setenv("ISAAC_CHECK_EVICT", v)
+		if got := FromEnv().CheckEvict; got != want {
+			t.Errorf("ISAAC_CHECK_EVICT=%q: CheckEvict %v, want %v", v, got, want)
+		}
+	}
+	if !Defaults().CheckEvict {
+		t.Error("the defaults do not evict")
+	}
+}
+
 // The GEMM weights a device gets: ISAAC_WEIGHTS's file first (of the
 // device's key, else an error), then the shipped ones, then those isaac-tune
 // calibrate wrote for the device into the cache directory; none for a

@@ -30,6 +30,7 @@ type Server struct {
 	convStores sync.Map // classKey → *convChoices: the convolution model's choices, kept on disk
 	stores     sync.Map // classKey → *classChoices: the model's choices, per model and class, kept on disk
 	holds      sync.Map // context ID → *holdKernel
+	evictors   sync.Map // context ID → *evictor
 	logged     sync.Map // error text → struct{}
 
 	statsMu     sync.Mutex
@@ -144,7 +145,7 @@ func (s *Server) Serve(g *request.Gemm) (request.Reason, Token) {
 			return request.FwdMeasured, Token{}
 		case measuring:
 			r := m.serve(func(int) error { return s.rt.Launch(t, g, d.k) },
-				func() error { return s.hold(t.Ctx, stream) }, stream)
+				func() error { return s.beforeSample(t.Ctx, stream) }, stream)
 			if r == request.FwdMeasuring {
 				return r, Token{m, stream}
 			}

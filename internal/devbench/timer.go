@@ -6,13 +6,14 @@ import (
 	"os"
 
 	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/internal/l2evict"
 )
 
 // Flush is how a Timer empties L2 before each timed call.
 type Flush int
 
 const (
-	// FlushRead reads a buffer twice the L2's size (l2ReadPTX): the timed
+	// FlushRead reads a buffer twice the L2's size (l2evict's kernel): the timed
 	// call finds none of its operands cached and no dirty line to write
 	// back. bench_compare's default.
 	FlushRead Flush = iota
@@ -66,10 +67,7 @@ type Timer struct {
 	words  int // flush buffer length in 32-bit words
 	events [2]cuda.Event
 
-	module cuda.Module // FlushRead's kernel
-	read   cuda.Function
-	sink   cuda.DevicePtr
-	blocks int
+	reader *l2evict.Reader // FlushRead's kernel
 	params cuda.Params
 
 	// Block: each timed call is queued behind waitPTX's kernel, released
@@ -144,24 +142,9 @@ func NewTimerFlush(l2Bytes int, f Flush) (*Timer, error) {
 		}
 	}
 	if f == FlushRead {
-		if t.module, _, err = cuda.LoadPTX(l2ReadPTX, 0); err != nil {
+		if t.reader, err = l2evict.NewReader(); err != nil {
 			return nil, err
 		}
-		if t.read, err = t.module.Function("isaac_l2_read"); err != nil {
-			return nil, err
-		}
-		if t.sink, err = cuda.Alloc(256); err != nil {
-			return nil, err
-		}
-		dev, err := cuda.CurrentDevice()
-		if err != nil {
-			return nil, err
-		}
-		sms, err := dev.Attribute(cuda.AttrMultiprocessorCount)
-		if err != nil {
-			return nil, err
-		}
-		t.blocks = 8 * sms
 	}
 	return t, t.Stream.Synchronize()
 }
@@ -171,11 +154,9 @@ func (t *Timer) flushL2() error {
 	if t.Flush == FlushWrite {
 		return t.flush.MemsetD32Async(rand.Uint32(), t.words, t.Stream)
 	}
-	t.params.Reset()
 	// The buffer holds one odd word repeated, so its fold is 0 and never
 	// the magic 1: the sink is never written.
-	t.params.Ptr(uintptr(t.flush)).U64(uint64(t.words / 4)).Ptr(uintptr(t.sink)).U32(1)
-	return cuda.Launch(t.read, cuda.Dim3{uint32(t.blocks), 1, 1}, cuda.Dim3{256, 1, 1}, 0, t.Stream, &t.params)
+	return t.reader.Read(t.Stream, t.flush, 4*t.words)
 }
 
 // Read queues FlushRead's kernel over the first bytes (rounded up to 16)
@@ -187,9 +168,7 @@ func (t *Timer) Read(buf cuda.DevicePtr, bytes int) error {
 	if t.Flush != FlushRead {
 		return fmt.Errorf("devbench: Read needs the read flush's kernel (flush %v)", t.Flush)
 	}
-	t.params.Reset()
-	t.params.Ptr(uintptr(buf)).U64(uint64((bytes + 15) / 16)).Ptr(uintptr(t.sink)).U32(1)
-	return cuda.Launch(t.read, cuda.Dim3{uint32(t.blocks), 1, 1}, cuda.Dim3{256, 1, 1}, 0, t.Stream, &t.params)
+	return t.reader.Read(t.Stream, buf, bytes)
 }
 
 // Time flushes L2, runs one call between two events and returns the
