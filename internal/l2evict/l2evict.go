@@ -48,11 +48,7 @@ func NewReader() (*Reader, error) {
 	if r.fn, err = r.module.Function(Entry); err != nil {
 		return nil, err
 	}
-	dev, err := cuda.CurrentDevice()
-	if err != nil {
-		return nil, err
-	}
-	sms, err := dev.Attribute(cuda.AttrMultiprocessorCount)
+	sms, err := attribute(cuda.AttrMultiprocessorCount)
 	if err != nil {
 		return nil, err
 	}
@@ -85,11 +81,7 @@ type Evictor struct {
 // NewEvictor allocates the buffer (twice the current device's L2, at
 // least 4 MiB) and fills it on stream with one odd word.
 func NewEvictor(stream cuda.Stream) (*Evictor, error) {
-	dev, err := cuda.CurrentDevice()
-	if err != nil {
-		return nil, err
-	}
-	l2, err := dev.Attribute(cuda.AttrL2CacheSize)
+	l2, err := attribute(cuda.AttrL2CacheSize)
 	if err != nil {
 		return nil, err
 	}
@@ -113,3 +105,12 @@ func (e *Evictor) Bytes() int { return e.bytes }
 
 // Evict queues the read of the whole buffer on stream.
 func (e *Evictor) Evict(stream cuda.Stream) error { return e.Read(stream, e.buf, e.bytes) }
+
+// attribute is an attribute of the current context's device.
+func attribute(a cuda.DeviceAttribute) (int, error) {
+	dev, err := cuda.CurrentDevice()
+	if err != nil {
+		return 0, err
+	}
+	return dev.Attribute(a)
+}
