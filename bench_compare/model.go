@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/predictor"
@@ -65,12 +66,12 @@ func modelEngine(b *bench) (engine, error) {
 
 // dispatchEngine is the "dispatch" column: each call exactly as the shim
 // makes it under the default policy (a server of the environment's options
-// with policy auto, on the bench's kernel runtime: the model's best
-// configuration where it predicts a win by the margin, the vendor
-// otherwise), so its times include the losers routed to cuBLAS. The
-// decision is made before the warm-up (Server.Decide, compiling the chosen
-// kernel in line), so that no timed call goes to the vendor while the
-// kernel compiles in the background, and a decision to serve is then
+// with policy auto, on the bench's kernel runtime: the fastest of the
+// model's best kernels where the check measures it faster than the vendor,
+// the vendor otherwise), so its times include the losers routed to cuBLAS.
+// The decision is made before the warm-up (Server.Decide, compiling the
+// candidates in line), so that no timed call goes to the vendor while the
+// kernels compile in the background, and a decision to serve is then
 // checked on calls as the shim's are (settle), so that no timed call is
 // one of the check's. A cublasLtMatmul call is served as the shim serves
 // it: only with ISAAC_LT_AUTO=1 in the environment (Options.LtAuto), else
@@ -114,7 +115,7 @@ func dispatchEngine(b *bench) engine {
 			cfg, r := srv.Decide(g)
 			if r == request.FwdMeasured {
 				m := srv.Measured(g)
-				return fmt.Sprintf("cuBLAS (measured: ours %.1f µs, cuBLAS %.1f µs)", m.OursUS, m.VendorUS)
+				return fmt.Sprintf("cuBLAS (measured: ours %.1f µs%s, cuBLAS %.1f µs)", m.OursUS, candidatesOf(m), m.VendorUS)
 			}
 			if r != request.Served {
 				return "cuBLAS (" + r.String() + ")"
@@ -122,10 +123,26 @@ func dispatchEngine(b *bench) engine {
 			// The check's fastest times, as for a decision it turned: they show
 			// by how much the warm check judged a served row a win.
 			if m := srv.Measured(g); m.Checked && m.Settled {
-				return fmt.Sprintf("%s (checked: ours %.1f µs, cuBLAS %.1f µs)", cfg, m.OursUS, m.VendorUS)
+				return fmt.Sprintf("%s (checked: ours %.1f µs%s, cuBLAS %.1f µs)", cfg, m.OursUS, candidatesOf(m), m.VendorUS)
 			}
 			return cfg.String()
 		}}
+}
+
+// candidatesOf names the check's candidates' fastest times where it timed
+// more than one.
+func candidatesOf(m serve.Measurement) string {
+	if len(m.CandidatesUS) < 2 {
+		return ""
+	}
+	var b strings.Builder
+	for i, us := range m.CandidatesUS {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%.1f", us)
+	}
+	return " of candidates [" + b.String() + "] µs"
 }
 
 // settle runs g's calls, one at a time, until the check of its decision to

@@ -19,6 +19,7 @@ type Chooser struct {
 	Dev    ptx.DeviceLimits // the device the model is for
 	TopK   int              // configurations kept per input, best first
 	Margin float64          // serve when exp(ours − vendor) ≥ Margin
+	Check  float64          // serve under a measurement of the first calls when exp(ours − vendor) ≥ Check (Choice.Ratio): below Margin, since the measurement settles what the models' errors leave open
 	Pool   int              // legal configurations drawn per input class (the search's seeds)
 	Screen int              // per batch of the search, configurations the ensemble scores, kept by its first member's prediction (0: all)
 	pools  seedPools
@@ -98,6 +99,10 @@ type Choice struct {
 	VendorTFLOPs float64  // predicted rate of the vendor (NaN without a vendor model)
 	Serve        bool     // a predicted win by the margin
 }
+
+// Ratio is the predicted speed-up of the best configuration over the
+// vendor (NaN without a vendor model).
+func (c *Choice) Ratio() float64 { return c.OursTFLOPs / c.VendorTFLOPs }
 
 // SeedPool is the class's seed configurations (drawing them on first use):
 // Pool legal configurations drawn uniformly with generators seeded by the

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"runtime"
+	"slices"
 
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/kernels"
@@ -23,10 +24,28 @@ import (
 // call waits for all. With Options.AsyncSearch every decision is made in
 // the background. A call captured into a graph makes none (see decide).
 type decision struct {
-	k       *kernels.Kernel // the kernel to launch when reason is Served
-	reason  request.Reason  // Served, or the forward reason
-	pending bool            // a background goroutine is making the decision (searching, compiling)
-	meas    *measurement    // the model's decision to serve under Auto, checked on the calls (nil: not checked)
+	k       *kernels.Kernel   // the kernel to launch when reason is Served
+	alts    []*kernels.Kernel // the check's other candidates, 1… (the model's next best)
+	reason  request.Reason    // Served, or the forward reason
+	pending bool              // a background goroutine is making the decision (searching, compiling)
+	meas    *measurement      // the model's decision to serve under Auto, checked on the calls (nil: not checked)
+}
+
+// kernel is the decision's candidate cand (0: k, then alts).
+func (d *decision) kernel(cand int) *kernels.Kernel {
+	if cand >= 1 && cand <= len(d.alts) {
+		return d.alts[cand-1]
+	}
+	return d.k
+}
+
+// served is the kernel a served call launches: the check's choice once it
+// has one, k before.
+func (d *decision) served() *kernels.Kernel {
+	if d.meas != nil {
+		return d.kernel(int(d.meas.chosen.Load()))
+	}
+	return d.k
 }
 
 type decisionKey struct {
@@ -123,11 +142,16 @@ func (s *Server) inBackground(key decisionKey, t kernels.Target, g *request.Gemm
 
 // makeDecision chooses for one key: Options.Config when set; else the
 // device's model (best configuration first, the next when one fails to
-// compile; a wgmma one as its tensor-copy twin, see staged), served under
-// Auto only when it predicts a win; without a model, the heuristic under
-// Always and the vendor under Auto. Without compile, a model's choice
-// whose kernel would have to be compiled (neither loaded in the context
-// nor in the disk cache) is the pending reason FwdCompiling.
+// compile; a wgmma one as its tensor-copy twin, see staged). Under Auto
+// a call the model predicts at least the chooser's margin as fast as the
+// vendor (checkMargin: near-ties and predicted losses within the models'
+// errors included) is served under a check of its first calls, which
+// times the model's gemmCandidates best kernels against the vendor and
+// keeps the fastest where it wins; the rest go to the vendor. Without a
+// model, the heuristic under Always and the vendor under Auto. Without
+// compile, a choice whose kernels would have to be compiled (neither
+// loaded in the context nor in the disk cache) is the pending reason
+// FwdCompiling.
 func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm, compile bool) *decision {
 	if s.opts.ConfigErr != nil || s.opts.Config != nil {
 		return s.heuristicDecision(t, g)
@@ -151,30 +175,74 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 		return &decision{reason: request.FwdUnsupported}
 	}
 	c := s.choiceFor(ch, id, input, int(g.Batch), cls)
-	if key.policy == Auto && !c.Serve && !t.Class.Batched {
+	if key.policy == Auto && !s.worthServing(ch, c) && !t.Class.Batched {
 		return &decision{reason: request.FwdPredicted}
 	}
-	for _, r := range c.Top {
-		cfg := r.Config
-		if ptx.Legal(cfg, t.Class, t.Dev.Limits) != nil {
-			continue // a disk cache written for other limits
-		}
-		cfg = s.staged(cfg, t, g)
-		if !compile && !s.rt.Loaded(t, cfg) {
-			return &decision{reason: request.FwdCompiling}
-		}
-		if k, err := s.rt.Kernel(t, cfg); err == nil {
-			d := &decision{k: k, reason: request.Served}
-			if key.policy == Auto {
-				d.meas = s.newCheck(1)
+	want := 1
+	if key.policy == Auto && s.opts.Check {
+		want = gemmCandidates
+	}
+	cfgs := s.candidates(c, t, g)
+	if !compile {
+		for _, cfg := range cfgs[:min(want, len(cfgs))] {
+			if !s.rt.Loaded(t, cfg) {
+				return &decision{reason: request.FwdCompiling}
 			}
-			return d
 		}
+	}
+	var ks []*kernels.Kernel
+	for _, cfg := range cfgs {
+		if k, err := s.rt.Kernel(t, cfg); err == nil {
+			ks = append(ks, k)
+		}
+		if len(ks) == want {
+			break
+		}
+	}
+	if len(ks) > 0 {
+		d := &decision{k: ks[0], alts: ks[1:], reason: request.Served}
+		if key.policy == Auto {
+			d.meas = s.newCheck(len(ks))
+		}
+		return d
 	}
 	if key.policy == Always {
 		return s.heuristicDecision(t, g)
 	}
 	return &decision{reason: request.FwdNoKernel}
+}
+
+// worthServing reports whether Auto serves a call the model chose c for:
+// under a check, where c is predicted at least the chooser's Check margin
+// as fast as the vendor; without checks (Options.Check off), only a
+// predicted win by its Margin.
+func (s *Server) worthServing(ch *predictor.Chooser, c *predictor.Choice) bool {
+	if !s.opts.Check {
+		return c.Serve
+	}
+	return c.Ratio() >= ch.Check
+}
+
+// gemmCandidates is how many of the model's best kernels a GEMM's check
+// times (each as many times as the vendor): the model ranks the few best
+// of a shape within its error of each other, and a kernel's own
+// measurement settles what the prediction cannot.
+const gemmCandidates = 3
+
+// candidates is the model's choice c as the class runs it: its distinct
+// configurations legal here, staged (tensor-copy twins), best first.
+func (s *Server) candidates(c *predictor.Choice, t kernels.Target, g *request.Gemm) []ptx.GemmConfig {
+	var out []ptx.GemmConfig
+	for _, r := range c.Top {
+		if ptx.Legal(r.Config, t.Class, t.Dev.Limits) != nil {
+			continue // a disk cache written for other limits
+		}
+		cfg := s.staged(r.Config, t, g)
+		if !slices.Contains(out, cfg) {
+			out = append(out, cfg)
+		}
+	}
+	return out
 }
 
 // servedConfig is cfg as cls runs it on a device of limits lim, for

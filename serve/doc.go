@@ -4,9 +4,10 @@
 // not serve, goes to the vendor untouched, so that the application sees the
 // vendor's own status), then, under the policy, has the device's
 // performance model (package predictor) choose a configuration for the
-// exact input and predict the vendor's rate, serves the call with the
-// chosen kernel (package kernels) only where it predicts a win, and checks
-// that decision on the shape's first calls, timed beside the vendor's.
+// exact input and predict the vendor's rate, and, unless it predicts a
+// loss beyond the models' errors, times its best kernels (package kernels)
+// beside the vendor's on the shape's first calls and serves the fastest
+// where it wins.
 // Every other outcome, an error included, is a forward reason
 // (request.Reason).
 //

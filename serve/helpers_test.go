@@ -35,20 +35,24 @@ func testServer(p Policy) *Server {
 }
 
 // storeDecision makes s's decision for g the kernel of cfg, with the check
-// meas (nil: unchecked).
-func (s *Server) storeDecision(t *testing.T, g *request.Gemm, cfg string, meas *measurement) {
+// meas (nil: unchecked) and the check's other candidates alts.
+func (s *Server) storeDecision(t *testing.T, g *request.Gemm, cfg string, meas *measurement, alts ...string) {
 	t.Helper()
-	c, err := ptx.ParseConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	tg, err := s.rt.Target(g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := s.rt.Kernel(tg, c)
-	if err != nil {
-		t.Fatal(err)
+	var ks []*kernels.Kernel
+	for _, text := range append([]string{cfg}, alts...) {
+		c, err := ptx.ParseConfig(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := s.rt.Kernel(tg, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ks = append(ks, k)
 	}
-	s.decisions.Store(keyOf(tg, g, s.opts.Policy), &decision{k: k, reason: request.Served, meas: meas})
+	s.decisions.Store(keyOf(tg, g, s.opts.Policy), &decision{k: ks[0], alts: ks[1:], reason: request.Served, meas: meas})
 }

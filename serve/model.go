@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sync"
 
@@ -17,8 +18,9 @@ import (
 // Chooser settings used at run time.
 const (
 	// serveMargin is the predicted speed-up over the vendor a call needs
-	// to be served under Auto: the models' test errors make a smaller
-	// predicted win a coin toss.
+	// to be served under Auto without a check (Options.Check off): the
+	// models' test errors make a smaller predicted win a coin toss. With
+	// the check, checkMargin.
 	serveMargin = 1.1
 	// choiceTopK configurations are kept per input, best first; when the
 	// best fails to compile the next is used.
@@ -234,6 +236,20 @@ func newChooser(w *predictor.Weights, lim ptx.DeviceLimits) (*predictor.Chooser,
 	if !ok || vendor.Schema != predictor.VendorSchema && vendor.Schema != predictor.InputSchema {
 		vendor = nil // Always can still use the model; Auto never serves
 	}
-	return &predictor.Chooser{Config: cfg, Vendor: vendor, Dev: lim,
-		TopK: choiceTopK, Margin: serveMargin, Pool: seedPool, Screen: seedScreen}, nil
+	return &predictor.Chooser{Config: cfg, Vendor: vendor, Dev: lim, TopK: choiceTopK,
+		Margin: serveMargin, Check: checkMargin(cfg, vendor), Pool: seedPool, Screen: seedScreen}, nil
+}
+
+// checkMargin is the predicted speed-up over the vendor a GEMM needs under
+// Auto to be checked on its first calls (and served where the check
+// measures ours faster): two standard errors of the predicted ratio,
+// whose error is that of a difference of the two models' ln TFLOP/s
+// (their test MSEs added), so that only a call predicted slower beyond
+// the models' errors goes to the vendor unmeasured. Weights that do not
+// record both errors keep serveMargin.
+func checkMargin(cfg, vendor *predictor.Model) float64 {
+	if vendor == nil || !(cfg.TestMSE > 0) || !(vendor.TestMSE > 0) {
+		return serveMargin
+	}
+	return math.Exp(-2 * math.Sqrt(cfg.TestMSE+vendor.TestMSE))
 }

@@ -15,10 +15,12 @@ type Policy int
 
 // Policies.
 const (
-	// Auto (the default) serves a call when the device's performance model
-	// predicts a win over the vendor by a margin, and checks that decision
-	// on the shape's first calls. A device without weights gets the vendor
-	// for every call.
+	// Auto (the default) serves a call with the fastest of the device's
+	// performance model's best kernels where a check of the shape's first
+	// calls measures it faster than the vendor; a call the model predicts
+	// slower beyond its errors (without the check: one it does not predict
+	// a win by a margin) goes to the vendor unmeasured. A device without
+	// weights gets the vendor for every call.
 	Auto Policy = iota
 	// Always serves every call of a served class: ISAAC_CONFIG, else the
 	// model's best configuration, else the generator's heuristic (tests,

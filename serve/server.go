@@ -144,7 +144,7 @@ func (s *Server) Serve(g *request.Gemm) (request.Reason, Token) {
 		case vendorFaster:
 			return request.FwdMeasured, Token{}
 		case measuring:
-			r := m.serve(func(int) error { return s.rt.Launch(t, g, d.k) },
+			r := m.serve(func(cand int) error { return s.rt.Launch(t, g, d.kernel(cand)) },
 				func() error { return s.beforeSample(t.Ctx, stream) }, stream)
 			if r == request.FwdMeasuring {
 				return r, Token{m, stream}
@@ -152,7 +152,7 @@ func (s *Server) Serve(g *request.Gemm) (request.Reason, Token) {
 			return r, Token{}
 		}
 	}
-	return reasonOf(s.rt.Launch(t, g, d.k)), Token{}
+	return reasonOf(s.rt.Launch(t, g, d.served())), Token{}
 }
 
 // Decide is what Serve does with g in the current context under the
@@ -178,7 +178,7 @@ func (s *Server) Decide(g *request.Gemm) (ptx.GemmConfig, request.Reason) {
 	if d.meas != nil && d.meas.verdict.Load() == vendorFaster {
 		return ptx.GemmConfig{}, request.FwdMeasured
 	}
-	return d.k.Config(), request.Served
+	return d.served().Config(), request.Served
 }
 
 // Staged is cfg as the server runs a configuration it chose itself (the
