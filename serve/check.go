@@ -59,6 +59,7 @@ type measurement struct {
 	begun   []int         // samples begun: per candidate, then the vendor's
 	dead    []bool        // a candidate whose launch failed: not timed again
 	stream  cuda.Stream   // the stream of the open sample
+	release func()        // releases the open sample's hold
 	events  []cuda.Event  // every event made, destroyed with the verdict
 	failed  bool          // an event call failed: keep serving, stop measuring
 	margin  float64       // Options.CheckMargin
@@ -74,30 +75,28 @@ type timedSample struct {
 }
 
 // newCheck is the check of a decision to serve with cands candidates of
-// ours (at least one), or nil when the options turn checks off.
-func (s *Server) newCheck(cands int) *measurement {
+// ours (at least one), or nil when the options turn checks off: ours is
+// kept only where it is measured at least keep times as fast as the
+// vendor (or by Options.CheckMargin where that is larger).
+func (s *Server) newCheck(cands int, keep float64) *measurement {
 	if !s.opts.Check {
 		return nil
 	}
-	return newMeasurement(max(cands, 1), s.opts.CheckMargin)
+	return newMeasurement(max(cands, 1), max(s.opts.CheckMargin, keep))
 }
 
-// newConvCheck is newCheck for a convolution: ours is kept only where it
-// is measured at least convKeepMargin times as fast as cuDNN (or by
-// Options.CheckMargin where that is larger).
-func (s *Server) newConvCheck(cands int) *measurement {
-	m := s.newCheck(cands)
-	if m != nil {
-		m.margin = max(m.margin, convKeepMargin)
-	}
-	return m
-}
-
-// convKeepMargin: a convolution check's three samples a side decide
-// near-ties by noise (served convolutions measured within 5 % of cuDNN by
-// their check ran at 0.89–1.0 of its rate in bench_compare, call 56 of
-// gputest/results/h100/conv): a tie goes to cuDNN.
-const convKeepMargin = 1.05
+// Keep margins: a tie goes to the vendor.
+const (
+	// gemmKeepMargin: the fastest of three samples of the fastest of up
+	// to three candidates is biased low against the vendor's three; a win
+	// within it is noise, and worth little.
+	gemmKeepMargin = 1.02
+	// convKeepMargin: a convolution check's three samples a side decide
+	// near-ties by noise (served convolutions measured within 5 % of
+	// cuDNN by their check ran at 0.89–1.0 of its rate in bench_compare,
+	// call 56 of gputest/results/h100/conv).
+	convKeepMargin = 1.05
+)
 
 func newMeasurement(cands int, margin float64) *measurement {
 	return &measurement{margin: margin, ours: make([][]float64, cands), begun: make([]int, cands+1), dead: make([]bool, cands)}
@@ -107,14 +106,16 @@ func newMeasurement(cands int, margin float64) *measurement {
 // our candidates (timed when it is that candidate's turn; launch's
 // argument says which) or asks the caller to forward the call
 // (request.FwdMeasuring, when it is the vendor's turn: the caller then
-// calls AfterForward once the vendor's call is on the stream). A call that
+// calls AfterForward once the vendor's call is on the stream); hold queues
+// what precedes a timed call and returns what follows it once the call and
+// its end event are queued (hold.go). A call that
 // finds another thread measuring is served untimed by the first
 // candidate. A call on a stream being captured into a graph touches
 // nothing of the check (its events are not the graph's work, and querying
 // them is an unsafe call during a capture) and goes to the vendor
 // (request.FwdCapturing): the graph will replay the call any number of
 // times, and the check has not confirmed that ours is the faster.
-func (m *measurement) serve(launch func(cand int) error, hold func() error, stream cuda.Stream) request.Reason {
+func (m *measurement) serve(launch func(cand int) error, hold func() (release func(), err error), stream cuda.Stream) request.Reason {
 	if stream.Capturing() {
 		return request.FwdCapturing
 	}
@@ -132,7 +133,8 @@ func (m *measurement) serve(launch func(cand int) error, hold func() error, stre
 	first := m.firstLive()
 	if m.open != nil {
 		if m.openAge++; m.openAge > measureStale {
-			m.open, m.begun[len(m.ours)] = nil, m.begun[len(m.ours)]-1
+			m.closeOpen()
+			m.begun[len(m.ours)]--
 		}
 		return reasonOf(launch(first))
 	}
@@ -147,20 +149,22 @@ func (m *measurement) serve(launch func(cand int) error, hold func() error, stre
 	if side < 0 {
 		return reasonOf(launch(first)) // every sample begun: waiting for them
 	}
-	hold() // without it the times include host work: still a check
+	release, _ := hold() // without it the times include host work: still a check
 	start, ok := m.record(stream)
 	if !ok {
+		release()
 		return reasonOf(launch(first))
 	}
 	warmup := m.begun[side] < measureWarmups
 	m.begun[side]++
 	if side == len(m.ours) {
 		m.open = &timedSample{side: vendorSide, warmup: warmup, start: start}
-		m.openAge, m.stream = 0, stream
+		m.openAge, m.stream, m.release = 0, stream, release
 		return request.FwdMeasuring
 	}
 	err := launch(side)
 	end, ok := m.record(stream)
+	release()
 	switch {
 	case err != nil:
 		// A candidate that does not run is not timed again; without one
@@ -194,12 +198,22 @@ func (m *measurement) afterForward(stream cuda.Stream) {
 	if m.open == nil || stream != m.stream {
 		return
 	}
+	open := *m.open
 	if end, ok := m.record(stream); ok {
-		m.pending = append(m.pending, timedSample{side: vendorSide, warmup: m.open.warmup, start: m.open.start, end: end})
+		m.pending = append(m.pending, timedSample{side: vendorSide, warmup: open.warmup, start: open.start, end: end})
 	} else {
 		m.begun[len(m.ours)]--
 	}
-	m.open = nil
+	m.closeOpen()
+}
+
+// closeOpen ends the open vendor sample: its hold released, the sample
+// no longer waited for.
+func (m *measurement) closeOpen() {
+	if m.release != nil {
+		m.release()
+	}
+	m.open, m.release = nil, nil
 }
 
 // record makes an event and records it on stream (false when the driver
@@ -310,7 +324,8 @@ func (m *measurement) settle(v int32) {
 	for _, e := range m.events {
 		e.Destroy()
 	}
-	m.events, m.pending, m.open = nil, nil, nil
+	m.closeOpen()
+	m.events, m.pending = nil, nil
 }
 
 // Measurement is the state of the check of a decision to serve.

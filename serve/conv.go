@@ -114,7 +114,7 @@ func (s *Server) Conv(c *request.Conv) (request.Reason, Token) {
 		case vendorFaster:
 			return request.FwdMeasured, Token{}
 		case measuring:
-			r := m.serve(launch, func() error { return s.holdFor(t.Ctx, stream, convHoldNS) }, stream)
+			r := m.serve(launch, func() (func(), error) { return s.hold(t.Ctx, stream) }, stream)
 			if r == request.FwdMeasuring {
 				return r, Token{m, stream}
 			}
@@ -323,7 +323,7 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 				!slices.ContainsFunc(cands, func(r convRun) bool { return r.k == h.k }) {
 				d.alts = append(d.alts, convRun{h.k, h.path})
 			}
-			d.meas = s.newConvCheck(1 + len(d.alts))
+			d.meas = s.newCheck(1+len(d.alts), convKeepMargin)
 		}
 		return d
 	}

@@ -49,7 +49,7 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.convs.Store(key, &convDecision{reason: request.Served, k: ks, path: convImplicit, alts: []convRun{{kf, convImplicit}}, meas: srv.newConvCheck(2)})
+	srv.convs.Store(key, &convDecision{reason: request.Served, k: ks, path: convImplicit, alts: []convRun{{kf, convImplicit}}, meas: srv.newCheck(2, convKeepMargin)})
 	desc, err := h.Describe(req)
 	if err != nil {
 		t.Fatal(err)
@@ -110,14 +110,17 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}
-		if err := srv.holdFor(tg.Ctx, 0, convHoldNS); err != nil {
+		release, err := srv.hold(tg.Ctx, 0)
+		if err != nil {
 			t.Fatal(err)
 		}
 		start.Record(0)
-		if r, _ := srv.Conv(req); r != request.Served {
+		r, _ := srv.Conv(req)
+		end.Record(0)
+		release()
+		if r != request.Served {
 			t.Fatalf("after the verdict: %v", r)
 		}
-		end.Record(0)
 		if err := cuda.Stream(0).Synchronize(); err != nil {
 			t.Fatal(err)
 		}

@@ -36,8 +36,8 @@ func (s *Server) evictL2(ctx uint64, stream cuda.Stream) error {
 // beforeSample is what precedes each timed sample of a GEMM check on
 // stream: the eviction (Options.CheckEvict; where it cannot be made, as
 // when the buffer cannot be allocated, the sample is timed as it finds L2)
-// and the hold.
-func (s *Server) beforeSample(ctx uint64, stream cuda.Stream) error {
+// and the hold, whose release it returns.
+func (s *Server) beforeSample(ctx uint64, stream cuda.Stream) (release func(), err error) {
 	if s.opts.CheckEvict {
 		s.evictL2(ctx, stream)
 	}

@@ -4,46 +4,46 @@ import (
 	"sync"
 
 	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/internal/gate"
 )
 
-// measureHoldNS is how long the check's hold kernel keeps the stream busy
-// before each timed call: longer than a vendor call's host work (cuBLAS
-// chooses its kernel on the host for each call).
-const measureHoldNS = 50_000
+// Each timed sample of a check is queued behind a hold of its context's
+// gate (package gate), released once the timed call and its end event
+// are queued: the call then starts on the GPU only when all of it is
+// queued, and the sample's events time the device's work alone, not the
+// host's work between the start event and the launch, which differs
+// between our launch path and the vendor's (cuBLAS and cuDNN choose their
+// kernels on the host, for tens of microseconds and on some calls
+// hundreds). A fixed hold of 50 µs before each GEMM sample left cuBLAS
+// samples of some shapes at 4–5 times cuBLAS's time
+// (gputest/results/h100/batched/call12), and one of 1 ms before each
+// convolution sample left the GPU idle for the rest of it.
+//
+// holdLimitNS bounds a hold whose release does not come in time (a vendor
+// call that waits on its own stream inside the held region): the sample
+// is then wrong, not a hang.
+const holdLimitNS = 5_000_000
 
-// convHoldNS is the hold before a convolution's timed call: cuDNN's
-// legacy cudnnConvolutionForward does more host work per call than a
-// cuBLAS GEMM, more than measureHoldNS covers
-// (gputest/results/h100/conv/call53: the check's cuDNN times against
-// bench_compare's).
-const convHoldNS = 1_000_000
-
-// holdKernel is the hold kernel (holdPTX) loaded in one context, once.
-type holdKernel struct {
+// ctxGate is a context's gate, made once.
+type ctxGate struct {
 	once sync.Once
-	fn   cuda.Function
+	g    *gate.Gate
 	err  error
 }
 
-// hold launches the hold kernel (measureHoldNS) on stream in the current
-// context, whose ID is ctx.
-func (s *Server) hold(ctx uint64, stream cuda.Stream) error {
-	return s.holdFor(ctx, stream, measureHoldNS)
-}
-
-// holdFor is hold for ns nanoseconds.
-func (s *Server) holdFor(ctx uint64, stream cuda.Stream, ns uint64) error {
-	v, _ := s.holds.LoadOrStore(ctx, &holdKernel{})
-	h := v.(*holdKernel)
-	h.once.Do(func() {
-		var mod cuda.Module
-		if mod, _, h.err = cuda.LoadPTX(holdPTX, 0); h.err == nil {
-			h.fn, h.err = mod.Function(holdEntry)
-		}
-	})
-	if h.err != nil {
-		return h.err
+// hold queues a hold on stream in the current context, whose ID is ctx,
+// and returns its release (never nil: a hold that could not be queued
+// releases nothing, and the sample then times the host's work too).
+func (s *Server) hold(ctx uint64, stream cuda.Stream) (release func(), err error) {
+	v, _ := s.holds.LoadOrStore(ctx, &ctxGate{})
+	cg := v.(*ctxGate)
+	cg.once.Do(func() { cg.g, cg.err = gate.New() })
+	if cg.err != nil {
+		return func() {}, cg.err
 	}
-	var p cuda.Params
-	return cuda.Launch(h.fn, cuda.Dim3{1, 1, 1}, cuda.Dim3{1, 1, 1}, 0, stream, p.U64(ns))
+	h, err := cg.g.Hold(stream, holdLimitNS)
+	if err != nil {
+		return func() {}, err
+	}
+	return func() { cg.g.Release(h) }, nil
 }

@@ -29,18 +29,18 @@ func TestVerdictOf(t *testing.T) {
 }
 
 // ISAAC_CHECK_MARGIN sets the check's margin; what is not a finite number
-// of at least 1 leaves the default, 1. A convolution's check keeps ours
-// only by convKeepMargin at least.
+// of at least 1 leaves the default, 1. A GEMM's check keeps ours only by
+// gemmKeepMargin at least, a convolution's by convKeepMargin.
 func TestCheckMargin(t *testing.T) {
 	for v, want := range map[string]float64{"": 1, "1.05": 1.05, "2": 2, "0.9": 1, "-3": 1, "NaN": 1, "+Inf": 1, "x": 1, "1": 1} {
 		t.Setenv("ISAAC_CHECK_MARGIN", v)
 		if got := FromEnv().CheckMargin; got != want {
 			t.Errorf("ISAAC_CHECK_MARGIN=%q: %g, want %g", v, got, want)
 		}
-		if m := New(FromEnv()).newCheck(1); m == nil || m.margin != want {
-			t.Errorf("ISAAC_CHECK_MARGIN=%q: the decision's check has margin %v, want %g", v, m, want)
+		if m := New(FromEnv()).newCheck(3, gemmKeepMargin); m == nil || m.margin != max(want, gemmKeepMargin) || len(m.ours) != 3 {
+			t.Errorf("ISAAC_CHECK_MARGIN=%q: a GEMM's check %+v, want margin %g", v, m, max(want, gemmKeepMargin))
 		}
-		if m := New(FromEnv()).newConvCheck(2); m == nil || m.margin != max(want, convKeepMargin) || len(m.ours) != 2 {
+		if m := New(FromEnv()).newCheck(2, convKeepMargin); m == nil || m.margin != max(want, convKeepMargin) || len(m.ours) != 2 {
 			t.Errorf("ISAAC_CHECK_MARGIN=%q: a convolution's check %+v, want margin %g", v, m, max(want, convKeepMargin))
 		}
 	}
@@ -49,11 +49,11 @@ func TestCheckMargin(t *testing.T) {
 // ISAAC_MEASURE=0 leaves decisions unchecked.
 func TestMeasureOff(t *testing.T) {
 	t.Setenv("ISAAC_MEASURE", "0")
-	if New(FromEnv()).newCheck(1) != nil {
+	if New(FromEnv()).newCheck(1, gemmKeepMargin) != nil {
 		t.Error("ISAAC_MEASURE=0: decisions still checked")
 	}
 	t.Setenv("ISAAC_MEASURE", "")
-	if New(FromEnv()).newCheck(1) == nil {
+	if New(FromEnv()).newCheck(1, gemmKeepMargin) == nil {
 		t.Error("decisions not checked by default")
 	}
 }

@@ -29,7 +29,7 @@ type Server struct {
 	convModels sync.Map // cuda.Device → *deviceConvModel
 	convStores sync.Map // classKey → *convChoices: the convolution model's choices, kept on disk
 	stores     sync.Map // classKey → *classChoices: the model's choices, per model and class, kept on disk
-	holds      sync.Map // context ID → *holdKernel
+	holds      sync.Map // context ID → *ctxGate
 	evictors   sync.Map // context ID → *evictor
 	logged     sync.Map // error text → struct{}
 
@@ -145,7 +145,7 @@ func (s *Server) Serve(g *request.Gemm) (request.Reason, Token) {
 			return request.FwdMeasured, Token{}
 		case measuring:
 			r := m.serve(func(cand int) error { return s.rt.Launch(t, g, d.kernel(cand)) },
-				func() error { return s.beforeSample(t.Ctx, stream) }, stream)
+				func() (func(), error) { return s.beforeSample(t.Ctx, stream) }, stream)
 			if r == request.FwdMeasuring {
 				return r, Token{m, stream}
 			}

@@ -3,6 +3,7 @@ package devbench
 import (
 	"testing"
 
+	"github.com/isaacgo/isaac/internal/gate"
 	"github.com/isaacgo/isaac/internal/l2evict"
 	"github.com/isaacgo/isaac/internal/ptxas"
 )
@@ -44,13 +45,14 @@ func TestFlushFromEnv(t *testing.T) {
 }
 
 // TestPTXASReadFlush assembles the read flush's (l2evict's) and the
-// blocking timer's kernels for sm_70 and sm_90: no spills, no stack.
+// blocking timer's (gate's) kernels for sm_70 and sm_90: no spills, no
+// stack.
 func TestPTXASReadFlush(t *testing.T) {
 	if _, err := ptxas.Find(); err != nil {
 		t.Skip("ptxas not found: run scripts/fetch-ptxas.sh build/tools")
 	}
 	for _, arch := range []string{"sm_70", "sm_90"} {
-		for _, src := range []string{l2evict.PTX, waitPTX} {
+		for _, src := range []string{l2evict.PTX, gate.PTX} {
 			rep, err := ptxas.Compile(src, arch)
 			if err != nil {
 				t.Fatalf("%s: %v", arch, err)

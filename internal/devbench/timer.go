@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/internal/gate"
 	"github.com/isaacgo/isaac/internal/l2evict"
 )
 
@@ -68,16 +69,11 @@ type Timer struct {
 	events [2]cuda.Event
 
 	reader *l2evict.Reader // FlushRead's kernel
-	params cuda.Params
 
-	// Block: each timed call is queued behind waitPTX's kernel, released
-	// from the release stream once run has returned (see NewTimerBlocking).
-	Block   bool
-	waitMod cuda.Module
-	wait    cuda.Function
-	flag    cuda.DevicePtr
-	release cuda.Stream
-	token   uint32
+	// Block: each timed call is queued behind a gate's hold, released once
+	// run has returned (see NewTimerBlocking).
+	Block bool
+	gate  *gate.Gate
 }
 
 // waitLimitNS bounds how long a blocking Timer's wait kernel holds the
@@ -85,31 +81,19 @@ type Timer struct {
 const waitLimitNS = 20_000_000
 
 // NewTimerBlocking is NewTimer whose timed calls start on the GPU only once
-// run has queued all of them (the wait kernel of waitPTX): the events then
-// enclose the GPU's work alone, not the host's time to enqueue it, which
-// would show whenever it outlasts the flush before the call.
+// run has queued all of them (package gate): the events then enclose the
+// GPU's work alone, not the host's time to enqueue it, which would show
+// whenever it outlasts the flush before the call.
 func NewTimerBlocking(l2Bytes int, def Flush) (*Timer, error) {
 	t, err := NewTimer(l2Bytes, def)
 	if err != nil {
 		return nil, err
 	}
-	if t.waitMod, _, err = cuda.LoadPTX(waitPTX, 0); err != nil {
-		return nil, err
-	}
-	if t.wait, err = t.waitMod.Function("isaac_wait"); err != nil {
-		return nil, err
-	}
-	if t.flag, err = cuda.Alloc(256); err != nil {
-		return nil, err
-	}
-	if t.release, err = cuda.NewStream(); err != nil {
-		return nil, err
-	}
-	if err := t.flag.MemsetD32Async(0, 1, t.Stream); err != nil {
+	if t.gate, err = gate.New(); err != nil {
 		return nil, err
 	}
 	t.Block = true
-	return t, t.Stream.Synchronize()
+	return t, nil
 }
 
 // NewTimer creates the stream, the flush buffer (2·l2Bytes), the events
@@ -177,28 +161,24 @@ func (t *Timer) Time(run func() error) (float64, error) {
 	if err := t.flushL2(); err != nil {
 		return 0, err
 	}
+	var hold gate.Hold
 	if t.Block {
-		t.token++
-		if t.token == 0 {
-			t.token = 1 // the flag's initial value
-		}
-		t.params.Reset()
-		t.params.Ptr(uintptr(t.flag)).U32(t.token).U64(waitLimitNS)
-		if err := cuda.Launch(t.wait, cuda.Dim3{1, 1, 1}, cuda.Dim3{1, 1, 1}, 0, t.Stream, &t.params); err != nil {
+		var err error
+		if hold, err = t.gate.Hold(t.Stream, waitLimitNS); err != nil {
 			return 0, err
 		}
 	}
-	if err := t.events[0].Record(t.Stream); err != nil {
-		return 0, err
+	err := t.events[0].Record(t.Stream)
+	if err == nil {
+		err = run()
 	}
-	err := run()
 	if err == nil {
 		err = t.events[1].Record(t.Stream)
 	}
 	if t.Block {
 		// Released once the call and its end event are queued, whatever
 		// run returned: the stream must not stay held.
-		if rerr := t.flag.MemsetD32Async(t.token, 1, t.release); err == nil {
+		if rerr := t.gate.Release(hold); err == nil {
 			err = rerr
 		}
 	}
