@@ -323,7 +323,7 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 				!slices.ContainsFunc(cands, func(r convRun) bool { return r.k == h.k }) {
 				d.alts = append(d.alts, convRun{h.k, h.path})
 			}
-			d.meas = s.newCheck(1+len(d.alts), convKeepMargin)
+			d.meas = s.newCheck(1+len(d.alts), convKeep)
 		}
 		return d
 	}

@@ -49,7 +49,7 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.convs.Store(key, &convDecision{reason: request.Served, k: ks, path: convImplicit, alts: []convRun{{kf, convImplicit}}, meas: srv.newCheck(2, convKeepMargin)})
+	srv.convs.Store(key, &convDecision{reason: request.Served, k: ks, path: convImplicit, alts: []convRun{{kf, convImplicit}}, meas: srv.newCheck(2, convKeep)})
 	desc, err := h.Describe(req)
 	if err != nil {
 		t.Fatal(err)
