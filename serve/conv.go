@@ -114,7 +114,7 @@ func (s *Server) Conv(c *request.Conv) (request.Reason, Token) {
 		case vendorFaster:
 			return request.FwdMeasured, Token{}
 		case measuring:
-			r := m.serve(launch, func() (func(), error) { return s.hold(t.Ctx, stream) }, stream)
+			r := m.serve(launch, func() (func(), error) { return s.beforeSample(t.Ctx, stream) }, stream)
 			if r == request.FwdMeasuring {
 				return r, Token{m, stream}
 			}

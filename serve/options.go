@@ -70,7 +70,7 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_SEARCH=async  AsyncSearch   a call whose decision is not made goes to the vendor while it is made
 //	ISAAC_MEASURE=0     Check=false   no check of a decision to serve on its first calls
 //	ISAAC_CHECK_MARGIN  CheckMargin   the check keeps our kernel when ours × margin ≤ the vendor's (default 1; GEMM checks use at least gemmKeep's ratio, convolution checks convKeep's)
-//	ISAAC_CHECK_EVICT=0 CheckEvict=false  a GEMM check times its samples as they find L2 (default: each after a read of twice the L2)
+//	ISAAC_CHECK_EVICT=0 CheckEvict=false  a check times its samples as they find L2 (default: each after a read of twice the L2)
 //	ISAAC_TMA=0         TMA=false     chosen wgmma configurations keep their cp.async copies
 //	ISAAC_WEIGHTS       Weights       a weights file instead of the ones shipped for the device
 //	ISAAC_CONV_WEIGHTS  ConvWeights   a convolution weights file instead of the shipped ones, or none (no convolution model)
@@ -88,7 +88,7 @@ type Options struct {
 	Check         bool
 	CheckMargin   float64
 	// CheckEvict empties L2 of the call's data before each timed sample
-	// of a GEMM check (evict.go), so that the check compares the two
+	// of a check, GEMM or convolution (evict.go), so that the check compares the two
 	// sides as calls between other work run, not as back-to-back calls
 	// on buffers that stay in L2. It costs a buffer of twice the L2 per
 	// context, allocated on the context's first check.
