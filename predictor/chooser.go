@@ -3,6 +3,7 @@ package predictor
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/space"
@@ -25,33 +26,41 @@ type Chooser struct {
 	pools  seedPools
 }
 
-// seedPools are a chooser's seed pools per input class.
+// seedPools are a chooser's seed pools per input class, each drawn once;
+// pools of different classes are drawn concurrently.
 type seedPools struct {
-	m  sync.Map   // ptx.InputClass → []ptx.GemmConfig
-	mu sync.Mutex // serializes pool construction
+	m sync.Map // ptx.InputClass → *seedPool
+}
+
+// seedPool is one class's pool: drawn (or set) once.
+type seedPool struct {
+	once sync.Once
+	done atomic.Bool
+	cfgs []ptx.GemmConfig
+}
+
+func (p *seedPools) entry(cls ptx.InputClass) *seedPool {
+	v, _ := p.m.LoadOrStore(cls, &seedPool{})
+	return v.(*seedPool)
 }
 
 // get is the class's pool, drawn (n configurations) on first use.
 func (p *seedPools) get(cls ptx.InputClass, dev ptx.DeviceLimits, n int) []ptx.GemmConfig {
-	if v, ok := p.m.Load(cls); ok {
-		return v.([]ptx.GemmConfig)
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if v, ok := p.m.Load(cls); ok {
-		return v.([]ptx.GemmConfig)
-	}
-	pool := space.SeedPool(cls, dev, n)
-	p.m.Store(cls, pool)
-	return pool
+	e := p.entry(cls)
+	e.once.Do(func() { e.cfgs = space.SeedPool(cls, dev, n); e.done.Store(true) })
+	return e.cfgs
 }
 
 func (p *seedPools) has(cls ptx.InputClass) bool {
-	_, ok := p.m.Load(cls)
-	return ok
+	v, ok := p.m.Load(cls)
+	return ok && v.(*seedPool).done.Load()
 }
 
-func (p *seedPools) set(cls ptx.InputClass, pool []ptx.GemmConfig) { p.m.LoadOrStore(cls, pool) }
+// set makes pool the class's pool unless one is drawn or set already.
+func (p *seedPools) set(cls ptx.InputClass, pool []ptx.GemmConfig) {
+	e := p.entry(cls)
+	e.once.Do(func() { e.cfgs = pool; e.done.Store(true) })
+}
 
 // ChooseBatch is Choose for a strided batch of batch matrices of input in,
 // of a batched class (ptx's batch rules keep the search to configurations

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/space"
@@ -89,25 +90,40 @@ func convModelled(c ptx.GemmConfig) bool { return ConvDescribes(c) && c.TMA == 0
 // Choose ranks the configurations of every route for an ungrouped
 // convolution (in's Path and alignments are set per route): each route's
 // seed pool and extra seeds that suit its implicit GEMM, searched (as
-// Chooser.Choose), then all routes' together, best first.
+// Chooser.Choose), then all routes' together, best first. The routes are
+// searched concurrently (a class's first convolution also draws their
+// pools), and ranked as searched one after the other.
 func (c *ConvChooser) Choose(in ConvInput, routes []ConvRoute) *ConvChoice {
-	var all []ConvRanked
+	ranked := make([][]ConvRanked, len(routes))
+	var wg sync.WaitGroup
 	for i, r := range routes {
-		rin := in
-		rin.Path, rin.AlignA, rin.AlignB = r.Path, r.Class.AlignA, r.Class.AlignB
-		m, n, k := rin.GemmDims()
-		seeds := space.Suited(c.SeedPool(r.Class), m, n, k)
-		for _, s := range r.Seeds {
-			s.TMA, s.PS = 0, 0 // scored as its cp.async twin, staged again by the caller
-			if space.Suits(s, m, n, k) && ptx.Legal(s, r.Class, c.Dev) == nil {
-				seeds = append(seeds, s)
-			}
-		}
-		for _, rk := range c.Config.search(convSearch(rin), r.Class, c.Dev, seeds, 3, 8, c.Screen) {
-			all = append(all, ConvRanked{Path: r.Path, Route: i, Config: rk.Config, Score: rk.Score})
-		}
+		wg.Go(func() { ranked[i] = c.chooseRoute(in, i, r) })
+	}
+	wg.Wait()
+	var all []ConvRanked
+	for _, r := range ranked {
+		all = append(all, r...)
 	}
 	return c.finish(in, all)
+}
+
+// chooseRoute is Choose's search of route r, the i-th.
+func (c *ConvChooser) chooseRoute(in ConvInput, i int, r ConvRoute) []ConvRanked {
+	rin := in
+	rin.Path, rin.AlignA, rin.AlignB = r.Path, r.Class.AlignA, r.Class.AlignB
+	m, n, k := rin.GemmDims()
+	seeds := space.Suited(c.SeedPool(r.Class), m, n, k)
+	for _, s := range r.Seeds {
+		s.TMA, s.PS = 0, 0 // scored as its cp.async twin, staged again by the caller
+		if space.Suits(s, m, n, k) && ptx.Legal(s, r.Class, c.Dev) == nil {
+			seeds = append(seeds, s)
+		}
+	}
+	var out []ConvRanked
+	for _, rk := range c.Config.search(convSearch(rin), r.Class, c.Dev, seeds, 3, 8, c.Screen) {
+		out = append(out, ConvRanked{Path: r.Path, Route: i, Config: rk.Config, Score: rk.Score})
+	}
+	return out
 }
 
 // ChooseDirect ranks the direct kernel's configurations (every one the

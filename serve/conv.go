@@ -3,6 +3,7 @@ package serve
 import (
 	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/kernels"
@@ -354,10 +355,13 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 	} else {
 		routes := s.convRoutes(t, c, shape)
 		rs := make([]predictor.ConvRoute, len(routes))
+		var pools sync.WaitGroup // each route's seed pool, read or drawn at once
 		for i, r := range routes {
 			rs[i] = r.route
-			s.store(id, r.route.Class).poolOnce.Do(func() { s.store(id, r.route.Class).seedPool(ch, r.route.Class) })
+			st := s.store(id, r.route.Class)
+			pools.Go(func() { st.poolOnce.Do(func() { st.seedPool(ch, r.route.Class) }) })
 		}
+		pools.Wait()
 		choice := s.convChoiceFor(id, t.Class, shape, func() *predictor.ConvChoice { return ch.Choose(in, rs) })
 		if auto && !choice.Serve {
 			return &convDecision{reason: request.FwdPredicted}
