@@ -23,13 +23,13 @@ func modelEngine(b *bench) (engine, error) {
 	if err != nil {
 		return engine{}, err
 	}
-	cfg, ok := w.Model("config")
-	if !ok || cfg.Schema != predictor.ConfigSchema {
-		return engine{}, fmt.Errorf("bench_compare: the %s weights (%s) have no configuration model of this build's schema", w.Device.Key, source)
+	model, ok := w.ConfigModel()
+	if !ok {
+		return engine{}, fmt.Errorf("bench_compare: the %s weights (%s) have no configuration model of a schema this build knows", w.Device.Key, source)
 	}
 	fmt.Fprintf(os.Stderr, "bench_compare: model column: %s weights, %s (measured on %s, %d samples)\n", w.Device.Key, source, w.Device.Name, w.Samples)
 	vendor, _ := w.Model("vendor")
-	ch := &predictor.Chooser{Config: cfg, Vendor: vendor, Dev: b.Limits, TopK: 5, Margin: 1, Pool: 1024}
+	ch := &predictor.Chooser{Config: model, Vendor: vendor, Dev: b.Limits, TopK: 5, Margin: 1, Pool: 1024}
 	return engine{Name: "model", Choose: func(g *request.Gemm) (ptx.GemmConfig, error) {
 		cls, err := space.Class(g)
 		if err != nil {
@@ -48,11 +48,11 @@ func modelEngine(b *bench) (engine, error) {
 			c = ch.Choose(in, cls)
 		}
 		// As the server does: the best-ranked configuration whose kernel
-		// loads, staged as the server stages it; Legal's register estimate
+		// loads, as the server runs the model's choice; Legal's register estimate
 		// can admit a kernel whose real registers do not allow its block
 		// (then the next one runs).
 		for _, r := range c.Top {
-			cfg, err := b.Server.Staged(g, r.Config) // the tensor-copy twin, as the server runs it
+			cfg, err := b.Server.Chosen(g, r.Config, model)
 			if err != nil {
 				return ptx.GemmConfig{}, err
 			}

@@ -13,16 +13,18 @@ func (m *Model) Scores(in Input, cfgs []ptx.GemmConfig) []float64 {
 	if len(cfgs) == 0 {
 		return nil
 	}
-	return m.Nets.Score(configRows(in, cfgs), len(cfgs))
+	return m.Nets.Score(m.ConfigLayout().Rows(in, cfgs), len(cfgs))
 }
 
-// configRows are the feature rows of (in, cfgs), one after the other.
-func configRows(in Input, cfgs []ptx.GemmConfig) []float64 {
-	x := make([]float64, len(cfgs)*ConfigFeatures)
-	for i, c := range cfgs {
-		PutConfig(x[i*ConfigFeatures:(i+1)*ConfigFeatures], in, c)
+// ConfigLayout is the layout of the configuration model's schema
+// (ConfigLayoutOf): this build's, or an older one that weights recorded;
+// this build's for a model of a schema it does not know (a loader refuses
+// such weights first).
+func (m *Model) ConfigLayout() *ConfigLayout {
+	if l, ok := ConfigLayoutOf(m.Schema); ok {
+		return l
 	}
-	return x
+	return ConfigV3
 }
 
 // InputScore is the vendor model's prediction (ln TFLOP/s) for an input,
@@ -47,7 +49,8 @@ func (m *Model) Screen(in Input, cfgs []ptx.GemmConfig, keep int) []ptx.GemmConf
 	if keep >= len(cfgs) || len(m.Nets) < 2 {
 		return cfgs
 	}
-	out, _ := m.screenRows(cfgs, configRows(in, cfgs), ConfigFeatures, keep)
+	l := m.ConfigLayout()
+	out, _ := m.screenRows(cfgs, l.Rows(in, cfgs), l.Width, keep)
 	return out
 }
 

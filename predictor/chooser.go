@@ -68,7 +68,7 @@ func (p *seedPools) set(cls ptx.InputClass, pool []ptx.GemmConfig) {
 // batch as on one matrix batch times as wide (batchSearch), the vendor
 // model likewise; tiles are kept within one matrix (space.WithinMatrix).
 func (c *Chooser) ChooseBatch(in Input, batch int, cls ptx.InputClass) *Choice {
-	ranked := c.Config.search(batchSearch(in, batch), cls, c.Dev, c.seeds(in, cls), 3, 8, c.Screen)
+	ranked := c.Config.search(batchSearch(in, batch, c.Config.ConfigLayout()), cls, c.Dev, c.seeds(in, cls), 3, 8, c.Screen)
 	// A batch has the parallelism a wide tile would buy one matrix: no
 	// tile larger than its matrix (Suits allows twice that).
 	kept := ranked[:0:0]

@@ -39,15 +39,26 @@ var inputFeatureNames = func() []string {
 	return n
 }()
 
-// configFeatureNames follow the input's in the configuration model.
-var configFeatureNames = func() []string {
-	n := []string{"log2_ms", "log2_ns", "log2_ml", "log2_nl", "log2_u", "log2_ks", "log2_kl", "log2_kg", "log2_kc",
-		"log2_va", "log2_vb", "log2_stages"}
-	for _, m := range Maths {
+// tilingFeatureNames follow the input's in the configuration model: the
+// tiling's, then a one-hot of the maths (mathFeatureNames), then
+// derivedFeatureNames.
+var tilingFeatureNames = []string{"log2_ms", "log2_ns", "log2_ml", "log2_nl", "log2_u", "log2_ks", "log2_kl", "log2_kg", "log2_kc",
+	"log2_va", "log2_vb", "log2_stages"}
+
+var derivedFeatureNames = []string{"log2_blocks", "log2_m_tile_use", "log2_n_tile_use", "log2_k_per_split", "log2_threads"}
+
+// stagingFeatureNames end schema v3: the options that stage, pipeline and
+// cap a kernel (ptx.GemmConfig.TMA, PS, PP, MR), which the parameter spaces
+// do not draw and v2 does not tell from their plain twins.
+var stagingFeatureNames = []string{"tma_copy", "tma_producer", "persistent", "pipelined", "reg_capped", "log2_reg_cap"}
+
+func mathFeatureNames(maths []ptx.Math) []string {
+	var n []string
+	for _, m := range maths {
 		n = append(n, "math_"+m.String())
 	}
-	return append(n, "log2_blocks", "log2_m_tile_use", "log2_n_tile_use", "log2_k_per_split", "log2_threads")
-}()
+	return n
+}
 
 // vendorFeatureNames are the vendor model's features: the input's, then
 // how many times 2 divides m, n and k (capped at vendorPow2Cap): cuBLAS is
@@ -66,16 +77,107 @@ var InputFeatures = len(inputFeatureNames)
 // VendorFeatures is the width of the vendor model's feature vector.
 var VendorFeatures = len(vendorFeatureNames)
 
-// ConfigFeatures is the width of the (input, configuration) feature vector.
-var ConfigFeatures = len(inputFeatureNames) + len(configFeatureNames)
+// ConfigFeatures is the width of the (input, configuration) feature
+// vector of this build's schema (ConfigSchema: v3).
+var ConfigFeatures = ConfigV3.Width
 
 // InputSchema and ConfigSchema name the feature vectors' layouts; weights
-// record them and a loader refuses weights with another schema.
+// record them and a loader refuses weights with a schema it does not know.
+// ConfigSchema is the one the trainer writes; weights of the older
+// ConfigV2 (the H200's) are scored with theirs (Model.ConfigLayout).
 var (
 	InputSchema  = "gemm-input-v1:" + strings.Join(inputFeatureNames, ",")
 	VendorSchema = "gemm-vendor-v2:" + strings.Join(vendorFeatureNames, ",")
-	ConfigSchema = "gemm-config-v2:" + strings.Join(append(append([]string{}, inputFeatureNames...), configFeatureNames...), ",")
+	ConfigSchema = ConfigV3.Schema
 )
+
+// ConfigLayout is one configuration schema: its name, the width of its
+// feature vector and the maths it has features for. Weights record their
+// schema, and a model is scored with its own layout, so that weights
+// trained on an older schema keep working beside newer ones.
+type ConfigLayout struct {
+	Schema string
+	Width  int
+	Maths  []ptx.Math // the maths of its one-hot, in order
+	// Staging reports whether the schema tells a configuration from its
+	// staged, pipelined and register-capped twins (TMA, PS, PP, MR): a
+	// search with such a model scores the twins, and the server runs its
+	// choice as it is instead of staging it.
+	Staging bool
+}
+
+func newConfigLayout(version string, maths []ptx.Math, staging bool) *ConfigLayout {
+	names := append(append(append(append([]string{}, inputFeatureNames...), tilingFeatureNames...), mathFeatureNames(maths)...), derivedFeatureNames...)
+	if staging {
+		names = append(names, stagingFeatureNames...)
+	}
+	return &ConfigLayout{Schema: version + ":" + strings.Join(names, ","), Width: len(names), Maths: maths, Staging: staging}
+}
+
+// The configuration schemas: v2, the input's features, the tiling, the
+// maths of Maths and five derived quantities; v3, the same with
+// wgmma_tf32 among the maths, then the staging options
+// (stagingFeatureNames).
+var (
+	ConfigV2 = newConfigLayout("gemm-config-v2", Maths, false)
+	ConfigV3 = newConfigLayout("gemm-config-v3", append(append([]ptx.Math{}, Maths...), ptx.WGMMA_TF32), true)
+)
+
+// ConfigLayoutOf is the layout of a configuration schema, false for one
+// this build does not know.
+func ConfigLayoutOf(schema string) (*ConfigLayout, bool) {
+	for _, l := range []*ConfigLayout{ConfigV3, ConfigV2} {
+		if l.Schema == schema {
+			return l, true
+		}
+	}
+	return nil, false
+}
+
+// KnowsMath reports whether the schema has a feature for math m: a
+// configuration of another math would be taken for one of no math at all,
+// so the search scores none.
+func (l *ConfigLayout) KnowsMath(m ptx.Math) bool { return slices.Contains(l.Maths, m) }
+
+// Describes reports whether the schema tells c apart from every other
+// configuration: it knows c's math and, unless it has Staging, c has none
+// of the options the spaces do not draw (TMA, PS, PP, MR), whose rows v2
+// would take for their plain twins'. The trainer leaves other rows out.
+func (l *ConfigLayout) Describes(c ptx.GemmConfig) bool {
+	return l.KnowsMath(c.Math) && (l.Staging || c.PP == 0 && c.MR == 0 && c.TMA == 0 && c.PS == 0)
+}
+
+// Rows are the feature rows of (in, cfgs), one after the other.
+func (l *ConfigLayout) Rows(in Input, cfgs []ptx.GemmConfig) []float64 {
+	x := make([]float64, len(cfgs)*l.Width)
+	for i, c := range cfgs {
+		l.Put(x[i*l.Width:(i+1)*l.Width], in, c)
+	}
+	return x
+}
+
+// Put writes the pair's features into dst[:l.Width].
+func (l *ConfigLayout) Put(dst []float64, in Input, c ptx.GemmConfig) {
+	PutInput(dst, in)
+	d := putTiling(dst[InputFeatures:], c, l.Maths)
+	kc := max(c.KC, 1)
+	tm, tn := ceilDiv(in.M, c.ML), ceilDiv(in.N, c.NL)
+	d[0] = lg(tm * tn * c.KG * kc)
+	d[1] = math.Log2(float64(max(in.M, 1)) / float64(tm*c.ML))
+	d[2] = math.Log2(float64(max(in.N, 1)) / float64(tn*c.NL))
+	d[3] = math.Log2(float64(max(in.K, 1)) / float64(c.KG*kc))
+	d[4] = lg(c.Threads())
+	if !l.Staging {
+		return
+	}
+	d = d[len(derivedFeatureNames):]
+	d[0], d[1] = b2f(c.TMA == 1), b2f(c.TMA == 2)
+	d[2], d[3] = b2f(c.PS == 1), b2f(c.PP == 1)
+	d[4], d[5] = b2f(c.MR > 0), 0
+	if c.MR > 0 {
+		d[5] = lg(c.MR)
+	}
+}
 
 func lg(x int) float64 { return math.Log2(float64(max(x, 1))) }
 
@@ -115,33 +217,13 @@ func pow2(v int) int {
 	return n
 }
 
-// Describes reports whether the configuration schema tells c apart from
-// every other configuration: it has no feature for the pipelined fragments,
-// the register cap and the tensor-copy staging (ptx.GemmConfig.PP, MR, TMA),
-// which lie outside the parameter spaces, so a configuration with any of
-// them would be taken for its plain twin; nor for a math it has no feature
-// for (KnowsMath). The trainer leaves such rows out.
-func Describes(c ptx.GemmConfig) bool {
-	return c.PP == 0 && c.MR == 0 && c.TMA == 0 && c.PS == 0 && KnowsMath(c.Math)
-}
+// Describes reports whether this build's schema (ConfigV3) tells c apart
+// from every other configuration (ConfigLayout.Describes).
+func Describes(c ptx.GemmConfig) bool { return ConfigV3.Describes(c) }
 
-// KnowsMath reports whether the schema has a feature for math m (one of
-// Maths): a configuration of another math (wgmma_tf32) would be taken for
-// one of no math at all, so the search scores none.
-func KnowsMath(m ptx.Math) bool { return slices.Contains(Maths, m) }
-
-// PutConfig writes the pair's features into dst[:ConfigFeatures].
-func PutConfig(dst []float64, in Input, c ptx.GemmConfig) {
-	PutInput(dst, in)
-	d := putTiling(dst[InputFeatures:], c, Maths)
-	kc := max(c.KC, 1)
-	tm, tn := ceilDiv(in.M, c.ML), ceilDiv(in.N, c.NL)
-	d[0] = lg(tm * tn * c.KG * kc)
-	d[1] = math.Log2(float64(max(in.M, 1)) / float64(tm*c.ML))
-	d[2] = math.Log2(float64(max(in.N, 1)) / float64(tn*c.NL))
-	d[3] = math.Log2(float64(max(in.K, 1)) / float64(c.KG*kc))
-	d[4] = lg(c.Threads())
-}
+// PutConfig writes the pair's features into dst[:ConfigFeatures], in this
+// build's schema (ConfigV3).
+func PutConfig(dst []float64, in Input, c ptx.GemmConfig) { ConfigV3.Put(dst, in, c) }
 
 // putTiling writes the configuration's tiling (logarithms of its block,
 // warp, unrolling, split, vector and stage parameters) and its math, one of

@@ -19,7 +19,10 @@ type Ranked struct {
 // one step away, space.Neighbors) of the beam best-predicted configurations
 // that suits the input, and stops when a round finds nothing predicted
 // better; a configuration of a math the model has no feature for
-// (KnowsMath) is never scored. It returns every configuration it scored,
+// (ConfigLayout.KnowsMath) is never scored. A model whose schema tells staged and
+// pipelined twins apart (ConfigLayout.Staging) also scores the twins
+// (space.Twins) of each round's beam and of the final beam, and a twin's
+// neighbours are its own twin's. It returns every configuration it scored,
 // best first.
 func (m *Model) Search(in Input, cls ptx.InputClass, dev ptx.DeviceLimits, seeds []ptx.GemmConfig, rounds, beam int) []Ranked {
 	return m.SearchScreened(in, cls, dev, seeds, rounds, beam, 0)
@@ -31,36 +34,40 @@ func (m *Model) Search(in Input, cls ptx.InputClass, dev ptx.DeviceLimits, seeds
 // by the whole ensemble (screen 0: no screening). It is the run-time
 // search: about five times less arithmetic for a five-member ensemble.
 func (m *Model) SearchScreened(in Input, cls ptx.InputClass, dev ptx.DeviceLimits, seeds []ptx.GemmConfig, rounds, beam, screen int) []Ranked {
-	return m.search(gemmSearch(in), cls, dev, seeds, rounds, beam, screen)
+	return m.search(gemmSearch(in, m.ConfigLayout()), cls, dev, seeds, rounds, beam, screen)
 }
 
 // searchInput is what the search needs of one input: the feature rows of
 // configurations on it (width features each), which configurations the
-// model describes, and the GEMM dimensions a configuration must suit
-// (space.Suits).
+// model describes, whether it scores their twins, and the GEMM dimensions
+// a configuration must suit (space.Suits).
 type searchInput struct {
 	rows      func([]ptx.GemmConfig) []float64
 	width     int
 	describes func(ptx.GemmConfig) bool
+	twins     bool
 	m, n, k   int
 }
 
-// gemmSearch is a GEMM input's, for the configuration model (ConfigSchema).
-func gemmSearch(in Input) searchInput {
-	return searchInput{rows: func(c []ptx.GemmConfig) []float64 { return configRows(in, c) }, width: ConfigFeatures,
-		describes: func(c ptx.GemmConfig) bool { return KnowsMath(c.Math) }, m: in.M, n: in.N, k: in.K}
+// gemmSearch is a GEMM input's, for a configuration model of layout l.
+func gemmSearch(in Input, l *ConfigLayout) searchInput {
+	return searchInput{rows: func(c []ptx.GemmConfig) []float64 { return l.Rows(in, c) }, width: l.Width,
+		describes: l.Describes, twins: l.Staging, m: in.M, n: in.N, k: in.K}
 }
 
 // batchSearch is a batch of b matrices of input in, for the configuration
-// model, which was measured on single matrices: a configuration is scored
-// on the batch as on one matrix b times as wide (in.N·b columns: as many
-// block tiles, each with the same work), and must suit one matrix
+// model of layout l, which was measured on single matrices: a configuration
+// is scored on the batch as on one matrix b times as wide (in.N·b columns:
+// as many block tiles, each with the same work), and must suit one matrix
 // (space.Suits on in's own extents, which the folded input would widen).
-func batchSearch(in Input, b int) searchInput {
+// Its twins are not scored: a batch's staging follows its own rule
+// (space.BatchStaged), measured on batches, which the model was not.
+func batchSearch(in Input, b int, l *ConfigLayout) searchInput {
 	folded := in
 	folded.N = in.N * max(b, 1)
-	s := gemmSearch(folded)
+	s := gemmSearch(folded, l)
 	s.m, s.n, s.k = in.M, in.N, in.K
+	s.twins = false
 	return s
 }
 
@@ -90,16 +97,32 @@ func (m *Model) search(in searchInput, cls ptx.InputClass, dev ptx.DeviceLimits,
 	}
 	score(seeds)
 	full, wsp := space.For(cls), space.ForWarpgroup(cls)
+	suited := func(c ptx.GemmConfig) bool { return !seen[c] && space.Suits(c, in.m, in.n, in.k) }
+	// twins are the unscored twins of the beam (Twins checks legality).
+	twins := func() []ptx.GemmConfig {
+		var out []ptx.GemmConfig
+		if !in.twins {
+			return nil
+		}
+		for _, top := range all[:min(beam, len(all))] {
+			for _, c := range space.Twins(top.Config, cls, dev) {
+				if suited(c) {
+					out = append(out, c)
+				}
+			}
+		}
+		return out
+	}
 	for r := 0; r < rounds && len(all) > 0; r++ {
 		best := all[0].Score
-		var next []ptx.GemmConfig
+		next := twins()
 		for _, top := range all[:min(beam, len(all))] {
 			sp := full
 			if top.Config.Math.IsWGMMA() {
 				sp = wsp // a wgmma configuration moves in its own space
 			}
 			for _, c := range space.Neighbors(top.Config, sp) {
-				if !seen[c] && ptx.Legal(c, cls, dev) == nil && space.Suits(c, in.m, in.n, in.k) {
+				if suited(c) && ptx.Legal(c, cls, dev) == nil {
 					next = append(next, c)
 				}
 			}
@@ -111,6 +134,9 @@ func (m *Model) search(in searchInput, cls ptx.InputClass, dev ptx.DeviceLimits,
 		if all[0].Score <= best {
 			break
 		}
+	}
+	if t := twins(); len(t) > 0 {
+		score(t)
 	}
 	return all
 }

@@ -108,6 +108,17 @@ func (w *Weights) Model(name string) (*Model, bool) {
 	return nil, false
 }
 
+// ConfigModel is the weights' GEMM configuration model ("config") where
+// its schema is one this build knows (ConfigLayoutOf).
+func (w *Weights) ConfigModel() (*Model, bool) {
+	m, ok := w.Model("config")
+	if !ok {
+		return nil, false
+	}
+	_, known := ConfigLayoutOf(m.Schema)
+	return m, known
+}
+
 func (m *MLP) arrays() [][]float64 {
 	var a [][]float64
 	for l := range m.W {

@@ -182,7 +182,7 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 	if key.policy == Auto && s.opts.Check {
 		want = gemmCandidates
 	}
-	cfgs := s.candidates(c, t, g)
+	cfgs := s.candidates(c, ch.Config.ConfigLayout(), t, g)
 	if !compile {
 		for _, cfg := range cfgs[:min(want, len(cfgs))] {
 			if !s.rt.Loaded(t, cfg) {
@@ -229,15 +229,15 @@ func (s *Server) worthServing(ch *predictor.Chooser, c *predictor.Choice) bool {
 // measurement settles what the prediction cannot.
 const gemmCandidates = 3
 
-// candidates is the model's choice c as the class runs it: its distinct
-// configurations legal here, staged (tensor-copy twins), best first.
-func (s *Server) candidates(c *predictor.Choice, t kernels.Target, g *request.Gemm) []ptx.GemmConfig {
+// candidates is the choice c of a model of layout l as the class runs it
+// (chosen): its distinct configurations legal here, best first.
+func (s *Server) candidates(c *predictor.Choice, l *predictor.ConfigLayout, t kernels.Target, g *request.Gemm) []ptx.GemmConfig {
 	var out []ptx.GemmConfig
 	for _, r := range c.Top {
 		if ptx.Legal(r.Config, t.Class, t.Dev.Limits) != nil {
 			continue // a disk cache written for other limits
 		}
-		cfg := s.staged(r.Config, t, g)
+		cfg := s.chosen(r.Config, l, t, g)
 		if !slices.Contains(out, cfg) {
 			out = append(out, cfg)
 		}

@@ -228,9 +228,9 @@ func weightsOf(path, env, name string, shipped func(string) (*predictor.Weights,
 
 // newChooser is the run-time chooser of a device's weights.
 func newChooser(w *predictor.Weights, lim ptx.DeviceLimits) (*predictor.Chooser, error) {
-	cfg, ok := w.Model("config")
-	if !ok || cfg.Schema != predictor.ConfigSchema {
-		return nil, fmt.Errorf("%w: no configuration model of schema %s", ErrWeights, predictor.ConfigSchema)
+	cfg, ok := w.ConfigModel()
+	if !ok {
+		return nil, fmt.Errorf("%w: no configuration model of a schema this build knows (%.20s…)", ErrWeights, predictor.ConfigSchema)
 	}
 	vendor, ok := w.Model("vendor")
 	if !ok || vendor.Schema != predictor.VendorSchema && vendor.Schema != predictor.InputSchema {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/kernels"
+	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/space"
@@ -192,6 +193,32 @@ func (s *Server) Staged(g *request.Gemm, cfg ptx.GemmConfig) (ptx.GemmConfig, er
 		return cfg, err
 	}
 	return s.staged(servedConfig(cfg, t.Class, t.Dev.Limits), t, g), nil
+}
+
+// Chosen is cfg as the server runs a configuration that model m chose for
+// g (chosen).
+func (s *Server) Chosen(g *request.Gemm, cfg ptx.GemmConfig, m *predictor.Model) (ptx.GemmConfig, error) {
+	t, err := s.rt.Target(g)
+	if err != nil {
+		return cfg, err
+	}
+	return s.chosen(servedConfig(cfg, t.Class, t.Dev.Limits), m.ConfigLayout(), t, g), nil
+}
+
+// chosen is c, a configuration that a model of layout l chose, as the
+// server runs it: where l tells staged and pipelined twins apart
+// (ConfigLayout.Staging) the model has ranked them, and c runs as it is
+// (with Options.TMA off, a staged c runs unstaged: its plain twin at its
+// own k-slice); a batch's, and any choice of a model without Staging, is
+// staged (staged).
+func (s *Server) chosen(c ptx.GemmConfig, l *predictor.ConfigLayout, t kernels.Target, g *request.Gemm) ptx.GemmConfig {
+	switch {
+	case !l.Staging || t.Class.Batched:
+		return s.staged(c, t, g)
+	case !s.opts.TMA && c.TMA != 0:
+		c.TMA, c.PS = 0, 0
+	}
+	return c
 }
 
 func (s *Server) staged(c ptx.GemmConfig, t kernels.Target, g *request.Gemm) ptx.GemmConfig {

@@ -128,3 +128,55 @@ func TestRegisterCap(t *testing.T) {
 		}
 	}
 }
+
+// Twins: a wgmma configuration's staged twins (tma=1 at its own k-slice or
+// a 128-byte line of k, tma=2, and tma=2 persistent where it does not split
+// the reduction), an mma.sync or SIMT one's pipelined twin, each legal and
+// none for a configuration that has its option already.
+func TestTwins(t *testing.T) {
+	parse := func(s string) ptx.GemmConfig {
+		c, err := ptx.ParseConfig(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	f16 := ptx.InputClass{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.T, TransB: ptx.N, AlignA: 8, AlignB: 8, AlignC: 8}
+	f64 := ptx.InputClass{AType: ptx.F64, BType: ptx.F64, CType: ptx.F64, Compute: ptx.F64, TransA: ptx.N, TransB: ptx.T, AlignA: 2, AlignB: 2, AlignC: 2}
+	dev := ptx.H100()
+	strs := func(cs []ptx.GemmConfig) []string {
+		var out []string
+		for _, c := range cs {
+			if err := ptx.Legal(c, f16, dev); err != nil && c.Math.IsWGMMA() {
+				t.Errorf("%v: %v", c, err)
+			}
+			out = append(out, c.String())
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		cls  ptx.InputClass
+		cfg  string
+		want []string
+	}{
+		{f16, "ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16", []string{
+			"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1",
+			"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2",
+			"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2,ps=1"}},
+		// k-contiguous tiles of 32 halves are not 128-byte lines: u = 64;
+		// a split reduction is not persistent
+		{f16, "ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=4,va=8,vb=8,st=4,math=wgmma_f16", []string{
+			"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=4,va=8,vb=8,st=4,math=wgmma_f16,tma=1",
+			"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=4,va=8,vb=8,st=4,math=wgmma_f16,tma=2"}},
+		{f16, "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1", nil},
+		{f64, "ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8", []string{
+			"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=1"}},
+		{f64, "ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=1,va=2,vb=2,st=1,math=mma_f64", nil},
+		{f64, "ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=1", nil},
+	} {
+		got := strs(Twins(parse(tc.cfg), tc.cls, dev))
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Twins(%s) =\n  %q\nwant\n  %q", tc.cfg, got, tc.want)
+		}
+	}
+}

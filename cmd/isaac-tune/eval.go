@@ -73,9 +73,9 @@ func evalWeights(list, deviceKey string) ([]evalModel, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, ok := w.Model("config")
-		if !ok || m.Schema != predictor.ConfigSchema {
-			return nil, fmt.Errorf("eval: %s: no configuration model of this build's feature schema", p)
+		m, ok := w.ConfigModel()
+		if !ok {
+			return nil, fmt.Errorf("eval: %s: no configuration model of a feature schema this build knows", p)
 		}
 		label := "model"
 		if len(paths) > 1 {

@@ -34,6 +34,8 @@ type sampleOptions struct {
 	warpgroup       int     // per input, this many wgmma configurations too (classes that allow them)
 	grid            int     // per input, this many configurations of space.Grid too (those in the model's spaces)
 	pipelined       int     // per input, the pipelined twins (pp=1) of this many of its drawn configurations too
+	staged          int     // per input, the twins (space.Twins: tma, ps, pp) of this many of its drawn configurations too
+	capped          bool    // the register-capped twin (mr) of each pipelined configuration that loses a block to its plain twin
 	types           string  // comma-separated served types to draw (empty: all)
 	misaligned      float64 // share of batches with a random alignment below the widest
 }
@@ -53,7 +55,11 @@ func sampleCmd(args []string) error {
 	fs.IntVar(&o.grid, "grid", 0, "per input, also this many configurations drawn from the sweep's grids (space.Grid: tile families at several split counts) "+
 		"that lie in the model's spaces")
 	fs.IntVar(&o.pipelined, "pp", 0, "per input, also the pipelined twins (pp=1) of this many of its drawn mma.sync and SIMT configurations "+
-		"(data for a configuration schema that tells them apart; the current one does not, and training leaves them out)")
+		"(data for the configuration schema v3, which tells them apart)")
+	fs.IntVar(&o.staged, "staged", 0, "per input, also the twins of this many of its drawn configurations that have any (space.Twins: "+
+		"a wgmma one staged by the copy engine, tma=1 and tma=2, and persistent, ps=1; an mma.sync or SIMT one pipelined, pp=1)")
+	fs.BoolVar(&o.capped, "mr", false, "also the register-capped twin (mr=N, space.RegisterCap) of each pipelined configuration "+
+		"that its registers cost a block per SM against its plain twin")
 	fs.StringVar(&o.types, "types", "", "served types to draw, comma-separated (default: all)")
 	fs.Float64Var(&o.misaligned, "misaligned", 0.3, "share of batches whose leading dimensions get a random alignment below the widest")
 	if err := o.parse(fs, args, "sample"); err != nil {
@@ -132,9 +138,9 @@ func newSampleRun(o sampleOptions) (*sampleRun, error) {
 		if err != nil {
 			return nil, fmt.Errorf("-guided: %w", err)
 		}
-		m, ok := w.Model("config")
-		if !ok || m.Schema != predictor.ConfigSchema {
-			return nil, fmt.Errorf("-guided: the embedded weights have no configuration model of this build's schema")
+		m, ok := w.ConfigModel()
+		if !ok {
+			return nil, fmt.Errorf("-guided: the embedded weights have no configuration model of a schema this build knows")
 		}
 		s.guide = m
 	}
@@ -160,6 +166,8 @@ func (s *sampleRun) provenance() []string {
 			s.opt.warpgroup, typesOr(s.opt.types), 100*s.dist.MisalignedShare),
 		fmt.Sprintf("grid: %d configurations per input drawn without replacement from space.Grid's that lie in the class's spaces (0: none)", s.opt.grid),
 		fmt.Sprintf("pp: the pipelined twins (pp=1) of up to %d of each input's drawn configurations too (0: none)", s.opt.pipelined),
+		fmt.Sprintf("staged: the twins (space.Twins: tma=1, tma=2, ps=1; pp=1) of up to %d of each input's drawn configurations that have any, latest first (0: none); "+
+			"mr: %v (the register-capped twin of each pipelined configuration that loses a block per SM to its plain twin, space.RegisterCap)", s.opt.staged, s.opt.capped),
 		fmt.Sprintf("inputs: m, n, k log-uniform in 1..%d (%.0f%% of k up to %d), %.0f%% near the Table 4 suites (each dimension x exp(U(-0.35,0.35)), exact suite shapes excluded), "+
 			"%.0f%% of dimensions >= 16 rounded down to a multiple of 8, then %.0f%% of all to the nearest multiple of 2^j (j uniform in 5..10); "+
 			"the served types (see types:), four layouts, leading dimensions fully aligned except in the misaligned share; "+
@@ -303,6 +311,23 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 				add(cls, cfg)
 			}
 		}
+		// the staged and pipelined twins of the last added first: the
+		// guided ones, then the current input's draws
+		recent = slices.Clone(drawn[cls])
+		slices.Reverse(recent)
+		with := 0
+		for _, c := range recent {
+			if with == s.opt.staged {
+				break
+			}
+			twins := slices.DeleteFunc(space.Twins(c, cls, s.Limits), func(t ptx.GemmConfig) bool { return !space.Suits(t, m, n, k) })
+			if len(twins) > 0 {
+				with++
+			}
+			for _, t := range twins {
+				add(cls, t)
+			}
+		}
 	}
 	// Compile every class's configurations in parallel (the JIT is the cost).
 	loaded := map[ptx.InputClass][]ptx.GemmConfig{}
@@ -312,8 +337,14 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 			continue
 		}
 		ok := s.Compile(in.g, drawn[in.cls])
-		loaded[in.cls] = ok
 		skipped += len(drawn[in.cls]) - len(ok)
+		if s.opt.capped {
+			capped := s.cappedTwins(in.g, in.cls, ok, seen[in.cls])
+			more := s.Compile(in.g, capped)
+			skipped += len(capped) - len(more)
+			ok = append(ok, more...)
+		}
+		loaded[in.cls] = ok
 	}
 	var rows []tune.Sample
 	for _, in := range ins {
@@ -346,6 +377,35 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 		}
 	}
 	return rows, skipped, nil
+}
+
+// cappedTwins are the register-capped twins (mr) of the pipelined
+// configurations among loaded that fit fewer blocks per SM than their
+// plain twins (space.RegisterCap, from both kernels' registers), as the
+// sweep tries them, that are legal for cls and not in seen.
+func (s *sampleRun) cappedTwins(g *request.Gemm, cls ptx.InputClass, loaded []ptx.GemmConfig, seen map[ptx.GemmConfig]bool) []ptx.GemmConfig {
+	var out []ptx.GemmConfig
+	for _, t := range loaded {
+		if t.PP != 1 || t.MR != 0 {
+			continue
+		}
+		plain := t
+		plain.PP = 0
+		r0, err0 := s.Kernels.Registers(g, plain)
+		r1, err1 := s.Kernels.Registers(g, t)
+		if err0 != nil || err1 != nil {
+			continue
+		}
+		if mr := space.RegisterCap(r0, r1, t.Threads(), s.Limits.RegistersPerSM); mr > 0 {
+			c := t
+			c.MR = mr
+			if !seen[c] && ptx.Legal(c, cls, s.Limits) == nil {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // vendorBatch times cuBLAS alone on each input of the batch.

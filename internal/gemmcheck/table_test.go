@@ -74,7 +74,9 @@ func TableSizeFromEnv() TableSize {
 // leading dimensions, pointers offset by one element, every alpha and
 // beta including beta = 0 over NaN in C, device pointer mode), some with
 // ISAAC's own choice, others each with a random legal configuration of
-// every kernel family the generator emits on the device, shuffled.
+// every kernel family the generator emits on the device (TMA-staged wgmma
+// kernels from the computing threads, from a producer warp and
+// persistent), shuffled.
 func Table(s TableSize, lim ptx.DeviceLimits) ([]Job, error) {
 	rng := rand.New(rand.NewPCG(s.Seed, 2))
 	var types []gemmcheck.Type
@@ -208,6 +210,14 @@ func warpgroupJobs(rng *rand.Rand, ty gemmcheck.Type, n, maxWork int, lim ptx.De
 		if tma {
 			if cfg.TMA = 1; ptx.Legal(cfg, in, lim) != nil {
 				continue
+			}
+			// a third from a producer warp, a third of them persistent too
+			// (space.Twins: the model's schema v3 chooses among them)
+			if t := cfg; i%3 > 0 {
+				t.TMA, t.PS = 2, i%3-1
+				if ptx.Legal(t, in, lim) == nil {
+					cfg = t
+				}
 			}
 		}
 		out = append(out, Job{c, &cfg})
