@@ -3,8 +3,11 @@ package predictor
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/isaacgo/isaac/ptx"
 )
 
 func randomMLP(sizes []int, seed uint64) *MLP {
@@ -112,12 +115,63 @@ func TestFeatures(t *testing.T) {
 	if d[2] != 7 || d[7] != 3 || d[8] != 1 {
 		t.Errorf("config features %v", d[:12])
 	}
-	tail := d[12+len(Maths):]
+	tail := d[12+len(ConfigV3.Maths):]
 	// 32 row tiles × 1 column tile × 8 × 2 = 512 blocks; tiles fully used; 60000/16 per split.
 	if tail[0] != 9 || tail[1] != 0 || tail[2] != 0 {
 		t.Errorf("derived features %v", tail)
 	}
-	if len(strings.Split(ConfigSchema, ",")) != ConfigFeatures {
-		t.Errorf("schema names %d features, vector has %d", len(strings.Split(ConfigSchema, ",")), ConfigFeatures)
+	for _, l := range []*ConfigLayout{ConfigV2, ConfigV3} {
+		if len(strings.Split(l.Schema, ",")) != l.Width {
+			t.Errorf("schema names %d features, vector has %d", len(strings.Split(l.Schema, ",")), l.Width)
+		}
+	}
+	if ConfigSchema != ConfigV3.Schema || ConfigFeatures != ConfigV3.Width || ConfigV3.Width != ConfigV2.Width+1+6 {
+		t.Errorf("this build's schema: %d features, v2 %d, v3 %d", ConfigFeatures, ConfigV2.Width, ConfigV3.Width)
+	}
+}
+
+// Schema v3 tells a configuration from its staged, persistent, pipelined
+// and register-capped twins, each by its own features alone, and has a
+// feature for wgmma_tf32; v2 tells none of them apart (Describes leaves
+// them out) and writes the plain configuration's features for each.
+func TestFeaturesOfTwins(t *testing.T) {
+	in := Input{Type: "gemmex_f16_f32", TransA: true, M: 4096, N: 4096, K: 4096, AlignA: 8, AlignB: 8, AlignC: 8}
+	plain := parse(t, "ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16")
+	twins := []string{"tma=1", "tma=2", "tma=2,ps=1"}
+	f64 := parse(t, "ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8")
+	staging := func(l *ConfigLayout, c ptx.GemmConfig) []float64 {
+		x := make([]float64, l.Width)
+		l.Put(x, in, c)
+		return x[ConfigV2.Width+1:]
+	}
+	base2 := make([]float64, ConfigV2.Width)
+	ConfigV2.Put(base2, in, plain)
+	for i, tw := range twins {
+		c := parse(t, plain.String()+","+tw)
+		want := []float64{0, 0, 0, 0, 0, 0}
+		want[min(i, 1)] = 1
+		if i == 2 {
+			want[2] = 1
+		}
+		if got := staging(ConfigV3, c); !slices.Equal(got, want) {
+			t.Errorf("%s: v3 staging features %v, want %v", tw, got, want)
+		}
+		if ConfigV2.Describes(c) || !ConfigV3.Describes(c) {
+			t.Errorf("%s: v2 describes it %v, v3 %v", tw, ConfigV2.Describes(c), ConfigV3.Describes(c))
+		}
+	}
+	pp := parse(t, f64.String()+",pp=1,mr=128")
+	if got := staging(ConfigV3, pp); !slices.Equal(got, []float64{0, 0, 0, 1, 1, 7}) {
+		t.Errorf("pp=1,mr=128: v3 staging features %v", got)
+	}
+	tf32 := parse(t, "ms=1,ns=8,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=4,vb=4,st=4,math=wgmma_tf32")
+	if ConfigV2.Describes(tf32) || !ConfigV3.Describes(tf32) || ConfigV2.Describes(pp) {
+		t.Error("v2 describes wgmma_tf32 or a pipelined configuration, or v3 does not describe wgmma_tf32")
+	}
+	if l, ok := ConfigLayoutOf(ConfigV2.Schema); !ok || l != ConfigV2 {
+		t.Error("ConfigLayoutOf does not know v2")
+	}
+	if _, ok := ConfigLayoutOf("gemm-config-v1:log2_m"); ok {
+		t.Error("ConfigLayoutOf knows a schema this build does not")
 	}
 }

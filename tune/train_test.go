@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -136,29 +137,36 @@ func TestFoldsByInput(t *testing.T) {
 }
 
 // The configuration model's matrices leave out the vendor-only rows and
-// the rows whose configuration the schema cannot tell from its plain twin
-// (pipelined fragments, a register cap, tensor-copy staging); the plain
-// rows all count.
-func TestConfigMatricesLeaveOutUndescribed(t *testing.T) {
-	plain, err := ptx.ParseConfig("ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8")
-	if err != nil {
-		t.Fatal(err)
+// keep every configuration's, its twins' too (pipelined fragments, a
+// register cap, tensor-copy staging: the schema, v3, tells them apart),
+// each twin's row its own.
+func TestConfigMatricesKeepTwins(t *testing.T) {
+	parse := func(s string) ptx.GemmConfig {
+		c, err := ptx.ParseConfig(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
 	}
-	pp, mr, tma := plain, plain, plain
+	plain := parse("ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8")
+	pp, mr := plain, plain
 	pp.PP, mr.PP, mr.MR = 1, 1, 128
-	tma.TMA = 1
 	var samples []Sample
 	for m := 64; m < 64+200; m++ {
 		base := Sample{Type: "dgemm", TransA: 'N', TransB: 'T', M: m, N: 64, K: 64, AlignA: 2, AlignB: 2, AlignC: 2, US: 10, VendorUS: 12}
-		for _, c := range []ptx.GemmConfig{plain, pp, mr, tma, {}} {
+		for _, c := range []ptx.GemmConfig{plain, pp, mr, {}} {
 			s := base
 			s.Config = c
 			samples = append(samples, s)
 		}
 	}
 	train, valid, test := ConfigMatrices(samples)
-	if n := train.N + valid.N + test.N; n != 200 {
-		t.Fatalf("%d configuration rows, want the 200 plain ones", n)
+	if n := train.N + valid.N + test.N; n != 600 {
+		t.Fatalf("%d configuration rows, want the 600 of the plain configuration and its twins", n)
+	}
+	row := func(i int) string { return fmt.Sprint(train.X[i*train.F : (i+1)*train.F]) }
+	if row(0) == row(1) || row(1) == row(2) || row(0) == row(2) {
+		t.Error("a twin's row is its plain configuration's")
 	}
 }
 
