@@ -1,20 +1,27 @@
 package predictor
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/space"
 )
 
-// A model of schema v3 scores the staged and pipelined twins of its
-// search's final beam (space.Twins, those legal that suit the input); a
+// A model of schema v3 scores the staged twins of its search's final beam (space.Twins, those legal that suit the input); a
 // model of v2, which cannot tell them from their plain twins, scores none.
 func TestSearchScoresTwins(t *testing.T) {
 	cls := ptx.InputClass{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.T, TransB: ptx.N, AlignA: 8, AlignB: 8, AlignC: 8}
 	in := Input{Type: "gemmex_f16_f32", TransA: true, M: 3000, N: 2000, K: 1500, AlignA: 8, AlignB: 8, AlignC: 8}
 	dev := ptx.H100()
-	seeds := space.Suited(space.SeedPool(cls, dev, 256), in.M, in.N, in.K)
+	// wgmma seeds, whose beam has staged twins
+	rng := rand.New(rand.NewPCG(1, 2))
+	var seeds []ptx.GemmConfig
+	for len(seeds) < 64 {
+		if c, ok := space.ForWarpgroup(cls).RandomLegal(rng, cls, dev, 20000); ok && space.Suits(c, in.M, in.N, in.K) {
+			seeds = append(seeds, c)
+		}
+	}
 	const beam = 8
 	for _, l := range []*ConfigLayout{ConfigV3, ConfigV2} {
 		m := &Model{ModelHeader: ModelHeader{Name: "config", Schema: l.Schema}, Nets: Ensemble{randomMLP([]int{l.Width, 16, 8, 1}, 5)}}

@@ -72,15 +72,18 @@ func RegisterCap(plain, regs, threads, regsPerSM int) int {
 	return mr
 }
 
-// Twins are c's staged and pipelined twins that are legal for class in on
-// dev, for a model whose features tell them apart (predictor's schema v3):
-// for a wgmma configuration without staging, its tiles staged by the copy
-// engine from the computing threads (TMA = 1, at its own k-slice or else at
-// a 128-byte line of k), from a producer warp (TMA = 2) and, without a
-// split of the reduction, persistent (PS = 1); for an mma.sync or SIMT one
-// with cp.async stages, its pipelined fragments (PP = 1). Register caps
-// (MR) need the compiled kernel's registers (RegisterCap) and are not
-// among them.
+// Twins are c's staged twins that are legal for class in on dev, for a
+// model whose features tell them apart (predictor's schema v3): for a wgmma
+// configuration without staging, its tiles staged by the copy engine from
+// the computing threads (TMA = 1, at its own k-slice or else at a 128-byte
+// line of k), from a producer warp (TMA = 2) and, without a split of the
+// reduction, persistent (PS = 1). The pipelined twins (PP = 1,
+// PipelinedTwins), which the schema tells apart too, are not among them: on
+// PyTorch's calls they returned wrong results (0.04–0.6 normwise error,
+// gputest/results/h100/batched/call18) that the conformance table's small
+// cases had not shown, so the server does not run them until that is
+// understood. Register caps (MR) need the compiled kernel's registers
+// (RegisterCap).
 func Twins(c ptx.GemmConfig, in ptx.InputClass, dev ptx.DeviceLimits) []ptx.GemmConfig {
 	var out []ptx.GemmConfig
 	add := func(t ptx.GemmConfig) bool {
@@ -90,24 +93,20 @@ func Twins(c ptx.GemmConfig, in ptx.InputClass, dev ptx.DeviceLimits) []ptx.Gemm
 		out = append(out, t)
 		return true
 	}
-	switch {
-	case c.Math.IsWGMMA() && c.TMA == 0 && c.PS == 0:
-		t := c
-		t.TMA = 1
-		if ptx.Legal(t, in, dev) != nil && in.AType.Size() > 0 {
-			t.U = 128 / in.AType.Size()
-		}
-		if !add(t) {
-			return out
-		}
-		t.TMA = 2
-		if add(t) {
-			t.PS = 1
-			add(t)
-		}
-	case !c.Math.IsWGMMA() && c.Stages >= 2 && c.PP == 0 && c.MR == 0:
-		t := c
-		t.PP = 1
+	if !c.Math.IsWGMMA() || c.TMA != 0 || c.PS != 0 {
+		return nil
+	}
+	t := c
+	t.TMA = 1
+	if ptx.Legal(t, in, dev) != nil && in.AType.Size() > 0 {
+		t.U = 128 / in.AType.Size()
+	}
+	if !add(t) {
+		return out
+	}
+	t.TMA = 2
+	if add(t) {
+		t.PS = 1
 		add(t)
 	}
 	return out
