@@ -17,12 +17,13 @@ func calibrationRows(t *testing.T, rng *rand.Rand, n int) (raw []float64, pred [
 	c := h100Chooser(t)
 	cls := ptx.InputClass{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.T, TransB: ptx.N, AlignA: 8, AlignB: 8, AlignC: 8}
 	pool := space.SeedPool(cls, c.Dev, 512)
-	raw = make([]float64, n*predictor.ConfigFeatures)
+	l := c.Config.ConfigLayout()
+	raw = make([]float64, n*l.Width)
 	for i := 0; i < n; i++ {
 		in := predictor.Input{Type: "gemmex_f16_f32", TransA: true, M: 64 << rng.IntN(7), N: 16 << rng.IntN(9), K: 128 << rng.IntN(6),
 			AlignA: 8, AlignB: 8, AlignC: 8}
 		cfg := pool[rng.IntN(len(pool))]
-		predictor.PutConfig(raw[i*predictor.ConfigFeatures:(i+1)*predictor.ConfigFeatures], in, cfg)
+		l.Put(raw[i*l.Width:(i+1)*l.Width], in, cfg)
 		cfgs = append(cfgs, cfg)
 	}
 	return raw, c.Config.Nets.Predict(raw, n), cfgs, c.Config.Nets
@@ -37,8 +38,8 @@ func TestCalibrate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 3))
 	const fit, held = 400, 400
 	raw, pred, cfgs, model := calibrationRows(t, rng, fit+held)
-	f := predictor.ConfigFeatures
 	member := model[0]
+	f := member.Sizes[0] // the shipped model's schema's width
 	own := member.Predict(raw, fit+held)
 	same, err := member.Calibrate(raw[:fit*f], own[:fit], fit, 1e-3)
 	if err != nil {

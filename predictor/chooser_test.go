@@ -92,11 +92,7 @@ func TestSearchScreened(t *testing.T) {
 	}
 	first := predictor.Ensemble{c.Config.Nets[0]}
 	score := func(cfgs []ptx.GemmConfig) []float64 {
-		x := make([]float64, len(cfgs)*predictor.ConfigFeatures)
-		for i, cfg := range cfgs {
-			predictor.PutConfig(x[i*predictor.ConfigFeatures:], in, cfg)
-		}
-		return first.Predict(x, len(cfgs))
+		return first.Predict(c.Config.ConfigLayout().Rows(in, cfgs), len(cfgs))
 	}
 	all, top := score(seeds), score(kept)
 	minKept := top[0]

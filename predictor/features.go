@@ -240,3 +240,9 @@ func putTiling(d []float64, c ptx.GemmConfig, maths []ptx.Math) []float64 {
 }
 
 func ceilDiv(a, b int) int { return (max(a, 1) + b - 1) / b }
+
+// Names are the layout's feature names, in order.
+func (l *ConfigLayout) Names() []string {
+	_, names, _ := strings.Cut(l.Schema, ":")
+	return strings.Split(names, ",")
+}

@@ -21,7 +21,7 @@ type Ranked struct {
 // better; a configuration of a math the model has no feature for
 // (ConfigLayout.KnowsMath) is never scored. A model whose schema tells staged and
 // pipelined twins apart (ConfigLayout.Staging) also scores the twins
-// (space.Twins) of each round's beam and of the final beam, and a twin's
+// the server runs (space.ServedTwins) of each round's beam and of the final beam, and a twin's
 // neighbours are its own twin's. It returns every configuration it scored,
 // best first.
 func (m *Model) Search(in Input, cls ptx.InputClass, dev ptx.DeviceLimits, seeds []ptx.GemmConfig, rounds, beam int) []Ranked {
@@ -105,7 +105,7 @@ func (m *Model) search(in searchInput, cls ptx.InputClass, dev ptx.DeviceLimits,
 			return nil
 		}
 		for _, top := range all[:min(beam, len(all))] {
-			for _, c := range space.Twins(top.Config, cls, dev) {
+			for _, c := range space.ServedTwins(top.Config, cls, dev) {
 				if suited(c) {
 					out = append(out, c)
 				}

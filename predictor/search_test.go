@@ -8,7 +8,7 @@ import (
 	"github.com/isaacgo/isaac/space"
 )
 
-// A model of schema v3 scores the staged twins of its search's final beam (space.Twins, those legal that suit the input); a
+// A model of schema v3 scores the staged twins of its search's final beam (space.ServedTwins, those legal that suit the input); a
 // model of v2, which cannot tell them from their plain twins, scores none.
 func TestSearchScoresTwins(t *testing.T) {
 	cls := ptx.InputClass{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.T, TransB: ptx.N, AlignA: 8, AlignB: 8, AlignC: 8}
@@ -42,7 +42,7 @@ func TestSearchScoresTwins(t *testing.T) {
 		}
 		missed := 0
 		for _, r := range ranked[:beam] {
-			for _, tw := range space.Twins(r.Config, cls, dev) {
+			for _, tw := range space.ServedTwins(r.Config, cls, dev) {
 				if space.Suits(tw, in.M, in.N, in.K) && !scored[tw] {
 					missed++
 				}

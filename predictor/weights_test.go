@@ -175,3 +175,35 @@ func TestFeaturesOfTwins(t *testing.T) {
 		t.Error("ConfigLayoutOf knows a schema this build does not")
 	}
 }
+
+// A v2 network widened to v3 predicts what it did on every configuration
+// v2 describes (their new features are zero), and its new features'
+// weights are zero.
+func TestWiden(t *testing.T) {
+	net := randomMLP([]int{ConfigV2.Width, 16, 8, 1}, 3)
+	w, err := Widen(net, ConfigV2, ConfigV3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Sizes[0] != ConfigV3.Width {
+		t.Fatalf("widened to %d inputs", w.Sizes[0])
+	}
+	in := Input{Type: "gemmex_f16_f32", TransA: true, M: 3000, N: 700, K: 1200, AlignA: 8, AlignB: 8, AlignC: 8}
+	for _, s := range []string{
+		"ms=1,ns=16,ml=128,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16",
+		"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=2,va=8,vb=8,st=3,math=mma_f16",
+		"ms=4,ns=4,ml=64,nl=64,u=16,ks=2,kl=1,kg=1,va=4,vb=4,st=3,math=ffma",
+	} {
+		c := parse(t, s)
+		x2, x3 := make([]float64, ConfigV2.Width), make([]float64, ConfigV3.Width)
+		ConfigV2.Put(x2, in, c)
+		ConfigV3.Put(x3, in, c)
+		a, b := net.Predict(x2, 1)[0], w.Predict(x3, 1)[0]
+		if d := a - b; d > 1e-12 || d < -1e-12 {
+			t.Errorf("%s: v2 %.6f, widened %.6f", s, a, b)
+		}
+	}
+	if _, err := Widen(w, ConfigV3, ConfigV2); err == nil {
+		t.Error("narrowed v3 to v2")
+	}
+}

@@ -129,12 +129,12 @@ func TestRegisterCap(t *testing.T) {
 	}
 }
 
-// Twins: a wgmma configuration's staged twins (tma=1 at its own k-slice or
-// a 128-byte line of k, tma=2, and tma=2 persistent where it does not split
-// the reduction), each legal; none for a configuration that has its option
-// already, nor for an mma.sync or SIMT one (its pipelined twin is not
-// served).
-func TestTwins(t *testing.T) {
+// StagedTwins: a wgmma configuration's staged twins (tma=1 at its own
+// k-slice or a 128-byte line of k, tma=2, and tma=2 persistent where it does
+// not split the reduction), each legal; none for a configuration that has
+// its option already, nor for an mma.sync or SIMT one. ServedTwins: the
+// first, tma=1, alone.
+func TestStagedTwins(t *testing.T) {
 	parse := func(s string) ptx.GemmConfig {
 		c, err := ptx.ParseConfig(s)
 		if err != nil {
@@ -170,14 +170,17 @@ func TestTwins(t *testing.T) {
 			"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=4,va=8,vb=8,st=4,math=wgmma_f16,tma=1",
 			"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=4,va=8,vb=8,st=4,math=wgmma_f16,tma=2"}},
 		{f16, "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=1", nil},
-		// pipelined twins are not served (call18: wrong results)
 		{f64, "ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8", nil},
 		{f64, "ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=1,va=2,vb=2,st=1,math=mma_f64", nil},
 		{f64, "ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=1", nil},
 	} {
-		got := strs(Twins(parse(tc.cfg), tc.cls, dev))
+		got := strs(StagedTwins(parse(tc.cfg), tc.cls, dev))
 		if !slices.Equal(got, tc.want) {
-			t.Errorf("Twins(%s) =\n  %q\nwant\n  %q", tc.cfg, got, tc.want)
+			t.Errorf("StagedTwins(%s) =\n  %q\nwant\n  %q", tc.cfg, got, tc.want)
+		}
+		served := strs(ServedTwins(parse(tc.cfg), tc.cls, dev))
+		if want := tc.want[:min(1, len(tc.want))]; !slices.Equal(served, want) {
+			t.Errorf("ServedTwins(%s) = %q, want %q", tc.cfg, served, want)
 		}
 	}
 }

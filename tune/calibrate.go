@@ -14,11 +14,12 @@ type Grouped struct {
 	Fold, Input []int
 }
 
-// ConfigGrouped are the configuration model's rows of samples
-// (ConfigMatrices' rows, every fold).
-func ConfigGrouped(samples []Sample) Grouped {
-	return groupRows(predictor.ConfigFeatures, func(row func(predictor.Input, int, []float64, float64)) {
-		configRows(samples, func(in predictor.Input, x []float64, y float64) { row(in, Fold(in), x, y) })
+// ConfigGrouped are the rows of samples for a configuration model of
+// layout l (ConfigMatrices' rows, every fold, in l's features): a model is
+// calibrated in the schema it was trained on.
+func ConfigGrouped(samples []Sample, l *predictor.ConfigLayout) Grouped {
+	return groupRows(l.Width, func(row func(predictor.Input, int, []float64, float64)) {
+		configRows(samples, l, func(in predictor.Input, x []float64, y float64) { row(in, Fold(in), x, y) })
 	})
 }
 

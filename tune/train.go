@@ -65,21 +65,27 @@ func Fold(in predictor.Input) int {
 // ConfigMatrices are the configuration model's training (folds 0–7),
 // validation (fold 8: early stopping) and test (fold 9: reported MSE) sets.
 func ConfigMatrices(samples []Sample) (train, valid, test Matrix) {
-	train.F, valid.F, test.F = predictor.ConfigFeatures, predictor.ConfigFeatures, predictor.ConfigFeatures
-	configRows(samples, func(in predictor.Input, x []float64, y float64) { foldOf(in, &train, &valid, &test).add(x, y) })
+	return ConfigLayoutMatrices(samples, predictor.ConfigV3)
+}
+
+// ConfigLayoutMatrices are ConfigMatrices in the features of layout l: a
+// model of an older schema is scored on them.
+func ConfigLayoutMatrices(samples []Sample, l *predictor.ConfigLayout) (train, valid, test Matrix) {
+	train.F, valid.F, test.F = l.Width, l.Width, l.Width
+	configRows(samples, l, func(in predictor.Input, x []float64, y float64) { foldOf(in, &train, &valid, &test).add(x, y) })
 	return
 }
 
-// configRows calls row with the configuration model's features and target
-// of each sample that has a configuration the schema describes.
-func configRows(samples []Sample, row func(in predictor.Input, x []float64, y float64)) {
-	x := make([]float64, predictor.ConfigFeatures)
+// configRows calls row with the features of layout l and the target of
+// each sample that has a configuration l describes.
+func configRows(samples []Sample, l *predictor.ConfigLayout, row func(in predictor.Input, x []float64, y float64)) {
+	x := make([]float64, l.Width)
 	for _, s := range samples {
-		if s.VendorOnly() || !predictor.Describes(s.Config) {
+		if s.VendorOnly() || !l.Describes(s.Config) {
 			continue // no configuration, or one the schema cannot tell from its plain twin
 		}
 		in := SampleInput(s)
-		predictor.PutConfig(x, in, s.Config)
+		l.Put(x, in, s.Config)
 		row(in, x, LogTFLOPs(s.M, s.N, s.K, s.US))
 	}
 }

@@ -145,8 +145,13 @@ func calibrate(samples []tune.Sample, dev predictor.DeviceID, hash string, o cal
 	if err != nil {
 		return nil, "", err
 	}
+	cfg, ok := src.ConfigModel()
+	if !ok {
+		return nil, "", fmt.Errorf("calibrate: the %s weights have no configuration model of a schema this build knows", o.from)
+	}
+	l := cfg.ConfigLayout() // calibrated in the schema it was trained on
 	return calibrateModels(src, []modelRows{
-		{"config", predictor.ConfigSchema, tune.ConfigGrouped(samples), true},
+		{"config", l.Schema, tune.ConfigGrouped(samples, l), true},
 		{"vendor", predictor.VendorSchema, tune.VendorGrouped(samples), false},
 	}, dev, hash, len(samples), o)
 }
@@ -332,7 +337,10 @@ func checkCalibrations(samples, check []tune.Sample, o calibrateOptions) (string
 	for _, c := range []struct {
 		name string
 		rows func([]tune.Sample) tune.Grouped
-	}{{"config", tune.ConfigGrouped}, {"vendor", tune.VendorGrouped}} {
+	}{{"config", func(s []tune.Sample) tune.Grouped {
+		m, _ := src.Model("config")
+		return tune.ConfigGrouped(s, m.ConfigLayout())
+	}}, {"vendor", tune.VendorGrouped}} {
 		m, _ := src.Model(c.name)
 		fit, held := c.rows(samples), c.rows(check)
 		fmt.Fprintf(&report, "%s model on the -check data (%d rows of %d inputs), each way fit on all %d calibration rows:\n", c.name, held.N, distinct(held.Input), fit.N)

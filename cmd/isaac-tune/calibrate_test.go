@@ -56,7 +56,7 @@ func shippedTestMSE(t *testing.T, name string, samples []tune.Sample) float64 {
 	m, _ := w.Model(name)
 	var test tune.Matrix
 	if name == "config" {
-		_, _, test = tune.ConfigMatrices(samples)
+		_, _, test = tune.ConfigLayoutMatrices(samples, m.ConfigLayout())
 	} else {
 		_, _, test = tune.VendorMatrices(samples)
 	}

@@ -34,7 +34,7 @@ type sampleOptions struct {
 	warpgroup       int     // per input, this many wgmma configurations too (classes that allow them)
 	grid            int     // per input, this many configurations of space.Grid too (those in the model's spaces)
 	pipelined       int     // per input, the pipelined twins (pp=1) of this many of its drawn configurations too
-	staged          int     // per input, the twins (space.Twins: tma, ps, pp) of this many of its drawn configurations too
+	staged          int     // per input, the twins (space.StagedTwins: tma, ps; space.PipelinedTwins: pp) of this many of its drawn configurations too
 	capped          bool    // the register-capped twin (mr) of each pipelined configuration that loses a block to its plain twin
 	types           string  // comma-separated served types to draw (empty: all)
 	misaligned      float64 // share of batches with a random alignment below the widest
@@ -56,7 +56,7 @@ func sampleCmd(args []string) error {
 		"that lie in the model's spaces")
 	fs.IntVar(&o.pipelined, "pp", 0, "per input, also the pipelined twins (pp=1) of this many of its drawn mma.sync and SIMT configurations "+
 		"(data for the configuration schema v3, which tells them apart)")
-	fs.IntVar(&o.staged, "staged", 0, "per input, also the twins of this many of its drawn configurations that have any (space.Twins: "+
+	fs.IntVar(&o.staged, "staged", 0, "per input, also the twins of this many of its drawn configurations that have any (space.StagedTwins: "+
 		"a wgmma one staged by the copy engine, tma=1 and tma=2, and persistent, ps=1; space.PipelinedTwins: an mma.sync or SIMT one pipelined, pp=1)")
 	fs.BoolVar(&o.capped, "mr", false, "also the register-capped twin (mr=N, space.RegisterCap) of each pipelined configuration "+
 		"that its registers cost a block per SM against its plain twin")
@@ -166,7 +166,7 @@ func (s *sampleRun) provenance() []string {
 			s.opt.warpgroup, typesOr(s.opt.types), 100*s.dist.MisalignedShare),
 		fmt.Sprintf("grid: %d configurations per input drawn without replacement from space.Grid's that lie in the class's spaces (0: none)", s.opt.grid),
 		fmt.Sprintf("pp: the pipelined twins (pp=1) of up to %d of each input's drawn configurations too (0: none)", s.opt.pipelined),
-		fmt.Sprintf("staged: the twins (space.Twins: tma=1, tma=2, ps=1; space.PipelinedTwins: pp=1) of up to %d of each input's drawn configurations that have any, latest first (0: none); "+
+		fmt.Sprintf("staged: the twins (space.StagedTwins: tma=1, tma=2, ps=1; space.PipelinedTwins: pp=1) of up to %d of each input's drawn configurations that have any, latest first (0: none); "+
 			"mr: %v (the register-capped twin of each pipelined configuration that loses a block per SM to its plain twin, space.RegisterCap)", s.opt.staged, s.opt.capped),
 		fmt.Sprintf("inputs: m, n, k log-uniform in 1..%d (%.0f%% of k up to %d), %.0f%% near the Table 4 suites (each dimension x exp(U(-0.35,0.35)), exact suite shapes excluded), "+
 			"%.0f%% of dimensions >= 16 rounded down to a multiple of 8, then %.0f%% of all to the nearest multiple of 2^j (j uniform in 5..10); "+
@@ -320,7 +320,7 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 			if with == s.opt.staged {
 				break
 			}
-			twins := append(space.Twins(c, cls, s.Limits), space.PipelinedTwins([]ptx.GemmConfig{c}, 1, func(t ptx.GemmConfig) bool {
+			twins := append(space.StagedTwins(c, cls, s.Limits), space.PipelinedTwins([]ptx.GemmConfig{c}, 1, func(t ptx.GemmConfig) bool {
 				return ptx.Legal(t, cls, s.Limits) == nil
 			})...)
 			twins = slices.DeleteFunc(twins, func(t ptx.GemmConfig) bool { return !space.Suits(t, m, n, k) })

@@ -218,21 +218,32 @@ type startNets struct {
 }
 
 // loadStart reads the networks of a weights file, or of the weights shipped
-// for a device key, for data of features configuration features.
+// for a device key, for data of features configuration features (this
+// build's schema): a configuration model of an older schema it knows is
+// widened to it (predictor.Widen: the new features' weights zero).
 func loadStart(from string, features int) (*startNets, error) {
 	w, err := gemmWeightsFrom(from)
 	if err != nil {
 		return nil, fmt.Errorf("-start %s: neither a shipped device key nor a weights file: %w", from, err)
 	}
-	c, okc := w.Model("config")
+	c, okc := w.ConfigModel()
 	v, okv := w.Model("vendor")
-	switch {
-	case !okc || !okv || c.Schema != predictor.ConfigSchema || v.Schema != predictor.VendorSchema || len(v.Nets) != 1:
-		return nil, fmt.Errorf("-start %s: no configuration and single-network vendor models of this build's schemas", from)
-	case c.Nets[0].Sizes[0] != features:
-		return nil, fmt.Errorf("-start %s: %d features, the data have %d", from, c.Nets[0].Sizes[0], features)
+	if !okc || !okv || v.Schema != predictor.VendorSchema || len(v.Nets) != 1 {
+		return nil, fmt.Errorf("-start %s: no configuration and single-network vendor models of schemas this build knows", from)
 	}
-	return &startNets{config: c.Nets, vendor: v.Nets[0], device: w.Device.Name, trained: w.Trained, samples: w.Samples}, nil
+	nets := c.Nets
+	if l := c.ConfigLayout(); l != predictor.ConfigV3 {
+		nets = make(predictor.Ensemble, len(c.Nets))
+		for i, n := range c.Nets {
+			if nets[i], err = predictor.Widen(n, l, predictor.ConfigV3); err != nil {
+				return nil, fmt.Errorf("-start %s: %w", from, err)
+			}
+		}
+	}
+	if nets[0].Sizes[0] != features {
+		return nil, fmt.Errorf("-start %s: %d features, the data have %d", from, nets[0].Sizes[0], features)
+	}
+	return &startNets{config: nets, vendor: v.Nets[0], device: w.Device.Name, trained: w.Trained, samples: w.Samples}, nil
 }
 
 // bind defines the flags on fs; vendor names the vendor model in their help.
