@@ -77,21 +77,11 @@ func (s *sweeper) sweep(b *bench, in input, rng *rand.Rand) (report.Row, error) 
 	twins = b.Compile(g, twins)
 	// A twin that needs a few registers more than its plain configuration
 	// and so fits fewer blocks per SM is tried capped too (mr).
+	registers := func(c ptx.GemmConfig) (int, error) { return b.Kernels.Registers(g, c) }
 	for _, t := range twins {
-		plain := t
-		plain.PP = 0
-		r0, err0 := b.Kernels.Registers(g, plain)
-		r1, err1 := b.Kernels.Registers(g, t)
-		if err0 != nil || err1 != nil {
-			continue
-		}
-		if mr := space.RegisterCap(r0, r1, t.Threads(), lim.RegistersPerSM); mr > 0 {
-			c := t
-			c.MR = mr
-			if !seen[c] && ptx.Legal(c, cls, lim) == nil {
-				seen[c] = true
-				twins = append(twins, c)
-			}
+		if c, ok := space.CappedTwin(t, cls, lim, registers); ok && !seen[c] {
+			seen[c] = true
+			twins = append(twins, c)
 		}
 	}
 	more, err := s.screen(b, g, in, b.Compile(g, twins))

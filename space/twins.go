@@ -127,3 +127,28 @@ func ServedTwins(c ptx.GemmConfig, in ptx.InputClass, dev ptx.DeviceLimits) []pt
 	}
 	return nil
 }
+
+// CappedTwin is the register-capped twin (MR) of t, a pipelined
+// configuration, where t's kernel fits fewer blocks per SM than its plain
+// twin's (RegisterCap, from both kernels' registers as registers reports
+// them), legal for class in on dev; false where there is none or a kernel
+// does not load.
+func CappedTwin(t ptx.GemmConfig, in ptx.InputClass, dev ptx.DeviceLimits, registers func(ptx.GemmConfig) (int, error)) (ptx.GemmConfig, bool) {
+	if t.PP != 1 || t.MR != 0 {
+		return t, false
+	}
+	plain := t
+	plain.PP = 0
+	r0, err0 := registers(plain)
+	r1, err1 := registers(t)
+	if err0 != nil || err1 != nil {
+		return t, false
+	}
+	mr := RegisterCap(r0, r1, t.Threads(), dev.RegistersPerSM)
+	if mr == 0 {
+		return t, false
+	}
+	c := t
+	c.MR = mr
+	return c, ptx.Legal(c, in, dev) == nil
+}

@@ -184,3 +184,40 @@ func TestStagedTwins(t *testing.T) {
 		}
 	}
 }
+
+// CappedTwin: a pipelined configuration whose registers cost it a block
+// per SM against its plain twin's gets the cap that keeps the block; one
+// that loses none, an unpipelined one and one whose kernel does not load
+// get none.
+func TestCappedTwin(t *testing.T) {
+	f64 := ptx.InputClass{AType: ptx.F64, BType: ptx.F64, CType: ptx.F64, Compute: ptx.F64, TransA: ptx.N, TransB: ptx.T, AlignA: 2, AlignB: 2, AlignC: 2}
+	pp, err := ptx.ParseConfig("ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := ptx.H100()
+	regs := func(plain, pipelined int) func(ptx.GemmConfig) (int, error) {
+		return func(c ptx.GemmConfig) (int, error) {
+			if c.PP == 1 {
+				return pipelined, nil
+			}
+			return plain, nil
+		}
+	}
+	// 256 threads: 128 registers a thread fit 2 blocks in 64K, 136 fit 1
+	if c, ok := CappedTwin(pp, f64, dev, regs(128, 136)); !ok || c.MR != 128 || c.PP != 1 {
+		t.Errorf("capped twin %v %v, want mr=128", c, ok)
+	}
+	if _, ok := CappedTwin(pp, f64, dev, regs(128, 128)); ok {
+		t.Error("a twin that loses no block capped")
+	}
+	plain := pp
+	plain.PP = 0
+	if _, ok := CappedTwin(plain, f64, dev, regs(128, 136)); ok {
+		t.Error("an unpipelined configuration capped")
+	}
+	fails := func(ptx.GemmConfig) (int, error) { return 0, fmt.Errorf("no kernel") }
+	if _, ok := CappedTwin(pp, f64, dev, fails); ok {
+		t.Error("capped without registers")
+	}
+}

@@ -388,24 +388,11 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 // sweep tries them, that are legal for cls and not in seen.
 func (s *sampleRun) cappedTwins(g *request.Gemm, cls ptx.InputClass, loaded []ptx.GemmConfig, seen map[ptx.GemmConfig]bool) []ptx.GemmConfig {
 	var out []ptx.GemmConfig
+	registers := func(c ptx.GemmConfig) (int, error) { return s.Kernels.Registers(g, c) }
 	for _, t := range loaded {
-		if t.PP != 1 || t.MR != 0 {
-			continue
-		}
-		plain := t
-		plain.PP = 0
-		r0, err0 := s.Kernels.Registers(g, plain)
-		r1, err1 := s.Kernels.Registers(g, t)
-		if err0 != nil || err1 != nil {
-			continue
-		}
-		if mr := space.RegisterCap(r0, r1, t.Threads(), s.Limits.RegistersPerSM); mr > 0 {
-			c := t
-			c.MR = mr
-			if !seen[c] && ptx.Legal(c, cls, s.Limits) == nil {
-				seen[c] = true
-				out = append(out, c)
-			}
+		if c, ok := space.CappedTwin(t, cls, s.Limits, registers); ok && !seen[c] {
+			seen[c] = true
+			out = append(out, c)
 		}
 	}
 	return out
