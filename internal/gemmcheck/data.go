@@ -39,6 +39,10 @@ func NewData(c Case) *Data {
 	return d
 }
 
+// Recompute computes d's reference again after its inputs were changed in
+// place (a test's structured inputs: one k-slice of A, say).
+func (d *Data) Recompute(c Case) { d.reference(c) }
+
 // reference computes d's exact reference and its scale from its inputs.
 func (d *Data) reference(c Case) {
 	d.Ref = make([]float64, c.M*c.N)
