@@ -17,9 +17,11 @@ import (
 // are the conformance table's one nondeterministic find (an FP64 TN
 // 2×17×10736 input with a one-pass grid split of 48 and clusters of 2,
 // pipelined fragments; wrong on 6 of 12 runs, and on 12 of 12 with a full
-// tile of rows, which is why ptx.Legal now refuses pp=1 with both splits)
-// and its neighbours: without pp, without the cluster, without the grid
-// split, a full tile of rows.
+// tile of rows) and its neighbours: without pp, without the cluster,
+// without the grid split, a full tile of rows. Its cause was found later
+// in the compiled pipelined loop of every f64 mma.sync kernel (an
+// accumulator read before the last mma writes it), and ptx.Legal refuses
+// pp=1 with those maths: the pp=1 cases are logged as not legal.
 func TestGPUSplitReruns(t *testing.T) {
 	gemmcheck.GPUThread(t)
 	dgemm := gemmcheck.Types[slices.IndexFunc(gemmcheck.Types, func(ty gemmcheck.Type) bool { return ty.Name == "dgemm" })]

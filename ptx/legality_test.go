@@ -16,6 +16,8 @@ func mustParse(t *testing.T, s string) GemmConfig {
 
 func TestLegal(t *testing.T) {
 	f32 := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, AlignA: 4, AlignB: 4, AlignC: 4}
+	f32tf32 := f32
+	f32tf32.AllowTF32 = true
 	f16 := InputClass{AType: F16, BType: F16, CType: F16, Compute: F32, AlignA: 8, AlignB: 8, AlignC: 8}
 	f16a1 := f16
 	f16a1.AlignA, f16a1.AlignB = 1, 1
@@ -30,11 +32,13 @@ func TestLegal(t *testing.T) {
 		{"ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=2,math=ffma", f32, ""},
 		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16", f16, ""},
 		{"ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=4,va=2,vb=2,st=1,math=mma_f64", f64, ""},
-		// pp=1 with both a grid and a cluster split: nondeterministic on H100
-		{"ms=1,ns=1,ml=16,nl=16,u=8,ks=1,kl=1,kg=48,kc=2,va=1,vb=1,st=4,math=mma_f64,pp=1", f64, "nondeterministic"},
+		// pp=1 with an f64 mma.sync: the compiled loop's accumulator hazard
+		{"ms=1,ns=1,ml=16,nl=16,u=8,ks=1,kl=1,kg=48,kc=2,va=1,vb=1,st=4,math=mma_f64,pp=1", f64, "f64 mma.sync"},
 		{"ms=1,ns=1,ml=16,nl=16,u=8,ks=1,kl=1,kg=48,kc=2,va=1,vb=1,st=4,math=mma_f64", f64, ""},
-		{"ms=1,ns=1,ml=16,nl=16,u=8,ks=1,kl=1,kg=48,va=1,vb=1,st=4,math=mma_f64,pp=1", f64, ""},
-		{"ms=1,ns=1,ml=16,nl=16,u=8,ks=1,kl=1,kg=1,kc=2,va=1,vb=1,st=4,math=mma_f64,pp=1", f64, ""},
+		{"ms=1,ns=1,ml=16,nl=16,u=8,ks=1,kl=1,kg=48,va=1,vb=1,st=4,math=mma_f64,pp=1", f64, "f64 mma.sync"},
+		{"ms=1,ns=1,ml=16,nl=32,u=16,ks=1,kl=1,kg=1,va=1,vb=1,st=4,math=mma_f64k8,pp=1", f64, "f64 mma.sync"},
+		{"ms=1,ns=1,ml=16,nl=32,u=16,ks=1,kl=1,kg=1,va=1,vb=1,st=4,math=mma_f64k16,pp=1", f64, "f64 mma.sync"},
+		{"ms=2,ns=2,ml=32,nl=32,u=8,ks=1,kl=1,kg=48,kc=2,va=1,vb=1,st=4,math=dfma,pp=1", f64, ""},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=mma_tf32", f32, "incompatible"},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=mma_f16", f32, "incompatible"},
 		{"ms=3,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma", f32, "ms=3"},
@@ -55,7 +59,8 @@ func TestLegal(t *testing.T) {
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=3,kc=8,va=4,vb=4,st=3,math=ffma", f32, ""},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,kc=3,va=4,vb=4,st=3,math=ffma", f32, "kc=3"},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=2,kg=1,kc=2,va=4,vb=4,st=3,math=ffma", f32, "kl=2"},
-		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8,pp=1", f64, ""},
+		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8,pp=1", f64, "f64 mma.sync"},
+		{"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_tf32,pp=1", f32tf32, ""},
 		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16,pp=1", f16, ""},
 		{"ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=4,va=2,vb=2,st=1,math=mma_f64,pp=1", f64, "cp.async stages"},
 		// tma=1: wgmma with both tiles swizzled (the class is NN: A m-contiguous, B k-contiguous)
@@ -78,7 +83,7 @@ func TestLegal(t *testing.T) {
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=1,math=ffma,pp=1", f32, "cp.async stages"},
 		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=2", f64, "pp=2"},
 		{"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,pp=1", f16, "needs mma.sync or SIMT"},
-		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=1,mr=128", f64, ""},
+		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16,pp=1,mr=128", f16, ""},
 		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,mr=100", f64, "mr=100"},
 		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,mr=256", f64, "mr=256"},
 		// the cap admits a block the estimate alone would not: 1024 threads of ≤ 64 registers

@@ -63,6 +63,9 @@ func (m Math) IsMMA() bool { return m >= MMA_F16 && m <= lastWGMMA }
 // IsWGMMA reports whether m is a warpgroup mma (wgmma.mma_async, sm_90a).
 func (m Math) IsWGMMA() bool { return m >= WGMMA_F16 && m <= lastWGMMA }
 
+// isF64MMA reports whether m is an f64 mma.sync (DMMA) math.
+func (m Math) isF64MMA() bool { return m == MMA_F64 || m == MMA_F64_K8 || m == MMA_F64_K16 }
+
 // sm90Only reports whether m exists only on sm_90 and newer.
 func (m Math) sm90Only() bool { return m == MMA_F64_K8 || m == MMA_F64_K16 || m.IsWGMMA() }
 

@@ -16,7 +16,8 @@ import (
 )
 
 // TestGPUPipelinedProducts runs the pipelined regression products
-// (pipelinedProducts) through the kernels with their configurations and
+// (pipelinedProducts; those ptx.Legal refuses are skipped, their
+// neighbours run) through the kernels with their configurations and
 // with neighbours of them (the plain loop, the other layouts, no grid
 // split, other depths), each twice, and fails for every result outside the
 // bound or not bit-identical run to run. For a wrong result it says where
@@ -48,7 +49,7 @@ func TestGPUPipelinedProducts(t *testing.T) {
 		}
 		return b.ReadC(stream)
 	}
-	for _, j := range pipelinedProductJobs(gemmcheck.Types, lim) {
+	for _, j := range pipelinedProductCases(gemmcheck.Types) {
 		base, cfg := j.Case, *j.Config
 		variants := pipelinedVariants(base, cfg)
 		if quick {
