@@ -34,21 +34,21 @@ def torch_cases(out):
             w = torch.randn(b, k, n, generator=gen, device="cuda").to(dt)
             c0 = torch.randn(b, m, n, generator=gen, device="cuda").to(dt)
             record(out, f"torch/{name}/bmm/{b}x{m}x{n}x{k}", host(torch.bmm(a, w)),
-                   torch.bmm(a.double(), w.double()).cpu().numpy())
+                   torch.bmm(a.cpu().double(), w.cpu().double()).numpy())
             record(out, f"torch/{name}/bmm_t/{b}x{m}x{n}x{k}", host(torch.bmm(a, w.transpose(1, 2).contiguous().transpose(1, 2))),
-                   torch.bmm(a.double(), w.double()).cpu().numpy())
+                   torch.bmm(a.cpu().double(), w.cpu().double()).numpy())
             record(out, f"torch/{name}/baddbmm/{b}x{m}x{n}x{k}", host(torch.baddbmm(c0, a, w, beta=0.5, alpha=1.5)),
-                   torch.baddbmm(c0.double(), a.double(), w.double(), beta=0.5, alpha=1.5).cpu().numpy())
+                   torch.baddbmm(c0.cpu().double(), a.cpu().double(), w.cpu().double(), beta=0.5, alpha=1.5).numpy())
             record(out, f"torch/{name}/matmul/{b}x{m}x{n}x{k}", host(torch.matmul(a, w)),
-                   torch.matmul(a.double(), w.double()).cpu().numpy())
+                   torch.matmul(a.cpu().double(), w.cpu().double()).numpy())
         # attention's math path: scores = Q K^T, out = softmax(scores) V, batch x heads folded
         q = torch.randn(4, 8, 128, 64, generator=gen, device="cuda").to(dt)
         kk = torch.randn(4, 8, 128, 64, generator=gen, device="cuda").to(dt)
         v = torch.randn(4, 8, 128, 64, generator=gen, device="cuda").to(dt)
         s = torch.matmul(q, kk.transpose(-1, -2))
-        record(out, f"torch/{name}/attn_qk", host(s), torch.matmul(q.double(), kk.double().transpose(-1, -2)).cpu().numpy())
+        record(out, f"torch/{name}/attn_qk", host(s), torch.matmul(q.cpu().double(), kk.cpu().double().transpose(-1, -2)).numpy())
         p = torch.softmax(s.float(), dim=-1).to(dt)
-        record(out, f"torch/{name}/attn_pv", host(torch.matmul(p, v)), torch.matmul(p.double(), v.double()).cpu().numpy())
+        record(out, f"torch/{name}/attn_pv", host(torch.matmul(p, v)), torch.matmul(p.cpu().double(), v.cpu().double()).numpy())
     torch.cuda.synchronize()
 
 

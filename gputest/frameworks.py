@@ -35,7 +35,9 @@ def torch_cases(out):
                 if layout[1] == "T":
                     b = b.t().contiguous().t()
                 c = torch.mm(a, b)
-                ref = torch.mm(a.double(), b.double()).cpu().numpy()
+                # the reference on the host: through the GPU, a float64 product would go
+                # through the shim too (a wrong FP64 kernel made every type's look wrong)
+                ref = torch.mm(a.cpu().double(), b.cpu().double()).numpy()
                 host = c.float().cpu().numpy() if dt == torch.bfloat16 else c.cpu().numpy()
                 record(out, f"torch/{str(dt)[6:]}/{m}x{n}x{k}/{layout}", host, ref)
     torch.cuda.synchronize()

@@ -108,24 +108,19 @@ func StagedTwins(c ptx.GemmConfig, in ptx.InputClass, dev ptx.DeviceLimits) []pt
 }
 
 // ServedTwins are the twins of c that a search with a model of schema v3
-// scores, and so that the server may run: the tensor-copy one from the
-// computing threads (TMA = 1, the first of StagedTwins), which the server
-// has run in place of the plain configuration of every wgmma choice since
-// the copy engine came. The others are not served yet: under the v3
-// weights, PyTorch's products returned wrong results through pipelined
-// kernels (pp=1, normwise errors 0.04–0.6) that the conformance table's
-// small cases had not shown, and with those left out an encoder's fp16
-// gradient under ISAAC_POLICY=always still came out of tolerance (0.037
-// against 0.02) where kernels only the v3 weights choose had run, a
-// producer warp's or a persistent grid's among them
-// (gputest/results/h100/batched/call18, call19); the cause is not
-// established.
+// scores, and so that the server may run: the staged ones (StagedTwins) of
+// a wgmma configuration, the pipelined one (PP = 1) of an mma.sync or SIMT
+// configuration with cp.async stages, each where it is legal. Register caps
+// need the compiled kernel's registers (CappedTwin) and are not among them.
+// Under the v3 weights PyTorch's products had looked wrong in every type
+// through pipelined kernels (gputest/results/h100/batched/call18): the FP64
+// ones were (ptx.Legal refuses them since, gputest/results/h100/pipelined),
+// and the other types' errors were those of their float64 reference, which
+// the test computed through the shim and so through that FP64 kernel.
 func ServedTwins(c ptx.GemmConfig, in ptx.InputClass, dev ptx.DeviceLimits) []ptx.GemmConfig {
-	t := StagedTwins(c, in, dev)
-	if len(t) > 0 && t[0].TMA == 1 {
-		return t[:1]
-	}
-	return nil
+	return append(StagedTwins(c, in, dev), PipelinedTwins([]ptx.GemmConfig{c}, 1, func(t ptx.GemmConfig) bool {
+		return t.MR == 0 && ptx.Legal(t, in, dev) == nil
+	})...)
 }
 
 // CappedTwin is the register-capped twin (MR) of t, a pipelined

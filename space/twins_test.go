@@ -10,7 +10,7 @@ import (
 
 // The sampler's pipelined twins: pp=1 copies of the most recently drawn
 // mma.sync and SIMT configurations with cp.async stages, legal and suited,
-// as many as asked.
+// as many as asked (an f64 mma.sync one is not legal pipelined).
 func TestPipelinedTwinsSampled(t *testing.T) {
 	f64 := ptx.InputClass{AType: ptx.F64, BType: ptx.F64, CType: ptx.F64, Compute: ptx.F64, TransA: ptx.N, TransB: ptx.T, AlignA: 2, AlignB: 2, AlignC: 2}
 	var cfgs []ptx.GemmConfig
@@ -30,7 +30,7 @@ func TestPipelinedTwinsSampled(t *testing.T) {
 	recent := slices.Clone(cfgs)
 	slices.Reverse(recent)
 	got := PipelinedTwins(recent, 5, ok)
-	if len(got) != 2 || got[0].Math != ptx.DFMA || got[1].Math != ptx.MMA_F64_K8 || got[0].PP != 1 || got[1].PP != 1 {
+	if len(got) != 1 || got[0].Math != ptx.DFMA || got[0].PP != 1 {
 		t.Fatalf("twins %v", got)
 	}
 	if got := PipelinedTwins(recent, 1, ok); len(got) != 1 || got[0].Math != ptx.DFMA {
@@ -133,7 +133,8 @@ func TestRegisterCap(t *testing.T) {
 // k-slice or a 128-byte line of k, tma=2, and tma=2 persistent where it does
 // not split the reduction), each legal; none for a configuration that has
 // its option already, nor for an mma.sync or SIMT one. ServedTwins: the
-// first, tma=1, alone.
+// same, and an mma.sync or SIMT configuration's pipelined twin where it is
+// legal (not with an f64 mma.sync).
 func TestStagedTwins(t *testing.T) {
 	parse := func(s string) ptx.GemmConfig {
 		c, err := ptx.ParseConfig(s)
@@ -178,10 +179,14 @@ func TestStagedTwins(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("StagedTwins(%s) =\n  %q\nwant\n  %q", tc.cfg, got, tc.want)
 		}
-		served := strs(ServedTwins(parse(tc.cfg), tc.cls, dev))
-		if want := tc.want[:min(1, len(tc.want))]; !slices.Equal(served, want) {
-			t.Errorf("ServedTwins(%s) = %q, want %q", tc.cfg, served, want)
+		if served := strs(ServedTwins(parse(tc.cfg), tc.cls, dev)); !slices.Equal(served, tc.want) {
+			t.Errorf("ServedTwins(%s) = %q, want %q", tc.cfg, served, tc.want)
 		}
+	}
+	f32 := ptx.InputClass{AType: ptx.F32, BType: ptx.F32, CType: ptx.F32, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.T, AlignA: 4, AlignB: 4, AlignC: 4}
+	ffma := "ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma"
+	if got := strs(ServedTwins(parse(ffma), f32, dev)); !slices.Equal(got, []string{ffma + ",pp=1"}) {
+		t.Errorf("ServedTwins(%s) = %q, want its pipelined twin", ffma, got)
 	}
 }
 
@@ -190,8 +195,8 @@ func TestStagedTwins(t *testing.T) {
 // that loses none, an unpipelined one and one whose kernel does not load
 // get none.
 func TestCappedTwin(t *testing.T) {
-	f64 := ptx.InputClass{AType: ptx.F64, BType: ptx.F64, CType: ptx.F64, Compute: ptx.F64, TransA: ptx.N, TransB: ptx.T, AlignA: 2, AlignB: 2, AlignC: 2}
-	pp, err := ptx.ParseConfig("ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=1")
+	f16 := ptx.InputClass{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.T, AlignA: 8, AlignB: 8, AlignC: 8}
+	pp, err := ptx.ParseConfig("ms=2,ns=4,ml=64,nl=128,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=mma_f16,pp=1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,19 +210,19 @@ func TestCappedTwin(t *testing.T) {
 		}
 	}
 	// 256 threads: 128 registers a thread fit 2 blocks in 64K, 136 fit 1
-	if c, ok := CappedTwin(pp, f64, dev, regs(128, 136)); !ok || c.MR != 128 || c.PP != 1 {
+	if c, ok := CappedTwin(pp, f16, dev, regs(128, 136)); !ok || c.MR != 128 || c.PP != 1 {
 		t.Errorf("capped twin %v %v, want mr=128", c, ok)
 	}
-	if _, ok := CappedTwin(pp, f64, dev, regs(128, 128)); ok {
+	if _, ok := CappedTwin(pp, f16, dev, regs(128, 128)); ok {
 		t.Error("a twin that loses no block capped")
 	}
 	plain := pp
 	plain.PP = 0
-	if _, ok := CappedTwin(plain, f64, dev, regs(128, 136)); ok {
+	if _, ok := CappedTwin(plain, f16, dev, regs(128, 136)); ok {
 		t.Error("an unpipelined configuration capped")
 	}
 	fails := func(ptx.GemmConfig) (int, error) { return 0, fmt.Errorf("no kernel") }
-	if _, ok := CappedTwin(pp, f64, dev, fails); ok {
+	if _, ok := CappedTwin(pp, f16, dev, fails); ok {
 		t.Error("capped without registers")
 	}
 }
