@@ -179,13 +179,10 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 		return &decision{reason: request.FwdPredicted}
 	}
 	want := 1
-	cfgs := s.candidates(c, ch.Config.ConfigLayout(), t, g)
 	if key.policy == Auto && s.opts.Check {
-		want = max(s.opts.CheckCandidates, 1)
-		if s.opts.CheckDiverse {
-			cfgs = tilesFirst(cfgs)
-		}
+		want = gemmCandidates
 	}
+	cfgs := s.candidates(c, ch.Config.ConfigLayout(), t, g)
 	if !compile {
 		for _, cfg := range cfgs[:min(want, len(cfgs))] {
 			if !s.rt.Loaded(t, cfg) {
@@ -231,27 +228,6 @@ func (s *Server) worthServing(ch *predictor.Chooser, c *predictor.Choice) bool {
 // of a shape within its error of each other, and a kernel's own
 // measurement settles what the prediction cannot.
 const gemmCandidates = 3
-
-// tilesFirst orders cfgs (best first) by block tile: the first of each
-// distinct tile (ML×NL, math) in cfgs' order, then the others in theirs.
-func tilesFirst(cfgs []ptx.GemmConfig) []ptx.GemmConfig {
-	type tile struct {
-		ml, nl int
-		math   ptx.Math
-	}
-	seen := map[tile]bool{}
-	var first, rest []ptx.GemmConfig
-	for _, c := range cfgs {
-		k := tile{c.ML, c.NL, c.Math}
-		if seen[k] {
-			rest = append(rest, c)
-			continue
-		}
-		seen[k] = true
-		first = append(first, c)
-	}
-	return append(first, rest...)
-}
 
 // candidates is the choice c of a model of layout l as the class runs it
 // (chosen): its distinct configurations legal here, best first.

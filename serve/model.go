@@ -23,9 +23,8 @@ const (
 	// the check, checkMargin.
 	serveMargin = 1.1
 	// choiceTopK configurations are kept per input, best first; when the
-	// best fails to compile the next is used, and a check draws its
-	// candidates from them (Options.CheckCandidates).
-	choiceTopK = 16
+	// best fails to compile the next is used.
+	choiceTopK = 5
 	// convCheckMargin is the predicted speed-up over cuDNN a convolution
 	// needs under Auto to be checked on its first calls (and served where
 	// the check measures ours faster): only a convolution predicted

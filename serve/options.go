@@ -71,8 +71,6 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_MEASURE=0     Check=false   no check of a decision to serve on its first calls
 //	ISAAC_CHECK_MARGIN  CheckMargin   the check keeps our kernel when ours × margin ≤ the vendor's (default 1; GEMM checks use at least gemmKeep's ratio, convolution checks convKeep's)
 //	ISAAC_CHECK_EVICT=0 CheckEvict=false  a check times its samples as they find L2 (default: each after a read of twice the L2)
-//	ISAAC_CHECK_CANDIDATES CheckCandidates  how many of the model's best kernels a GEMM's check times (default 3, at most 16)
-//	ISAAC_CHECK_DIVERSE=1 CheckDiverse  the check's candidates of distinct block tiles first
 //	ISAAC_TMA=0         TMA=false     chosen wgmma configurations keep their cp.async copies
 //	ISAAC_WEIGHTS       Weights       a weights file instead of the ones shipped for the device
 //	ISAAC_CONV_WEIGHTS  ConvWeights   a convolution weights file instead of the shipped ones, or none (no convolution model)
@@ -94,18 +92,10 @@ type Options struct {
 	// sides as calls between other work run, not as back-to-back calls
 	// on buffers that stay in L2. It costs a buffer of twice the L2 per
 	// context, allocated on the context's first check.
-	CheckEvict bool
-	// CheckCandidates is how many of the model's best kernels a GEMM's
-	// check times against the vendor (the fastest kept where it wins).
-	CheckCandidates int
-	// CheckDiverse orders the check's candidates by block tile first:
-	// the best-ranked configuration of each distinct tile (ML×NL and
-	// math), then the rest, so that a few candidates span the shapes the
-	// model ranks within its error of each other.
-	CheckDiverse bool
-	TMA          bool
-	Weights      string
-	ConvWeights  string
+	CheckEvict  bool
+	TMA         bool
+	Weights     string
+	ConvWeights string
 	// ConvAuto turns the convolution model's dispatch on under Auto. It
 	// is off by default: measured on Table 5 and the CNN suite it served
 	// rows slower than cuDNN's fastest algorithm
@@ -124,7 +114,7 @@ type Options struct {
 
 // Defaults are the options of an empty environment, without a disk cache.
 func Defaults() Options {
-	return Options{Policy: Auto, Check: true, CheckMargin: 1, CheckEvict: true, CheckCandidates: gemmCandidates, TMA: true}
+	return Options{Policy: Auto, Check: true, CheckMargin: 1, CheckEvict: true, TMA: true}
 }
 
 // FromEnv reads the options from the environment (see Options).
@@ -138,10 +128,6 @@ func FromEnv() Options {
 	o.Check = os.Getenv("ISAAC_MEASURE") != "0"
 	o.CheckMargin = parseMargin(os.Getenv("ISAAC_CHECK_MARGIN"))
 	o.CheckEvict = os.Getenv("ISAAC_CHECK_EVICT") != "0"
-	if n, err := strconv.Atoi(os.Getenv("ISAAC_CHECK_CANDIDATES")); err == nil && n >= 1 {
-		o.CheckCandidates = min(n, choiceTopK)
-	}
-	o.CheckDiverse = os.Getenv("ISAAC_CHECK_DIVERSE") == "1"
 	o.TMA = os.Getenv("ISAAC_TMA") != "0"
 	o.Weights = os.Getenv("ISAAC_WEIGHTS")
 	o.ConvWeights = os.Getenv("ISAAC_CONV_WEIGHTS")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -177,40 +176,6 @@ func TestCheckEvictOption(t *testing.T) {
 	}
 	if !Defaults().CheckEvict {
 		t.Error("the defaults do not evict")
-	}
-}
-
-// A GEMM check times ISAAC_CHECK_CANDIDATES of the model's best kernels
-// (default 3, at most the choice's kept configurations; a value that does
-// not parse or is below 1 is the default), of distinct block tiles first
-// with ISAAC_CHECK_DIVERSE=1.
-func TestCheckCandidatesOption(t *testing.T) {
-	for v, want := range map[string]int{"": gemmCandidates, "1": 1, "6": 6, "0": gemmCandidates, "x": gemmCandidates, "99": choiceTopK} {
-		t.Setenv("ISAAC_CHECK_CANDIDATES", v)
-		if got := FromEnv().CheckCandidates; got != want {
-			t.Errorf("ISAAC_CHECK_CANDIDATES=%q: %d, want %d", v, got, want)
-		}
-	}
-	for v, want := range map[string]bool{"": false, "1": true, "0": false} {
-		t.Setenv("ISAAC_CHECK_DIVERSE", v)
-		if got := FromEnv().CheckDiverse; got != want {
-			t.Errorf("ISAAC_CHECK_DIVERSE=%q: %v, want %v", v, got, want)
-		}
-	}
-	parse := func(s string) ptx.GemmConfig {
-		c, err := ptx.ParseConfig(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	a := parse("ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma")
-	a2 := parse("ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=4,math=ffma")
-	b := parse("ms=4,ns=8,ml=64,nl=128,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma")
-	c := parse("ms=2,ns=2,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=mma_tf32")
-	got := tilesFirst([]ptx.GemmConfig{a, a2, b, c})
-	if want := []ptx.GemmConfig{a, b, c, a2}; !slices.Equal(got, want) {
-		t.Errorf("tilesFirst: %v, want %v", got, want)
 	}
 }
 
