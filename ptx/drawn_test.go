@@ -176,9 +176,7 @@ func TestPTXASWideSIMT(t *testing.T) {
 
 // TestPTXASPipelined assembles the pipelined twins (PP = 1) of random legal
 // mma.sync and SIMT configurations of every class, and, without spills, those of
-// the vendor-shaped f64 blocks the sweep found best on the LINPACK rows,
-// whose tiles are one k-step deep (one more fragment set costs them about
-// three registers).
+// the SIMT blocks of the FP32 LINPACK rows.
 func TestPTXASPipelined(t *testing.T) {
 	count := 60
 	if testing.Short() {
@@ -201,14 +199,6 @@ func TestPTXASPipelined(t *testing.T) {
 		if c.PP = 1; ptx.Legal(c, in, ptx.H100()) == nil {
 			jobs = append(jobs, ptx.PTXASJob{Cfg: c, In: in})
 		}
-	}
-	f64 := ptx.InputClass{AType: ptx.F64, BType: ptx.F64, CType: ptx.F64, Compute: ptx.F64, TransA: ptx.N, TransB: ptx.T, AlignA: 2, AlignB: 2, AlignC: 2}
-	for _, s := range []string{
-		"ms=2,ns=8,ml=128,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=6,math=mma_f64k8,pp=1",
-		"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8,pp=1",
-		"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=32,va=2,vb=2,st=6,math=mma_f64k8,pp=1",
-	} {
-		jobs = append(jobs, ptx.PTXASJob{Cfg: ptx.MustParse(t, s), In: f64, Heuristic: true})
 	}
 	// and the SIMT 8×8 and 4×8 thread tiles of the FP32 rows, without spills
 	f32 := ptx.InputClass{AType: ptx.F32, BType: ptx.F32, CType: ptx.F32, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.T, AlignA: 4, AlignB: 4, AlignC: 4}

@@ -120,8 +120,7 @@ func ptxasWGMMA(t *testing.T) bool {
 }
 
 // A register cap (mr) holds: ptxas allocates at most that many registers
-// per thread, the pipelined FP64 block keeps four blocks per SM (131
-// registers uncapped), and an uncapped kernel's PTX has no .maxnreg.
+// per thread, and an uncapped kernel's PTX has no .maxnreg.
 func TestPTXASRegisterCap(t *testing.T) {
 	if _, err := ptxas.Find(); err != nil {
 		t.Skip("ptxas not found: run scripts/fetch-ptxas.sh build/tools")
@@ -133,9 +132,9 @@ func TestPTXASRegisterCap(t *testing.T) {
 		in  InputClass
 		cap int
 	}{
-		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8,pp=1,mr=128", f64, 128},
+		{"ms=4,ns=4,ml=32,nl=32,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=dfma,pp=1,mr=128", f64, 128},
 		{"ms=4,ns=4,ml=128,nl=128,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma,mr=64", f32, 64},
-		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8,pp=1", f64, 0},
+		{"ms=4,ns=4,ml=32,nl=32,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=dfma,pp=1", f64, 0},
 	} {
 		cfg := mustParse(t, tc.cfg)
 		k, err := GenerateGemm(cfg, tc.in, "sm_90")

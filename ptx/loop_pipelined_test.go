@@ -96,10 +96,10 @@ func TestLoopPipelined(t *testing.T) {
 		cfg string
 		in  InputClass
 	}{
-		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8,pp=1", f64},
-		{"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=mma_f64k8,pp=1", f64},
-		{"ms=1,ns=2,ml=32,nl=32,u=32,ks=2,kl=1,kg=3,va=2,vb=2,st=3,math=mma_f64k16,pp=1", f64},
-		{"ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=1,va=2,vb=2,st=2,math=mma_f64,pp=1", f64},
+		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=4,math=mma_f16,pp=1", f16},
+		{"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_bf16,pp=1", bf16},
+		{"ms=1,ns=2,ml=32,nl=32,u=32,ks=2,kl=1,kg=3,va=8,vb=8,st=3,math=mma_bf16,pp=1", bf16},
+		{"ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=2,math=mma_tf32,pp=1", f32},
 		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16,pp=1", f16},
 		{"ms=2,ns=2,ml=64,nl=32,u=32,ks=1,kl=2,kg=1,va=8,vb=8,st=4,math=mma_f16acc,pp=1", f16acc},
 		{"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=mma_tf32,pp=1", f32},

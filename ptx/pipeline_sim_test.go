@@ -514,11 +514,11 @@ func TestPipelineSimulated(t *testing.T) {
 		in      InputClass
 		m, n, k int
 	}{
-		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8", f64, 100, 70, 203},
-		{"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=2,vb=2,st=3,math=mma_f64k8", f64, 64, 64, 128},
-		{"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=2,vb=2,st=2,math=mma_f64k16", f64, 64, 64, 100},
-		{"ms=1,ns=2,ml=32,nl=32,u=32,ks=2,kl=1,kg=1,va=2,vb=2,st=3,math=mma_f64k16", f64, 40, 40, 300},
-		{"ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=1,va=2,vb=2,st=2,math=mma_f64", f64, 32, 32, 48},
+		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=mma_f16", f16, 100, 70, 203},
+		{"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_bf16", bf16, 64, 64, 128},
+		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=2,math=mma_bf16", bf16, 64, 64, 100},
+		{"ms=1,ns=2,ml=32,nl=32,u=32,ks=2,kl=1,kg=1,va=8,vb=8,st=3,math=mma_bf16", bf16, 40, 40, 300},
+		{"ms=2,ns=2,ml=32,nl=32,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=2,math=mma_tf32", f32, 32, 32, 48},
 		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16", f16, 64, 64, 200},
 		{"ms=2,ns=2,ml=64,nl=32,u=32,ks=1,kl=2,kg=1,va=8,vb=8,st=4,math=mma_f16acc", f16acc, 64, 32, 256},
 		{"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=mma_tf32", f32, 64, 64, 96},
@@ -529,8 +529,8 @@ func TestPipelineSimulated(t *testing.T) {
 		{"ms=4,ns=8,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=ffma", bf16, 64, 64, 80},
 		{"ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=hfma", f16acc, 64, 64, 64},
 		// splits: block (0, 0, 0) runs its share of K
-		{"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,kc=2,va=2,vb=2,st=4,math=mma_f64k8", f64, 64, 64, 160},
-		{"ms=2,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=3,va=2,vb=2,st=3,math=mma_f64k8", f64, 64, 64, 400},
+		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,kc=2,va=8,vb=8,st=4,math=mma_f16", f16, 64, 64, 160},
+		{"ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=3,va=8,vb=8,st=3,math=mma_f16", f16, 64, 64, 400},
 	} {
 		comparePipelined(t, mustParse(t, tc.cfg), tc.in, tc.m, tc.n, tc.k)
 	}
