@@ -356,6 +356,7 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 		if err != nil {
 			return rows, skipped, fmt.Errorf("cuBLAS on %v: %w", in.m, err)
 		}
+		start := len(rows)
 		for _, cfg := range loaded[in.cls] {
 			if !space.Suits(cfg, in.m[0], in.m[1], in.m[2]) {
 				continue
@@ -378,8 +379,32 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 				Config: cfg, US: us, VendorUS: vendor,
 			})
 		}
+		// cuBLAS again after the input's configurations: a device that
+		// stalled or changed its clocks meanwhile timed some of them on
+		// another machine, so the input's rows are dropped.
+		after, err := s.Median(func() error { return s.Vendor.Gemm(g) }, 5)
+		if err != nil {
+			return rows, skipped, fmt.Errorf("cuBLAS on %v: %w", in.m, err)
+		}
+		if !settled(vendor, after) {
+			fmt.Fprintf(os.Stderr, "sample: %v: cuBLAS took %.1f µs before its configurations and %.1f µs after: its %d rows dropped\n",
+				in.m, vendor, after, len(rows)-start)
+			skipped += len(rows) - start
+			rows = rows[:start]
+		}
 	}
 	return rows, skipped, nil
+}
+
+// driftLimit is the largest ratio between cuBLAS's times on an input before
+// and after its configurations that the sampler keeps the input's rows at.
+const driftLimit = 1.5
+
+// settled reports whether cuBLAS's times on an input before and after its
+// configurations (medians) agree within driftLimit.
+func settled(before, after float64) bool {
+	r := after / before
+	return r <= driftLimit && r >= 1/driftLimit
 }
 
 // cappedTwins are the register-capped twins (mr) of the pipelined
