@@ -24,9 +24,9 @@ func TestGPURegisters(t *testing.T) {
 	defer b.Free()
 	g := b.Request(0)
 	for _, s := range []string{
-		"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=1",
-		"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=1,mr=128",
-		"ms=2,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=mma_f64k8,pp=1,mr=64",
+		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=dfma,pp=1",
+		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=dfma,pp=1,mr=128",
+		"ms=4,ns=4,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=2,vb=2,st=4,math=dfma,pp=1,mr=48",
 	} {
 		cfg, err := ptx.ParseConfig(s)
 		if err != nil {
