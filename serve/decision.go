@@ -175,7 +175,7 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 		return &decision{reason: request.FwdUnsupported}
 	}
 	c := s.choiceFor(ch, id, input, int(g.Batch), cls)
-	if key.policy == Auto && !s.worthServing(ch, c) && !t.Class.Batched {
+	if key.policy == Auto && !s.worthServing(ch, c, 2*float64(g.M)*float64(g.N)*float64(g.K)) && !t.Class.Batched {
 		return &decision{reason: request.FwdPredicted}
 	}
 	want := 1
@@ -212,16 +212,24 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 	return &decision{reason: request.FwdNoKernel}
 }
 
-// worthServing reports whether Auto serves a call the model chose c for:
-// under a check, where c is predicted at least the chooser's Check margin
-// as fast as the vendor; without checks (Options.Check off), only a
-// predicted win by its Margin.
-func (s *Server) worthServing(ch *predictor.Chooser, c *predictor.Choice) bool {
+// worthServing reports whether Auto serves a call of flops floating-point
+// operations the model chose c for: under a check, where c is predicted at
+// least the chooser's Check margin as fast as the vendor, or where the
+// vendor is predicted to take at most cheapCheckUS (the check of such a
+// call costs a few calls of microseconds, and the models err most on
+// small calls, where a predicted loss can hide a kernel faster than the
+// vendor's); without checks (Options.Check off), only a predicted win by
+// its Margin.
+func (s *Server) worthServing(ch *predictor.Chooser, c *predictor.Choice, flops float64) bool {
 	if !s.opts.Check {
 		return c.Serve
 	}
-	return c.Ratio() >= ch.Check
+	return c.Ratio() >= ch.Check || flops/(c.VendorTFLOPs*1e6) <= cheapCheckUS
 }
+
+// cheapCheckUS is the vendor's predicted time, in microseconds, up to which
+// a GEMM is checked whatever the models predict of ours (worthServing).
+const cheapCheckUS = 50
 
 // gemmCandidates is how many of the model's best kernels a GEMM's check
 // times (each as many times as the vendor): the model ranks the few best
