@@ -38,6 +38,7 @@ func TestGPUPipelinedProducts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer stream.Destroy()
 	run := func(c gemmcheck.Case, cfg ptx.GemmConfig, d *gemmcheck.Data) ([]float64, error) {
 		b, err := gemmcheck.Upload(c, d)
 		if err != nil {
