@@ -213,6 +213,7 @@ type convInput struct {
 	req          *request.Conv
 	shape        request.ConvShape
 	v7US, bestUS float64
+	best         cudnn.Algo // the fastest algorithm (timed again after the convolution's configurations)
 }
 
 // convPath is a way ISAAC runs the batch's convolutions of one class: its
@@ -244,7 +245,7 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 		if !s.opt.vendorOnly && !s.takes(shape) {
 			continue
 		}
-		v7, best, err := s.vendor(req)
+		v7, best, algo, err := s.vendorAlgo(req)
 		if err != nil {
 			// cuDNN refusing both of its algorithms (a status, as for some
 			// wide grouped half convolutions) leaves the context usable:
@@ -255,7 +256,7 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 			}
 			return nil, 0, fmt.Errorf("cuDNN on %+v: %w", b.Layers[i], err)
 		}
-		ins = append(ins, convInput{req, shape, v7, best})
+		ins = append(ins, convInput{req, shape, v7, best, algo})
 		kept = append(kept, b.Layers[i])
 	}
 	b.Layers = kept
@@ -272,6 +273,7 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 		}
 		return rows, skipped, nil
 	}
+	rowIn := []int{} // the convolution of each row
 	// The grouped convolutions: the direct kernel's configurations.
 	for i, in := range ins {
 		if in.shape.G == 1 || !s.opt.paths[tune.PathDirect] {
@@ -290,6 +292,7 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 				return rows, skipped, fmt.Errorf("%v on %+v: %w", cfg, b.Layers[i], err)
 			}
 			rows = append(rows, row(i, tune.PathDirect, align, 0, cfg.String(), us))
+			rowIn = append(rowIn, i)
 		}
 	}
 	// The implicit GEMMs: each path's classes, configurations drawn per
@@ -383,11 +386,38 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 						return rows, skipped, fmt.Errorf("%s %v on %+v: %w", name, cfg, b.Layers[i], err)
 					}
 					rows = append(rows, row(i, name, cp.target.Class.AlignA, cp.target.Class.AlignB, cfg.String(), us))
+					rowIn = append(rowIn, i)
 				}
 			}
 		}
 	}
-	return rows, skipped, nil
+	// cuDNN's fastest algorithm again on each convolution: a device that
+	// stalled or changed its clocks meanwhile timed some of its
+	// configurations on another machine, so its rows are dropped.
+	drop := map[int]bool{}
+	for i, in := range ins {
+		if !slices.Contains(rowIn, i) {
+			continue
+		}
+		after, err := s.timeAlgo(in.req, in.best)
+		if err != nil {
+			return rows, skipped, fmt.Errorf("cuDNN again on %+v: %w", b.Layers[i], err)
+		}
+		if !settled(in.bestUS, after) {
+			fmt.Fprintf(os.Stderr, "sample-conv: %+v: cuDNN took %.1f µs before its configurations and %.1f µs after: its rows dropped\n",
+				b.Layers[i], in.bestUS, after)
+			drop[i] = true
+		}
+	}
+	timed := rows[:0]
+	for r, i := range rowIn {
+		if drop[i] {
+			skipped++
+			continue
+		}
+		timed = append(timed, rows[r])
+	}
+	return timed, skipped, nil
 }
 
 // vendor is cuDNN's median time on req with the algorithm
@@ -395,9 +425,26 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 // cudnnFindConvolutionForwardAlgorithmEx, each with its workspace; an
 // algorithm cuDNN ranks but refuses to run gives way to the other.
 func (s *convSampleRun) vendor(req *request.Conv) (v7US, bestUS float64, err error) {
+	v7US, bestUS, _, err = s.vendorAlgo(req)
+	return v7US, bestUS, err
+}
+
+// timeAlgo is cuDNN's median time on req with algorithm a and its
+// workspace.
+func (s *convSampleRun) timeAlgo(req *request.Conv, a cudnn.Algo) (float64, error) {
 	desc, err := s.dnn.Describe(req)
 	if err != nil {
-		return 0, 0, err
+		return 0, err
+	}
+	defer desc.Destroy()
+	return s.Median(func() error { return desc.Forward(a, uintptr(s.ws)) }, 5)
+}
+
+// vendorAlgo is vendor with the fastest algorithm it timed.
+func (s *convSampleRun) vendorAlgo(req *request.Conv) (v7US, bestUS float64, fastest cudnn.Algo, err error) {
+	desc, err := s.dnn.Describe(req)
+	if err != nil {
+		return 0, 0, fastest, err
 	}
 	defer desc.Destroy()
 	v7, err1 := desc.Heuristic()
@@ -409,7 +456,7 @@ func (s *convSampleRun) vendor(req *request.Conv) (v7US, bestUS float64, err err
 	best, err2 := desc.Fastest(uintptr(s.ws), s.wsBytes)
 	switch {
 	case err1 != nil && err2 != nil:
-		return 0, 0, fmt.Errorf("%v; %v", err1, err2)
+		return 0, 0, fastest, fmt.Errorf("%v; %v", err1, err2)
 	case err1 != nil:
 		v7 = best
 	case err2 != nil:
@@ -423,10 +470,10 @@ func (s *convSampleRun) vendor(req *request.Conv) (v7US, bestUS float64, err err
 		best = v7
 	}
 	if v7US, err = s.Median(run(v7), 5); err != nil {
-		return 0, 0, err
+		return 0, 0, fastest, err
 	}
 	if bestUS, err = s.Median(run(best), 5); err != nil {
-		return 0, 0, err
+		return 0, 0, fastest, err
 	}
-	return v7US, bestUS, nil
+	return v7US, bestUS, best, nil
 }
