@@ -407,6 +407,33 @@ func (b *bench) convPaths(req *request.Conv, sweep int, rng *rand.Rand) ([]convV
 		}
 		kept = append(kept, v)
 	}
+	if space.WindowServes(shape) {
+		// The window kernel: the heuristic's configuration, and with
+		// sweep > 0 (or -windowsweep) as many drawn from its space, compiled
+		// at once.
+		t, err := rt.WindowTarget(req, shape)
+		if err != nil {
+			return nil, err
+		}
+		cfgs := []ptx.WindowConfig{space.WindowDefault(shape)}
+		if n := max(sweep, b.windowSweep); n > 0 {
+			all := space.WindowConfigs(space.WindowClass(shape))
+			for _, i := range rng.Perm(len(all))[:min(n, len(all))] {
+				cfgs = append(cfgs, all[i])
+			}
+		}
+		failed := b.compileParallel(len(cfgs), func(i int) error { _, err := rt.WindowKernel(t, shape, cfgs[i]); return err })
+		for i, cfg := range cfgs {
+			name := "window"
+			if i > 0 {
+				name = "sweep"
+			}
+			if failed[i] {
+				continue // one channel's window beyond the configuration's shared memory
+			}
+			kept = append(kept, convVariant{name, cfg.String(), func() error { return rt.Window(req, shape, cfg) }})
+		}
+	}
 	return kept, nil
 }
 

@@ -41,6 +41,8 @@ type bench struct {
 	// variants, when set, gets each convolution variant's median time
 	// (-variants).
 	variants io.Writer
+	// windowSweep is Options.WindowSweep.
+	windowSweep int
 	// lt and ltWorkspace are the vendor of cublasLtMatmul requests
 	// (vendor.go), made on the first.
 	lt          *cublas.Lt

@@ -811,3 +811,71 @@ func TestGPUConvGeneratedOnce(t *testing.T) {
 		t.Errorf("%d results outside the bound", tl.failed)
 	}
 }
+
+// TestGPUConvWindow runs ungrouped 16-bit convolutions (PSEUDO_HALF and
+// BFLOAT16) of every layout, padding, stride, dilation and mode through the
+// window kernel: the heuristic's configuration and a configuration drawn
+// from the sweep's, every result against the reference and its bound, y
+// outside its view untouched. A third of the cases have few channels and
+// wide filters (the layers the kernel is for), some many channels, so
+// that the reduction runs in several chunks.
+func TestGPUConvWindow(t *testing.T) {
+	rt, stream := gpuRuntime(t)
+	rng := rand.New(rand.NewPCG(17, 41))
+	var tl tally
+	types := []request.ConvType{}
+	for _, ct := range request.ConvTypes {
+		if space.WindowServes(request.ConvShape{Type: ct, G: 1}) {
+			types = append(types, ct)
+		}
+	}
+	if len(types) != 2 {
+		t.Fatalf("the window kernel serves %v", types)
+	}
+	chunked := 0
+	for i := 0; i < casesPerType(); i++ {
+		var c convcheck.Case
+		for {
+			c = convcheck.RandomCase(rng, types[i%2], 4_000_000)
+			c.Groups = 1
+			switch i % 3 {
+			case 0: // few channels, a wide filter
+				c.C, c.S = 1+rng.IntN(4), 1+rng.IntN(20)
+			case 1: // many channels: several chunks
+				c.C = 100 + rng.IntN(400)
+			}
+			if c.H+2*c.PadH >= (c.R-1)*c.DilH+1 && c.W+2*c.PadW >= (c.S-1)*c.DilW+1 && c.Work() <= 4_000_000 {
+				break
+			}
+		}
+		d, b, req, shape := onGPU(t, c, stream)
+		cls := space.WindowClass(shape)
+		cfgs := []ptx.WindowConfig{space.WindowDefault(shape)}
+		all := space.WindowConfigs(cls)
+		cfgs = append(cfgs, all[rng.IntN(len(all))])
+		for j, cfg := range cfgs {
+			g, err := ptx.WindowGeometryOf(cfg, kernels.WindowProblem(shape))
+			if err != nil {
+				continue // one channel's window beyond the configuration's shared memory
+			}
+			if g.CC < shape.C {
+				chunked++
+			}
+			if j > 0 {
+				if err := b.ResetY(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tl.check(t, c, d, b, stream, cfg.String(), func() error { return rt.Window(req, shape, cfg) })
+		}
+		b.Free()
+	}
+	rep := fmt.Sprintf("window: %d runs (%d of them in several chunks of channels), %d outside the bound; worst err/bound %.3g\n", tl.runs, chunked, tl.failed, tl.worst)
+	t.Log(rep)
+	if chunked < tl.runs/10 {
+		t.Errorf("only %d of %d runs in several chunks", chunked, tl.runs)
+	}
+	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "conv-window.txt"), []byte(rep), 0o644)
+	}
+}

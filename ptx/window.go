@@ -1,0 +1,199 @@
+package ptx
+
+import "fmt"
+
+// WindowClass is what a convolution's window kernel is specialized for:
+// 16-bit data (F16 or BF16) computed with F32 accumulators on mma.sync.
+//
+// The window kernel is a direct convolution on tensor cores for layers
+// whose reduction is short per channel (few channels, or a wide filter on
+// few channels) and whose x lies with rows of pixels contiguous (NCHW):
+// each block stages the window of x its output tile reads (every channel
+// of a chunk, the tile's rows and columns with the filter's reach, padding
+// as zeros) in shared memory with coalesced row loads, and the filter's
+// chunk beside it; the reduction over (channel, filter row, filter column)
+// reads its operands through a table of offsets into the window, so the
+// im2col matrix is never built and x is read from memory once.
+type WindowClass struct {
+	Data DataType // F16 or BF16
+}
+
+// WindowConfig is the window kernel's configuration: the output pixels a
+// block computes (Pixels, as rows of one image: WindowGeometry shapes the
+// tile), the output channels it computes (Channels), the warps along each
+// (WarpsM × WarpsN warps, each computing Pixels/WarpsM pixels of
+// Channels/WarpsN channels), and the shared memory a block may use (KB, in
+// KiB: the channels staged per chunk are as many as fit).
+type WindowConfig struct {
+	Pixels, Channels int
+	WarpsM, WarpsN   int
+	KB               int
+}
+
+func (c WindowConfig) String() string {
+	return fmt.Sprintf("window m%d k%d w%dx%d s%d", c.Pixels, c.Channels, c.WarpsM, c.WarpsN, c.KB)
+}
+
+// warps is the block's warps.
+func (c WindowConfig) warps() int { return c.WarpsM * c.WarpsN }
+
+// mTiles and nTiles are a warp's mma tiles (16 pixels, 8 channels) along
+// each dimension.
+func (c WindowConfig) mTiles() int { return c.Pixels / c.WarpsM / 16 }
+func (c WindowConfig) nTiles() int { return c.Channels / c.WarpsN / 8 }
+
+// windowPitch is the epilogue's row of accumulators in shared memory, in
+// floats: a block's pixels and four more, so that a warp's fragment
+// stores fall in distinct banks.
+func (c WindowConfig) windowPitch() int { return c.Pixels + 4 }
+
+// LegalWindow reports whether cfg and cls make a kernel.
+func LegalWindow(cfg WindowConfig, cls WindowClass) error {
+	switch {
+	case cls.Data != F16 && cls.Data != BF16:
+		return fmt.Errorf("ptx: window convolution of %v (16-bit data only)", cls.Data)
+	case cfg.Pixels != 64 && cfg.Pixels != 128 && cfg.Pixels != 256:
+		return fmt.Errorf("ptx: window convolution of %d pixels a block", cfg.Pixels)
+	case cfg.Channels != 16 && cfg.Channels != 32 && cfg.Channels != 64 && cfg.Channels != 128:
+		return fmt.Errorf("ptx: window convolution of %d channels a block", cfg.Channels)
+	case cfg.warps() != 4 && cfg.warps() != 8 || !isPow2(cfg.WarpsM) || !isPow2(cfg.WarpsN):
+		return fmt.Errorf("ptx: window convolution of %d×%d warps", cfg.WarpsM, cfg.WarpsN)
+	case cfg.Pixels%(16*cfg.WarpsM) != 0 || cfg.Channels%(8*cfg.WarpsN) != 0:
+		return fmt.Errorf("ptx: window convolution: %d×%d warps do not tile %d pixels × %d channels", cfg.WarpsM, cfg.WarpsN, cfg.Pixels, cfg.Channels)
+	case cfg.mTiles()*cfg.nTiles()*4 > 128:
+		return fmt.Errorf("ptx: window convolution: %d accumulators a thread", cfg.mTiles()*cfg.nTiles()*4)
+	case cfg.KB < 16 || cfg.KB > 200:
+		return fmt.Errorf("ptx: window convolution of %d KiB of shared memory", cfg.KB)
+	case cfg.Channels*cfg.windowPitch()*4 > cfg.KB<<10:
+		return fmt.Errorf("ptx: window convolution: the epilogue's %d bytes exceed %d KiB", cfg.Channels*cfg.windowPitch()*4, cfg.KB)
+	}
+	return nil
+}
+
+// Window is a window kernel's configuration (zero for other kernels).
+func (k *Kernel) Window() WindowConfig { return k.window }
+
+// WindowProblem is a convolution in the window kernel's terms: x
+// (N×C×H×W), the filter (K×C×R×S), y (N×K×P×Q), element strides of x, y
+// (n, c, h, w) and the filter (k, c, r, s), the padding, the strides, and
+// the taps' offsets within the window (0, or the last tap's for a flipped
+// filter) and steps (the dilation, negative for a flipped filter).
+type WindowProblem struct {
+	N, C, H, W, K, R, S, P, Q int
+	PadH, PadW, StrH, StrW    int
+	HO, WO, HStep, WStep      int
+	X, Y, Filter              [4]int
+}
+
+// WindowGeometry is how a window kernel of configuration cfg tiles a
+// problem: TP rows of TQ output columns a block (TP·TQ ≤ cfg.Pixels; PB×QB
+// tiles an image), the window's rows HS and columns WS, the channels a
+// chunk stages (CC) and its reduction J = CC·R·S, padded to JP (a multiple
+// of 16), and the shared memory's layout in bytes: three tables of JP
+// 32-bit entries (x's offsets, the filter's offsets, the channel of each
+// reduction index), the window of CC+1 channels (the last one zeros, for
+// the padding of the reduction) at XsOff, the filter's chunk (Channels rows
+// of JP+8 elements) at WsOff, Bytes in all.
+type WindowGeometry struct {
+	TP, TQ, PB, QB int
+	HS, WS         int
+	CC, J, JP      int
+	XsOff, WsOff   int
+	Bytes          int
+}
+
+// WindowGeometryOf is pr's geometry under cfg, or an error where not even
+// one channel's window and filter fit cfg.KB.
+func WindowGeometryOf(cfg WindowConfig, pr WindowProblem) (WindowGeometry, error) {
+	var g WindowGeometry
+	// The tile: as few blocks as cover the image, the widest rows among them.
+	best := -1
+	for qb := ceilDiv(pr.Q, cfg.Pixels); qb <= pr.Q; qb++ {
+		tq := ceilDiv(pr.Q, qb)
+		if tq < min(pr.Q, 16) {
+			break
+		}
+		if ceilDiv(pr.Q, tq) != qb {
+			continue
+		}
+		tp := min(pr.P, cfg.Pixels/tq)
+		blocks := ceilDiv(pr.P, tp) * qb
+		if best < 0 || blocks < best {
+			best = blocks
+			g.TP, g.TQ, g.PB, g.QB = tp, tq, ceilDiv(pr.P, tp), qb
+		}
+	}
+	g.HS = (g.TP-1)*pr.StrH + (pr.R-1)*abs(pr.HStep) + 1
+	g.WS = (g.TQ-1)*pr.StrW + (pr.S-1)*abs(pr.WStep) + 1
+	plane := g.HS * g.WS
+	bytes := func(cc int) (jp, xs, ws, total int) {
+		jp = ceilDiv(cc*pr.R*pr.S, 16) * 16
+		xs = 12 * jp
+		ws = xs + ceilDiv((cc+1)*plane*2, 16)*16
+		total = max(ws+cfg.Channels*(jp+8)*2, cfg.Channels*cfg.windowPitch()*4)
+		return
+	}
+	cc := 0
+	for c := 1; c <= pr.C; c++ {
+		if _, _, _, total := bytes(c); total > cfg.KB<<10 {
+			break
+		}
+		cc = c
+	}
+	if cc == 0 {
+		return g, fmt.Errorf("ptx: window convolution: one channel's window (%d×%d) and filter exceed %d KiB", g.HS, g.WS, cfg.KB)
+	}
+	g.CC = ceilDiv(pr.C, ceilDiv(pr.C, cc)) // chunks of equal channels
+	g.J = g.CC * pr.R * pr.S
+	g.JP, g.XsOff, g.WsOff, g.Bytes = bytes(g.CC)
+	return g, nil
+}
+
+// WindowGrid is the launch grid of a window kernel: a block per tile of
+// each image, a row of blocks per Channels output channels.
+func WindowGrid(cfg WindowConfig, g WindowGeometry, pr WindowProblem) [3]int {
+	return [3]int{pr.N * g.PB * g.QB, ceilDiv(pr.K, cfg.Channels), 1}
+}
+
+// WindowIntParams are the window kernel's integer parameters, in order,
+// after x, w, y and α, β (f32): y's N, K, P, Q and x's C, H, W; the tile
+// (TP, TQ, PB, QB); the padding and strides; the window (HS, WS, its
+// plane HS·WS); the chunk (CC, J, JP, R·S, S); the taps' offsets and
+// steps in the window; x's, y's and the filter's element strides; the
+// shared memory's offsets of the window and the filter.
+var WindowIntParams = []string{
+	"N", "K", "P", "Q", "C", "H", "W",
+	"TP", "TQ", "PB", "QB",
+	"padH", "padW", "strH", "strW",
+	"HS", "WS", "plane",
+	"CC", "J", "JP", "RS", "S",
+	"hO", "wO", "hStep", "wStep",
+	"xsN", "xsC", "xsH", "xsW", "ysN", "ysC", "ysH", "ysW",
+	"wsK", "wsC", "wsR", "wsS",
+	"xsOff", "wsOff",
+}
+
+// Ints are the kernel's integer parameters (WindowIntParams) for pr with
+// geometry g.
+func (pr WindowProblem) Ints(g WindowGeometry) []int {
+	return []int{
+		pr.N, pr.K, pr.P, pr.Q, pr.C, pr.H, pr.W,
+		g.TP, g.TQ, g.PB, g.QB,
+		pr.PadH, pr.PadW, pr.StrH, pr.StrW,
+		g.HS, g.WS, g.HS * g.WS,
+		g.CC, g.J, g.JP, pr.R * pr.S, pr.S,
+		pr.HO, pr.WO, pr.HStep, pr.WStep,
+		pr.X[0], pr.X[1], pr.X[2], pr.X[3], pr.Y[0], pr.Y[1], pr.Y[2], pr.Y[3],
+		pr.Filter[0], pr.Filter[1], pr.Filter[2], pr.Filter[3],
+		g.XsOff, g.WsOff,
+	}
+}
+
+// windowParams are the window kernel's parameters in order.
+func windowParams() []Param {
+	ps := []Param{{"x", ".u64", 8}, {"w", ".u64", 8}, {"y", ".u64", 8}, {"alpha", ".f32", 4}, {"beta", ".f32", 4}}
+	for _, n := range WindowIntParams {
+		ps = append(ps, Param{n, ".s32", 4})
+	}
+	return ps
+}

@@ -1,0 +1,140 @@
+package ptx
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/isaacgo/isaac/internal/ptxas"
+)
+
+func TestLegalWindow(t *testing.T) {
+	ok := WindowConfig{Pixels: 128, Channels: 64, WarpsM: 2, WarpsN: 2, KB: 96}
+	if err := LegalWindow(ok, WindowClass{Data: F16}); err != nil {
+		t.Fatal(err)
+	}
+	bad := []struct {
+		cfg WindowConfig
+		cls WindowClass
+	}{
+		{ok, WindowClass{Data: F32}},
+		{WindowConfig{Pixels: 96, Channels: 64, WarpsM: 2, WarpsN: 2, KB: 96}, WindowClass{Data: F16}},
+		{WindowConfig{Pixels: 128, Channels: 48, WarpsM: 2, WarpsN: 2, KB: 96}, WindowClass{Data: F16}},
+		{WindowConfig{Pixels: 128, Channels: 64, WarpsM: 2, WarpsN: 1, KB: 96}, WindowClass{Data: F16}},   // two warps
+		{WindowConfig{Pixels: 64, Channels: 16, WarpsM: 8, WarpsN: 1, KB: 96}, WindowClass{Data: BF16}},   // 8 pixels a warp
+		{WindowConfig{Pixels: 256, Channels: 128, WarpsM: 2, WarpsN: 2, KB: 200}, WindowClass{Data: F16}}, // 256 accumulators a thread
+		{WindowConfig{Pixels: 256, Channels: 128, WarpsM: 4, WarpsN: 2, KB: 96}, WindowClass{Data: F16}},  // the epilogue's 133 KB
+	}
+	for _, b := range bad {
+		if LegalWindow(b.cfg, b.cls) == nil {
+			t.Errorf("%v %v: legal", b.cfg, b.cls)
+		}
+	}
+}
+
+// randomWindowProblem draws a convolution of any padding, stride,
+// dilation and flip, x and y in NCHW.
+func randomWindowProblem(rng *rand.Rand) WindowProblem {
+	pr := WindowProblem{N: 1 + rng.IntN(3), C: 1 + rng.IntN(300), H: 1 + rng.IntN(200), W: 1 + rng.IntN(400), K: 1 + rng.IntN(200),
+		R: 1 + rng.IntN(7), S: 1 + rng.IntN(20), StrH: 1 + rng.IntN(3), StrW: 1 + rng.IntN(3)}
+	dilH, dilW := 1+rng.IntN(3), 1+rng.IntN(3)
+	pr.PadH, pr.PadW = rng.IntN(pr.R*dilH+1), rng.IntN(pr.S*dilW+1)
+	for pr.H+2*pr.PadH < (pr.R-1)*dilH+1 {
+		pr.H++
+	}
+	for pr.W+2*pr.PadW < (pr.S-1)*dilW+1 {
+		pr.W++
+	}
+	pr.P, pr.Q = (pr.H+2*pr.PadH-((pr.R-1)*dilH+1))/pr.StrH+1, (pr.W+2*pr.PadW-((pr.S-1)*dilW+1))/pr.StrW+1
+	pr.HStep, pr.WStep = dilH, dilW
+	if rng.IntN(2) == 0 {
+		pr.HO, pr.HStep = (pr.R-1)*dilH, -dilH
+		pr.WO, pr.WStep = (pr.S-1)*dilW, -dilW
+	}
+	return pr
+}
+
+// The geometry tiles every output, its window holds every tap of every
+// pixel of a tile (at the place of x the convolution reads), its chunks of
+// channels and their reduction fit the shared memory it asks for.
+func TestWindowGeometry(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 29))
+	cfgs := []WindowConfig{{64, 16, 4, 1, 48}, {128, 32, 4, 1, 96}, {128, 64, 2, 2, 96}, {256, 64, 4, 2, 200}}
+	for trial := 0; trial < 400; trial++ {
+		pr, cfg := randomWindowProblem(rng), cfgs[trial%len(cfgs)]
+		g, err := WindowGeometryOf(cfg, pr)
+		if err != nil {
+			continue // one channel too wide for the budget
+		}
+		switch {
+		case g.TP < 1 || g.TQ < 1 || g.TP*g.TQ > cfg.Pixels:
+			t.Fatalf("%+v %v: a tile of %d×%d", pr, cfg, g.TP, g.TQ)
+		case g.PB*g.TP < pr.P || (g.PB-1)*g.TP >= pr.P || g.QB*g.TQ < pr.Q || (g.QB-1)*g.TQ >= pr.Q:
+			t.Fatalf("%+v %v: %d×%d tiles of %d×%d for %d×%d", pr, cfg, g.PB, g.QB, g.TP, g.TQ, pr.P, pr.Q)
+		case g.CC < 1 || g.CC > pr.C || g.J != g.CC*pr.R*pr.S || g.JP%16 != 0 || g.JP < g.J || g.JP >= g.J+16:
+			t.Fatalf("%+v %v: chunk %+v", pr, cfg, g)
+		case g.Bytes > cfg.KB<<10 || g.WsOff+cfg.Channels*(g.JP+8)*2 > g.Bytes || cfg.Channels*cfg.windowPitch()*4 > g.Bytes ||
+			g.XsOff < 12*g.JP || g.WsOff < g.XsOff+(g.CC+1)*g.HS*g.WS*2 || g.XsOff%16 != 0 || g.WsOff%16 != 0:
+			t.Fatalf("%+v %v: layout %+v", pr, cfg, g)
+		}
+		if chunks := (pr.C + g.CC - 1) / g.CC; (chunks-1)*g.CC >= pr.C {
+			t.Fatalf("%+v %v: %d chunks of %d channels", pr, cfg, chunks, g.CC)
+		}
+		// Each tap of the tile's corner pixels, in the window and at x's place.
+		for _, pp := range []int{0, g.TP - 1} {
+			for _, qq := range []int{0, g.TQ - 1} {
+				for r := 0; r < pr.R; r++ {
+					for s := 0; s < pr.S; s++ {
+						row := pp*pr.StrH + pr.HO + r*pr.HStep
+						col := qq*pr.StrW + pr.WO + s*pr.WStep
+						if row < 0 || row >= g.HS || col < 0 || col >= g.WS {
+							t.Fatalf("%+v %v: pixel (%d,%d) tap (%d,%d) at (%d,%d) of a %d×%d window", pr, cfg, pp, qq, r, s, row, col, g.HS, g.WS)
+						}
+						// The window's row 0 is x's row p0·strH − padH; the
+						// convolution reads x's row p·strH − padH + r'·dil,
+						// r' = R−1−r for a flipped filter.
+						dilH, rr := abs(pr.HStep), r
+						if pr.HStep < 0 {
+							rr = pr.R - 1 - r
+						}
+						if row != pp*pr.StrH+rr*dilH {
+							t.Fatalf("%+v: tap row %d at window row %d", pr, r, row)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// Every configuration of both types assembles for sm_80 and sm_90 without
+// spilling.
+func TestPTXASWindow(t *testing.T) {
+	bin, err := ptxas.Find()
+	if err != nil {
+		t.Skipf("no ptxas: %v", err)
+	}
+	n := 0
+	for _, d := range []DataType{F16, BF16} {
+		for _, cfg := range []WindowConfig{{64, 16, 4, 1, 48}, {128, 32, 4, 1, 96}, {128, 64, 2, 2, 96}, {256, 64, 4, 2, 200},
+			{256, 128, 4, 2, 200}, {128, 128, 1, 4, 96}, {64, 64, 1, 8, 48}} {
+			if err := LegalWindow(cfg, WindowClass{Data: d}); err != nil {
+				t.Fatalf("%v: %v", cfg, err)
+			}
+			for _, arch := range []string{"sm_80", "sm_90"} {
+				k, err := GenerateWindowConv(WindowClass{Data: d}, cfg, arch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := ptxas.CompileWith(bin, k.PTX, arch)
+				if err != nil {
+					t.Fatalf("%s %s: %v", k.Name, arch, err)
+				}
+				if r.SpillBytes() > 0 {
+					t.Errorf("%s %s: spills %d bytes", k.Name, arch, r.SpillBytes())
+				}
+				n++
+			}
+		}
+	}
+	t.Logf("%d kernels assembled", n)
+}

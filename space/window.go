@@ -1,0 +1,55 @@
+package space
+
+import (
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+)
+
+// WindowServes reports whether the window kernel computes convolution s:
+// ungrouped, 16-bit data with float compute (PSEUDO_HALF, BFLOAT16), any
+// layout (x is staged through its strides; rows of contiguous pixels, NCHW,
+// load fastest).
+func WindowServes(s request.ConvShape) bool {
+	d := s.Type.Data
+	return s.G == 1 && (d == request.CudnnHalf || d == request.CudnnBFloat16) && s.Type.Compute == request.CudnnFloat
+}
+
+// WindowClass is the window kernel's class of convolution s.
+func WindowClass(s request.ConvShape) ptx.WindowClass {
+	return ptx.WindowClass{Data: convTypes[s.Type.Data]}
+}
+
+// WindowDefault is the heuristic's configuration of the window kernel for
+// s: blocks of 128 pixels and as many output channels as K fills (16, 32
+// or 64), four warps, 96 KiB of shared memory (two blocks an SM).
+func WindowDefault(s request.ConvShape) ptx.WindowConfig {
+	switch {
+	case s.K <= 16:
+		return ptx.WindowConfig{Pixels: 128, Channels: 16, WarpsM: 4, WarpsN: 1, KB: 96}
+	case s.K <= 32:
+		return ptx.WindowConfig{Pixels: 128, Channels: 32, WarpsM: 4, WarpsN: 1, KB: 96}
+	}
+	return ptx.WindowConfig{Pixels: 128, Channels: 64, WarpsM: 2, WarpsN: 2, KB: 96}
+}
+
+// WindowConfigs are the window kernel's legal configurations a sweep
+// tries: blocks of 64 to 256 pixels and 16 to 128 channels, 4 or 8 warps
+// in every arrangement, 48, 96 or 200 KiB of shared memory.
+func WindowConfigs(cls ptx.WindowClass) []ptx.WindowConfig {
+	var out []ptx.WindowConfig
+	for _, m := range []int{64, 128, 256} {
+		for _, k := range []int{16, 32, 64, 128} {
+			for _, wm := range []int{1, 2, 4, 8} {
+				for _, wn := range []int{1, 2, 4, 8} {
+					for _, kb := range []int{48, 96, 200} {
+						cfg := ptx.WindowConfig{Pixels: m, Channels: k, WarpsM: wm, WarpsN: wn, KB: kb}
+						if ptx.LegalWindow(cfg, cls) == nil {
+							out = append(out, cfg)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
