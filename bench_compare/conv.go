@@ -417,7 +417,7 @@ func (b *bench) convPaths(req *request.Conv, sweep int, rng *rand.Rand) ([]convV
 		}
 		cfgs := []ptx.WindowConfig{space.WindowDefault(shape)}
 		if n := max(sweep, b.windowSweep); n > 0 {
-			all := space.WindowConfigs(space.WindowClass(shape))
+			all := space.WindowConfigs(space.WindowClass(shape, req.XPtr, req.WPtr))
 			for _, i := range rng.Perm(len(all))[:min(n, len(all))] {
 				cfgs = append(cfgs, all[i])
 			}

@@ -11,8 +11,9 @@ import (
 )
 
 // WindowTarget is where convolution c (of shape s) runs through the window
-// kernel: the calling thread's current context. The kernel has no input
-// class beyond its data type.
+// kernel: the calling thread's current context. The target's Class holds
+// the kernel's vectors (space.WindowClass: AlignA x's, AlignB the
+// filter's), which c's addresses allow.
 func (rt *Runtime) WindowTarget(c *request.Conv, s request.ConvShape) (Target, error) {
 	dev, ctx, err := rt.current()
 	if err != nil {
@@ -21,17 +22,25 @@ func (rt *Runtime) WindowTarget(c *request.Conv, s request.ConvShape) (Target, e
 	if !space.WindowServes(s) {
 		return Target{}, fmt.Errorf("%w: not a window convolution", ErrUnsupported)
 	}
-	return Target{Ctx: ctx, Dev: dev}, nil
+	cls := space.WindowClass(s, c.XPtr, c.WPtr)
+	return Target{Ctx: ctx, Dev: dev, Class: ptx.InputClass{AlignA: cls.XVec, AlignB: cls.WVec}}, nil
+}
+
+// windowClass is the window kernel's class of shape s in target t.
+func windowClass(t Target, s request.ConvShape) ptx.WindowClass {
+	cls := space.WindowClass(s, 0, 0)
+	cls.XVec, cls.WVec = min(cls.XVec, t.Class.AlignA), min(cls.WVec, t.Class.AlignB)
+	return cls
 }
 
 // WindowKernel is the window kernel of convolution shape s with
-// configuration cfg in t's context, loaded once.
+// configuration cfg in t's context (WindowTarget's), loaded once.
 func (rt *Runtime) WindowKernel(t Target, s request.ConvShape, cfg ptx.WindowConfig) (*Kernel, error) {
-	cls := space.WindowClass(s)
+	cls := windowClass(t, s)
 	if cfg.KB<<10 > t.Dev.Limits.MaxSharedPerBlockOptin {
 		return nil, fmt.Errorf("%w: %d KiB of shared memory", ErrUnsupported, cfg.KB)
 	}
-	if _, err := ptx.WindowGeometryOf(cfg, WindowProblem(s)); err != nil {
+	if _, err := ptx.WindowGeometryOf(cfg, cls, WindowProblem(s)); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
 	return rt.specKernel(t, windowSpec{cls, cfg}, func() (*ptx.Kernel, error) {
@@ -50,13 +59,26 @@ type windowSpec struct {
 }
 
 // LaunchWindow launches convolution c (of shape s) on its stream with
-// window kernel k (WindowKernel's), with the shared memory its geometry
-// needs. It does not synchronize.
-func (rt *Runtime) LaunchWindow(c *request.Conv, s request.ConvShape, k *Kernel) error {
-	cfg, pr := k.gen.Window(), WindowProblem(s)
-	g, err := ptx.WindowGeometryOf(cfg, pr)
+// window kernel k (WindowKernel's, for target t), with the shared memory
+// its geometry needs; where one chunk holds every channel, with a block
+// per few tiles, as many blocks as the device holds at once. A call whose
+// addresses do not allow the kernel's vectors is not launched (an
+// unsupported error). It does not synchronize.
+func (rt *Runtime) LaunchWindow(t Target, c *request.Conv, s request.ConvShape, k *Kernel) error {
+	cfg, cls, pr := k.gen.Window(), k.gen.WindowClass(), WindowProblem(s)
+	if now := space.WindowClass(s, c.XPtr, c.WPtr); now.XVec < cls.XVec || now.WVec < cls.WVec {
+		return fmt.Errorf("%w: x or the filter not aligned to the kernel's vectors", ErrUnsupported)
+	}
+	g, err := ptx.WindowGeometryOf(cfg, cls, pr)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	if g.CC >= pr.C {
+		resident, err := residentBlocks(k.fn, k.gen.Block[0], g.Bytes, t.Dev.Limits)
+		if err != nil {
+			return err
+		}
+		g.WindowTiles(pr, resident)
 	}
 	grid := ptx.WindowGrid(cfg, g, pr)
 	if grid[0] >= 1<<31 || grid[1] > 65535 {
@@ -88,7 +110,7 @@ func (rt *Runtime) Window(c *request.Conv, s request.ConvShape, cfg ptx.WindowCo
 	if err != nil {
 		return err
 	}
-	return rt.LaunchWindow(c, s, k)
+	return rt.LaunchWindow(t, c, s, k)
 }
 
 // Window is a window kernel's configuration.

@@ -24,7 +24,7 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	if err := LegalWindow(cfg, cls); err != nil {
 		return nil, err
 	}
-	name := fmt.Sprintf("isaac_wconv_%s_m%d_k%d_w%dx%d", cls.Data, cfg.Pixels, cfg.Channels, cfg.WarpsM, cfg.WarpsN)
+	name := fmt.Sprintf("isaac_wconv_%s_x%dw%d_m%d_k%d_w%dx%d", cls.Data, cls.xVec(), cls.wVec(), cfg.Pixels, cfg.Channels, cfg.WarpsM, cfg.WarpsN)
 	b := &builder{}
 	c := &gemmCtx{b: b}
 	b.comment("%s %+v", cfg, cls)
@@ -47,24 +47,13 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	smem := b.reg(kB32)
 	b.ins("mov.u32 %s, %s", smem, smemSymbol)
 
-	b.comment("the block's image n, first output row p0 and column q0, first channel k0")
-	cta, kb := b.reg(kB32), b.reg(kB32)
-	b.ins("mov.u32 %s, %%ctaid.x", cta)
+	b.comment("the block's first channel k0 and its tables")
+	kb := b.reg(kB32)
 	b.ins("mov.u32 %s, %%ctaid.y", kb)
-	r1, qb := divmod(b, cta, p["QB"])
-	n, pb := divmod(b, r1, p["PB"])
-	p0, q0, k0 := b.reg(kB32), b.reg(kB32), b.mulImm(kb, cfg.Channels)
-	b.ins("mul.lo.s32 %s, %s, %s", p0, pb, p["TP"])
-	b.ins("mul.lo.s32 %s, %s, %s", q0, qb, p["TQ"])
-	hLo, wLo := b.reg(kB32), b.reg(kB32) // the window's first row and column in x
-	b.ins("mul.lo.s32 %s, %s, %s", hLo, p0, p["strH"])
-	b.ins("sub.s32 %s, %s, %s", hLo, hLo, p["padH"])
-	b.ins("mul.lo.s32 %s, %s, %s", wLo, q0, p["strW"])
-	b.ins("sub.s32 %s, %s, %s", wLo, wLo, p["padW"])
-	xN := b.reg(kB32)
-	b.ins("mul.lo.s32 %s, %s, %s", xN, n, p["xsN"])
+	k0 := b.mulImm(kb, cfg.Channels)
 	xs := b.add32(smem, p["xsOff"]) // the window
 	ws := b.add32(smem, p["wsOff"]) // the filter's chunk
+	es := b.add32(smem, p["eOff"])  // the accumulators
 	tabX := smem                    // x's offsets (bytes from smem), then the filter's, then the channels
 	tabW, tabC := b.reg(kB32), b.reg(kB32)
 	b.ins("mad.lo.s32 %s, %s, 4, %s", tabW, p["JP"], smem)
@@ -72,20 +61,187 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	wPitch := b.reg(kB32) // the filter's row in bytes: JP+8 elements
 	b.ins("add.s32 %s, %s, 8", wPitch, p["JP"])
 	b.ins("shl.b32 %s, %s, 1", wPitch, wPitch)
+	c.windowTables(cfg, tid, smem, tabX, tabW, tabC, ws, wPitch, cls.wVec() > 1, p)
 
-	b.comment("the tables, and the zero plane after the chunk's channels")
+	b.comment("the warp's pixels and channels; each fragment row's pixel in the window")
+	wm, wn := b.reg(kB32), b.reg(kB32)
+	b.ins("and.b32 %s, %s, %d", wm, warp, cfg.WarpsM-1)
+	b.ins("shr.u32 %s, %s, %d", wn, warp, log2(cfg.WarpsM))
+	mb := b.mulImm(wm, cfg.Pixels/cfg.WarpsM)
+	nb := b.mulImm(wn, cfg.Channels/cfg.WarpsN)
+	tilePix := b.reg(kB32) // TP·TQ: the tile's pixels
+	b.ins("mul.lo.s32 %s, %s, %s", tilePix, p["TP"], p["TQ"])
+	rowStep := b.reg(kB32) // a pixel row's step in the window: strH·WS
+	b.ins("mul.lo.s32 %s, %s, %s", rowStep, p["strH"], p["WS"])
+	mt, nt := cfg.mTiles(), cfg.nTiles()
+	pix := make([][2]string, mt) // [tile][row g, row g+8]: the pixel's element offset in the window
+	for i := range pix {
+		for h := range 2 {
+			m := b.add32(mb, g)
+			m = b.addImm32(m, 16*i+8*h)
+			pp, qq := divmod(b, m, p["TQ"])
+			off := b.reg(kB32)
+			b.ins("mul.lo.s32 %s, %s, %s", off, pp, rowStep)
+			b.ins("mad.lo.s32 %s, %s, %s, %s", off, qq, p["strW"], off)
+			used := b.reg(kPred)
+			b.ins("setp.lt.s32 %s, %s, %s", used, m, tilePix)
+			b.insP("!"+used, "mov.u32 %s, 0", off) // a slot past the tile reads the window's first element; its row is not stored
+			pix[i][h] = off
+		}
+	}
+	// wRows[j]: the filter row of the warp's n-tile j for this thread (channel nb+8j+g).
+	wRows := make([]string, nt)
+	for j := range wRows {
+		ch := b.add32(nb, g)
+		ch = b.addImm32(ch, 8*j)
+		wRows[j] = b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", wRows[j], ch, wPitch, ws)
+		b.ins("mad.lo.s32 %s, %s, 4, %s", wRows[j], t, wRows[j])
+	}
+	acc := make([][][]string, mt)
+	for i := range acc {
+		acc[i] = make([][]string, nt)
+		for j := range acc[i] {
+			acc[i][j] = b.regs(kF32, 4)
+		}
+	}
+	pBeta := b.reg(kPred)
+	b.ins("setp.neu.f32 %s, %s, 0f00000000", pBeta, beta)
+	multi := b.reg(kPred) // several chunks: the filter staged for each
+	b.ins("setp.lt.s32 %s, %s, %s", multi, p["CC"], p["C"])
+
+	b.comment("for each of the block's tiles")
+	it := b.reg(kB32)
+	b.ins("mov.u32 %s, 0", it)
+	tileLoop, done := b.newLabel("W_TILE"), b.newLabel("W_DONE")
+	b.label(tileLoop)
+	tile := b.reg(kB32)
+	b.ins("mov.u32 %s, %%ctaid.x", tile)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", tile, tile, p["tiles"], it)
+	past := b.reg(kPred)
+	b.ins("setp.ge.s32 %s, %s, %s", past, tile, p["tilesAll"])
+	b.insP(past, "bra.uni %s", done)
+	r1, qb := divmod(b, tile, p["QB"])
+	n, pb := divmod(b, r1, p["PB"])
+	p0, q0 := b.reg(kB32), b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %s", p0, pb, p["TP"])
+	b.ins("mul.lo.s32 %s, %s, %s", q0, qb, p["TQ"])
+	hLo, wLo := b.reg(kB32), b.reg(kB32) // the window's first row and column in x
+	b.ins("mul.lo.s32 %s, %s, %s", hLo, p0, p["strH"])
+	b.ins("sub.s32 %s, %s, %s", hLo, hLo, p["padH"])
+	b.ins("mul.lo.s32 %s, %s, %s", wLo, q0, p["strW"])
+	b.ins("sub.s32 %s, %s, %s", wLo, wLo, p["padW"])
+	sh := "0" // the tile's first column past the vector it lies in
+	if v := cls.xVec(); v > 1 {
+		sh = b.reg(kB32)
+		b.ins("and.b32 %s, %s, %d", sh, wLo, v-1)
+		b.ins("sub.s32 %s, %s, %s", wLo, wLo, sh)
+	}
+	xN := b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %s", xN, n, p["xsN"])
+	bases := make([][2]string, mt) // smem + 2·(the pixel's offset in the window, shifted)
+	for i := range bases {
+		for h := range 2 {
+			bases[i][h] = b.reg(kB32)
+			b.ins("add.s32 %s, %s, %s", bases[i][h], pix[i][h], sh)
+			b.ins("shl.b32 %s, %s, 1", bases[i][h], bases[i][h])
+			b.ins("add.s32 %s, %s, %s", bases[i][h], bases[i][h], smem)
+		}
+	}
+	for i := range acc {
+		for j := range acc[i] {
+			for _, r := range acc[i][j] {
+				b.ins("mov.f32 %s, 0f00000000", r)
+			}
+		}
+	}
+
+	b.comment("for each chunk of CC channels")
+	c0 := b.reg(kB32)
+	b.ins("mov.u32 %s, 0", c0)
+	chunk, skipW := b.newLabel("W_CHUNK"), b.newLabel("W_SKIPW")
+	b.label(chunk)
+	b.ins("bar.sync 0") // the tables written; the last chunk's operands read
+	c.windowStageX(cls, cfg, x, xs, xN, hLo, wLo, c0, warp, lane, p)
+	if0 := b.reg(kPred) // the filter staged at the first tile, and at each chunk where there are several
+	b.ins("setp.eq.s32 %s, %s, 0", if0, it)
+	b.ins("or.pred %s, %s, %s", if0, if0, multi)
+	b.insP("!"+if0, "bra.uni %s", skipW)
+	c.windowStageW(cls, cfg, w, ws, tabW, tabC, wPitch, k0, c0, warp, lane, p)
+	b.label(skipW)
+	b.ins("bar.sync 0")
+	c.windowProducts(cls, cfg, tabX, bases, wRows, t, acc, p)
+	b.ins("add.s32 %s, %s, %s", c0, c0, p["CC"])
+	moreC := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", moreC, c0, p["C"])
+	b.insP(moreC, "bra.uni %s", chunk)
+
+	b.comment("the accumulators to shared memory, [channel][pixel]")
+	pitch := cfg.windowPitch() * 4
+	for i := range acc {
+		for j := range acc[i] {
+			m := b.add32(mb, g)
+			m = b.addImm32(m, 16*i)
+			ch := b.add32(nb, b.mulImm(t, 2))
+			ch = b.addImm32(ch, 8*j)
+			a := b.reg(kB32)
+			b.ins("mul.lo.s32 %s, %s, %d", a, ch, pitch)
+			b.ins("mad.lo.s32 %s, %s, 4, %s", a, m, a)
+			b.ins("add.s32 %s, %s, %s", a, a, es)
+			b.ins("st.shared.f32 [%s], %s", a, acc[i][j][0])
+			b.ins("st.shared.f32 [%s+%d], %s", a, pitch, acc[i][j][1])
+			b.ins("st.shared.f32 [%s+32], %s", a, acc[i][j][2])
+			b.ins("st.shared.f32 [%s+%d], %s", a, pitch+32, acc[i][j][3])
+		}
+	}
+	b.ins("bar.sync 0")
+	c.windowStoreY(cls, cfg, y, es, n, k0, p0, q0, warp, lane, alpha, beta, pBeta, p)
+	b.ins("add.s32 %s, %s, 1", it, it)
+	moreT := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", moreT, it, p["tiles"])
+	b.insP(moreT, "bra.uni %s", tileLoop)
+	b.label(done)
+	b.ins("ret")
+
+	ptx := header(arch) + fmt.Sprintf(".extern .shared .align 16 .b8 %s[];\n\n", smemSymbol) +
+		entryMaxReg(name, windowParams(), min(255, 65536/threads), b)
+	return &Kernel{
+		Name:        name,
+		PTX:         ptx,
+		Block:       [3]int{threads, 1, 1},
+		SharedBytes: cfg.KB << 10,
+		Params:      windowParams(),
+		window:      cfg,
+		windowClass: cls,
+	}, nil
+}
+
+// windowTables writes the block's tables (for each reduction index j <
+// JP: x's tap as a byte offset from smem into the window, the zero plane's
+// past J; the filter's element offset, −1 past J; the channel of the
+// chunk), zeros the window's zero plane, and with vectors of the filter
+// (wVec) the filter rows' tails past J, which the staging leaves.
+func (c *gemmCtx) windowTables(cfg WindowConfig, tid, smem, tabX, tabW, tabC, ws, wPitch string, wVec bool, p map[string]string) {
+	b := c.b
+	threads := cfg.warps() * 32
 	zeroPlane := b.reg(kB32) // bytes from smem
 	b.ins("mul.lo.s32 %s, %s, %s", zeroPlane, p["CC"], p["plane"])
 	b.ins("shl.b32 %s, %s, 1", zeroPlane, zeroPlane)
 	b.ins("add.s32 %s, %s, %s", zeroPlane, zeroPlane, p["xsOff"])
-	{
-		j := b.reg(kB32)
-		b.ins("mov.u32 %s, %s", j, tid)
-		loop, done := b.newLabel("W_TAB"), b.newLabel("W_TAB_END")
+	forEach := func(label, limit string, body func(e string)) {
+		e := b.reg(kB32)
+		b.ins("mov.u32 %s, %s", e, tid)
+		loop, end := b.newLabel(label), b.newLabel(label+"_END")
 		b.label(loop)
 		more := b.reg(kPred)
-		b.ins("setp.lt.s32 %s, %s, %s", more, j, p["JP"])
-		b.insP("!"+more, "bra.uni %s", done)
+		b.ins("setp.lt.s32 %s, %s, %s", more, e, limit)
+		b.insP("!"+more, "bra.uni %s", end)
+		body(e)
+		b.ins("add.s32 %s, %s, %d", e, e, threads)
+		b.ins("bra.uni %s", loop)
+		b.label(end)
+	}
+	forEach("W_TAB", p["JP"], func(j string) {
 		in := b.reg(kPred)
 		b.ins("setp.lt.s32 %s, %s, %s", in, j, p["J"])
 		cl, rs := divmod(b, j, p["RS"])
@@ -111,120 +267,247 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 		b.ins("st.shared.u32 [%s], %s", a, wo)
 		b.ins("mad.lo.s32 %s, %s, 4, %s", a, j, tabC)
 		b.ins("st.shared.u32 [%s], %s", a, cl)
-		b.ins("add.s32 %s, %s, %d", j, j, threads)
-		b.ins("bra.uni %s", loop)
-		b.label(done)
-
-		e := b.reg(kB32)
-		b.ins("mov.u32 %s, %s", e, tid)
-		zl, zd := b.newLabel("W_ZERO"), b.newLabel("W_ZERO_END")
-		b.label(zl)
-		zm := b.reg(kPred)
-		b.ins("setp.lt.s32 %s, %s, %s", zm, e, p["plane"])
-		b.insP("!"+zm, "bra.uni %s", zd)
-		za, z := b.reg(kB32), b.reg(kB16)
-		b.ins("shl.b32 %s, %s, 1", za, e)
-		b.ins("add.s32 %s, %s, %s", za, za, zeroPlane)
-		b.ins("add.s32 %s, %s, %s", za, za, smem)
-		b.ins("mov.b16 %s, 0", z)
-		b.ins("st.shared.b16 [%s], %s", za, z)
-		b.ins("add.s32 %s, %s, %d", e, e, threads)
-		b.ins("bra.uni %s", zl)
-		b.label(zd)
-	}
-
-	b.comment("the warp's pixels and channels; each fragment row's pixel base in the window")
-	wm, wn := b.reg(kB32), b.reg(kB32)
-	b.ins("and.b32 %s, %s, %d", wm, warp, cfg.WarpsM-1)
-	b.ins("shr.u32 %s, %s, %d", wn, warp, log2(cfg.WarpsM))
-	mb := b.mulImm(wm, cfg.Pixels/cfg.WarpsM)
-	nb := b.mulImm(wn, cfg.Channels/cfg.WarpsN)
-	tiles := b.reg(kB32) // TP·TQ: the tile's pixels
-	b.ins("mul.lo.s32 %s, %s, %s", tiles, p["TP"], p["TQ"])
-	rowStep := b.reg(kB32) // a pixel row's step in the window: strH·WS
-	b.ins("mul.lo.s32 %s, %s, %s", rowStep, p["strH"], p["WS"])
-	mt, nt := cfg.mTiles(), cfg.nTiles()
-	bases := make([][2]string, mt) // [tile][row g, row g+8]: smem + 2·(window offset of the pixel)
-	for i := range bases {
-		for h := range 2 {
-			m := b.add32(mb, g)
-			m = b.addImm32(m, 16*i+8*h)
-			pp, qq := divmod(b, m, p["TQ"])
-			off := b.reg(kB32)
-			b.ins("mul.lo.s32 %s, %s, %s", off, pp, rowStep)
-			b.ins("mad.lo.s32 %s, %s, %s, %s", off, qq, p["strW"], off)
-			used := b.reg(kPred)
-			b.ins("setp.lt.s32 %s, %s, %s", used, m, tiles)
-			b.insP("!"+used, "mov.u32 %s, 0", off) // a slot past the tile reads the window's first element; its row is not stored
-			bases[i][h] = b.reg(kB32)
-			b.ins("shl.b32 %s, %s, 1", bases[i][h], off)
-			b.ins("add.s32 %s, %s, %s", bases[i][h], bases[i][h], smem)
-		}
-	}
-	// wRows[j]: the filter row of the warp's n-tile j for this thread (channel nb+8j+g).
-	wRows := make([]string, nt)
-	for j := range wRows {
-		ch := b.add32(nb, g)
-		ch = b.addImm32(ch, 8*j)
-		wRows[j] = b.reg(kB32)
-		b.ins("mad.lo.s32 %s, %s, %s, %s", wRows[j], ch, wPitch, ws)
-		b.ins("mad.lo.s32 %s, %s, 4, %s", wRows[j], t, wRows[j])
-	}
-	acc := make([][][]string, mt)
-	for i := range acc {
-		acc[i] = make([][]string, nt)
-		for j := range acc[i] {
-			acc[i][j] = b.regs(kF32, 4)
-			for _, r := range acc[i][j] {
-				b.ins("mov.f32 %s, 0f00000000", r)
-			}
-		}
-	}
-
-	b.comment("for each chunk of CC channels")
-	c0 := b.reg(kB32)
-	b.ins("mov.u32 %s, 0", c0)
-	chunk := b.newLabel("W_CHUNK")
-	b.label(chunk)
-	b.ins("bar.sync 0") // the tables written; the last chunk's operands read
-	c.windowStageX(cfg, x, xs, xN, hLo, wLo, c0, warp, lane, p)
-	c.windowStageW(cfg, w, ws, tabW, tabC, wPitch, k0, c0, warp, lane, p)
-	b.ins("bar.sync 0")
-	c.windowProducts(cls, cfg, tabX, bases, wRows, t, acc, p)
-	b.ins("add.s32 %s, %s, %s", c0, c0, p["CC"])
-	moreC := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", moreC, c0, p["C"])
-	b.insP(moreC, "bra.uni %s", chunk)
-
-	b.comment("the accumulators to shared memory, [channel][pixel]")
-	b.ins("bar.sync 0")
-	pitch := cfg.windowPitch() * 4
-	for i := range acc {
-		for j := range acc[i] {
-			m := b.add32(mb, g)
-			m = b.addImm32(m, 16*i)
-			ch := b.add32(nb, b.mulImm(t, 2))
-			ch = b.addImm32(ch, 8*j)
+	})
+	z := b.reg(kB16)
+	b.ins("mov.b16 %s, 0", z)
+	forEach("W_ZERO", p["plane"], func(e string) {
+		a := b.reg(kB32)
+		b.ins("shl.b32 %s, %s, 1", a, e)
+		b.ins("add.s32 %s, %s, %s", a, a, zeroPlane)
+		b.ins("add.s32 %s, %s, %s", a, a, smem)
+		b.ins("st.shared.b16 [%s], %s", a, z)
+	})
+	if wVec {
+		tails := b.reg(kB32) // 16 places a row: JP − J < 16
+		b.ins("mov.u32 %s, %d", tails, cfg.Channels*16)
+		forEach("W_TAIL", tails, func(e string) {
+			kk, jj := b.reg(kB32), b.reg(kB32)
+			b.ins("shr.u32 %s, %s, 4", kk, e)
+			b.ins("and.b32 %s, %s, 15", jj, e)
+			b.ins("add.s32 %s, %s, %s", jj, jj, p["J"])
+			in := b.reg(kPred)
+			b.ins("setp.lt.s32 %s, %s, %s", in, jj, p["JP"])
 			a := b.reg(kB32)
-			b.ins("mul.lo.s32 %s, %s, %d", a, ch, pitch)
-			b.ins("mad.lo.s32 %s, %s, 4, %s", a, m, a)
-			b.ins("add.s32 %s, %s, %s", a, a, smem)
-			b.ins("st.shared.f32 [%s], %s", a, acc[i][j][0])
-			b.ins("st.shared.f32 [%s+%d], %s", a, pitch, acc[i][j][1])
-			b.ins("st.shared.f32 [%s+32], %s", a, acc[i][j][2])
-			b.ins("st.shared.f32 [%s+%d], %s", a, pitch+32, acc[i][j][3])
-		}
+			b.ins("mad.lo.s32 %s, %s, %s, %s", a, kk, wPitch, ws)
+			b.ins("mad.lo.s32 %s, %s, 2, %s", a, jj, a)
+			b.insP(in, "st.shared.b16 [%s], %s", a, z)
+		})
 	}
-	b.ins("bar.sync 0")
+}
 
-	b.comment("y = alpha*acc + beta*y by rows of the tile: a warp a row (channel, pixel row), its lanes along the columns")
-	pBeta := b.reg(kPred)
-	b.ins("setp.neu.f32 %s, %s, 0f00000000", pBeta, beta)
+// windowBatch is the rows a warp stages at once, their loads in flight
+// together.
+const windowBatch = 8
+
+// stageRows emits the staging of nrows rows of ncv vectors of vec 16-bit
+// elements into shared memory: the warps take batches of windowBatch rows
+// (warp w rows w, w+warps, …), their lanes the vectors along the rows,
+// every load of a batch issued before its stores. row sets up a row's
+// values (whether it is in range is passed: rows past nrows store
+// nothing); elem gives a vector's global address and whether it is read
+// (zeros where not); dst is the row's shared memory address.
+func (c *gemmCtx) stageRows(cfg WindowConfig, label string, vec int, nrows, ncv, warp, lane string,
+	row func(rho, valid string) any, elem func(r any, cv string) (addr, ok string), dst func(r any) string) {
+	b := c.b
+	nw := cfg.warps()
+	rho0 := b.reg(kB32)
+	b.ins("mov.u32 %s, %s", rho0, warp)
+	loop, end := b.newLabel(label), b.newLabel(label+"_END")
+	b.label(loop)
+	more := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", more, rho0, nrows)
+	b.insP("!"+more, "bra.uni %s", end)
+	rows := make([]any, windowBatch)
+	valids := make([]string, windowBatch)
+	dsts := make([]string, windowBatch)
+	for u := range rows {
+		rho := b.addImm32(rho0, u*nw)
+		valids[u] = b.reg(kPred)
+		b.ins("setp.lt.s32 %s, %s, %s", valids[u], rho, nrows)
+		rows[u] = row(rho, valids[u])
+		dsts[u] = dst(rows[u])
+	}
+	pass := b.reg(kB32) // lane + 32·pass: the vector
+	b.ins("mov.u32 %s, %s", pass, lane)
+	cols, next := b.newLabel(label+"_COL"), b.newLabel(label+"_NEXT")
+	b.label(cols)
+	first := b.reg(kB32) // 32·(the pass): uniform
+	b.ins("sub.s32 %s, %s, %s", first, pass, lane)
+	moreC := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", moreC, first, ncv)
+	b.insP("!"+moreC, "bra.uni %s", next)
+	inRow := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", inRow, pass, ncv)
+	vals := make([][]string, windowBatch)
+	for u := range rows {
+		a, ok := elem(rows[u], pass)
+		b.ins("and.pred %s, %s, %s", ok, ok, inRow)
+		vals[u] = windowLoad(b, vec, a, ok)
+	}
+	for u := range rows {
+		st := b.reg(kPred)
+		b.ins("and.pred %s, %s, %s", st, inRow, valids[u])
+		sa := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %d, %s", sa, pass, 2*vec, dsts[u])
+		windowStore(b, vec, sa, vals[u], st)
+	}
+	b.ins("add.s32 %s, %s, 32", pass, pass)
+	b.ins("bra.uni %s", cols)
+	b.label(next)
+	b.ins("add.s32 %s, %s, %d", rho0, rho0, windowBatch*nw)
+	b.ins("bra.uni %s", loop)
+	b.label(end)
+}
+
+// windowLoad loads vec 16-bit elements at global address a where ok
+// (zeros where not), as one access: b16, b32, v2.b32 or v4.b32.
+func windowLoad(b *builder, vec int, a, ok string) []string {
+	if vec == 1 {
+		h := b.reg(kB16)
+		b.ins("mov.b16 %s, 0", h)
+		b.insP(ok, "ld.global.nc.b16 %s, [%s]", h, a)
+		return []string{h}
+	}
+	rs := b.regs(kB32, vec/2)
+	for _, r := range rs {
+		b.ins("mov.b32 %s, 0", r)
+	}
+	b.insP(ok, "ld.global.nc%s.b32 %s, [%s]", vsuffix(vec/2), vec1(rs), a)
+	return rs
+}
+
+// windowStore stores windowLoad's registers at shared address a where ok.
+func windowStore(b *builder, vec int, a string, rs []string, ok string) {
+	if vec == 1 {
+		b.insP(ok, "st.shared.b16 [%s], %s", a, rs[0])
+		return
+	}
+	b.insP(ok, "st.shared%s.b32 [%s], %s", vsuffix(vec/2), a, vec1(rs))
+}
+
+// vec1 is a vector operand, or the register itself for one.
+func vec1(rs []string) string {
+	if len(rs) == 1 {
+		return rs[0]
+	}
+	return braces(rs)
+}
+
+// windowRow is a staged row's values: its global offset (elements) and
+// whether it is read at all.
+type windowRow struct {
+	off, ok, dst string
+}
+
+// windowStageX stages the chunk's window of x (channels c0… of image n:
+// CC·HS rows of WS elements from row hLo and column wLo, zeros outside x
+// and past C) at xs, in vectors of the class's XVec.
+func (c *gemmCtx) windowStageX(cls WindowClass, cfg WindowConfig, x, xs, xN, hLo, wLo, c0, warp, lane string, p map[string]string) {
+	b := c.b
+	v := cls.xVec()
+	rows, ncv := b.reg(kB32), b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %s", rows, p["CC"], p["HS"])
+	b.ins("shr.u32 %s, %s, %d", ncv, p["WS"], log2(v))
+	row := func(rho, valid string) any {
+		cl, hh := divmod(b, rho, p["HS"])
+		ch, h := b.add32(c0, cl), b.add32(hLo, hh)
+		ok, hOK := b.reg(kPred), b.reg(kPred)
+		b.ins("setp.lt.s32 %s, %s, %s", ok, ch, p["C"])
+		b.ins("setp.lt.u32 %s, %s, %s", hOK, h, p["H"]) // unsigned: a row above x is out too
+		b.ins("and.pred %s, %s, %s", ok, ok, hOK)
+		b.ins("and.pred %s, %s, %s", ok, ok, valid)
+		off := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", off, ch, p["xsC"], xN)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", off, h, p["xsH"], off)
+		d := b.reg(kB32)
+		b.ins("mul.lo.s32 %s, %s, %s", d, rho, p["WS"])
+		b.ins("mad.lo.s32 %s, %s, 2, %s", d, d, xs)
+		return windowRow{off, ok, d}
+	}
+	elem := func(r any, cv string) (string, string) {
+		wr := r.(windowRow)
+		col := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %d, %s", col, cv, v, wLo)
+		ok := b.reg(kPred)
+		b.ins("setp.lt.u32 %s, %s, %s", ok, col, p["W"]) // a vector lies wholly in the row or wholly outside
+		b.ins("and.pred %s, %s, %s", ok, ok, wr.ok)
+		off := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", off, col, p["xsW"], wr.off)
+		return elemAddr(b, x, off, F16), ok
+	}
+	c.stageRows(cfg, "W_X", v, rows, ncv, warp, lane, row, elem, func(r any) string { return r.(windowRow).dst })
+}
+
+// windowStageW stages the filter's chunk (output channels k0…, the chunk's
+// channels c0…) at ws: a row of J elements (pitch wPitch bytes) per output
+// channel, zeros past K and past C; in vectors of the class's WVec along
+// the filter's rows (K×C×R×S), else element by element through the
+// filter's table (any format), zeros past J too.
+func (c *gemmCtx) windowStageW(cls WindowClass, cfg WindowConfig, w, ws, tabW, tabC, wPitch, k0, c0, warp, lane string, p map[string]string) {
+	b := c.b
+	v := cls.wVec()
+	cOff := b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %s", cOff, c0, p["wsC"])
+	cLeft := b.reg(kB32) // the chunk's channels within C
+	b.ins("sub.s32 %s, %s, %s", cLeft, p["C"], c0)
+	rows, ncv := b.reg(kB32), b.reg(kB32)
+	b.ins("mov.u32 %s, %d", rows, cfg.Channels)
+	jIn := b.reg(kB32) // the reduction indices within C: min(J, (C − c0)·R·S)
+	b.ins("mul.lo.s32 %s, %s, %s", jIn, cLeft, p["RS"])
+	b.ins("min.s32 %s, %s, %s", jIn, jIn, p["J"])
+	if v > 1 {
+		b.ins("shr.u32 %s, %s, %d", ncv, p["J"], log2(v))
+	} else {
+		b.ins("mov.u32 %s, %s", ncv, p["JP"])
+	}
+	row := func(kk, valid string) any {
+		k := b.add32(k0, kk)
+		ok := b.reg(kPred)
+		b.ins("setp.lt.s32 %s, %s, %s", ok, k, p["K"])
+		b.ins("and.pred %s, %s, %s", ok, ok, valid)
+		off := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", off, k, p["wsK"], cOff)
+		d := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", d, kk, wPitch, ws)
+		return windowRow{off, ok, d}
+	}
+	elem := func(r any, cv string) (string, string) {
+		wr := r.(windowRow)
+		ok := b.reg(kPred)
+		if v > 1 {
+			j := b.mulImm(cv, v)
+			b.ins("setp.lt.s32 %s, %s, %s", ok, j, jIn)
+			b.ins("and.pred %s, %s, %s", ok, ok, wr.ok)
+			return elemAddr(b, w, b.add32(wr.off, j), F16), ok
+		}
+		ta := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, 4, %s", ta, cv, tabW)
+		wo, cl := b.reg(kB32), b.reg(kB32)
+		b.ins("ld.shared.u32 %s, [%s]", wo, ta)
+		b.ins("mad.lo.s32 %s, %s, 4, %s", ta, cv, tabC)
+		b.ins("ld.shared.u32 %s, [%s]", cl, ta)
+		in := b.reg(kPred)
+		b.ins("setp.ge.s32 %s, %s, 0", ok, wo)
+		b.ins("setp.lt.s32 %s, %s, %s", in, cl, cLeft)
+		b.ins("and.pred %s, %s, %s", ok, ok, in)
+		b.ins("and.pred %s, %s, %s", ok, ok, wr.ok)
+		return elemAddr(b, w, b.add32(wr.off, wo), F16), ok
+	}
+	c.stageRows(cfg, "W_W", v, rows, ncv, warp, lane, row, elem, func(r any) string { return r.(windowRow).dst })
+}
+
+// windowStoreY writes the tile's outputs from the accumulators in shared
+// memory (es: [channel][pixel], rows of Pixels+4 floats): y = α·acc + β·y
+// (y not read when β = 0), a warp a row (channel, pixel row) of the tile,
+// its lanes along the columns, through y's strides.
+func (c *gemmCtx) windowStoreY(cls WindowClass, cfg WindowConfig, y, es, n, k0, p0, q0, warp, lane, alpha, beta, pBeta string, p map[string]string) {
+	b := c.b
+	pitch := cfg.windowPitch() * 4
 	rows := b.reg(kB32)
 	b.ins("mul.lo.s32 %s, %s, %d", rows, p["TP"], cfg.Channels)
 	rho := b.reg(kB32)
 	b.ins("mov.u32 %s, %s", rho, warp)
-	rowLoop, rowNext, done := b.newLabel("W_YROW"), b.newLabel("W_YROW_NEXT"), b.newLabel("W_DONE")
+	rowLoop, rowNext, done := b.newLabel("W_YROW"), b.newLabel("W_YROW_NEXT"), b.newLabel("W_YROW_END")
 	b.label(rowLoop)
 	moreR := b.reg(kPred)
 	b.ins("setp.lt.s32 %s, %s, %s", moreR, rho, rows)
@@ -244,14 +527,14 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	b.ins("mul.lo.s32 %s, %s, %s", eRow, pp, p["TQ"])
 	b.ins("shl.b32 %s, %s, 2", eRow, eRow)
 	b.ins("mad.lo.s32 %s, %s, %d, %s", eRow, kk, pitch, eRow)
-	b.ins("add.s32 %s, %s, %s", eRow, eRow, smem)
+	b.ins("add.s32 %s, %s, %s", eRow, eRow, es)
 	qq := b.reg(kB32)
 	b.ins("mov.u32 %s, %s", qq, lane)
 	colLoop := b.newLabel("W_YCOL")
 	b.label(colLoop)
 	moreQ := b.reg(kPred)
 	b.ins("setp.lt.s32 %s, %s, %s", moreQ, qq, p["TQ"])
-	b.insP("!"+moreQ, "bra.uni %s", rowNext)
+	b.insP("!"+moreQ, "bra %s", rowNext) // not .uni: the lanes past TQ leave first
 	q := b.add32(q0, qq)
 	ok := b.reg(kPred)
 	b.ins("setp.lt.s32 %s, %s, %s", ok, q, p["Q"])
@@ -268,134 +551,10 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	b.insP(readOld, "fma.rn.f32 %s, %s, %s, %s", v, beta, old, v)
 	storeNarrowed(b, cls.Data, kF32, y, off, v, ok)
 	b.ins("add.s32 %s, %s, 32", qq, qq)
-	b.ins("bra.uni %s", colLoop)
+	b.ins("bra %s", colLoop)
 	b.label(rowNext)
 	b.ins("add.s32 %s, %s, %d", rho, rho, cfg.warps())
 	b.ins("bra.uni %s", rowLoop)
-	b.label(done)
-	b.ins("ret")
-
-	ptx := header(arch) + fmt.Sprintf(".extern .shared .align 16 .b8 %s[];\n\n", smemSymbol) +
-		entryMaxReg(name, windowParams(), min(255, 65536/threads), b)
-	return &Kernel{
-		Name:        name,
-		PTX:         ptx,
-		Block:       [3]int{threads, 1, 1},
-		SharedBytes: cfg.KB << 10,
-		Params:      windowParams(),
-		window:      cfg,
-	}, nil
-}
-
-// windowStageX stages the chunk's window of x (channels c0… of image n:
-// CC·HS rows of WS elements from row hLo and column wLo, zeros outside x
-// and past C) at xs: a warp a row, its lanes along the row.
-func (c *gemmCtx) windowStageX(cfg WindowConfig, x, xs, xN, hLo, wLo, c0, warp, lane string, p map[string]string) {
-	b := c.b
-	rows := b.reg(kB32)
-	b.ins("mul.lo.s32 %s, %s, %s", rows, p["CC"], p["HS"])
-	rho := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", rho, warp)
-	loop, next, done := b.newLabel("W_XROW"), b.newLabel("W_XROW_NEXT"), b.newLabel("W_XROW_END")
-	b.label(loop)
-	more := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", more, rho, rows)
-	b.insP("!"+more, "bra.uni %s", done)
-	cl, hh := divmod(b, rho, p["HS"])
-	ch, h := b.add32(c0, cl), b.add32(hLo, hh)
-	rowOK, hOK := b.reg(kPred), b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", rowOK, ch, p["C"])
-	b.ins("setp.lt.u32 %s, %s, %s", hOK, h, p["H"]) // unsigned: a row above x is out too
-	b.ins("and.pred %s, %s, %s", rowOK, rowOK, hOK)
-	xRow := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", xRow, ch, p["xsC"], xN)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", xRow, h, p["xsH"], xRow)
-	dst := b.reg(kB32)
-	b.ins("mul.lo.s32 %s, %s, %s", dst, rho, p["WS"])
-	b.ins("shl.b32 %s, %s, 1", dst, dst)
-	b.ins("add.s32 %s, %s, %s", dst, dst, xs)
-	ww := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", ww, lane)
-	col := b.newLabel("W_XCOL")
-	b.label(col)
-	moreW := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", moreW, ww, p["WS"])
-	b.insP("!"+moreW, "bra.uni %s", next)
-	wc, ok := b.add32(wLo, ww), b.reg(kPred)
-	b.ins("setp.lt.u32 %s, %s, %s", ok, wc, p["W"])
-	b.ins("and.pred %s, %s, %s", ok, ok, rowOK)
-	off := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", off, wc, p["xsW"], xRow)
-	a := elemAddr(b, x, off, F16)
-	v := b.reg(kB16)
-	b.ins("mov.b16 %s, 0", v)
-	b.insP(ok, "ld.global.nc.b16 %s, [%s]", v, a)
-	sa := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, 2, %s", sa, ww, dst)
-	b.ins("st.shared.b16 [%s], %s", sa, v)
-	b.ins("add.s32 %s, %s, 32", ww, ww)
-	b.ins("bra.uni %s", col)
-	b.label(next)
-	b.ins("add.s32 %s, %s, %d", rho, rho, cfg.warps())
-	b.ins("bra.uni %s", loop)
-	b.label(done)
-}
-
-// windowStageW stages the filter's chunk (output channels k0…, the chunk's
-// channels c0…) at ws: a row of JP elements (pitch wPitch bytes) per
-// output channel, zeros past K, past J (the filter table's −1) and past C;
-// a warp a row, its lanes along the reduction.
-func (c *gemmCtx) windowStageW(cfg WindowConfig, w, ws, tabW, tabC, wPitch, k0, c0, warp, lane string, p map[string]string) {
-	b := c.b
-	kk := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", kk, warp)
-	cOff := b.reg(kB32)
-	b.ins("mul.lo.s32 %s, %s, %s", cOff, c0, p["wsC"])
-	cLeft := b.reg(kB32) // the chunk's channels within C
-	b.ins("sub.s32 %s, %s, %s", cLeft, p["C"], c0)
-	loop, next, done := b.newLabel("W_WROW"), b.newLabel("W_WROW_NEXT"), b.newLabel("W_WROW_END")
-	b.label(loop)
-	more := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %d", more, kk, cfg.Channels)
-	b.insP("!"+more, "bra.uni %s", done)
-	k := b.add32(k0, kk)
-	kOK := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", kOK, k, p["K"])
-	wRow := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", wRow, k, p["wsK"], cOff)
-	dst := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", dst, kk, wPitch, ws)
-	j := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", j, lane)
-	col := b.newLabel("W_WCOL")
-	b.label(col)
-	moreJ := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", moreJ, j, p["JP"])
-	b.insP("!"+moreJ, "bra.uni %s", next)
-	ta := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, 4, %s", ta, j, tabW)
-	wo, cl := b.reg(kB32), b.reg(kB32)
-	b.ins("ld.shared.u32 %s, [%s]", wo, ta)
-	b.ins("mad.lo.s32 %s, %s, 4, %s", ta, j, tabC)
-	b.ins("ld.shared.u32 %s, [%s]", cl, ta)
-	ok, in := b.reg(kPred), b.reg(kPred)
-	b.ins("setp.ge.s32 %s, %s, 0", ok, wo)
-	b.ins("setp.lt.s32 %s, %s, %s", in, cl, cLeft)
-	b.ins("and.pred %s, %s, %s", ok, ok, in)
-	b.ins("and.pred %s, %s, %s", ok, ok, kOK)
-	off := b.add32(wRow, wo)
-	a := elemAddr(b, w, off, F16)
-	v := b.reg(kB16)
-	b.ins("mov.b16 %s, 0", v)
-	b.insP(ok, "ld.global.nc.b16 %s, [%s]", v, a)
-	sa := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, 2, %s", sa, j, dst)
-	b.ins("st.shared.b16 [%s], %s", sa, v)
-	b.ins("add.s32 %s, %s, 32", j, j)
-	b.ins("bra.uni %s", col)
-	b.label(next)
-	b.ins("add.s32 %s, %s, %d", kk, kk, cfg.warps())
-	b.ins("bra.uni %s", loop)
 	b.label(done)
 }
 

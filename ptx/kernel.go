@@ -46,7 +46,8 @@ type Kernel struct {
 	grouped    GroupedConfig // a direct grouped convolution kernel's configuration
 	groupedVec int           // and its class's channels per thread
 
-	window WindowConfig // a convolution window kernel's configuration
+	window      WindowConfig // a convolution window kernel's configuration
+	windowClass WindowClass  // and its class
 
 	persistent bool // GemmConfig.PS: the blocks walk the tiles (Grid, Persistent)
 }

@@ -3,7 +3,8 @@ package ptx
 import "fmt"
 
 // WindowClass is what a convolution's window kernel is specialized for:
-// 16-bit data (F16 or BF16) computed with F32 accumulators on mma.sync.
+// 16-bit data (F16 or BF16) computed with F32 accumulators on mma.sync,
+// and the vectors x's rows and the filter's rows are read in.
 //
 // The window kernel is a direct convolution on tensor cores for layers
 // whose reduction is short per channel (few channels, or a wide filter on
@@ -14,9 +15,21 @@ import "fmt"
 // chunk beside it; the reduction over (channel, filter row, filter column)
 // reads its operands through a table of offsets into the window, so the
 // im2col matrix is never built and x is read from memory once.
+//
+// XVec > 1 reads x's rows in vectors of XVec elements: the caller
+// guarantees contiguous rows (x's w stride 1), W and x's other strides
+// multiples of XVec and x aligned to XVec elements, so that an aligned
+// vector lies wholly inside a row or wholly in its padding. WVec > 1 reads
+// the filter's rows in vectors: the caller guarantees the filter in
+// K×C×R×S order, C·R·S and every chunk's R·S·CC multiples of WVec
+// (WindowGeometryOf keeps the chunks so), the filter aligned to WVec.
 type WindowClass struct {
-	Data DataType // F16 or BF16
+	Data       DataType // F16 or BF16
+	XVec, WVec int      // 1, 2, 4 or 8 (0: 1)
 }
+
+func (c WindowClass) xVec() int { return max(c.XVec, 1) }
+func (c WindowClass) wVec() int { return max(c.WVec, 1) }
 
 // WindowConfig is the window kernel's configuration: the output pixels a
 // block computes (Pixels, as rows of one image: WindowGeometry shapes the
@@ -52,6 +65,8 @@ func LegalWindow(cfg WindowConfig, cls WindowClass) error {
 	switch {
 	case cls.Data != F16 && cls.Data != BF16:
 		return fmt.Errorf("ptx: window convolution of %v (16-bit data only)", cls.Data)
+	case !isPow2(cls.xVec()) || cls.xVec() > 8 || !isPow2(cls.wVec()) || cls.wVec() > 8:
+		return fmt.Errorf("ptx: window convolution of vectors of %d and %d elements", cls.XVec, cls.WVec)
 	case cfg.Pixels != 64 && cfg.Pixels != 128 && cfg.Pixels != 256:
 		return fmt.Errorf("ptx: window convolution of %d pixels a block", cfg.Pixels)
 	case cfg.Channels != 16 && cfg.Channels != 32 && cfg.Channels != 64 && cfg.Channels != 128:
@@ -73,6 +88,9 @@ func LegalWindow(cfg WindowConfig, cls WindowClass) error {
 // Window is a window kernel's configuration (zero for other kernels).
 func (k *Kernel) Window() WindowConfig { return k.window }
 
+// WindowClass is a window kernel's class (zero for other kernels).
+func (k *Kernel) WindowClass() WindowClass { return k.windowClass }
+
 // WindowProblem is a convolution in the window kernel's terms: x
 // (N×C×H×W), the filter (K×C×R×S), y (N×K×P×Q), element strides of x, y
 // (n, c, h, w) and the filter (k, c, r, s), the padding, the strides, and
@@ -85,27 +103,34 @@ type WindowProblem struct {
 	X, Y, Filter              [4]int
 }
 
-// WindowGeometry is how a window kernel of configuration cfg tiles a
-// problem: TP rows of TQ output columns a block (TP·TQ ≤ cfg.Pixels; PB×QB
-// tiles an image), the window's rows HS and columns WS, the channels a
-// chunk stages (CC) and its reduction J = CC·R·S, padded to JP (a multiple
-// of 16), and the shared memory's layout in bytes: three tables of JP
-// 32-bit entries (x's offsets, the filter's offsets, the channel of each
-// reduction index), the window of CC+1 channels (the last one zeros, for
-// the padding of the reduction) at XsOff, the filter's chunk (Channels rows
-// of JP+8 elements) at WsOff, Bytes in all.
+// WindowGeometry is how a window kernel of configuration cfg and class cls
+// tiles a problem: TP rows of TQ output columns a block tile (TP·TQ ≤
+// cfg.Pixels; PB×QB tiles an image), the window's rows HS and columns WS
+// (its row in shared memory: the tile's reach, rounded to whole vectors of
+// XVec with a vector's worth more for the tile's misalignment), the
+// channels a chunk stages (CC) and its reduction J = CC·R·S, padded to JP
+// (a multiple of 16), and the shared memory's layout in bytes: three
+// tables of JP 32-bit entries (x's offsets, the filter's offsets, the
+// channel of each reduction index), the window of CC+1 channels (the last
+// one zeros, for the padding of the reduction) at XsOff, the filter's
+// chunk (Channels rows of JP+8 elements) at WsOff, the accumulators
+// (Channels rows of Pixels+4 floats) at EOff, Bytes in all. Where one
+// chunk holds every channel, each block computes Tiles tiles in turn (its
+// filter staged once), else one.
 type WindowGeometry struct {
 	TP, TQ, PB, QB int
 	HS, WS         int
 	CC, J, JP      int
 	XsOff, WsOff   int
-	Bytes          int
+	EOff, Bytes    int
+	Tiles          int
 }
 
-// WindowGeometryOf is pr's geometry under cfg, or an error where not even
-// one channel's window and filter fit cfg.KB.
-func WindowGeometryOf(cfg WindowConfig, pr WindowProblem) (WindowGeometry, error) {
-	var g WindowGeometry
+// WindowGeometryOf is pr's geometry under cfg and cls, or an error where
+// not even one channel's window and filter fit cfg.KB. Each block computes
+// one tile (Tiles, WindowTiles sets it).
+func WindowGeometryOf(cfg WindowConfig, cls WindowClass, pr WindowProblem) (WindowGeometry, error) {
+	g := WindowGeometry{Tiles: 1}
 	// The tile: as few blocks as cover the image, the widest rows among them.
 	best := -1
 	for qb := ceilDiv(pr.Q, cfg.Pixels); qb <= pr.Q; qb++ {
@@ -125,34 +150,59 @@ func WindowGeometryOf(cfg WindowConfig, pr WindowProblem) (WindowGeometry, error
 	}
 	g.HS = (g.TP-1)*pr.StrH + (pr.R-1)*abs(pr.HStep) + 1
 	g.WS = (g.TQ-1)*pr.StrW + (pr.S-1)*abs(pr.WStep) + 1
+	if v := cls.xVec(); v > 1 {
+		g.WS = ceilDiv(g.WS+v-1, v) * v
+	}
 	plane := g.HS * g.WS
-	bytes := func(cc int) (jp, xs, ws, total int) {
+	epi := cfg.Channels * cfg.windowPitch() * 4
+	bytes := func(cc int) (jp, xs, ws, e, total int) {
 		jp = ceilDiv(cc*pr.R*pr.S, 16) * 16
 		xs = 12 * jp
 		ws = xs + ceilDiv((cc+1)*plane*2, 16)*16
-		total = max(ws+cfg.Channels*(jp+8)*2, cfg.Channels*cfg.windowPitch()*4)
-		return
+		e = ws + cfg.Channels*(jp+8)*2
+		return jp, xs, ws, e, e + epi
 	}
-	cc := 0
-	for c := 1; c <= pr.C; c++ {
-		if _, _, _, total := bytes(c); total > cfg.KB<<10 {
-			break
+	// Every channel in one chunk where they fit, else the most that fit of
+	// a multiple the filter's vectors allow (R·S·CC a multiple of WVec),
+	// in chunks of equal channels.
+	if _, _, _, _, total := bytes(pr.C); total <= cfg.KB<<10 {
+		g.CC = pr.C
+	} else {
+		step := 1
+		for step*pr.R*pr.S%cls.wVec() != 0 {
+			step++
 		}
-		cc = c
+		cc := 0
+		for c := step; c < pr.C; c += step {
+			if _, _, _, _, total := bytes(c); total > cfg.KB<<10 {
+				break
+			}
+			cc = c
+		}
+		if cc == 0 {
+			return g, fmt.Errorf("ptx: window convolution: %d channels' window (%d×%d) and filter exceed %d KiB", step, g.HS, g.WS, cfg.KB)
+		}
+		g.CC = ceilDiv(ceilDiv(pr.C, ceilDiv(pr.C, cc)), step) * step
 	}
-	if cc == 0 {
-		return g, fmt.Errorf("ptx: window convolution: one channel's window (%d×%d) and filter exceed %d KiB", g.HS, g.WS, cfg.KB)
-	}
-	g.CC = ceilDiv(pr.C, ceilDiv(pr.C, cc)) // chunks of equal channels
 	g.J = g.CC * pr.R * pr.S
-	g.JP, g.XsOff, g.WsOff, g.Bytes = bytes(g.CC)
+	g.JP, g.XsOff, g.WsOff, g.EOff, g.Bytes = bytes(g.CC)
 	return g, nil
 }
 
-// WindowGrid is the launch grid of a window kernel: a block per tile of
-// each image, a row of blocks per Channels output channels.
+// WindowTiles sets g.Tiles for a device that holds resident blocks of the
+// kernel at once: where one chunk holds every channel, as many tiles a
+// block as spread the tiles over one wave of blocks.
+func (g *WindowGeometry) WindowTiles(pr WindowProblem, resident int) {
+	g.Tiles = 1
+	if g.CC >= pr.C && resident > 0 {
+		g.Tiles = ceilDiv(pr.N*g.PB*g.QB, resident)
+	}
+}
+
+// WindowGrid is the launch grid of a window kernel: a block per Tiles
+// tiles of the images, a row of blocks per Channels output channels.
 func WindowGrid(cfg WindowConfig, g WindowGeometry, pr WindowProblem) [3]int {
-	return [3]int{pr.N * g.PB * g.QB, ceilDiv(pr.K, cfg.Channels), 1}
+	return [3]int{ceilDiv(pr.N*g.PB*g.QB, g.Tiles), ceilDiv(pr.K, cfg.Channels), 1}
 }
 
 // WindowIntParams are the window kernel's integer parameters, in order,
@@ -160,7 +210,8 @@ func WindowGrid(cfg WindowConfig, g WindowGeometry, pr WindowProblem) [3]int {
 // (TP, TQ, PB, QB); the padding and strides; the window (HS, WS, its
 // plane HS·WS); the chunk (CC, J, JP, R·S, S); the taps' offsets and
 // steps in the window; x's, y's and the filter's element strides; the
-// shared memory's offsets of the window and the filter.
+// shared memory's offsets of the window, the filter and the accumulators;
+// the tiles a block computes and the tiles of all images.
 var WindowIntParams = []string{
 	"N", "K", "P", "Q", "C", "H", "W",
 	"TP", "TQ", "PB", "QB",
@@ -170,7 +221,7 @@ var WindowIntParams = []string{
 	"hO", "wO", "hStep", "wStep",
 	"xsN", "xsC", "xsH", "xsW", "ysN", "ysC", "ysH", "ysW",
 	"wsK", "wsC", "wsR", "wsS",
-	"xsOff", "wsOff",
+	"xsOff", "wsOff", "eOff", "tiles", "tilesAll",
 }
 
 // Ints are the kernel's integer parameters (WindowIntParams) for pr with
@@ -185,7 +236,7 @@ func (pr WindowProblem) Ints(g WindowGeometry) []int {
 		pr.HO, pr.WO, pr.HStep, pr.WStep,
 		pr.X[0], pr.X[1], pr.X[2], pr.X[3], pr.Y[0], pr.Y[1], pr.Y[2], pr.Y[3],
 		pr.Filter[0], pr.Filter[1], pr.Filter[2], pr.Filter[3],
-		g.XsOff, g.WsOff,
+		g.XsOff, g.WsOff, g.EOff, g.Tiles, pr.N * g.PB * g.QB,
 	}
 }
 

@@ -61,7 +61,8 @@ func TestWindowGeometry(t *testing.T) {
 	cfgs := []WindowConfig{{64, 16, 4, 1, 48}, {128, 32, 4, 1, 96}, {128, 64, 2, 2, 96}, {256, 64, 4, 2, 200}}
 	for trial := 0; trial < 400; trial++ {
 		pr, cfg := randomWindowProblem(rng), cfgs[trial%len(cfgs)]
-		g, err := WindowGeometryOf(cfg, pr)
+		cls := WindowClass{Data: F16, XVec: []int{1, 2, 8}[trial%3], WVec: []int{1, 4, 8}[trial/3%3]}
+		g, err := WindowGeometryOf(cfg, cls, pr)
 		if err != nil {
 			continue // one channel too wide for the budget
 		}
@@ -73,11 +74,12 @@ func TestWindowGeometry(t *testing.T) {
 		case g.CC < 1 || g.CC > pr.C || g.J != g.CC*pr.R*pr.S || g.JP%16 != 0 || g.JP < g.J || g.JP >= g.J+16:
 			t.Fatalf("%+v %v: chunk %+v", pr, cfg, g)
 		case g.Bytes > cfg.KB<<10 || g.WsOff+cfg.Channels*(g.JP+8)*2 > g.Bytes || cfg.Channels*cfg.windowPitch()*4 > g.Bytes ||
-			g.XsOff < 12*g.JP || g.WsOff < g.XsOff+(g.CC+1)*g.HS*g.WS*2 || g.XsOff%16 != 0 || g.WsOff%16 != 0:
+			g.XsOff < 12*g.JP || g.WsOff < g.XsOff+(g.CC+1)*g.HS*g.WS*2 || g.XsOff%16 != 0 || g.WsOff%16 != 0 ||
+			g.EOff < g.WsOff+cfg.Channels*(g.JP+8)*2 || g.Bytes != g.EOff+cfg.Channels*cfg.windowPitch()*4 || g.WS%cls.xVec() != 0:
 			t.Fatalf("%+v %v: layout %+v", pr, cfg, g)
 		}
-		if chunks := (pr.C + g.CC - 1) / g.CC; (chunks-1)*g.CC >= pr.C {
-			t.Fatalf("%+v %v: %d chunks of %d channels", pr, cfg, chunks, g.CC)
+		if chunks := (pr.C + g.CC - 1) / g.CC; (chunks-1)*g.CC >= pr.C || chunks > 1 && g.J%cls.wVec() != 0 {
+			t.Fatalf("%+v %v %v: %d chunks of %d channels", pr, cfg, cls, chunks, g.CC)
 		}
 		// Each tap of the tile's corner pixels, in the window and at x's place.
 		for _, pp := range []int{0, g.TP - 1} {
@@ -86,7 +88,8 @@ func TestWindowGeometry(t *testing.T) {
 					for s := 0; s < pr.S; s++ {
 						row := pp*pr.StrH + pr.HO + r*pr.HStep
 						col := qq*pr.StrW + pr.WO + s*pr.WStep
-						if row < 0 || row >= g.HS || col < 0 || col >= g.WS {
+						// (the tile's first column up to a vector less one past the window's)
+						if row < 0 || row >= g.HS || col < 0 || col+cls.xVec()-1 >= g.WS {
 							t.Fatalf("%+v %v: pixel (%d,%d) tap (%d,%d) at (%d,%d) of a %d×%d window", pr, cfg, pp, qq, r, s, row, col, g.HS, g.WS)
 						}
 						// The window's row 0 is x's row p0·strH − padH; the
@@ -106,7 +109,7 @@ func TestWindowGeometry(t *testing.T) {
 	}
 }
 
-// Every configuration of both types assembles for sm_80 and sm_90 without
+// Every configuration of both types, with and without vectors, assembles for sm_80 and sm_90 without
 // spilling.
 func TestPTXASWindow(t *testing.T) {
 	bin, err := ptxas.Find()
@@ -114,14 +117,15 @@ func TestPTXASWindow(t *testing.T) {
 		t.Skipf("no ptxas: %v", err)
 	}
 	n := 0
-	for _, d := range []DataType{F16, BF16} {
+	for i, d := range []DataType{F16, BF16, F16, BF16} {
+		cls := WindowClass{Data: d, XVec: []int{1, 2, 8, 4}[i], WVec: []int{1, 8, 4, 2}[i]}
 		for _, cfg := range []WindowConfig{{64, 16, 4, 1, 48}, {128, 32, 4, 1, 96}, {128, 64, 2, 2, 96}, {256, 64, 4, 2, 200},
 			{256, 128, 4, 2, 200}, {128, 128, 1, 4, 96}, {64, 64, 1, 8, 48}} {
-			if err := LegalWindow(cfg, WindowClass{Data: d}); err != nil {
+			if err := LegalWindow(cfg, cls); err != nil {
 				t.Fatalf("%v: %v", cfg, err)
 			}
 			for _, arch := range []string{"sm_80", "sm_90"} {
-				k, err := GenerateWindowConv(WindowClass{Data: d}, cfg, arch)
+				k, err := GenerateWindowConv(cls, cfg, arch)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -14,9 +14,24 @@ func WindowServes(s request.ConvShape) bool {
 	return s.G == 1 && (d == request.CudnnHalf || d == request.CudnnBFloat16) && s.Type.Compute == request.CudnnFloat
 }
 
-// WindowClass is the window kernel's class of convolution s.
-func WindowClass(s request.ConvShape) ptx.WindowClass {
-	return ptx.WindowClass{Data: convTypes[s.Type.Data]}
+// WindowClass is the window kernel's class of convolution s with x at x
+// and its filter at w: x's rows read in vectors of up to 16 bytes where
+// they are contiguous and W, x's strides and its address allow, the
+// filter's where it is in K×C×R×S order and C·R·S and its address allow.
+func WindowClass(s request.ConvShape, x, w uintptr) ptx.WindowClass {
+	cls := ptx.WindowClass{Data: convTypes[s.Type.Data], XVec: 1, WVec: 1}
+	es := s.Type.Data.Size()
+	if s.XStrides[3] == 1 {
+		a := int(gcdPow2(uint64(x), uint64(s.W*es)))
+		for _, st := range s.XStrides[:3] {
+			a = min(a, int(gcdPow2(uint64(st*es), 16)))
+		}
+		cls.XVec = max(1, a/es)
+	}
+	if !s.FilterNHWC {
+		cls.WVec = max(1, int(gcdPow2(uint64(w), uint64(s.C*s.R*s.S*es)))/es)
+	}
+	return cls
 }
 
 // WindowDefault is the heuristic's configuration of the window kernel for

@@ -817,8 +817,10 @@ func TestGPUConvGeneratedOnce(t *testing.T) {
 // window kernel: the heuristic's configuration and a configuration drawn
 // from the sweep's, every result against the reference and its bound, y
 // outside its view untouched. A third of the cases have few channels and
-// wide filters (the layers the kernel is for), some many channels, so
-// that the reduction runs in several chunks.
+// wide filters (the layers the kernel is for), a quarter many channels, so
+// that the reduction runs in several chunks, a quarter large images of few
+// channels, whose tiles outnumber the blocks the device holds (several
+// tiles a block, the filter staged once).
 func TestGPUConvWindow(t *testing.T) {
 	rt, stream := gpuRuntime(t)
 	rng := rand.New(rand.NewPCG(17, 41))
@@ -832,29 +834,34 @@ func TestGPUConvWindow(t *testing.T) {
 	if len(types) != 2 {
 		t.Fatalf("the window kernel serves %v", types)
 	}
-	chunked := 0
+	chunked, vectors := 0, map[[2]int]int{}
 	for i := 0; i < casesPerType(); i++ {
 		var c convcheck.Case
 		for {
 			c = convcheck.RandomCase(rng, types[i%2], 4_000_000)
 			c.Groups = 1
-			switch i % 3 {
+			work := 4_000_000
+			switch i % 4 {
 			case 0: // few channels, a wide filter
 				c.C, c.S = 1+rng.IntN(4), 1+rng.IntN(20)
 			case 1: // many channels: several chunks
 				c.C = 100 + rng.IntN(400)
+			case 3: // large images of few channels: several tiles a block
+				c.N, c.H, c.W, c.C, c.K = 1+rng.IntN(8), 64+rng.IntN(160), 64+rng.IntN(160), 1+rng.IntN(3), 1+rng.IntN(16)
+				work = 40_000_000
 			}
-			if c.H+2*c.PadH >= (c.R-1)*c.DilH+1 && c.W+2*c.PadW >= (c.S-1)*c.DilW+1 && c.Work() <= 4_000_000 {
+			if c.H+2*c.PadH >= (c.R-1)*c.DilH+1 && c.W+2*c.PadW >= (c.S-1)*c.DilW+1 && c.Work() <= work {
 				break
 			}
 		}
 		d, b, req, shape := onGPU(t, c, stream)
-		cls := space.WindowClass(shape)
+		cls := space.WindowClass(shape, req.XPtr, req.WPtr)
+		vectors[[2]int{cls.XVec, cls.WVec}]++
 		cfgs := []ptx.WindowConfig{space.WindowDefault(shape)}
 		all := space.WindowConfigs(cls)
 		cfgs = append(cfgs, all[rng.IntN(len(all))])
 		for j, cfg := range cfgs {
-			g, err := ptx.WindowGeometryOf(cfg, kernels.WindowProblem(shape))
+			g, err := ptx.WindowGeometryOf(cfg, cls, kernels.WindowProblem(shape))
 			if err != nil {
 				continue // one channel's window beyond the configuration's shared memory
 			}
@@ -870,7 +877,7 @@ func TestGPUConvWindow(t *testing.T) {
 		}
 		b.Free()
 	}
-	rep := fmt.Sprintf("window: %d runs (%d of them in several chunks of channels), %d outside the bound; worst err/bound %.3g\n", tl.runs, chunked, tl.failed, tl.worst)
+	rep := fmt.Sprintf("window: %d runs (%d of them in several chunks of channels; cases by vectors of x and the filter %v), %d outside the bound; worst err/bound %.3g\n", tl.runs, chunked, vectors, tl.failed, tl.worst)
 	t.Log(rep)
 	if chunked < tl.runs/10 {
 		t.Errorf("only %d of %d runs in several chunks", chunked, tl.runs)
