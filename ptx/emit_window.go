@@ -24,7 +24,7 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	if err := LegalWindow(cfg, cls); err != nil {
 		return nil, err
 	}
-	name := fmt.Sprintf("isaac_wconv_%s_x%dw%d_m%d_k%d_w%dx%d", cls.Data, cls.xVec(), cls.wVec(), cfg.Pixels, cfg.Channels, cfg.WarpsM, cfg.WarpsN)
+	name := fmt.Sprintf("isaac_wconv_%s_x%dw%d_m%d_k%d_w%dx%d_s%d", cls.Data, cls.xVec(), cls.wVec(), cfg.Pixels, cfg.Channels, cfg.WarpsM, cfg.WarpsN, cfg.KB)
 	b := &builder{}
 	c := &gemmCtx{b: b}
 	b.comment("%s %+v", cfg, cls)

@@ -1,6 +1,7 @@
 package ptx
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -141,4 +142,41 @@ func TestPTXASWindow(t *testing.T) {
 		}
 	}
 	t.Logf("%d kernels assembled", n)
+}
+
+// The runtime loads a window kernel by its name: every configuration and
+// class has its own.
+func TestWindowNamesDistinct(t *testing.T) {
+	seen := map[string]string{}
+	for _, d := range []DataType{F16, BF16} {
+		for _, xv := range []int{1, 2, 4, 8} {
+			for _, wv := range []int{1, 2, 4, 8} {
+				cls := WindowClass{Data: d, XVec: xv, WVec: wv}
+				for _, m := range []int{64, 128, 256} {
+					for _, k := range []int{16, 32, 64, 128} {
+						for _, wm := range []int{1, 2, 4, 8} {
+							for _, kb := range []int{48, 96, 200} {
+								cfg := WindowConfig{Pixels: m, Channels: k, WarpsM: wm, WarpsN: 4 / min(wm, 4), KB: kb}
+								if LegalWindow(cfg, cls) != nil {
+									continue
+								}
+								k, err := GenerateWindowConv(cls, cfg, "sm_90")
+								if err != nil {
+									t.Fatal(err)
+								}
+								id := fmt.Sprint(cls, cfg)
+								if other, ok := seen[k.Name]; ok {
+									t.Fatalf("%s names both %s and %s", k.Name, other, id)
+								}
+								seen[k.Name] = id
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(seen) < 100 {
+		t.Fatalf("only %d kernels", len(seen))
+	}
 }
