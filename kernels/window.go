@@ -52,6 +52,17 @@ func (rt *Runtime) WindowKernel(t Target, s request.ConvShape, cfg ptx.WindowCon
 	})
 }
 
+// WindowLoaded reports whether WindowKernel(t, s, cfg) is loaded already
+// (or cannot be made: it answers at once either way).
+func (rt *Runtime) WindowLoaded(t Target, s request.ConvShape, cfg ptx.WindowConfig) bool {
+	cls := windowClass(t, s)
+	if _, err := ptx.WindowGeometryOf(cfg, cls, WindowProblem(s)); err != nil {
+		return true
+	}
+	_, ok := rt.specs.Load(specKey{t.Ctx, windowSpec{cls, cfg}})
+	return ok
+}
+
 // windowSpec is what a window kernel's code depends on.
 type windowSpec struct {
 	cls ptx.WindowClass

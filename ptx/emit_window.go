@@ -121,8 +121,8 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	past := b.reg(kPred)
 	b.ins("setp.ge.s32 %s, %s, %s", past, tile, p["tilesAll"])
 	b.insP(past, "bra.uni %s", done)
-	r1, qb := divmod(b, tile, p["QB"])
-	n, pb := divmod(b, r1, p["PB"])
+	r1, qb := divmodMagic(b, tile, p["QB"], p["qbM"], p["qbL"])
+	n, pb := divmodMagic(b, r1, p["PB"], p["pbM"], p["pbL"])
 	p0, q0 := b.reg(kB32), b.reg(kB32)
 	b.ins("mul.lo.s32 %s, %s, %s", p0, pb, p["TP"])
 	b.ins("mul.lo.s32 %s, %s, %s", q0, qb, p["TQ"])
@@ -295,9 +295,21 @@ func (c *gemmCtx) windowTables(cfg WindowConfig, tid, smem, tabX, tabW, tabC, ws
 	}
 }
 
+// divmodMagic is a / d and a − (a / d)·d for a below 2³¹, the quotient
+// by d's DivMagic multiplier m and shift l (registers).
+func divmodMagic(b *builder, a, d, m, l string) (quo, rem string) {
+	hi, quo, rem := b.reg(kB32), b.reg(kB32), b.reg(kB32)
+	b.ins("mul.hi.u32 %s, %s, %s", hi, a, m)
+	b.ins("add.s32 %s, %s, %s", hi, hi, a)
+	b.ins("shr.u32 %s, %s, %s", quo, hi, l)
+	b.ins("mul.lo.s32 %s, %s, %s", rem, quo, d)
+	b.ins("sub.s32 %s, %s, %s", rem, a, rem)
+	return quo, rem
+}
+
 // windowBatch is the rows a warp stages at once, their loads in flight
 // together.
-const windowBatch = 8
+const windowBatch = 4
 
 // stageRows emits the staging of nrows rows of ncv vectors of vec 16-bit
 // elements into shared memory: the warps take batches of windowBatch rows
@@ -409,7 +421,7 @@ func (c *gemmCtx) windowStageX(cls WindowClass, cfg WindowConfig, x, xs, xN, hLo
 	b.ins("mul.lo.s32 %s, %s, %s", rows, p["CC"], p["HS"])
 	b.ins("shr.u32 %s, %s, %d", ncv, p["WS"], log2(v))
 	row := func(rho, valid string) any {
-		cl, hh := divmod(b, rho, p["HS"])
+		cl, hh := divmodMagic(b, rho, p["HS"], p["hsM"], p["hsL"])
 		ch, h := b.add32(c0, cl), b.add32(hLo, hh)
 		ok, hOK := b.reg(kPred), b.reg(kPred)
 		b.ins("setp.lt.s32 %s, %s, %s", ok, ch, p["C"])
@@ -498,63 +510,99 @@ func (c *gemmCtx) windowStageW(cls WindowClass, cfg WindowConfig, w, ws, tabW, t
 
 // windowStoreY writes the tile's outputs from the accumulators in shared
 // memory (es: [channel][pixel], rows of Pixels+4 floats): y = α·acc + β·y
-// (y not read when β = 0), a warp a row (channel, pixel row) of the tile,
-// its lanes along the columns, through y's strides.
+// (y not read when β = 0) through y's strides. Each lane owns the tile's
+// columns lane, lane+32, …; for each pixel row of the tile the warps take
+// the channels (warp w: w, w+warps, …), a row of consecutive columns at a
+// time, their addresses stepped without a division.
 func (c *gemmCtx) windowStoreY(cls WindowClass, cfg WindowConfig, y, es, n, k0, p0, q0, warp, lane, alpha, beta, pBeta string, p map[string]string) {
 	b := c.b
 	pitch := cfg.windowPitch() * 4
-	rows := b.reg(kB32)
-	b.ins("mul.lo.s32 %s, %s, %d", rows, p["TP"], cfg.Channels)
-	rho := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", rho, warp)
-	rowLoop, rowNext, done := b.newLabel("W_YROW"), b.newLabel("W_YROW_NEXT"), b.newLabel("W_YROW_END")
-	b.label(rowLoop)
-	moreR := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", moreR, rho, rows)
-	b.insP("!"+moreR, "bra.uni %s", done)
-	kk, pp := divmod(b, rho, p["TP"])
-	k, pi := b.add32(k0, kk), b.add32(p0, pp)
-	out := b.reg(kPred)
-	b.ins("setp.ge.s32 %s, %s, %s", out, k, p["K"])
-	b.insP(out, "bra.uni %s", rowNext)
-	b.ins("setp.ge.s32 %s, %s, %s", out, pi, p["P"])
-	b.insP(out, "bra.uni %s", rowNext)
-	yRow := b.reg(kB32)
-	b.ins("mul.lo.s32 %s, %s, %s", yRow, n, p["ysN"])
-	b.ins("mad.lo.s32 %s, %s, %s, %s", yRow, k, p["ysC"], yRow)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", yRow, pi, p["ysH"], yRow)
-	eRow := b.reg(kB32) // the row's accumulators: [kk][pp·TQ]
-	b.ins("mul.lo.s32 %s, %s, %s", eRow, pp, p["TQ"])
-	b.ins("shl.b32 %s, %s, 2", eRow, eRow)
-	b.ins("mad.lo.s32 %s, %s, %d, %s", eRow, kk, pitch, eRow)
-	b.ins("add.s32 %s, %s, %s", eRow, eRow, es)
+	nw := cfg.warps()
+	kEnd := b.reg(kB32) // the tile's channels within K, from k0
+	b.ins("sub.s32 %s, %s, %s", kEnd, p["K"], k0)
+	b.ins("min.s32 %s, %s, %d", kEnd, kEnd, cfg.Channels)
+	pEnd := b.reg(kB32) // the tile's rows within P
+	b.ins("sub.s32 %s, %s, %s", pEnd, p["P"], p0)
+	b.ins("min.s32 %s, %s, %s", pEnd, pEnd, p["TP"])
+	kStep := b.reg(kB64) // y's step between a warp's channels, bytes
+	b.ins("mul.wide.s32 %s, %s, %d", kStep, p["ysC"], nw*cls.Data.Size())
+	yBase := b.reg(kB32) // y's offset of (n, k0 + warp, p0)
+	b.ins("add.s32 %s, %s, %s", yBase, k0, warp)
+	b.ins("mul.lo.s32 %s, %s, %s", yBase, yBase, p["ysC"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", yBase, n, p["ysN"], yBase)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", yBase, p0, p["ysH"], yBase)
+	eBase := b.reg(kB32) // the accumulators of (warp's first channel, pixel 0)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", eBase, warp, pitch, es)
 	qq := b.reg(kB32)
 	b.ins("mov.u32 %s, %s", qq, lane)
-	colLoop := b.newLabel("W_YCOL")
+	colLoop, colNext, done := b.newLabel("W_YCOL"), b.newLabel("W_YCOL_NEXT"), b.newLabel("W_YCOL_END")
 	b.label(colLoop)
+	first := b.reg(kB32) // 32·(the pass): uniform
+	b.ins("sub.s32 %s, %s, %s", first, qq, lane)
 	moreQ := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", moreQ, qq, p["TQ"])
-	b.insP("!"+moreQ, "bra %s", rowNext) // not .uni: the lanes past TQ leave first
+	b.ins("setp.lt.s32 %s, %s, %s", moreQ, first, p["TQ"])
+	b.insP("!"+moreQ, "bra.uni %s", done)
 	q := b.add32(q0, qq)
-	ok := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", ok, q, p["Q"])
-	ea := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, 4, %s", ea, qq, eRow)
-	v := b.reg(kF32)
-	b.ins("ld.shared.f32 %s, [%s]", v, ea)
-	b.ins("mul.rn.f32 %s, %s, %s", v, v, alpha)
-	off := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", off, q, p["ysW"], yRow)
-	readOld := b.reg(kPred)
-	b.ins("and.pred %s, %s, %s", readOld, pBeta, ok)
-	old := loadWidened(b, cls.Data, kF32, y, off, readOld, false)
-	b.insP(readOld, "fma.rn.f32 %s, %s, %s, %s", v, beta, old, v)
-	storeNarrowed(b, cls.Data, kF32, y, off, v, ok)
-	b.ins("add.s32 %s, %s, 32", qq, qq)
-	b.ins("bra %s", colLoop)
+	colOK := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", colOK, q, p["Q"])
+	inTile := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", inTile, qq, p["TQ"])
+	b.ins("and.pred %s, %s, %s", colOK, colOK, inTile)
+	yCol := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", yCol, q, p["ysW"], yBase)
+	eCol := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, 4, %s", eCol, qq, eBase)
+	pp := b.reg(kB32)
+	b.ins("mov.u32 %s, 0", pp)
+	rowLoop, rowNext := b.newLabel("W_YROW"), b.newLabel("W_YROW_NEXT")
+	b.label(rowLoop)
+	morePP := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", morePP, pp, pEnd)
+	b.insP("!"+morePP, "bra.uni %s", colNext)
+	// The channels of this row: one loop where β = 0 (y not read), one where not.
+	cvt := "cvt.rn.f16.f32"
+	if cls.Data == BF16 {
+		cvt = "cvt.rn.bf16.f32"
+	}
+	withOld := b.newLabel("W_YCH_OLD")
+	b.insP(pBeta, "bra.uni %s", withOld)
+	for _, readOld := range []bool{false, true} {
+		if readOld {
+			b.label(withOld)
+		}
+		ya := elemAddr(b, y, yCol, cls.Data) // (this row, the warp's first channel)
+		ea := b.reg(kB32)
+		b.ins("mov.u32 %s, %s", ea, eCol)
+		kk := b.reg(kB32)
+		b.ins("mov.u32 %s, %s", kk, warp)
+		chLoop := b.newLabel("W_YCH")
+		b.label(chLoop)
+		moreK := b.reg(kPred)
+		b.ins("setp.lt.s32 %s, %s, %s", moreK, kk, kEnd)
+		b.insP("!"+moreK, "bra.uni %s", rowNext)
+		v := b.reg(kF32)
+		b.ins("ld.shared.f32 %s, [%s]", v, ea)
+		b.ins("mul.rn.f32 %s, %s, %s", v, v, alpha)
+		if readOld {
+			old := loadAt(b, cls.Data, kF32, ya, colOK, false)
+			b.ins("fma.rn.f32 %s, %s, %s, %s", v, beta, old, v)
+		}
+		h := b.reg(kB16)
+		b.ins("%s %s, %s", cvt, h, v)
+		b.insP(colOK, "st.global.b16 [%s], %s", ya, h)
+		b.ins("add.s64 %s, %s, %s", ya, ya, kStep)
+		b.ins("add.s32 %s, %s, %d", ea, ea, nw*pitch)
+		b.ins("add.s32 %s, %s, %d", kk, kk, nw)
+		b.ins("bra.uni %s", chLoop)
+	}
 	b.label(rowNext)
-	b.ins("add.s32 %s, %s, %d", rho, rho, cfg.warps())
+	b.ins("add.s32 %s, %s, %s", yCol, yCol, p["ysH"])
+	b.ins("mad.lo.s32 %s, %s, 4, %s", eCol, p["TQ"], eCol)
+	b.ins("add.s32 %s, %s, 1", pp, pp)
 	b.ins("bra.uni %s", rowLoop)
+	b.label(colNext)
+	b.ins("add.s32 %s, %s, 32", qq, qq)
+	b.ins("bra.uni %s", colLoop)
 	b.label(done)
 }
 

@@ -211,7 +211,8 @@ func WindowGrid(cfg WindowConfig, g WindowGeometry, pr WindowProblem) [3]int {
 // plane HS·WS); the chunk (CC, J, JP, R·S, S); the taps' offsets and
 // steps in the window; x's, y's and the filter's element strides; the
 // shared memory's offsets of the window, the filter and the accumulators;
-// the tiles a block computes and the tiles of all images.
+// the tiles a block computes and the tiles of all images; the dividers
+// (DivMagic: multiplier, shift) of HS, QB and PB.
 var WindowIntParams = []string{
 	"N", "K", "P", "Q", "C", "H", "W",
 	"TP", "TQ", "PB", "QB",
@@ -222,6 +223,7 @@ var WindowIntParams = []string{
 	"xsN", "xsC", "xsH", "xsW", "ysN", "ysC", "ysH", "ysW",
 	"wsK", "wsC", "wsR", "wsS",
 	"xsOff", "wsOff", "eOff", "tiles", "tilesAll",
+	"hsM", "hsL", "qbM", "qbL", "pbM", "pbL",
 }
 
 // Ints are the kernel's integer parameters (WindowIntParams) for pr with
@@ -237,7 +239,20 @@ func (pr WindowProblem) Ints(g WindowGeometry) []int {
 		pr.X[0], pr.X[1], pr.X[2], pr.X[3], pr.Y[0], pr.Y[1], pr.Y[2], pr.Y[3],
 		pr.Filter[0], pr.Filter[1], pr.Filter[2], pr.Filter[3],
 		g.XsOff, g.WsOff, g.EOff, g.Tiles, pr.N * g.PB * g.QB,
+		magic(g.HS), magicL(g.HS), magic(g.QB), magicL(g.QB), magic(g.PB), magicL(g.PB),
 	}
+}
+
+// magic and magicL are DivMagic's multiplier (as the kernel's 32-bit
+// parameter) and shift.
+func magic(d int) int {
+	m, _ := DivMagic(d)
+	return int(int32(m))
+}
+
+func magicL(d int) int {
+	_, l := DivMagic(d)
+	return l
 }
 
 // windowParams are the window kernel's parameters in order.
@@ -247,4 +262,15 @@ func windowParams() []Param {
 		ps = append(ps, Param{n, ".s32", 4})
 	}
 	return ps
+}
+
+// DivMagic is the multiplier and shift that divide a 32-bit numerator
+// below 2³¹ by d ≥ 1 without a division: n/d = (mulhi(n, M) + n) >> L
+// (Granlund and Montgomery's round-up method; n below 2³¹ keeps the sum
+// within 32 bits).
+func DivMagic(d int) (m uint32, l int) {
+	for 1<<l < d {
+		l++
+	}
+	return uint32((uint64(1)<<32*(uint64(1)<<l-uint64(d)))/uint64(d) + 1), l
 }

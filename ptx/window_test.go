@@ -180,3 +180,19 @@ func TestWindowNamesDistinct(t *testing.T) {
 		t.Fatalf("only %d kernels", len(seen))
 	}
 }
+
+// DivMagic divides every numerator below 2³¹ exactly: the edges and
+// random ones, by divisors up to 2²⁰.
+func TestDivMagic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 8))
+	for i := 0; i < 20000; i++ {
+		d := 1 + rng.IntN(1<<uint(1+rng.IntN(20)))
+		m, l := DivMagic(d)
+		for _, n := range []uint32{0, 1, uint32(d - 1), uint32(d), uint32(d + 1), 1<<31 - 1, uint32(rng.IntN(1 << 31)), uint32(rng.IntN(1 << 16))} {
+			q := uint32((uint64(n)*uint64(m))>>32+uint64(n)) >> l
+			if q != n/uint32(d) {
+				t.Fatalf("%d / %d: %d (m %d, l %d)", n, d, q, m, l)
+			}
+		}
+	}
+}

@@ -29,6 +29,7 @@ const (
 	convImplicit convPath = iota // the implicit GEMM on x as it lies
 	convCopies                   // the implicit GEMM on NHWC copies of x and the filter (kernels.LaunchConvNHWC)
 	convGrouped                  // the direct grouped kernel
+	convWindow                   // the window kernel (kernels.LaunchWindow)
 )
 
 // convDecision is a convolution's decision: its loaded kernel and how it
@@ -76,6 +77,8 @@ func (r convRun) String() string {
 	switch r.path {
 	case convGrouped:
 		return r.k.Grouped().String()
+	case convWindow:
+		return r.k.Window().String()
 	case convCopies:
 		return "nhwc copies " + r.k.Config().String()
 	}
@@ -103,6 +106,8 @@ func (s *Server) Conv(c *request.Conv) (request.Reason, Token) {
 		switch r.path {
 		case convGrouped:
 			return s.rt.LaunchGrouped(c, shape, r.k)
+		case convWindow:
+			return s.rt.LaunchWindow(t, c, shape, r.k)
 		case convCopies:
 			return s.rt.LaunchConvNHWC(t, c, shape, r.k)
 		}
@@ -324,6 +329,9 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 				!slices.ContainsFunc(cands, func(r convRun) bool { return r.k == h.k }) {
 				d.alts = append(d.alts, convRun{h.k, h.path})
 			}
+			if w, ok := s.convWindowRun(c, shape); ok && !slices.ContainsFunc(d.alts, func(r convRun) bool { return r.k == w.k }) {
+				d.alts = append(d.alts, w) // the window kernel, which the model does not rank
+			}
 			d.meas = s.newCheck(1+len(d.alts), convKeep)
 		}
 		return d
@@ -397,6 +405,12 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 				if ht, hcfg, _, r := s.convHeuristicPlan(t, c, shape); r == request.Served && !s.rt.Loaded(ht, hcfg) {
 					return &convDecision{reason: request.FwdCompiling}
 				}
+				// and the window kernel's (served's)
+				if space.WindowCandidate(shape) {
+					if wt, err := s.rt.WindowTarget(c, shape); err == nil && !s.rt.WindowLoaded(wt, shape, space.WindowDefault(shape)) {
+						return &convDecision{reason: request.FwdCompiling}
+					}
+				}
 			}
 			return served(cands)
 		}
@@ -422,12 +436,18 @@ func (s *Server) convRunnable(cfg ptx.GemmConfig, t kernels.Target, shape reques
 	return cfg
 }
 
-// convHeuristic is a convolution's decision without a model: a grouped
-// convolution by the direct kernel where it takes it (few channels per
-// group), else by cuDNN; ISAAC_CONV_CONFIG's implicit GEMM on x as it
-// lies; the heuristic's implicit GEMM on NHWC copies where
+// convHeuristic is a convolution's decision without a model: the window
+// kernel where space.WindowPreferred says (16-bit, NCHW rows, few
+// channels); a grouped convolution by the direct kernel where it takes it
+// (few channels per group), else by cuDNN; ISAAC_CONV_CONFIG's implicit
+// GEMM on x as it lies; the heuristic's implicit GEMM on NHWC copies where
 // space.ConvThroughCopies prefers them, else on x as it lies.
 func (s *Server) convHeuristic(t kernels.Target, c *request.Conv, shape request.ConvShape) *convDecision {
+	if s.opts.ConvConfig == nil && space.WindowPreferred(shape) {
+		if w, ok := s.convWindowRun(c, shape); ok {
+			return &convDecision{reason: request.Served, k: w.k, path: convWindow}
+		}
+	}
 	if shape.G > 1 {
 		k, err := s.rt.GroupedKernel(t, shape, space.GroupedDefault(shape, t.Class.AlignA))
 		if err != nil {
@@ -444,6 +464,24 @@ func (s *Server) convHeuristic(t kernels.Target, c *request.Conv, shape request.
 		return &convDecision{reason: reasonOf(err)}
 	}
 	return &convDecision{reason: request.Served, k: k, path: path}
+}
+
+// convWindowRun is the window kernel of the heuristic's configuration for
+// c, loaded (compiled in line), where the kernel serves c's shape and x
+// lies with rows of pixels contiguous (space.WindowCandidate).
+func (s *Server) convWindowRun(c *request.Conv, shape request.ConvShape) (convRun, bool) {
+	if !space.WindowCandidate(shape) {
+		return convRun{}, false
+	}
+	wt, err := s.rt.WindowTarget(c, shape)
+	if err != nil {
+		return convRun{}, false
+	}
+	k, err := s.rt.WindowKernel(wt, shape, space.WindowDefault(shape))
+	if err != nil {
+		return convRun{}, false
+	}
+	return convRun{k, convWindow}, true
 }
 
 // convHeuristicPlan is an ungrouped convolution's heuristic choice (see

@@ -14,6 +14,24 @@ func WindowServes(s request.ConvShape) bool {
 	return s.G == 1 && (d == request.CudnnHalf || d == request.CudnnBFloat16) && s.Type.Compute == request.CudnnFloat
 }
 
+// WindowCandidate reports whether the window kernel is worth timing for
+// convolution s: it serves s and x lies with rows of pixels contiguous,
+// not channels (NCHW): its staging reads x's rows.
+func WindowCandidate(s request.ConvShape) bool {
+	return WindowServes(s) && s.XStrides[3] == 1 && s.XStrides[1] != 1
+}
+
+// WindowPreferred reports whether the heuristic runs convolution s
+// through the window kernel: a candidate (WindowCandidate) of at most
+// windowChannels channels, where the implicit GEMM's reduction is short
+// and its gathers of x's pixels costly (gputest/results/h100/conv/call81).
+func WindowPreferred(s request.ConvShape) bool {
+	return WindowCandidate(s) && s.C <= windowChannels
+}
+
+// windowChannels is the most channels WindowPreferred takes.
+const windowChannels = 4
+
 // WindowClass is the window kernel's class of convolution s with x at x
 // and its filter at w: x's rows read in vectors of up to 16 bytes where
 // they are contiguous and W, x's strides and its address allow, the

@@ -1,0 +1,57 @@
+package space
+
+import (
+	"testing"
+
+	"github.com/isaacgo/isaac/request"
+)
+
+// The window kernel's class reads x's rows and the filter's in the widest
+// vectors their layout, sizes and addresses allow; the candidates are the
+// 16-bit ungrouped convolutions whose x lies in rows of pixels.
+func TestWindowClass(t *testing.T) {
+	half := request.ConvTypes[2]
+	nchw := func(n, c, h, w int) [4]int { return [4]int{c * h * w, h * w, w, 1} }
+	nhwc := func(n, c, h, w int) [4]int { return [4]int{h * w * c, 1, w * c, c} }
+	s := request.ConvShape{Type: half, N: 2, C: 3, H: 20, W: 64, K: 8, R: 5, S: 4, G: 1, P: 16, Q: 61, StrH: 1, StrW: 1, DilH: 1, DilW: 1}
+	s.XStrides, s.YStrides = nchw(2, 3, 20, 64), nchw(2, 8, 16, 61)
+	for _, c := range []struct {
+		w, x       uintptr
+		wNHWC      bool
+		W          int
+		xVec, wVec int
+	}{
+		{1 << 20, 1 << 20, false, 64, 8, 4}, // C·R·S = 60: 8-byte filter rows
+		{1 << 20, 1<<20 + 4, false, 64, 2, 4},
+		{1 << 20, 1 << 20, false, 62, 2, 4},  // W = 62: 4-byte rows
+		{1 << 20, 1 << 20, false, 61, 1, 4},  // odd W
+		{1<<20 + 2, 1 << 20, true, 64, 8, 1}, // an NHWC-format filter: element by element
+	} {
+		s := s
+		s.W, s.FilterNHWC = c.W, c.wNHWC
+		s.XStrides = nchw(2, 3, 20, c.W)
+		cls := WindowClass(s, c.x, c.w)
+		if cls.XVec != c.xVec || cls.WVec != c.wVec {
+			t.Errorf("W %d x %#x w %#x nhwc filter %v: vectors %d, %d, want %d, %d", c.W, c.x, c.w, c.wNHWC, cls.XVec, cls.WVec, c.xVec, c.wVec)
+		}
+	}
+	if !WindowCandidate(s) || !WindowPreferred(s) {
+		t.Errorf("an NCHW 3-channel half convolution: candidate %v, preferred %v", WindowCandidate(s), WindowPreferred(s))
+	}
+	wide := s
+	wide.C = 64
+	wide.XStrides = nchw(2, 64, 20, 64)
+	if !WindowCandidate(wide) || WindowPreferred(wide) {
+		t.Errorf("64 channels: candidate %v, preferred %v", WindowCandidate(wide), WindowPreferred(wide))
+	}
+	for _, other := range []request.ConvShape{
+		func() request.ConvShape { o := s; o.XStrides = nhwc(2, 3, 20, 64); return o }(),                          // channels contiguous
+		func() request.ConvShape { o := s; o.Type = request.ConvTypes[0]; return o }(),                            // float
+		func() request.ConvShape { o := s; o.Type = request.ConvTypes[3]; return o }(),                            // true half
+		func() request.ConvShape { o := s; o.C, o.K, o.G = 4, 4, 4; o.XStrides = nchw(2, 4, 20, 64); return o }(), // grouped
+	} {
+		if WindowCandidate(other) {
+			t.Errorf("%+v: a window candidate", other)
+		}
+	}
+}
