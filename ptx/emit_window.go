@@ -580,8 +580,9 @@ func (c *gemmCtx) windowStoreY(cls WindowClass, cfg WindowConfig, y, es, n, k0, 
 		moreK := b.reg(kPred)
 		b.ins("setp.lt.s32 %s, %s, %s", moreK, kk, kEnd)
 		b.insP("!"+moreK, "bra.uni %s", rowNext)
-		v := b.reg(kF32)
-		b.ins("ld.shared.f32 %s, [%s]", v, ea)
+		v := b.reg(kF32) // (a lane past the tile's columns reads nothing: past the last channel's row lies the end of shared memory)
+		b.ins("mov.f32 %s, 0f00000000", v)
+		b.insP(inTile, "ld.shared.f32 %s, [%s]", v, ea)
 		b.ins("mul.rn.f32 %s, %s, %s", v, v, alpha)
 		if readOld {
 			old := loadAt(b, cls.Data, kF32, ya, colOK, false)

@@ -101,18 +101,7 @@ func (s *Server) Conv(c *request.Conv) (request.Reason, Token) {
 	if r != request.Served {
 		return r, Token{}
 	}
-	launch := func(cand int) error {
-		r := d.run(cand)
-		switch r.path {
-		case convGrouped:
-			return s.rt.LaunchGrouped(c, shape, r.k)
-		case convWindow:
-			return s.rt.LaunchWindow(t, c, shape, r.k)
-		case convCopies:
-			return s.rt.LaunchConvNHWC(t, c, shape, r.k)
-		}
-		return s.rt.LaunchConv(t, c, shape, r.k)
-	}
+	launch := func(cand int) error { return s.launchConv(t, c, shape, d.run(cand)) }
 	cand := 0
 	if m := d.meas; m != nil {
 		stream := cuda.Stream(c.Stream)
@@ -129,6 +118,20 @@ func (s *Server) Conv(c *request.Conv) (request.Reason, Token) {
 		cand = int(m.chosen.Load()) // the candidate the check kept
 	}
 	return reasonOf(launch(cand)), Token{}
+}
+
+// launchConv launches c (of shape s, target t) with run's kernel on its
+// path.
+func (s *Server) launchConv(t kernels.Target, c *request.Conv, shape request.ConvShape, r convRun) error {
+	switch r.path {
+	case convGrouped:
+		return s.rt.LaunchGrouped(c, shape, r.k)
+	case convWindow:
+		return s.rt.LaunchWindow(t, c, shape, r.k)
+	case convCopies:
+		return s.rt.LaunchConvNHWC(t, c, shape, r.k)
+	}
+	return s.rt.LaunchConv(t, c, shape, r.k)
 }
 
 // ConvPlan is what Conv would run for c (the decision made now, compiling

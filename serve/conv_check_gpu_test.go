@@ -155,9 +155,9 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 // TestGPUConvDecisionCandidates: under Auto with the check, a convolution
 // the model serves brings every choice the chooser keeps as candidates
 // (its five best-predicted and each route's best, as distinct kernels,
-// the model's first choice first) and the heuristic's, each of which runs
-// and computes the right result. An FP16 NCHW layer with two routes (x as
-// it lies, NHWC copies).
+// the model's first choice first), the heuristic's and the window
+// kernel's, each of which runs and computes the right result. An FP16
+// NCHW layer with two routes (x as it lies, NHWC copies).
 func TestGPUConvDecisionCandidates(t *testing.T) {
 	gemmcheck.GPUThread(t)
 	c := convcheck.Case{Type: request.ConvTypes[2], Math: request.CudnnTensorOpMath, N: 8, C: 64, H: 28, W: 28, K: 64, R: 3, S: 3,
@@ -189,22 +189,15 @@ func TestGPUConvDecisionCandidates(t *testing.T) {
 			}
 		}
 	}
-	if !paths[convImplicit] || !paths[convCopies] {
-		t.Errorf("candidates on paths %v, want both routes", paths)
+	if !paths[convImplicit] || !paths[convCopies] || !paths[convWindow] {
+		t.Errorf("candidates on paths %v, want both routes and the window kernel", paths)
 	}
 	_, tg, shape, _ := srv.convTarget(req)
 	for i, run := range runs {
 		if err := b.ResetY(); err != nil {
 			t.Fatal(err)
 		}
-		var err error
-		switch run.path {
-		case convCopies:
-			err = srv.rt.LaunchConvNHWC(tg, req, shape, run.k)
-		default:
-			err = srv.rt.LaunchConv(tg, req, shape, run.k)
-		}
-		if err != nil {
+		if err := srv.launchConv(tg, req, shape, run); err != nil {
 			t.Fatalf("candidate %d: %v", i, err)
 		}
 		got, err := b.ReadY(stream)
