@@ -3,6 +3,7 @@ package space
 import (
 	"testing"
 
+	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 )
 
@@ -52,6 +53,27 @@ func TestWindowClass(t *testing.T) {
 	} {
 		if WindowCandidate(other) {
 			t.Errorf("%+v: a window candidate", other)
+		}
+	}
+}
+
+// The heuristic's configurations are legal, and small grids get small
+// blocks.
+func TestWindowDefault(t *testing.T) {
+	half := request.ConvTypes[2]
+	for _, s := range []request.ConvShape{
+		{Type: half, N: 1, C: 3, K: 64, P: 112, Q: 112, R: 7, S: 7, G: 1},
+		{Type: half, N: 32, C: 3, K: 64, P: 112, Q: 112, R: 7, S: 7, G: 1},
+		{Type: half, N: 16, C: 1, K: 32, P: 79, Q: 341, R: 5, S: 20, G: 1},
+		{Type: half, N: 1, C: 8, K: 8, P: 9, Q: 9, R: 3, S: 3, G: 1},
+	} {
+		cfg := WindowDefault(s)
+		if err := ptx.LegalWindow(cfg, WindowClass(s, 0, 0)); err != nil {
+			t.Errorf("%+v: %v", s, err)
+		}
+		blocks := ceilDiv(s.N*s.P*s.Q, cfg.Pixels) * ceilDiv(s.K, cfg.Channels)
+		if small := s.N*s.P*s.Q*s.K < 128*64*windowBlocks; small != (cfg.Pixels == 64) {
+			t.Errorf("%+v: %v, %d blocks", s, cfg, blocks)
 		}
 	}
 }
