@@ -116,6 +116,22 @@ func simThreadShared(prog []simInstr2, params map[string]int64, tid, bx, by int6
 // ld.shared hands it on to its register (a kernel that moves data through
 // shared memory, such as a transpose's tiles).
 func simThreadSharedFrom(prog []simInstr2, params map[string]int64, tid int64, block, grid [3]int64, smem, smemFrom map[int64]int64, lenient bool) (copies []simCopy, stores []simStore, err error) {
+	return simRun(prog, params, tid, block, grid, smem, smemFrom, lenient, nil)
+}
+
+// simHooks observe a simulated thread's memory accesses: shared is called
+// for every shared load or store whose address is known (its bytes, and
+// whether it stores), global for every global load (its bytes); with
+// stopAtBarrier the thread ends at its first bar.sync (a first pass that
+// only writes a block's tables).
+type simHooks struct {
+	shared        func(op string, addr, bytes int64, store bool)
+	global        func(op string, addr, bytes int64)
+	stopAtBarrier bool
+}
+
+// simRun is simThreadSharedFrom with hooks (nil: none).
+func simRun(prog []simInstr2, params map[string]int64, tid int64, block, grid [3]int64, smem, smemFrom map[int64]int64, lenient bool, hooks *simHooks) (copies []simCopy, stores []simStore, err error) {
 	bx, by, bz := block[0], block[1], block[2]
 	regs := map[string]int64{}
 	from := map[string]int64{} // register → the global address it was loaded from (0: zero)
@@ -196,6 +212,23 @@ func simThreadSharedFrom(prog []simInstr2, params map[string]int64, tid int64, b
 		}
 		op, a := in.op, in.args
 		base, _, _ := strings.Cut(op, ".")
+		if hooks != nil {
+			switch {
+			case op == "bar.sync" && hooks.stopAtBarrier:
+				return copies, stores, nil
+			case strings.HasPrefix(op, "ld.shared") || strings.HasPrefix(op, "st.shared"):
+				st := strings.HasPrefix(op, "st.")
+				if s, ok := addr(a[map[bool]int{true: 0, false: 1}[st]]); ok && hooks.shared != nil {
+					hooks.shared(op, s, storeBytes(op), st)
+				} else if !ok && !lenient {
+					return nil, nil, fmt.Errorf("thread %d: %s at an unknown address", tid, op)
+				}
+			case strings.HasPrefix(op, "ld.global"):
+				if g, ok := addr(a[1]); ok && hooks.global != nil {
+					hooks.global(op, g, storeBytes(op))
+				}
+			}
+		}
 		x := make([]int64, 0, 4)
 		known := true
 		for _, s := range a[min(1, len(a)):] {
@@ -260,14 +293,15 @@ func simThreadSharedFrom(prog []simInstr2, params map[string]int64, tid int64, b
 			} else {
 				delete(from, a[0])
 			}
-		case smem != nil && (op == "ld.shared.s32" || op == "ld.shared.b32"):
+		case smem != nil && (op == "ld.shared.s32" || op == "ld.shared.b32" || op == "ld.shared.v2.b32"):
 			s, ok := addr(a[1])
-			v, known := smem[s]
-			if !ok || !known {
-				delete(regs, a[0])
-				continue
+			for i, r := range braceRegs(a[0]) {
+				if v, known := smem[s+4*int64(i)]; ok && known {
+					regs[r] = v
+				} else {
+					delete(regs, r)
+				}
 			}
-			regs[a[0]] = v
 		case strings.HasPrefix(op, "st.global"):
 			g, ok := addr(a[0])
 			if !ok && lenient {
@@ -364,6 +398,8 @@ func simThreadSharedFrom(prog []simInstr2, params map[string]int64, tid int64, b
 			set(x[0] - x[1])
 		case strings.HasPrefix(op, "mul.lo"):
 			set(x[0] * x[1])
+		case strings.HasPrefix(op, "mul.hi.u32"):
+			set(int64(uint64(uint32(x[0])) * uint64(uint32(x[1])) >> 32))
 		case strings.HasPrefix(op, "mul.wide.s32"):
 			regs[a[0]] = int64(int32(x[0])) * int64(int32(x[1]))
 		case strings.HasPrefix(op, "mul.wide.u32"):
