@@ -259,9 +259,9 @@ func (b *bench) measureConv(srv convServers, h cudnn.Handle, ws cuda.DevicePtr, 
 			row.Alt = append(row.Alt, report.Alt{Name: v.name, US: us, Config: v.config})
 		}
 	}
-	if reason == request.Served && (sweep > 0 || shape.G > 1) {
+	if reason == request.Served && (sweep > 0 || b.windowSweep > 0 && space.WindowServes(shape) || shape.G > 1) {
 		// The best of ISAAC's kernels timed: the served configuration,
-		// the paths', the sweep's and the model's.
+		// the paths', the sweep's (and -windowsweep's) and the model's.
 		alt := report.Alt{Name: "sweep_best", US: row.OursUS, Config: plan}
 		for i, v := range variants {
 			if us := median(times[2+i]); v.name != "dispatch" && us < alt.US {
