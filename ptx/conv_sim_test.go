@@ -223,6 +223,12 @@ func simRun(prog []simInstr2, params map[string]int64, tid int64, block, grid [3
 				} else if !ok && !lenient {
 					return nil, nil, fmt.Errorf("thread %d: %s at an unknown address", tid, op)
 				}
+			case strings.HasPrefix(op, "ldmatrix"): // this lane's row of 16 bytes
+				if s, ok := addr(a[1]); ok && hooks.shared != nil {
+					hooks.shared(op, s, 16, false)
+				} else if !ok && !lenient {
+					return nil, nil, fmt.Errorf("thread %d: %s at an unknown address", tid, op)
+				}
 			case strings.HasPrefix(op, "ld.global"):
 				if g, ok := addr(a[1]); ok && hooks.global != nil {
 					hooks.global(op, g, storeBytes(op))

@@ -25,6 +25,9 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 		return nil, err
 	}
 	name := fmt.Sprintf("isaac_wconv_%s_x%dw%d_m%d_k%d_w%dx%d_s%d", cls.Data, cls.xVec(), cls.wVec(), cfg.Pixels, cfg.Channels, cfg.WarpsM, cfg.WarpsN, cfg.KB)
+	if cfg.Shifted {
+		name += "_sh"
+	}
 	b := &builder{}
 	c := &gemmCtx{b: b}
 	b.comment("%s %+v", cfg, cls)
@@ -62,6 +65,10 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	b.ins("add.s32 %s, %s, 8", wPitch, p["JP"])
 	b.ins("shl.b32 %s, %s, 1", wPitch, wPitch)
 	c.windowTables(cfg, tid, smem, tabX, tabW, tabC, ws, wPitch, cls.wVec() > 1, p)
+	var cp string // a Shifted kernel's copies
+	if cfg.Shifted {
+		cp = b.add32(smem, p["cpOff"])
+	}
 
 	b.comment("the warp's pixels and channels; each fragment row's pixel in the window")
 	wm, wn := b.reg(kB32), b.reg(kB32)
@@ -75,6 +82,9 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	b.ins("mul.lo.s32 %s, %s, %s", rowStep, p["strH"], p["WS"])
 	mt, nt := cfg.mTiles(), cfg.nTiles()
 	pix := make([][2]string, mt) // [tile][row g, row g+8]: the pixel's element offset in the window
+	if cfg.Shifted {
+		pix = nil
+	}
 	for i := range pix {
 		for h := range 2 {
 			m := b.add32(mb, g)
@@ -139,7 +149,7 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	}
 	xN := b.reg(kB32)
 	b.ins("mul.lo.s32 %s, %s, %s", xN, n, p["xsN"])
-	bases := make([][2]string, mt) // smem + 2·(the pixel's offset in the window, shifted)
+	bases := make([][2]string, len(pix)) // smem + 2·(the pixel's offset in the window, shifted)
 	for i := range bases {
 		for h := range 2 {
 			bases[i][h] = b.reg(kB32)
@@ -156,6 +166,11 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 		}
 	}
 
+	var units []string // a Shifted kernel's: each m-tile's unit of this lane's ldmatrix rows
+	if cfg.Shifted {
+		units = c.windowUnitBases(cfg, mb, lane, smem, p)
+	}
+
 	b.comment("for each chunk of CC channels")
 	c0 := b.reg(kB32)
 	b.ins("mov.u32 %s, 0", c0)
@@ -170,7 +185,13 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	c.windowStageW(cls, cfg, w, ws, tabW, tabC, wPitch, k0, c0, warp, lane, p)
 	b.label(skipW)
 	b.ins("bar.sync 0")
-	c.windowProducts(cls, cfg, tabX, bases, wRows, t, acc, p)
+	if cfg.Shifted {
+		c.windowCopies(cfg, xs, cp, sh, tid, p)
+		b.ins("bar.sync 0")
+		c.windowProductsShifted(cls, tabX, units, wRows, lane, acc, p)
+	} else {
+		c.windowProducts(cls, cfg, tabX, bases, wRows, t, acc, p)
+	}
 	b.ins("add.s32 %s, %s, %s", c0, c0, p["CC"])
 	moreC := b.reg(kPred)
 	b.ins("setp.lt.s32 %s, %s, %s", moreC, c0, p["C"])
@@ -225,9 +246,15 @@ func (c *gemmCtx) windowTables(cfg WindowConfig, tid, smem, tabX, tabW, tabC, ws
 	b := c.b
 	threads := cfg.warps() * 32
 	zeroPlane := b.reg(kB32) // bytes from smem
-	b.ins("mul.lo.s32 %s, %s, %s", zeroPlane, p["CC"], p["plane"])
-	b.ins("shl.b32 %s, %s, 1", zeroPlane, zeroPlane)
-	b.ins("add.s32 %s, %s, %s", zeroPlane, zeroPlane, p["xsOff"])
+	if cfg.Shifted {
+		b.ins("mul.lo.s32 %s, %s, %s", zeroPlane, p["CC"], p["plu"])
+		b.ins("shl.b32 %s, %s, 4", zeroPlane, zeroPlane)
+		b.ins("add.s32 %s, %s, %s", zeroPlane, zeroPlane, p["cpOff"])
+	} else {
+		b.ins("mul.lo.s32 %s, %s, %s", zeroPlane, p["CC"], p["plane"])
+		b.ins("shl.b32 %s, %s, 1", zeroPlane, zeroPlane)
+		b.ins("add.s32 %s, %s, %s", zeroPlane, zeroPlane, p["xsOff"])
+	}
 	forEach := func(label, limit string, body func(e string)) {
 		e := b.reg(kB32)
 		b.ins("mov.u32 %s, %s", e, tid)
@@ -250,10 +277,17 @@ func (c *gemmCtx) windowTables(cfg WindowConfig, tid, smem, tabX, tabW, tabC, ws
 		b.ins("mad.lo.s32 %s, %s, %s, %s", hh, r, p["hStep"], p["hO"])
 		b.ins("mad.lo.s32 %s, %s, %s, %s", wwo, s, p["wStep"], p["wO"])
 		xo := b.reg(kB32)
-		b.ins("mad.lo.s32 %s, %s, %s, %s", xo, hh, p["WS"], wwo)
-		b.ins("mad.lo.s32 %s, %s, %s, %s", xo, cl, p["plane"], xo)
-		b.ins("shl.b32 %s, %s, 1", xo, xo)
-		b.ins("add.s32 %s, %s, %s", xo, xo, p["xsOff"])
+		if cfg.Shifted { // the unit of (channel, window row, column group 0, tap s)
+			b.ins("mad.lo.s32 %s, %s, %s, %s", xo, hh, p["rpu"], s)
+			b.ins("mad.lo.s32 %s, %s, %s, %s", xo, cl, p["plu"], xo)
+			b.ins("shl.b32 %s, %s, 4", xo, xo)
+			b.ins("add.s32 %s, %s, %s", xo, xo, p["cpOff"])
+		} else {
+			b.ins("mad.lo.s32 %s, %s, %s, %s", xo, hh, p["WS"], wwo)
+			b.ins("mad.lo.s32 %s, %s, %s, %s", xo, cl, p["plane"], xo)
+			b.ins("shl.b32 %s, %s, 1", xo, xo)
+			b.ins("add.s32 %s, %s, %s", xo, xo, p["xsOff"])
+		}
 		b.insP("!"+in, "mov.u32 %s, %s", xo, zeroPlane)
 		wo := b.reg(kB32)
 		b.ins("mul.lo.s32 %s, %s, %s", wo, cl, p["wsC"])
@@ -270,13 +304,25 @@ func (c *gemmCtx) windowTables(cfg WindowConfig, tid, smem, tabX, tabW, tabC, ws
 	})
 	z := b.reg(kB16)
 	b.ins("mov.b16 %s, 0", z)
-	forEach("W_ZERO", p["plane"], func(e string) {
-		a := b.reg(kB32)
-		b.ins("shl.b32 %s, %s, 1", a, e)
-		b.ins("add.s32 %s, %s, %s", a, a, zeroPlane)
-		b.ins("add.s32 %s, %s, %s", a, a, smem)
-		b.ins("st.shared.b16 [%s], %s", a, z)
-	})
+	if cfg.Shifted {
+		words, z32 := b.reg(kB32), b.reg(kB32)
+		b.ins("shl.b32 %s, %s, 2", words, p["plu"])
+		b.ins("mov.b32 %s, 0", z32)
+		forEach("W_ZERO", words, func(e string) {
+			a := b.reg(kB32)
+			b.ins("mad.lo.s32 %s, %s, 4, %s", a, e, zeroPlane)
+			b.ins("add.s32 %s, %s, %s", a, a, smem)
+			b.ins("st.shared.b32 [%s], %s", a, z32)
+		})
+	} else {
+		forEach("W_ZERO", p["plane"], func(e string) {
+			a := b.reg(kB32)
+			b.ins("shl.b32 %s, %s, 1", a, e)
+			b.ins("add.s32 %s, %s, %s", a, a, zeroPlane)
+			b.ins("add.s32 %s, %s, %s", a, a, smem)
+			b.ins("st.shared.b16 [%s], %s", a, z)
+		})
+	}
 	if wVec {
 		tails := b.reg(kB32) // 16 places a row: JP − J < 16
 		b.ins("mov.u32 %s, %d", tails, cfg.Channels*16)
@@ -657,6 +703,155 @@ func (c *gemmCtx) windowProducts(cls WindowClass, cfg WindowConfig, tabX string,
 			pair(bases[i][0], o[2], o[3]),
 			pair(bases[i][1], o[2], o[3]),
 		}
+		for j := range bf {
+			d := acc[i][j]
+			b.ins("%s %s, %s, %s, %s", op, braces(d), braces(af), braces(bf[j][:]), braces(d))
+		}
+	}
+	b.ins("add.s32 %s, %s, 64", tab, tab)
+	b.ins("add.s32 %s, %s, 32", wOff, wOff)
+	loopNext(b, ks, steps, loop)
+}
+
+// windowUnitBases is a Shifted kernel's unit base of each of the warp's
+// m-tiles for this lane's ldmatrix rows: lanes 8–15 and 24–31 give the
+// tile's second 8 pixels (fragment rows 8–15), the others its first; a
+// group of 8 pixels (a unit's columns) of tile row p and column group cg
+// starts at unit p·strH·RPU + cg·S of every plane, as bytes from smem. A
+// group past the tile reads unit 0 (its rows are not stored).
+func (c *gemmCtx) windowUnitBases(cfg WindowConfig, mb, lane, smem string, p map[string]string) []string {
+	b := c.b
+	b.comment("each m-tile's unit for this lane's ldmatrix rows")
+	hi := b.reg(kB32)
+	b.ins("shr.u32 %s, %s, 3", hi, lane)
+	b.ins("and.b32 %s, %s, 1", hi, hi)
+	grp0 := b.reg(kB32)
+	b.ins("shr.u32 %s, %s, 3", grp0, mb)
+	b.ins("add.s32 %s, %s, %s", grp0, grp0, hi)
+	groups := b.reg(kB32) // TP·NG
+	b.ins("mul.lo.s32 %s, %s, %s", groups, p["TP"], p["NG"])
+	rowUnits := b.reg(kB32) // strH·RPU: a tile row's step in units
+	b.ins("mul.lo.s32 %s, %s, %s", rowUnits, p["strH"], p["rpu"])
+	units := make([]string, cfg.mTiles())
+	for i := range units {
+		grp := b.addImm32(grp0, 2*i)
+		pp, cg := divmod(b, grp, p["NG"])
+		u := b.reg(kB32)
+		b.ins("mul.lo.s32 %s, %s, %s", u, pp, rowUnits)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", u, cg, p["S"], u)
+		in := b.reg(kPred)
+		b.ins("setp.lt.s32 %s, %s, %s", in, grp, groups)
+		b.insP("!"+in, "mov.u32 %s, 0", u)
+		b.ins("shl.b32 %s, %s, 4", u, u)
+		b.ins("add.s32 %s, %s, %s", u, u, smem)
+		units[i] = u
+	}
+	return units
+}
+
+// windowCopies writes a Shifted kernel's copies of the chunk's window (xs,
+// its columns from sh): for each channel c, window row h, column group cg
+// and tap s, the unit c·PLU + h·RPU + cg·S + s at cp holds the window's
+// elements sh + wO + s·wStep + (8·cg + i)·strW of the row, i < 8 (the
+// operands of the group's 8 pixels for that tap). The threads take the
+// units in turn.
+func (c *gemmCtx) windowCopies(cfg WindowConfig, xs, cp, sh, tid string, p map[string]string) {
+	b := c.b
+	b.comment("the window's shifted copies")
+	threads := cfg.warps() * 32
+	ngs := b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %s", ngs, p["NG"], p["S"])
+	total := b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %s", total, p["CC"], p["HS"])
+	b.ins("mul.lo.s32 %s, %s, %s", total, total, ngs)
+	gap := b.reg(kB32) // PLU − HS·RPU: a plane's units past its rows
+	b.ins("mul.lo.s32 %s, %s, %s", gap, p["HS"], p["rpu"])
+	b.ins("sub.s32 %s, %s, %s", gap, p["plu"], gap)
+	step := b.reg(kB32) // bytes between a unit's elements in the window
+	b.ins("shl.b32 %s, %s, 1", step, p["strW"])
+	group := b.reg(kB32) // a column group's first element: 8·strW
+	b.ins("shl.b32 %s, %s, 3", group, p["strW"])
+	col0 := b.reg(kB32) // the window's column of tap 0 of the tile's first pixel
+	b.ins("add.s32 %s, %s, %s", col0, sh, p["wO"])
+	u := b.reg(kB32)
+	b.ins("mov.u32 %s, %s", u, tid)
+	loop, end := b.newLabel("W_COPY"), b.newLabel("W_COPY_END")
+	b.label(loop)
+	more := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", more, u, total)
+	b.insP("!"+more, "bra.uni %s", end)
+	rho, k := divmodMagic(b, u, ngs, p["ngsM"], p["ngsL"])
+	cg, s := divmodMagic(b, k, p["S"], p["sM"], p["sL"])
+	ch, _ := divmodMagic(b, rho, p["HS"], p["hsM"], p["hsL"])
+	dst := b.reg(kB32) // ρ·RPU + c·gap + k = c·PLU + h·RPU + k
+	b.ins("mad.lo.s32 %s, %s, %s, %s", dst, rho, p["rpu"], k)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", dst, ch, gap, dst)
+	b.ins("shl.b32 %s, %s, 4", dst, dst)
+	b.ins("add.s32 %s, %s, %s", dst, dst, cp)
+	col := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", col, s, p["wStep"], col0)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", col, cg, group, col)
+	src := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", src, rho, p["WS"], col)
+	b.ins("shl.b32 %s, %s, 1", src, src)
+	b.ins("add.s32 %s, %s, %s", src, src, xs)
+	h := b.regs(kB16, 8)
+	for i := range h {
+		if i > 0 {
+			b.ins("add.s32 %s, %s, %s", src, src, step)
+		}
+		b.ins("ld.shared.b16 %s, [%s]", h[i], src)
+	}
+	w := b.regs(kB32, 4)
+	for i := range w {
+		b.ins("mov.b32 %s, {%s, %s}", w[i], h[2*i], h[2*i+1])
+	}
+	b.ins("st.shared.v4.b32 [%s], %s", dst, braces(w))
+	b.ins("add.s32 %s, %s, %d", u, u, threads)
+	b.ins("bra.uni %s", loop)
+	b.label(end)
+}
+
+// windowProductsShifted is windowProducts for a Shifted kernel: for each 16
+// reduction indices, this lane's row of the step (index 8·(lane/16) +
+// lane%8) from the table, each m-tile's A fragment one ldmatrix.trans of
+// the four units at its base plus the rows' offsets, each n-tile's B
+// fragment from the filter's row, one mma each.
+func (c *gemmCtx) windowProductsShifted(cls WindowClass, tabX string, units, wRows []string, lane string, acc [][][]string, p map[string]string) {
+	b := c.b
+	op := "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+	if cls.Data == BF16 {
+		op = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+	}
+	steps := b.reg(kB32)
+	b.ins("shr.u32 %s, %s, 4", steps, p["JP"])
+	row := b.reg(kB32) // 8·(lane/16) + lane%8
+	b.ins("shr.u32 %s, %s, 4", row, lane)
+	b.ins("shl.b32 %s, %s, 3", row, row)
+	lo := b.reg(kB32)
+	b.ins("and.b32 %s, %s, 7", lo, lane)
+	b.ins("add.s32 %s, %s, %s", row, row, lo)
+	tab := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, 4, %s", tab, row, tabX)
+	wOff := b.reg(kB32) // bytes into the filter's rows
+	b.ins("mov.u32 %s, 0", wOff)
+	ks := b.reg(kB32)
+	b.ins("mov.u32 %s, 0", ks)
+	loop := b.newLabel("W_KS")
+	b.label(loop)
+	tap := b.reg(kB32)
+	b.ins("ld.shared.b32 %s, [%s]", tap, tab)
+	bf := make([][2]string, len(wRows))
+	for j, r := range wRows {
+		a := b.add32(r, wOff)
+		bf[j] = [2]string{b.reg(kB32), b.reg(kB32)}
+		b.ins("ld.shared.b32 %s, [%s]", bf[j][0], a)
+		b.ins("ld.shared.b32 %s, [%s+16]", bf[j][1], a)
+	}
+	for i, u := range units {
+		a := b.add32(u, tap)
+		af := b.regs(kB32, 4)
+		b.ins("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 %s, [%s]", braces(af), a)
 		for j := range bf {
 			d := acc[i][j]
 			b.ins("%s %s, %s, %s, %s", op, braces(d), braces(af), braces(bf[j][:]), braces(d))

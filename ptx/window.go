@@ -37,14 +37,28 @@ func (c WindowClass) wVec() int { return max(c.WVec, 1) }
 // (WarpsM × WarpsN warps, each computing Pixels/WarpsM pixels of
 // Channels/WarpsN channels), and the shared memory a block may use (KB, in
 // KiB: the channels staged per chunk are as many as fit).
+//
+// Shifted reads the products' A operand (pixels × reduction) with
+// ldmatrix instead of element by element: after staging the window, the
+// block writes S copies of it in 16-byte units of 8 consecutive output
+// columns, copy s holding each column's tap s (so that a unit's 8 elements
+// are 8 pixels' operand for one (channel, filter row, filter column),
+// whatever the stride, dilation and the window's misalignment), and each
+// 16×16 A fragment is one ldmatrix.trans of four units. Its tiles are rows
+// of whole units (TQ a multiple of 8).
 type WindowConfig struct {
 	Pixels, Channels int
 	WarpsM, WarpsN   int
 	KB               int
+	Shifted          bool
 }
 
 func (c WindowConfig) String() string {
-	return fmt.Sprintf("window m%d k%d w%dx%d s%d", c.Pixels, c.Channels, c.WarpsM, c.WarpsN, c.KB)
+	s := fmt.Sprintf("window m%d k%d w%dx%d s%d", c.Pixels, c.Channels, c.WarpsM, c.WarpsN, c.KB)
+	if c.Shifted {
+		s += " shifted"
+	}
+	return s
 }
 
 // warps is the block's warps.
@@ -117,6 +131,15 @@ type WindowProblem struct {
 // (Channels rows of Pixels+4 floats) at EOff, Bytes in all. Where one
 // chunk holds every channel, each block computes Tiles tiles in turn (its
 // filter staged once), else one.
+//
+// A Shifted configuration's window has no zero plane; its copies lie at
+// CpOff (before the filter) in 16-byte units: the unit of channel c,
+// window row h, the tile's column group cg (NG = TQ/8 groups) and tap s is
+// c·PLU + h·RPU + cg·S + s, a channel's plane of PLU units and a row of
+// RPU, padded so that RPU ≡ S and PLU ≡ R·S (mod 8): the eight units an
+// ldmatrix reads for eight consecutive reduction indices (channel, filter
+// row, filter column) then lie in distinct banks. A plane of zeros follows
+// the CC channels' (for the indices past J).
 type WindowGeometry struct {
 	TP, TQ, PB, QB int
 	HS, WS         int
@@ -124,6 +147,8 @@ type WindowGeometry struct {
 	XsOff, WsOff   int
 	EOff, Bytes    int
 	Tiles          int
+	NG, RPU, PLU   int
+	CpOff          int
 }
 
 // WindowGeometryOf is pr's geometry under cfg and cls, or an error where
@@ -133,7 +158,19 @@ func WindowGeometryOf(cfg WindowConfig, cls WindowClass, pr WindowProblem) (Wind
 	g := WindowGeometry{Tiles: 1}
 	// The tile: as few blocks as cover the image, the widest rows among them.
 	best := -1
-	for qb := ceilDiv(pr.Q, cfg.Pixels); qb <= pr.Q; qb++ {
+	if cfg.Shifted {
+		// Rows of whole units: as few blocks as cover the image, the
+		// most rows among them (the fewest window rows a pixel).
+		for tq := min(cfg.Pixels, ceilDiv(pr.Q, 8)*8); tq >= 8; tq -= 8 {
+			tp := min(pr.P, cfg.Pixels/tq)
+			blocks := ceilDiv(pr.P, tp) * ceilDiv(pr.Q, tq)
+			if best < 0 || blocks < best {
+				best = blocks
+				g.TP, g.TQ, g.PB, g.QB = tp, tq, ceilDiv(pr.P, tp), ceilDiv(pr.Q, tq)
+			}
+		}
+	}
+	for qb := ceilDiv(pr.Q, cfg.Pixels); qb <= pr.Q && !cfg.Shifted; qb++ {
 		tq := ceilDiv(pr.Q, qb)
 		if tq < min(pr.Q, 16) {
 			break
@@ -155,10 +192,23 @@ func WindowGeometryOf(cfg WindowConfig, cls WindowClass, pr WindowProblem) (Wind
 	}
 	plane := g.HS * g.WS
 	epi := cfg.Channels * cfg.windowPitch() * 4
+	planes, copies := 1, 0 // the window's zero plane, the copies' bytes a channel
+	if cfg.Shifted {
+		g.NG = g.TQ / 8
+		g.RPU = g.NG * pr.S
+		for g.RPU%8 != pr.S%8 {
+			g.RPU++
+		}
+		g.PLU = g.HS * g.RPU
+		for g.PLU%8 != pr.R*pr.S%8 {
+			g.PLU++
+		}
+		planes, copies = 0, 16*g.PLU
+	}
 	bytes := func(cc int) (jp, xs, ws, e, total int) {
 		jp = ceilDiv(cc*pr.R*pr.S, 16) * 16
 		xs = 12 * jp
-		ws = xs + ceilDiv((cc+1)*plane*2, 16)*16
+		ws = xs + ceilDiv((cc+planes)*plane*2, 16)*16 + (cc+1)*copies
 		e = ws + cfg.Channels*(jp+8)*2
 		return jp, xs, ws, e, e + epi
 	}
@@ -186,6 +236,9 @@ func WindowGeometryOf(cfg WindowConfig, cls WindowClass, pr WindowProblem) (Wind
 	}
 	g.J = g.CC * pr.R * pr.S
 	g.JP, g.XsOff, g.WsOff, g.EOff, g.Bytes = bytes(g.CC)
+	if cfg.Shifted {
+		g.CpOff = g.WsOff - (g.CC+1)*copies
+	}
 	return g, nil
 }
 
@@ -212,7 +265,8 @@ func WindowGrid(cfg WindowConfig, g WindowGeometry, pr WindowProblem) [3]int {
 // steps in the window; x's, y's and the filter's element strides; the
 // shared memory's offsets of the window, the filter and the accumulators;
 // the tiles a block computes and the tiles of all images; the dividers
-// (DivMagic: multiplier, shift) of HS, QB and PB.
+// (DivMagic: multiplier, shift) of HS, QB and PB; a Shifted kernel's
+// copies (NG, RPU, PLU, their offset, and the dividers of S and NG·S).
 var WindowIntParams = []string{
 	"N", "K", "P", "Q", "C", "H", "W",
 	"TP", "TQ", "PB", "QB",
@@ -224,6 +278,7 @@ var WindowIntParams = []string{
 	"wsK", "wsC", "wsR", "wsS",
 	"xsOff", "wsOff", "eOff", "tiles", "tilesAll",
 	"hsM", "hsL", "qbM", "qbL", "pbM", "pbL",
+	"NG", "rpu", "plu", "cpOff", "sM", "sL", "ngsM", "ngsL",
 }
 
 // Ints are the kernel's integer parameters (WindowIntParams) for pr with
@@ -240,6 +295,7 @@ func (pr WindowProblem) Ints(g WindowGeometry) []int {
 		pr.Filter[0], pr.Filter[1], pr.Filter[2], pr.Filter[3],
 		g.XsOff, g.WsOff, g.EOff, g.Tiles, pr.N * g.PB * g.QB,
 		magic(g.HS), magicL(g.HS), magic(g.QB), magicL(g.QB), magic(g.PB), magicL(g.PB),
+		g.NG, g.RPU, g.PLU, g.CpOff, magic(pr.S), magicL(pr.S), magic(max(g.NG*pr.S, 1)), magicL(max(g.NG*pr.S, 1)),
 	}
 }
 

@@ -62,7 +62,10 @@ func randomWindowSimCase(rng *rand.Rand, trial int) windowSimCase {
 				break
 			}
 		}
-		c.cfg = []WindowConfig{{64, 16, 4, 1, 48}, {64, 32, 4, 2, 48}, {128, 16, 2, 2, 48}, {64, 32, 1, 4, 16}}[trial%4]
+		c.cfg = []WindowConfig{{64, 16, 4, 1, 48, false}, {64, 32, 4, 2, 48, false}, {128, 16, 2, 2, 48, false}, {64, 32, 1, 4, 16, false}}[trial%4]
+		if c.cfg.Shifted = trial >= 16; c.cfg.Shifted {
+			c.cfg.KB = 48 // (16 KiB chunks of 16 KiB: the copies take more)
+		}
 		c.beta = trial%2 == 1
 		c.pr = pr
 		return c
@@ -76,11 +79,12 @@ func randomWindowSimCase(rng *rand.Rand, trial int) windowSimCase {
 // else. A first pass over each block's threads writes its tables, which
 // the second reads. Blocks of several tiles (a device of 1 or 2 resident
 // blocks), chunks of channels (16 KiB configurations), vectors of x and
-// the filter, flips, padding, strides and dilation.
+// the filter, flips, padding, strides and dilation; half the cases
+// Shifted (the copies' stores and ldmatrix rows within the block's bytes).
 func TestWindowConvSimulated(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 77))
 	multiTile, chunked := 0, 0
-	for trial := 0; trial < 16; trial++ {
+	for trial := 0; trial < 32; trial++ {
 		c := randomWindowSimCase(rng, trial)
 		g, err := WindowGeometryOf(c.cfg, c.cls, c.pr)
 		if err != nil {
@@ -95,7 +99,7 @@ func TestWindowConvSimulated(t *testing.T) {
 		}
 		t.Run(fmt.Sprint(trial), func(t *testing.T) { checkWindowSimulated(t, c, g) })
 	}
-	if multiTile < 6 || chunked < 3 {
+	if multiTile < 12 || chunked < 6 {
 		t.Errorf("only %d cases of several tiles a block, %d in chunks", multiTile, chunked)
 	}
 }

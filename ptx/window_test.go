@@ -59,7 +59,7 @@ func randomWindowProblem(rng *rand.Rand) WindowProblem {
 // channels and their reduction fit the shared memory it asks for.
 func TestWindowGeometry(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 29))
-	cfgs := []WindowConfig{{64, 16, 4, 1, 48}, {128, 32, 4, 1, 96}, {128, 64, 2, 2, 96}, {256, 64, 4, 2, 200}}
+	cfgs := []WindowConfig{{64, 16, 4, 1, 48, false}, {128, 32, 4, 1, 96, false}, {128, 64, 2, 2, 96, false}, {256, 64, 4, 2, 200, false}}
 	for trial := 0; trial < 400; trial++ {
 		pr, cfg := randomWindowProblem(rng), cfgs[trial%len(cfgs)]
 		cls := WindowClass{Data: F16, XVec: []int{1, 2, 8}[trial%3], WVec: []int{1, 4, 8}[trial/3%3]}
@@ -110,6 +110,81 @@ func TestWindowGeometry(t *testing.T) {
 	}
 }
 
+// A Shifted geometry's units: each tap of each pixel of a tile, at the
+// unit of its pixel group's base plus its reduction index's offset (as
+// the kernel's tables and unit bases compute them), decodes to its own
+// channel, window row, column group and tap, the unit's element for the
+// pixel lies in the window at the column the convolution reads, the
+// copies fit before the filter, and eight consecutive reduction indices
+// of a chunk without flip or dilation read eight distinct banks.
+func TestWindowShiftedGeometry(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 31))
+	cfgs := []WindowConfig{{64, 16, 4, 1, 48, true}, {128, 32, 4, 1, 96, true}, {128, 64, 2, 2, 96, true}, {256, 64, 4, 2, 200, true}}
+	checked := 0
+	for trial := 0; trial < 400; trial++ {
+		pr, cfg := randomWindowProblem(rng), cfgs[trial%len(cfgs)]
+		if trial%2 == 0 {
+			pr.HO, pr.HStep, pr.WO, pr.WStep = 0, 1, 0, 1
+		}
+		cls := WindowClass{Data: F16, XVec: []int{1, 2, 8}[trial%3], WVec: []int{1, 4, 8}[trial/3%3]}
+		g, err := WindowGeometryOf(cfg, cls, pr)
+		if err != nil {
+			continue
+		}
+		checked++
+		switch {
+		case g.TQ%8 != 0 || g.TP*g.TQ > cfg.Pixels || g.NG != g.TQ/8 || g.PB*g.TP < pr.P || g.QB*g.TQ < pr.Q || (g.QB-1)*g.TQ >= pr.Q:
+			t.Fatalf("%+v %v: tiles %+v", pr, cfg, g)
+		case g.RPU < g.NG*pr.S || g.RPU%8 != pr.S%8 || g.PLU < g.HS*g.RPU || g.PLU%8 != pr.R*pr.S%8:
+			t.Fatalf("%+v %v: units %+v", pr, cfg, g)
+		case g.CpOff%16 != 0 || g.CpOff < g.XsOff+g.CC*g.HS*g.WS*2 || g.CpOff+(g.CC+1)*g.PLU*16 > g.WsOff:
+			t.Fatalf("%+v %v: layout %+v", pr, cfg, g)
+		}
+		unit := func(c, r, s, pp, cg int) int { // tabX's offset plus the unit base, in units
+			return c*g.PLU + (pr.HO+r*pr.HStep)*g.RPU + s + pp*pr.StrH*g.RPU + cg*pr.S
+		}
+		for _, pp := range []int{0, g.TP - 1} {
+			for _, qq := range []int{0, g.TQ - 1} {
+				cg, i := qq/8, qq%8
+				for _, c := range []int{0, g.CC - 1} {
+					for r := 0; r < pr.R; r++ {
+						for s := 0; s < pr.S; s++ {
+							u := unit(c, r, s, pp, cg)
+							uc, h, k := u/g.PLU, u%g.PLU/g.RPU, u%g.PLU%g.RPU
+							if uc != c || h != pp*pr.StrH+pr.HO+r*pr.HStep || h >= g.HS || k/pr.S != cg || k%pr.S != s {
+								t.Fatalf("%+v %v: pixel (%d,%d) tap (%d,%d,%d) at unit %d", pr, cfg, pp, qq, c, r, s, u)
+							}
+							// windowCopies' element i of the unit, from the window's
+							// first vector (sh: 0 up to XVec−1 columns before the tile's).
+							for sh := 0; sh < cls.xVec(); sh++ {
+								col := sh + pr.WO + s*pr.WStep + (8*cg+i)*pr.StrW
+								if col < 0 || col >= g.WS || col-sh != qq*pr.StrW+pr.WO+s*pr.WStep {
+									t.Fatalf("%+v %v: pixel (%d,%d) tap %d at window column %d of %d", pr, cfg, pp, qq, s, col, g.WS)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		if pr.HStep == 1 && pr.WStep == 1 {
+			for j0 := 0; j0+8 <= g.J; j0 += 8 {
+				banks := map[int]bool{}
+				for j := j0; j < j0+8; j++ {
+					c, r, s := j/(pr.R*pr.S), j%(pr.R*pr.S)/pr.S, j%pr.S
+					banks[unit(c, r, s, 0, 0)%8] = true
+				}
+				if len(banks) != 8 {
+					t.Fatalf("%+v %v: indices %d… in %d banks of 16 bytes", pr, cfg, j0, len(banks))
+				}
+			}
+		}
+	}
+	if checked < 200 {
+		t.Fatalf("only %d geometries", checked)
+	}
+}
+
 // Every configuration of both types, with and without vectors, assembles for sm_80 and sm_90 without
 // spilling.
 func TestPTXASWindow(t *testing.T) {
@@ -120,8 +195,9 @@ func TestPTXASWindow(t *testing.T) {
 	n := 0
 	for i, d := range []DataType{F16, BF16, F16, BF16} {
 		cls := WindowClass{Data: d, XVec: []int{1, 2, 8, 4}[i], WVec: []int{1, 8, 4, 2}[i]}
-		for _, cfg := range []WindowConfig{{64, 16, 4, 1, 48}, {128, 32, 4, 1, 96}, {128, 64, 2, 2, 96}, {256, 64, 4, 2, 200},
-			{256, 128, 4, 2, 200}, {128, 128, 1, 4, 96}, {64, 64, 1, 8, 48}} {
+		for _, cfg := range []WindowConfig{{64, 16, 4, 1, 48, false}, {128, 32, 4, 1, 96, false}, {128, 64, 2, 2, 96, false}, {256, 64, 4, 2, 200, false},
+			{256, 128, 4, 2, 200, false}, {128, 128, 1, 4, 96, false}, {64, 64, 1, 8, 48, false},
+			{128, 64, 2, 2, 96, true}, {256, 128, 4, 2, 200, true}, {128, 128, 1, 4, 96, true}} {
 			if err := LegalWindow(cfg, cls); err != nil {
 				t.Fatalf("%v: %v", cfg, err)
 			}
@@ -155,8 +231,8 @@ func TestWindowNamesDistinct(t *testing.T) {
 				for _, m := range []int{64, 128, 256} {
 					for _, k := range []int{16, 32, 64, 128} {
 						for _, wm := range []int{1, 2, 4, 8} {
-							for _, kb := range []int{48, 96, 200} {
-								cfg := WindowConfig{Pixels: m, Channels: k, WarpsM: wm, WarpsN: 4 / min(wm, 4), KB: kb}
+							for _, kb := range []int{48, 96, 200, -48, -96, -200} {
+								cfg := WindowConfig{Pixels: m, Channels: k, WarpsM: wm, WarpsN: 4 / min(wm, 4), KB: abs(kb), Shifted: kb < 0}
 								if LegalWindow(cfg, cls) != nil {
 									continue
 								}

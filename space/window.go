@@ -58,7 +58,17 @@ func WindowClass(s request.ConvShape, x, w uintptr) ptx.WindowClass {
 // those blocks would not fill two on each SM of an H100 (windowBlocks),
 // blocks of 64 pixels and at most 32 channels (the ResNet-50 stem at batch
 // 1: 12.1 µs against 21.8, gputest/results/h100/conv/call82).
+//
+// Beyond windowChannels channels, the same blocks Shifted (the A operand
+// by ldmatrix from the window's shifted copies), whose products cost a
+// fraction of the element gathers' where the reduction is long.
 func WindowDefault(s request.ConvShape) ptx.WindowConfig {
+	cfg := windowDefault(s)
+	cfg.Shifted = s.C > windowChannels
+	return cfg
+}
+
+func windowDefault(s request.ConvShape) ptx.WindowConfig {
 	var cfg ptx.WindowConfig
 	switch {
 	case s.K <= 16:
@@ -82,7 +92,8 @@ const windowBlocks = 264
 
 // WindowConfigs are the window kernel's legal configurations a sweep
 // tries: blocks of 64 to 256 pixels and 16 to 128 channels, 4 or 8 warps
-// in every arrangement, 48, 96 or 200 KiB of shared memory.
+// in every arrangement, 48, 96 or 200 KiB of shared memory, Shifted or
+// not.
 func WindowConfigs(cls ptx.WindowClass) []ptx.WindowConfig {
 	var out []ptx.WindowConfig
 	for _, m := range []int{64, 128, 256} {
@@ -90,9 +101,11 @@ func WindowConfigs(cls ptx.WindowClass) []ptx.WindowConfig {
 			for _, wm := range []int{1, 2, 4, 8} {
 				for _, wn := range []int{1, 2, 4, 8} {
 					for _, kb := range []int{48, 96, 200} {
-						cfg := ptx.WindowConfig{Pixels: m, Channels: k, WarpsM: wm, WarpsN: wn, KB: kb}
-						if ptx.LegalWindow(cfg, cls) == nil {
-							out = append(out, cfg)
+						for _, sh := range []bool{false, true} {
+							cfg := ptx.WindowConfig{Pixels: m, Channels: k, WarpsM: wm, WarpsN: wn, KB: kb, Shifted: sh}
+							if ptx.LegalWindow(cfg, cls) == nil {
+								out = append(out, cfg)
+							}
 						}
 					}
 				}

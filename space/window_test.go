@@ -75,5 +75,8 @@ func TestWindowDefault(t *testing.T) {
 		if small := s.N*s.P*s.Q*s.K < 128*64*windowBlocks; small != (cfg.Pixels == 64) {
 			t.Errorf("%+v: %v, %d blocks", s, cfg, blocks)
 		}
+		if cfg.Shifted != (s.C > windowChannels) {
+			t.Errorf("%+v: %v", s, cfg)
+		}
 	}
 }

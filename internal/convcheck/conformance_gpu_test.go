@@ -814,8 +814,8 @@ func TestGPUConvGeneratedOnce(t *testing.T) {
 
 // TestGPUConvWindow runs ungrouped 16-bit convolutions (PSEUDO_HALF and
 // BFLOAT16) of every layout, padding, stride, dilation and mode through the
-// window kernel: the heuristic's configuration and a configuration drawn
-// from the sweep's, every result against the reference and its bound, y
+// window kernel: the heuristic's configuration and two configurations drawn
+// from the sweep's (one Shifted, one not), every result against the reference and its bound, y
 // outside its view untouched. A third of the cases have few channels and
 // wide filters (the layers the kernel is for), a quarter many channels, so
 // that the reduction runs in several chunks, a quarter large images of few
@@ -834,7 +834,7 @@ func TestGPUConvWindow(t *testing.T) {
 	if len(types) != 2 {
 		t.Fatalf("the window kernel serves %v", types)
 	}
-	chunked, vectors := 0, map[[2]int]int{}
+	chunked, shiftedRuns, vectors := 0, 0, map[[2]int]int{}
 	for i := 0; i < casesPerType(); i++ {
 		var c convcheck.Case
 		for {
@@ -858,8 +858,15 @@ func TestGPUConvWindow(t *testing.T) {
 		cls := space.WindowClass(shape, req.XPtr, req.WPtr)
 		vectors[[2]int{cls.XVec, cls.WVec}]++
 		cfgs := []ptx.WindowConfig{space.WindowDefault(shape)}
-		all := space.WindowConfigs(cls)
-		cfgs = append(cfgs, all[rng.IntN(len(all))])
+		var plain, shifted []ptx.WindowConfig
+		for _, cfg := range space.WindowConfigs(cls) {
+			if cfg.Shifted {
+				shifted = append(shifted, cfg)
+			} else {
+				plain = append(plain, cfg)
+			}
+		}
+		cfgs = append(cfgs, plain[rng.IntN(len(plain))], shifted[rng.IntN(len(shifted))])
 		for j, cfg := range cfgs {
 			g, err := ptx.WindowGeometryOf(cfg, cls, kernels.WindowProblem(shape))
 			if err != nil {
@@ -867,6 +874,9 @@ func TestGPUConvWindow(t *testing.T) {
 			}
 			if g.CC < shape.C {
 				chunked++
+			}
+			if cfg.Shifted {
+				shiftedRuns++
 			}
 			if j > 0 {
 				if err := b.ResetY(); err != nil {
@@ -877,8 +887,11 @@ func TestGPUConvWindow(t *testing.T) {
 		}
 		b.Free()
 	}
-	rep := fmt.Sprintf("window: %d runs (%d of them in several chunks of channels; cases by vectors of x and the filter %v), %d outside the bound; worst err/bound %.3g\n", tl.runs, chunked, vectors, tl.failed, tl.worst)
+	rep := fmt.Sprintf("window: %d runs (%d of them Shifted, %d in several chunks of channels; cases by vectors of x and the filter %v), %d outside the bound; worst err/bound %.3g\n", tl.runs, shiftedRuns, chunked, vectors, tl.failed, tl.worst)
 	t.Log(rep)
+	if shiftedRuns < tl.runs/3 {
+		t.Errorf("only %d of %d runs Shifted", shiftedRuns, tl.runs)
+	}
 	if chunked < tl.runs/10 {
 		t.Errorf("only %d of %d runs in several chunks", chunked, tl.runs)
 	}
