@@ -223,6 +223,17 @@ func simRun(prog []simInstr2, params map[string]int64, tid int64, block, grid [3
 				} else if !ok && !lenient {
 					return nil, nil, fmt.Errorf("thread %d: %s at an unknown address", tid, op)
 				}
+			case strings.HasPrefix(op, "cp.async.ca") || strings.HasPrefix(op, "cp.async.cg"):
+				s, ok1 := addr(a[0])
+				g, ok2 := addr(a[1])
+				n, ok3 := val(a[3])
+				size, _ := strconv.Atoi(a[2])
+				if ok1 && hooks.shared != nil {
+					hooks.shared(op, s, int64(size), true)
+				}
+				if ignore := strings.HasPrefix(a[3], "%p"); ok2 && ok3 && hooks.global != nil && (ignore && n == 0 || !ignore && n != 0) {
+					hooks.global(op, g, int64(size))
+				}
 			case strings.HasPrefix(op, "ldmatrix"): // this lane's row of 16 bytes
 				if s, ok := addr(a[1]); ok && hooks.shared != nil {
 					hooks.shared(op, s, 16, false)

@@ -64,7 +64,7 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	wPitch := b.reg(kB32) // the filter's row in bytes: JP+8 elements
 	b.ins("add.s32 %s, %s, 8", wPitch, p["JP"])
 	b.ins("shl.b32 %s, %s, 1", wPitch, wPitch)
-	c.windowTables(cfg, tid, smem, tabX, tabW, tabC, ws, wPitch, cls.wVec() > 1, p)
+	zero := c.windowTables(cfg, tid, smem, tabX, tabW, tabC, ws, wPitch, cls.wVec() > 1, p)
 	var cp string // a Shifted kernel's copies
 	if cfg.Shifted {
 		cp = b.add32(smem, p["cpOff"])
@@ -176,7 +176,8 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	b.ins("mov.u32 %s, 0", c0)
 	chunk, skipW := b.newLabel("W_CHUNK"), b.newLabel("W_SKIPW")
 	b.label(chunk)
-	b.ins("bar.sync 0") // the tables written; the last chunk's operands read
+	b.ins("bar.sync 0") // the tables written; the last chunk's operands read, the last tile's accumulators
+	zero()             // (the accumulators overlay the zero plane)
 	c.windowStageX(cls, cfg, x, xs, xN, hLo, wLo, c0, warp, lane, p)
 	if0 := b.reg(kPred) // the filter staged at the first tile, and at each chunk where there are several
 	b.ins("setp.eq.s32 %s, %s, 0", if0, it)
@@ -184,6 +185,7 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	b.insP("!"+if0, "bra.uni %s", skipW)
 	c.windowStageW(cls, cfg, w, ws, tabW, tabC, wPitch, k0, c0, warp, lane, p)
 	b.label(skipW)
+	b.ins("cp.async.wait_all")
 	b.ins("bar.sync 0")
 	if cfg.Shifted {
 		c.windowCopies(cfg, xs, cp, sh, tid, p)
@@ -197,7 +199,8 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	b.ins("setp.lt.s32 %s, %s, %s", moreC, c0, p["C"])
 	b.insP(moreC, "bra.uni %s", chunk)
 
-	b.comment("the accumulators to shared memory, [channel][pixel]")
+	b.comment("the accumulators to shared memory, [channel][pixel], over the window")
+	b.ins("bar.sync 0")
 	pitch := cfg.windowPitch() * 4
 	for i := range acc {
 		for j := range acc[i] {
@@ -242,7 +245,7 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 // past J; the filter's element offset, −1 past J; the channel of the
 // chunk), zeros the window's zero plane, and with vectors of the filter
 // (wVec) the filter rows' tails past J, which the staging leaves.
-func (c *gemmCtx) windowTables(cfg WindowConfig, tid, smem, tabX, tabW, tabC, ws, wPitch string, wVec bool, p map[string]string) {
+func (c *gemmCtx) windowTables(cfg WindowConfig, tid, smem, tabX, tabW, tabC, ws, wPitch string, wVec bool, p map[string]string) (zero func()) {
 	b := c.b
 	threads := cfg.warps() * 32
 	zeroPlane := b.reg(kB32) // bytes from smem
@@ -304,17 +307,21 @@ func (c *gemmCtx) windowTables(cfg WindowConfig, tid, smem, tabX, tabW, tabC, ws
 	})
 	z := b.reg(kB16)
 	b.ins("mov.b16 %s, 0", z)
+	words, z32 := b.reg(kB32), b.reg(kB32)
+	b.ins("mov.b32 %s, 0", z32)
 	if cfg.Shifted {
-		words, z32 := b.reg(kB32), b.reg(kB32)
 		b.ins("shl.b32 %s, %s, 2", words, p["plu"])
-		b.ins("mov.b32 %s, 0", z32)
-		forEach("W_ZERO", words, func(e string) {
-			a := b.reg(kB32)
-			b.ins("mad.lo.s32 %s, %s, 4, %s", a, e, zeroPlane)
-			b.ins("add.s32 %s, %s, %s", a, a, smem)
-			b.ins("st.shared.b32 [%s], %s", a, z32)
-		})
-	} else {
+	}
+	zero = func() {
+		if cfg.Shifted {
+			forEach("W_ZERO", words, func(e string) {
+				a := b.reg(kB32)
+				b.ins("mad.lo.s32 %s, %s, 4, %s", a, e, zeroPlane)
+				b.ins("add.s32 %s, %s, %s", a, a, smem)
+				b.ins("st.shared.b32 [%s], %s", a, z32)
+			})
+			return
+		}
 		forEach("W_ZERO", p["plane"], func(e string) {
 			a := b.reg(kB32)
 			b.ins("shl.b32 %s, %s, 1", a, e)
@@ -339,6 +346,7 @@ func (c *gemmCtx) windowTables(cfg WindowConfig, tid, smem, tabX, tabW, tabC, ws
 			b.insP(in, "st.shared.b16 [%s], %s", a, z)
 		})
 	}
+	return zero
 }
 
 // divmodMagic is a / d and a − (a / d)·d for a below 2³¹, the quotient
@@ -363,8 +371,11 @@ const windowBatch = 4
 // every load of a batch issued before its stores. row sets up a row's
 // values (whether it is in range is passed: rows past nrows store
 // nothing); elem gives a vector's global address and whether it is read
-// (zeros where not); dst is the row's shared memory address.
-func (c *gemmCtx) stageRows(cfg WindowConfig, label string, vec int, nrows, ncv, warp, lane string,
+// (zeros where not); dst is the row's shared memory address. Vectors of
+// 4 bytes or more are copied by cp.async (zero-filled where not read,
+// their source then global, the tensor's base): the caller waits for them
+// (cp.async.wait_all) before its barrier.
+func (c *gemmCtx) stageRows(cfg WindowConfig, label string, vec int, nrows, ncv, warp, lane, global string,
 	row func(rho, valid string) any, elem func(r any, cv string) (addr, ok string), dst func(r any) string) {
 	b := c.b
 	nw := cfg.warps()
@@ -400,9 +411,23 @@ func (c *gemmCtx) stageRows(cfg WindowConfig, label string, vec int, nrows, ncv,
 	for u := range rows {
 		a, ok := elem(rows[u], pass)
 		b.ins("and.pred %s, %s, %s", ok, ok, inRow)
+		if vec > 1 {
+			st := b.reg(kPred)
+			b.ins("and.pred %s, %s, %s", st, inRow, valids[u])
+			sa := b.reg(kB32)
+			b.ins("mad.lo.s32 %s, %s, %d, %s", sa, pass, 2*vec, dsts[u])
+			src, n := b.reg(kB64), b.reg(kB32)
+			b.ins("selp.b64 %s, %s, %s, %s", src, a, global, ok)
+			b.ins("selp.b32 %s, %d, 0, %s", n, 2*vec, ok)
+			b.insP(st, "cp.async.ca.shared.global [%s], [%s], %d, %s", sa, src, 2*vec, n)
+			continue
+		}
 		vals[u] = windowLoad(b, vec, a, ok)
 	}
 	for u := range rows {
+		if vec > 1 {
+			break
+		}
 		st := b.reg(kPred)
 		b.ins("and.pred %s, %s, %s", st, inRow, valids[u])
 		sa := b.reg(kB32)
@@ -493,7 +518,7 @@ func (c *gemmCtx) windowStageX(cls WindowClass, cfg WindowConfig, x, xs, xN, hLo
 		b.ins("mad.lo.s32 %s, %s, %s, %s", off, col, p["xsW"], wr.off)
 		return elemAddr(b, x, off, F16), ok
 	}
-	c.stageRows(cfg, "W_X", v, rows, ncv, warp, lane, row, elem, func(r any) string { return r.(windowRow).dst })
+	c.stageRows(cfg, "W_X", v, rows, ncv, warp, lane, x, row, elem, func(r any) string { return r.(windowRow).dst })
 }
 
 // windowStageW stages the filter's chunk (output channels k0…, the chunk's
@@ -554,7 +579,7 @@ func (c *gemmCtx) windowStageW(cls WindowClass, cfg WindowConfig, w, ws, tabW, t
 		b.ins("and.pred %s, %s, %s", ok, ok, wr.ok)
 		return elemAddr(b, w, b.add32(wr.off, wo), F16), ok
 	}
-	c.stageRows(cfg, "W_W", v, rows, ncv, warp, lane, row, elem, func(r any) string { return r.(windowRow).dst })
+	c.stageRows(cfg, "W_W", v, rows, ncv, warp, lane, w, row, elem, func(r any) string { return r.(windowRow).dst })
 }
 
 // windowStoreY writes the tile's outputs from the accumulators in shared

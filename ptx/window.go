@@ -125,15 +125,16 @@ type WindowProblem struct {
 // channels a chunk stages (CC) and its reduction J = CC·R·S, padded to JP
 // (a multiple of 16), and the shared memory's layout in bytes: three
 // tables of JP 32-bit entries (x's offsets, the filter's offsets, the
-// channel of each reduction index), the window of CC+1 channels (the last
-// one zeros, for the padding of the reduction) at XsOff, the filter's
-// chunk (Channels rows of JP+8 elements) at WsOff, the accumulators
-// (Channels rows of Pixels+4 floats) at EOff, Bytes in all. Where one
+// channel of each reduction index), the filter's chunk (Channels rows of
+// JP+8 elements) at WsOff, the window of CC+1 channels (the last one
+// zeros, for the padding of the reduction) at XsOff, the accumulators
+// (Channels rows of Pixels+4 floats) at EOff = XsOff, over the window once
+// the tile's products are done, Bytes in all. Where one
 // chunk holds every channel, each block computes Tiles tiles in turn (its
 // filter staged once), else one.
 //
 // A Shifted configuration's window has no zero plane; its copies lie at
-// CpOff (before the filter) in 16-byte units: the unit of channel c,
+// CpOff (after the window) in 16-byte units: the unit of channel c,
 // window row h, the tile's column group cg (NG = TQ/8 groups) and tap s is
 // c·PLU + h·RPU + cg·S + s, a channel's plane of PLU units and a row of
 // RPU, padded so that RPU ≡ S and PLU ≡ R·S (mod 8): the eight units an
@@ -207,10 +208,10 @@ func WindowGeometryOf(cfg WindowConfig, cls WindowClass, pr WindowProblem) (Wind
 	}
 	bytes := func(cc int) (jp, xs, ws, e, total int) {
 		jp = ceilDiv(cc*pr.R*pr.S, 16) * 16
-		xs = 12 * jp
-		ws = xs + ceilDiv((cc+planes)*plane*2, 16)*16 + (cc+1)*copies
-		e = ws + cfg.Channels*(jp+8)*2
-		return jp, xs, ws, e, e + epi
+		ws = 12 * jp
+		xs = ws + cfg.Channels*(jp+8)*2
+		end := xs + ceilDiv((cc+planes)*plane*2, 16)*16 + (cc+1)*copies
+		return jp, xs, ws, xs, max(end, xs+epi)
 	}
 	// Every channel in one chunk where they fit, else the most that fit of
 	// a multiple the filter's vectors allow (R·S·CC a multiple of WVec),
@@ -237,7 +238,7 @@ func WindowGeometryOf(cfg WindowConfig, cls WindowClass, pr WindowProblem) (Wind
 	g.J = g.CC * pr.R * pr.S
 	g.JP, g.XsOff, g.WsOff, g.EOff, g.Bytes = bytes(g.CC)
 	if cfg.Shifted {
-		g.CpOff = g.WsOff - (g.CC+1)*copies
+		g.CpOff = g.XsOff + ceilDiv(g.CC*plane*2, 16)*16
 	}
 	return g, nil
 }

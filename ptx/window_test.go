@@ -74,9 +74,9 @@ func TestWindowGeometry(t *testing.T) {
 			t.Fatalf("%+v %v: %d×%d tiles of %d×%d for %d×%d", pr, cfg, g.PB, g.QB, g.TP, g.TQ, pr.P, pr.Q)
 		case g.CC < 1 || g.CC > pr.C || g.J != g.CC*pr.R*pr.S || g.JP%16 != 0 || g.JP < g.J || g.JP >= g.J+16:
 			t.Fatalf("%+v %v: chunk %+v", pr, cfg, g)
-		case g.Bytes > cfg.KB<<10 || g.WsOff+cfg.Channels*(g.JP+8)*2 > g.Bytes || cfg.Channels*cfg.windowPitch()*4 > g.Bytes ||
-			g.XsOff < 12*g.JP || g.WsOff < g.XsOff+(g.CC+1)*g.HS*g.WS*2 || g.XsOff%16 != 0 || g.WsOff%16 != 0 ||
-			g.EOff < g.WsOff+cfg.Channels*(g.JP+8)*2 || g.Bytes != g.EOff+cfg.Channels*cfg.windowPitch()*4 || g.WS%cls.xVec() != 0:
+		case g.Bytes > cfg.KB<<10 || g.WsOff < 12*g.JP || g.XsOff < g.WsOff+cfg.Channels*(g.JP+8)*2 || g.XsOff%16 != 0 || g.WsOff%16 != 0 ||
+			g.Bytes < g.XsOff+(g.CC+1)*g.HS*g.WS*2 || g.EOff != g.XsOff || g.Bytes < g.EOff+cfg.Channels*cfg.windowPitch()*4 ||
+			g.Bytes != max(g.EOff+cfg.Channels*cfg.windowPitch()*4, g.XsOff+((g.CC+1)*g.HS*g.WS*2+15)&^15) || g.WS%cls.xVec() != 0:
 			t.Fatalf("%+v %v: layout %+v", pr, cfg, g)
 		}
 		if chunks := (pr.C + g.CC - 1) / g.CC; (chunks-1)*g.CC >= pr.C || chunks > 1 && g.J%cls.wVec() != 0 {
@@ -137,7 +137,8 @@ func TestWindowShiftedGeometry(t *testing.T) {
 			t.Fatalf("%+v %v: tiles %+v", pr, cfg, g)
 		case g.RPU < g.NG*pr.S || g.RPU%8 != pr.S%8 || g.PLU < g.HS*g.RPU || g.PLU%8 != pr.R*pr.S%8:
 			t.Fatalf("%+v %v: units %+v", pr, cfg, g)
-		case g.CpOff%16 != 0 || g.CpOff < g.XsOff+g.CC*g.HS*g.WS*2 || g.CpOff+(g.CC+1)*g.PLU*16 > g.WsOff:
+		case g.CpOff%16 != 0 || g.CpOff < g.XsOff+g.CC*g.HS*g.WS*2 || g.CpOff+(g.CC+1)*g.PLU*16 > g.Bytes || g.Bytes > cfg.KB<<10 ||
+			g.XsOff < g.WsOff+cfg.Channels*(g.JP+8)*2 || g.EOff != g.XsOff || g.EOff+cfg.Channels*cfg.windowPitch()*4 > g.Bytes:
 			t.Fatalf("%+v %v: layout %+v", pr, cfg, g)
 		}
 		unit := func(c, r, s, pp, cg int) int { // tabX's offset plus the unit base, in units
