@@ -177,7 +177,7 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	chunk, skipW := b.newLabel("W_CHUNK"), b.newLabel("W_SKIPW")
 	b.label(chunk)
 	b.ins("bar.sync 0") // the tables written; the last chunk's operands read, the last tile's accumulators
-	zero()             // (the accumulators overlay the zero plane)
+	zero()              // (the accumulators overlay the zero plane)
 	c.windowStageX(cls, cfg, x, xs, xN, hLo, wLo, c0, warp, lane, p)
 	if0 := b.reg(kPred) // the filter staged at the first tile, and at each chunk where there are several
 	b.ins("setp.eq.s32 %s, %s, 0", if0, it)
