@@ -28,6 +28,9 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	if cfg.Shifted {
 		name += "_sh"
 	}
+	if cfg.Direct {
+		name += "_d"
+	}
 	b := &builder{}
 	c := &gemmCtx{b: b}
 	b.comment("%s %+v", cfg, cls)
@@ -178,12 +181,12 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	b.label(chunk)
 	b.ins("bar.sync 0") // the tables written; the last chunk's operands read, the last tile's accumulators
 	zero()              // (the accumulators overlay the zero plane)
-	c.windowStageX(cls, cfg, x, xs, xN, hLo, wLo, c0, warp, lane, p)
+	c.windowStageX(cls, cfg, x, xs, xN, hLo, wLo, c0, tid, warp, lane, p)
 	if0 := b.reg(kPred) // the filter staged at the first tile, and at each chunk where there are several
 	b.ins("setp.eq.s32 %s, %s, 0", if0, it)
 	b.ins("or.pred %s, %s, %s", if0, if0, multi)
 	b.insP("!"+if0, "bra.uni %s", skipW)
-	c.windowStageW(cls, cfg, w, ws, tabW, tabC, wPitch, k0, c0, warp, lane, p)
+	c.windowStageW(cls, cfg, w, ws, tabW, tabC, wPitch, k0, c0, tid, warp, lane, p)
 	b.label(skipW)
 	b.ins("cp.async.wait_all")
 	b.ins("bar.sync 0")
@@ -199,6 +202,37 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	b.ins("setp.lt.s32 %s, %s, %s", moreC, c0, p["C"])
 	b.insP(moreC, "bra.uni %s", chunk)
 
+	if cfg.Direct {
+		c.windowStoreDirect(cls, cfg, y, n, k0, p0, q0, mb, nb, g, t, acc, alpha, beta, pBeta, p)
+	} else {
+		c.windowStoreShared(cls, cfg, y, es, n, k0, p0, q0, mb, nb, g, t, warp, lane, acc, alpha, beta, pBeta, p)
+	}
+	b.ins("add.s32 %s, %s, 1", it, it)
+	moreT := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", moreT, it, p["tiles"])
+	b.insP(moreT, "bra.uni %s", tileLoop)
+	b.label(done)
+	b.ins("ret")
+
+	ptx := header(arch) + fmt.Sprintf(".extern .shared .align 16 .b8 %s[];\n\n", smemSymbol) +
+		entryMaxReg(name, windowParams(), min(255, 65536/threads), b)
+	return &Kernel{
+		Name:        name,
+		PTX:         ptx,
+		Block:       [3]int{threads, 1, 1},
+		SharedBytes: cfg.KB << 10,
+		Params:      windowParams(),
+		window:      cfg,
+		windowClass: cls,
+	}, nil
+}
+
+// windowStoreShared writes the tile's accumulators to shared memory
+// ([channel][pixel], over the window once every warp's products are done),
+// then y from them by rows of consecutive columns (windowStoreY).
+func (c *gemmCtx) windowStoreShared(cls WindowClass, cfg WindowConfig, y, es, n, k0, p0, q0, mb, nb, g, t, warp, lane string, acc [][][]string,
+	alpha, beta, pBeta string, p map[string]string) {
+	b := c.b
 	b.comment("the accumulators to shared memory, [channel][pixel], over the window")
 	b.ins("bar.sync 0")
 	pitch := cfg.windowPitch() * 4
@@ -220,24 +254,95 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 	}
 	b.ins("bar.sync 0")
 	c.windowStoreY(cls, cfg, y, es, n, k0, p0, q0, warp, lane, alpha, beta, pBeta, p)
-	b.ins("add.s32 %s, %s, 1", it, it)
-	moreT := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", moreT, it, p["tiles"])
-	b.insP(moreT, "bra.uni %s", tileLoop)
-	b.label(done)
-	b.ins("ret")
+}
 
-	ptx := header(arch) + fmt.Sprintf(".extern .shared .align 16 .b8 %s[];\n\n", smemSymbol) +
-		entryMaxReg(name, windowParams(), min(255, 65536/threads), b)
-	return &Kernel{
-		Name:        name,
-		PTX:         ptx,
-		Block:       [3]int{threads, 1, 1},
-		SharedBytes: cfg.KB << 10,
-		Params:      windowParams(),
-		window:      cfg,
-		windowClass: cls,
-	}, nil
+// windowStoreDirect writes y = α·acc + β·y (y not read when β = 0) from
+// the accumulators' registers: each fragment row's pixel (its tile slot as
+// a row and column of the tile, within P and Q) and each column's channel
+// (within K), one element a store.
+func (c *gemmCtx) windowStoreDirect(cls WindowClass, cfg WindowConfig, y, n, k0, p0, q0, mb, nb, g, t string, acc [][][]string,
+	alpha, beta, pBeta string, p map[string]string) {
+	b := c.b
+	b.comment("y from the accumulators' registers")
+	slots := b.reg(kB32) // TP·TQ
+	b.ins("mul.lo.s32 %s, %s, %s", slots, p["TP"], p["TQ"])
+	yTile := b.reg(kB32) // y's offset of (n, k0, p0, q0)
+	b.ins("mul.lo.s32 %s, %s, %s", yTile, n, p["ysN"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", yTile, k0, p["ysC"], yTile)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", yTile, p0, p["ysH"], yTile)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", yTile, q0, p["ysW"], yTile)
+	rows := make([][2]string, len(acc)) // each fragment row's address of channel k0
+	rowOK := make([][2]string, len(acc))
+	for i := range acc {
+		for h := range 2 {
+			m := b.add32(mb, g)
+			m = b.addImm32(m, 16*i+8*h)
+			pp, qq := divmodMagic(b, m, p["TQ"], p["tqM"], p["tqL"])
+			ok, in := b.reg(kPred), b.reg(kPred)
+			b.ins("setp.lt.s32 %s, %s, %s", ok, m, slots)
+			pa, qa := b.add32(p0, pp), b.add32(q0, qq)
+			b.ins("setp.lt.s32 %s, %s, %s", in, pa, p["P"])
+			b.ins("and.pred %s, %s, %s", ok, ok, in)
+			b.ins("setp.lt.s32 %s, %s, %s", in, qa, p["Q"])
+			b.ins("and.pred %s, %s, %s", ok, ok, in)
+			off := b.reg(kB32)
+			b.ins("mad.lo.s32 %s, %s, %s, %s", off, pp, p["ysH"], yTile)
+			b.ins("mad.lo.s32 %s, %s, %s, %s", off, qq, p["ysW"], off)
+			rows[i][h], rowOK[i][h] = elemAddr(b, y, off, cls.Data), ok
+		}
+	}
+	nt := len(acc[0])
+	chOff := make([][2]string, nt) // each column's bytes from channel k0
+	chOK := make([][2]string, nt)
+	kEnd := b.reg(kB32)
+	b.ins("sub.s32 %s, %s, %s", kEnd, p["K"], k0)
+	for j := range nt {
+		for e := range 2 {
+			ch := b.add32(nb, b.mulImm(t, 2))
+			ch = b.addImm32(ch, 8*j+e)
+			chOK[j][e] = b.reg(kPred)
+			b.ins("setp.lt.s32 %s, %s, %s", chOK[j][e], ch, kEnd)
+			chOff[j][e] = b.reg(kB64)
+			b.ins("mul.wide.s32 %s, %s, %s", chOff[j][e], ch, p["ysC"])
+			b.ins("shl.b64 %s, %s, %d", chOff[j][e], chOff[j][e], log2(cls.Data.Size()))
+		}
+	}
+	cvt := "cvt.rn.f16.f32"
+	if cls.Data == BF16 {
+		cvt = "cvt.rn.bf16.f32"
+	}
+	withOld, stored := b.newLabel("W_YD_OLD"), b.newLabel("W_YD_END")
+	b.insP(pBeta, "bra.uni %s", withOld)
+	for _, readOld := range []bool{false, true} {
+		if readOld {
+			b.label(withOld)
+		}
+		for i := range acc {
+			for h := range 2 {
+				for j := range nt {
+					for e := range 2 {
+						ok := b.reg(kPred)
+						b.ins("and.pred %s, %s, %s", ok, rowOK[i][h], chOK[j][e])
+						a := b.reg(kB64)
+						b.ins("add.s64 %s, %s, %s", a, rows[i][h], chOff[j][e])
+						v := b.reg(kF32)
+						b.ins("mul.rn.f32 %s, %s, %s", v, acc[i][j][2*h+e], alpha)
+						if readOld {
+							old := loadAt(b, cls.Data, kF32, a, ok, false)
+							b.ins("fma.rn.f32 %s, %s, %s, %s", v, beta, old, v)
+						}
+						hv := b.reg(kB16)
+						b.ins("%s %s, %s", cvt, hv, v)
+						b.insP(ok, "st.global.b16 [%s], %s", a, hv)
+					}
+				}
+			}
+		}
+		if !readOld {
+			b.ins("bra.uni %s", stored)
+		}
+	}
+	b.label(stored)
 }
 
 // windowTables writes the block's tables (for each reduction index j <
@@ -372,10 +477,8 @@ const windowBatch = 4
 // values (whether it is in range is passed: rows past nrows store
 // nothing); elem gives a vector's global address and whether it is read
 // (zeros where not); dst is the row's shared memory address. Vectors of
-// 4 bytes or more are copied by cp.async (zero-filled where not read,
-// their source then global, the tensor's base): the caller waits for them
-// (cp.async.wait_all) before its barrier.
-func (c *gemmCtx) stageRows(cfg WindowConfig, label string, vec int, nrows, ncv, warp, lane, global string,
+// 4 bytes or more go by stageFlat instead.
+func (c *gemmCtx) stageRows(cfg WindowConfig, label string, vec int, nrows, ncv, warp, lane string,
 	row func(rho, valid string) any, elem func(r any, cv string) (addr, ok string), dst func(r any) string) {
 	b := c.b
 	nw := cfg.warps()
@@ -411,23 +514,9 @@ func (c *gemmCtx) stageRows(cfg WindowConfig, label string, vec int, nrows, ncv,
 	for u := range rows {
 		a, ok := elem(rows[u], pass)
 		b.ins("and.pred %s, %s, %s", ok, ok, inRow)
-		if vec > 1 {
-			st := b.reg(kPred)
-			b.ins("and.pred %s, %s, %s", st, inRow, valids[u])
-			sa := b.reg(kB32)
-			b.ins("mad.lo.s32 %s, %s, %d, %s", sa, pass, 2*vec, dsts[u])
-			src, n := b.reg(kB64), b.reg(kB32)
-			b.ins("selp.b64 %s, %s, %s, %s", src, a, global, ok)
-			b.ins("selp.b32 %s, %d, 0, %s", n, 2*vec, ok)
-			b.insP(st, "cp.async.ca.shared.global [%s], [%s], %d, %s", sa, src, 2*vec, n)
-			continue
-		}
 		vals[u] = windowLoad(b, vec, a, ok)
 	}
 	for u := range rows {
-		if vec > 1 {
-			break
-		}
 		st := b.reg(kPred)
 		b.ins("and.pred %s, %s, %s", st, inRow, valids[u])
 		sa := b.reg(kB32)
@@ -438,6 +527,39 @@ func (c *gemmCtx) stageRows(cfg WindowConfig, label string, vec int, nrows, ncv,
 	b.ins("bra.uni %s", cols)
 	b.label(next)
 	b.ins("add.s32 %s, %s, %d", rho0, rho0, windowBatch*nw)
+	b.ins("bra.uni %s", loop)
+	b.label(end)
+}
+
+// stageFlat is stageRows for vectors of 4 bytes or more, by cp.async: the
+// block's threads take the nrows·ncv vectors in turn (thread tid: vectors
+// tid, tid + threads, …; a vector's row and place by ncv's divider ncvM,
+// ncvL), each its row's setup and one copy, zero-filled where not read
+// (its source then global, the tensor's base), so that every copy of a
+// chunk is in flight at once whatever the length of its rows. The caller
+// waits for them (cp.async.wait_all) before its barrier.
+func (c *gemmCtx) stageFlat(cfg WindowConfig, label string, vec int, nrows, ncv, ncvM, ncvL, tid, global string,
+	row func(rho, valid string) any, elem func(r any, cv string) (addr, ok string), dst func(r any) string) {
+	b := c.b
+	total := b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %s", total, nrows, ncv)
+	idx := b.reg(kB32)
+	b.ins("mov.u32 %s, %s", idx, tid)
+	loop, end := b.newLabel(label), b.newLabel(label+"_END")
+	b.label(loop)
+	more := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", more, idx, total)
+	b.insP("!"+more, "bra.uni %s", end)
+	rho, cv := divmodMagic(b, idx, ncv, ncvM, ncvL)
+	r := row(rho, more)
+	a, ok := elem(r, cv)
+	sa := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", sa, cv, 2*vec, dst(r))
+	src, n := b.reg(kB64), b.reg(kB32)
+	b.ins("selp.b64 %s, %s, %s, %s", src, a, global, ok)
+	b.ins("selp.b32 %s, %d, 0, %s", n, 2*vec, ok)
+	b.ins("cp.async.ca.shared.global [%s], [%s], %d, %s", sa, src, 2*vec, n)
+	b.ins("add.s32 %s, %s, %d", idx, idx, cfg.warps()*32)
 	b.ins("bra.uni %s", loop)
 	b.label(end)
 }
@@ -485,7 +607,7 @@ type windowRow struct {
 // windowStageX stages the chunk's window of x (channels c0… of image n:
 // CC·HS rows of WS elements from row hLo and column wLo, zeros outside x
 // and past C) at xs, in vectors of the class's XVec.
-func (c *gemmCtx) windowStageX(cls WindowClass, cfg WindowConfig, x, xs, xN, hLo, wLo, c0, warp, lane string, p map[string]string) {
+func (c *gemmCtx) windowStageX(cls WindowClass, cfg WindowConfig, x, xs, xN, hLo, wLo, c0, tid, warp, lane string, p map[string]string) {
 	b := c.b
 	v := cls.xVec()
 	rows, ncv := b.reg(kB32), b.reg(kB32)
@@ -518,7 +640,12 @@ func (c *gemmCtx) windowStageX(cls WindowClass, cfg WindowConfig, x, xs, xN, hLo
 		b.ins("mad.lo.s32 %s, %s, %s, %s", off, col, p["xsW"], wr.off)
 		return elemAddr(b, x, off, F16), ok
 	}
-	c.stageRows(cfg, "W_X", v, rows, ncv, warp, lane, x, row, elem, func(r any) string { return r.(windowRow).dst })
+	dst := func(r any) string { return r.(windowRow).dst }
+	if v > 1 {
+		c.stageFlat(cfg, "W_X", v, rows, ncv, p["xcvM"], p["xcvL"], tid, x, row, elem, dst)
+		return
+	}
+	c.stageRows(cfg, "W_X", v, rows, ncv, warp, lane, row, elem, dst)
 }
 
 // windowStageW stages the filter's chunk (output channels k0…, the chunk's
@@ -526,7 +653,7 @@ func (c *gemmCtx) windowStageX(cls WindowClass, cfg WindowConfig, x, xs, xN, hLo
 // channel, zeros past K and past C; in vectors of the class's WVec along
 // the filter's rows (K×C×R×S), else element by element through the
 // filter's table (any format), zeros past J too.
-func (c *gemmCtx) windowStageW(cls WindowClass, cfg WindowConfig, w, ws, tabW, tabC, wPitch, k0, c0, warp, lane string, p map[string]string) {
+func (c *gemmCtx) windowStageW(cls WindowClass, cfg WindowConfig, w, ws, tabW, tabC, wPitch, k0, c0, tid, warp, lane string, p map[string]string) {
 	b := c.b
 	v := cls.wVec()
 	cOff := b.reg(kB32)
@@ -579,7 +706,12 @@ func (c *gemmCtx) windowStageW(cls WindowClass, cfg WindowConfig, w, ws, tabW, t
 		b.ins("and.pred %s, %s, %s", ok, ok, wr.ok)
 		return elemAddr(b, w, b.add32(wr.off, wo), F16), ok
 	}
-	c.stageRows(cfg, "W_W", v, rows, ncv, warp, lane, w, row, elem, func(r any) string { return r.(windowRow).dst })
+	dst := func(r any) string { return r.(windowRow).dst }
+	if v > 1 {
+		c.stageFlat(cfg, "W_W", v, rows, ncv, p["wcvM"], p["wcvL"], tid, w, row, elem, dst)
+		return
+	}
+	c.stageRows(cfg, "W_W", v, rows, ncv, warp, lane, row, elem, dst)
 }
 
 // windowStoreY writes the tile's outputs from the accumulators in shared
@@ -779,16 +911,16 @@ func (c *gemmCtx) windowUnitBases(cfg WindowConfig, mb, lane, smem string, p map
 // and tap s, the unit c·PLU + h·RPU + cg·S + s at cp holds the window's
 // elements sh + wO + s·wStep + (8·cg + i)·strW of the row, i < 8 (the
 // operands of the group's 8 pixels for that tap). The threads take the
-// units in turn.
+// (row, column group) pairs in turn, each writing its S units; with
+// stride 1 a unit is five aligned words of the row, funnel-shifted by an
+// element where it starts at an odd one, else eight elements.
 func (c *gemmCtx) windowCopies(cfg WindowConfig, xs, cp, sh, tid string, p map[string]string) {
 	b := c.b
 	b.comment("the window's shifted copies")
 	threads := cfg.warps() * 32
-	ngs := b.reg(kB32)
-	b.ins("mul.lo.s32 %s, %s, %s", ngs, p["NG"], p["S"])
 	total := b.reg(kB32)
 	b.ins("mul.lo.s32 %s, %s, %s", total, p["CC"], p["HS"])
-	b.ins("mul.lo.s32 %s, %s, %s", total, total, ngs)
+	b.ins("mul.lo.s32 %s, %s, %s", total, total, p["NG"])
 	gap := b.reg(kB32) // PLU − HS·RPU: a plane's units past its rows
 	b.ins("mul.lo.s32 %s, %s, %s", gap, p["HS"], p["rpu"])
 	b.ins("sub.s32 %s, %s, %s", gap, p["plu"], gap)
@@ -798,41 +930,77 @@ func (c *gemmCtx) windowCopies(cfg WindowConfig, xs, cp, sh, tid string, p map[s
 	b.ins("shl.b32 %s, %s, 3", group, p["strW"])
 	col0 := b.reg(kB32) // the window's column of tap 0 of the tile's first pixel
 	b.ins("add.s32 %s, %s, %s", col0, sh, p["wO"])
-	u := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", u, tid)
+	unit := b.reg(kPred) // stride 1: a unit is consecutive elements
+	b.ins("setp.eq.s32 %s, %s, 1", unit, p["strW"])
+	idx := b.reg(kB32)
+	b.ins("mov.u32 %s, %s", idx, tid)
 	loop, end := b.newLabel("W_COPY"), b.newLabel("W_COPY_END")
 	b.label(loop)
 	more := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", more, u, total)
+	b.ins("setp.lt.s32 %s, %s, %s", more, idx, total)
 	b.insP("!"+more, "bra.uni %s", end)
-	rho, k := divmodMagic(b, u, ngs, p["ngsM"], p["ngsL"])
-	cg, s := divmodMagic(b, k, p["S"], p["sM"], p["sL"])
+	rho, cg := divmodMagic(b, idx, p["NG"], p["ngM"], p["ngL"])
 	ch, _ := divmodMagic(b, rho, p["HS"], p["hsM"], p["hsL"])
-	dst := b.reg(kB32) // ρ·RPU + c·gap + k = c·PLU + h·RPU + k
-	b.ins("mad.lo.s32 %s, %s, %s, %s", dst, rho, p["rpu"], k)
+	dst := b.reg(kB32) // ρ·RPU + c·gap + cg·S = c·PLU + h·RPU + cg·S
+	b.ins("mul.lo.s32 %s, %s, %s", dst, cg, p["S"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", dst, rho, p["rpu"], dst)
 	b.ins("mad.lo.s32 %s, %s, %s, %s", dst, ch, gap, dst)
 	b.ins("shl.b32 %s, %s, 4", dst, dst)
 	b.ins("add.s32 %s, %s, %s", dst, dst, cp)
-	col := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", col, s, p["wStep"], col0)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", col, cg, group, col)
-	src := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", src, rho, p["WS"], col)
+	src := b.reg(kB32) // the unit of tap 0: xs + 2·(ρ·WS + col0 + cg·8·strW)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", src, cg, group, col0)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", src, rho, p["WS"], src)
 	b.ins("shl.b32 %s, %s, 1", src, src)
 	b.ins("add.s32 %s, %s, %s", src, src, xs)
-	h := b.regs(kB16, 8)
-	for i := range h {
-		if i > 0 {
-			b.ins("add.s32 %s, %s, %s", src, src, step)
-		}
-		b.ins("ld.shared.b16 %s, [%s]", h[i], src)
-	}
+	tapStep := b.reg(kB32) // bytes between taps: 2·wStep
+	b.ins("shl.b32 %s, %s, 1", tapStep, p["wStep"])
+	s := b.reg(kB32)
+	b.ins("mov.u32 %s, 0", s)
+	taps, next := b.newLabel("W_COPY_TAP"), b.newLabel("W_COPY_NEXT")
+	b.label(taps)
 	w := b.regs(kB32, 4)
-	for i := range w {
-		b.ins("mov.b32 %s, {%s, %s}", w[i], h[2*i], h[2*i+1])
+	spread, stored := b.newLabel("W_COPY_SPREAD"), b.newLabel("W_COPY_STORE")
+	b.insP("!"+unit, "bra.uni %s", spread)
+	{
+		a0, sel, odd := b.reg(kB32), b.reg(kB32), b.reg(kPred)
+		b.ins("and.b32 %s, %s, -4", a0, src)
+		b.ins("and.b32 %s, %s, 2", sel, src)
+		b.ins("setp.ne.s32 %s, %s, 0", odd, sel)
+		b.ins("selp.b32 %s, 21554, 12816, %s", sel, odd) // 0x5432: the upper half of one word and the lower of the next; 0x3210: the word
+		words := b.regs(kB32, 5)
+		for i, r := range words {
+			b.ins("ld.shared.b32 %s, [%s+%d]", r, a0, 4*i)
+		}
+		for i := range w {
+			b.ins("prmt.b32 %s, %s, %s, %s", w[i], words[i], words[i+1], sel)
+		}
+		b.ins("bra.uni %s", stored)
 	}
+	b.label(spread)
+	{
+		h := b.regs(kB16, 8)
+		a := b.reg(kB32)
+		b.ins("mov.u32 %s, %s", a, src)
+		for i := range h {
+			if i > 0 {
+				b.ins("add.s32 %s, %s, %s", a, a, step)
+			}
+			b.ins("ld.shared.b16 %s, [%s]", h[i], a)
+		}
+		for i := range w {
+			b.ins("mov.b32 %s, {%s, %s}", w[i], h[2*i], h[2*i+1])
+		}
+	}
+	b.label(stored)
 	b.ins("st.shared.v4.b32 [%s], %s", dst, braces(w))
-	b.ins("add.s32 %s, %s, %d", u, u, threads)
+	b.ins("add.s32 %s, %s, 16", dst, dst)
+	b.ins("add.s32 %s, %s, %s", src, src, tapStep)
+	b.ins("add.s32 %s, %s, 1", s, s)
+	moreS := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", moreS, s, p["S"])
+	b.insP(moreS, "bra.uni %s", taps)
+	b.label(next)
+	b.ins("add.s32 %s, %s, %d", idx, idx, threads)
 	b.ins("bra.uni %s", loop)
 	b.label(end)
 }

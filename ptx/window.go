@@ -46,17 +46,24 @@ func (c WindowClass) wVec() int { return max(c.WVec, 1) }
 // whatever the stride, dilation and the window's misalignment), and each
 // 16×16 A fragment is one ldmatrix.trans of four units. Its tiles are rows
 // of whole units (TQ a multiple of 8).
+//
+// Direct writes y from the accumulators' registers (each thread its
+// fragments' pixels and channels) instead of through shared memory by rows
+// of consecutive columns.
 type WindowConfig struct {
 	Pixels, Channels int
 	WarpsM, WarpsN   int
 	KB               int
-	Shifted          bool
+	Shifted, Direct  bool
 }
 
 func (c WindowConfig) String() string {
 	s := fmt.Sprintf("window m%d k%d w%dx%d s%d", c.Pixels, c.Channels, c.WarpsM, c.WarpsN, c.KB)
 	if c.Shifted {
 		s += " shifted"
+	}
+	if c.Direct {
+		s += " direct"
 	}
 	return s
 }
@@ -93,7 +100,7 @@ func LegalWindow(cfg WindowConfig, cls WindowClass) error {
 		return fmt.Errorf("ptx: window convolution: %d accumulators a thread", cfg.mTiles()*cfg.nTiles()*4)
 	case cfg.KB < 16 || cfg.KB > 200:
 		return fmt.Errorf("ptx: window convolution of %d KiB of shared memory", cfg.KB)
-	case cfg.Channels*cfg.windowPitch()*4 > cfg.KB<<10:
+	case !cfg.Direct && cfg.Channels*cfg.windowPitch()*4 > cfg.KB<<10:
 		return fmt.Errorf("ptx: window convolution: the epilogue's %d bytes exceed %d KiB", cfg.Channels*cfg.windowPitch()*4, cfg.KB)
 	}
 	return nil
@@ -150,6 +157,7 @@ type WindowGeometry struct {
 	Tiles          int
 	NG, RPU, PLU   int
 	CpOff          int
+	XCV, WCV       int // the vectors of a row of the window and of the filter's chunk
 }
 
 // WindowGeometryOf is pr's geometry under cfg and cls, or an error where
@@ -193,6 +201,9 @@ func WindowGeometryOf(cfg WindowConfig, cls WindowClass, pr WindowProblem) (Wind
 	}
 	plane := g.HS * g.WS
 	epi := cfg.Channels * cfg.windowPitch() * 4
+	if cfg.Direct {
+		epi = 0
+	}
 	planes, copies := 1, 0 // the window's zero plane, the copies' bytes a channel
 	if cfg.Shifted {
 		g.NG = g.TQ / 8
@@ -240,6 +251,7 @@ func WindowGeometryOf(cfg WindowConfig, cls WindowClass, pr WindowProblem) (Wind
 	if cfg.Shifted {
 		g.CpOff = g.XsOff + ceilDiv(g.CC*plane*2, 16)*16
 	}
+	g.XCV, g.WCV = g.WS/cls.xVec(), g.J/cls.wVec()
 	return g, nil
 }
 
@@ -267,7 +279,9 @@ func WindowGrid(cfg WindowConfig, g WindowGeometry, pr WindowProblem) [3]int {
 // shared memory's offsets of the window, the filter and the accumulators;
 // the tiles a block computes and the tiles of all images; the dividers
 // (DivMagic: multiplier, shift) of HS, QB and PB; a Shifted kernel's
-// copies (NG, RPU, PLU, their offset, and the dividers of S and NG·S).
+// copies (NG, RPU, PLU, their offset, and the dividers of S and NG·S);
+// the dividers of NG, of the vectors of a row of the window and of the
+// filter's chunk, and of TQ.
 var WindowIntParams = []string{
 	"N", "K", "P", "Q", "C", "H", "W",
 	"TP", "TQ", "PB", "QB",
@@ -280,6 +294,7 @@ var WindowIntParams = []string{
 	"xsOff", "wsOff", "eOff", "tiles", "tilesAll",
 	"hsM", "hsL", "qbM", "qbL", "pbM", "pbL",
 	"NG", "rpu", "plu", "cpOff", "sM", "sL", "ngsM", "ngsL",
+	"ngM", "ngL", "xcvM", "xcvL", "wcvM", "wcvL", "tqM", "tqL",
 }
 
 // Ints are the kernel's integer parameters (WindowIntParams) for pr with
@@ -297,6 +312,8 @@ func (pr WindowProblem) Ints(g WindowGeometry) []int {
 		g.XsOff, g.WsOff, g.EOff, g.Tiles, pr.N * g.PB * g.QB,
 		magic(g.HS), magicL(g.HS), magic(g.QB), magicL(g.QB), magic(g.PB), magicL(g.PB),
 		g.NG, g.RPU, g.PLU, g.CpOff, magic(pr.S), magicL(pr.S), magic(max(g.NG*pr.S, 1)), magicL(max(g.NG*pr.S, 1)),
+		magic(max(g.NG, 1)), magicL(max(g.NG, 1)), magic(max(g.XCV, 1)), magicL(max(g.XCV, 1)), magic(max(g.WCV, 1)), magicL(max(g.WCV, 1)),
+		magic(g.TQ), magicL(g.TQ),
 	}
 }
 

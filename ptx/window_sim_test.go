@@ -62,7 +62,8 @@ func randomWindowSimCase(rng *rand.Rand, trial int) windowSimCase {
 				break
 			}
 		}
-		c.cfg = []WindowConfig{{64, 16, 4, 1, 48, false}, {64, 32, 4, 2, 48, false}, {128, 16, 2, 2, 48, false}, {64, 32, 1, 4, 16, false}}[trial%4]
+		c.cfg = []WindowConfig{{64, 16, 4, 1, 48, false, false}, {64, 32, 4, 2, 48, false, false}, {128, 16, 2, 2, 48, false, false}, {64, 32, 1, 4, 16, false, false}}[trial%4]
+		c.cfg.Direct = trial%3 == 1
 		if c.cfg.Shifted = trial >= 16; c.cfg.Shifted {
 			c.cfg.KB = 48 // (16 KiB chunks of 16 KiB: the copies take more)
 		}
@@ -80,7 +81,8 @@ func randomWindowSimCase(rng *rand.Rand, trial int) windowSimCase {
 // the second reads. Blocks of several tiles (a device of 1 or 2 resident
 // blocks), chunks of channels (16 KiB configurations), vectors of x and
 // the filter, flips, padding, strides and dilation; half the cases
-// Shifted (the copies' stores and ldmatrix rows within the block's bytes).
+// Shifted (the copies' stores and ldmatrix rows within the block's bytes),
+// a third Direct (y stored from the accumulators' registers).
 func TestWindowConvSimulated(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 77))
 	multiTile, chunked := 0, 0

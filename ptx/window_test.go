@@ -59,7 +59,7 @@ func randomWindowProblem(rng *rand.Rand) WindowProblem {
 // channels and their reduction fit the shared memory it asks for.
 func TestWindowGeometry(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 29))
-	cfgs := []WindowConfig{{64, 16, 4, 1, 48, false}, {128, 32, 4, 1, 96, false}, {128, 64, 2, 2, 96, false}, {256, 64, 4, 2, 200, false}}
+	cfgs := []WindowConfig{{64, 16, 4, 1, 48, false, false}, {128, 32, 4, 1, 96, false, false}, {128, 64, 2, 2, 96, false, false}, {256, 64, 4, 2, 200, false, false}}
 	for trial := 0; trial < 400; trial++ {
 		pr, cfg := randomWindowProblem(rng), cfgs[trial%len(cfgs)]
 		cls := WindowClass{Data: F16, XVec: []int{1, 2, 8}[trial%3], WVec: []int{1, 4, 8}[trial/3%3]}
@@ -119,7 +119,7 @@ func TestWindowGeometry(t *testing.T) {
 // of a chunk without flip or dilation read eight distinct banks.
 func TestWindowShiftedGeometry(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 31))
-	cfgs := []WindowConfig{{64, 16, 4, 1, 48, true}, {128, 32, 4, 1, 96, true}, {128, 64, 2, 2, 96, true}, {256, 64, 4, 2, 200, true}}
+	cfgs := []WindowConfig{{64, 16, 4, 1, 48, true, false}, {128, 32, 4, 1, 96, true, false}, {128, 64, 2, 2, 96, true, false}, {256, 64, 4, 2, 200, true, false}}
 	checked := 0
 	for trial := 0; trial < 400; trial++ {
 		pr, cfg := randomWindowProblem(rng), cfgs[trial%len(cfgs)]
@@ -196,9 +196,10 @@ func TestPTXASWindow(t *testing.T) {
 	n := 0
 	for i, d := range []DataType{F16, BF16, F16, BF16} {
 		cls := WindowClass{Data: d, XVec: []int{1, 2, 8, 4}[i], WVec: []int{1, 8, 4, 2}[i]}
-		for _, cfg := range []WindowConfig{{64, 16, 4, 1, 48, false}, {128, 32, 4, 1, 96, false}, {128, 64, 2, 2, 96, false}, {256, 64, 4, 2, 200, false},
-			{256, 128, 4, 2, 200, false}, {128, 128, 1, 4, 96, false}, {64, 64, 1, 8, 48, false},
-			{128, 64, 2, 2, 96, true}, {256, 128, 4, 2, 200, true}, {128, 128, 1, 4, 96, true}} {
+		for _, cfg := range []WindowConfig{{64, 16, 4, 1, 48, false, false}, {128, 32, 4, 1, 96, false, false}, {128, 64, 2, 2, 96, false, false}, {256, 64, 4, 2, 200, false, false},
+			{256, 128, 4, 2, 200, false, false}, {128, 128, 1, 4, 96, false, false}, {64, 64, 1, 8, 48, false, false},
+			{128, 64, 2, 2, 96, true, false}, {256, 128, 4, 2, 200, true, false}, {128, 128, 1, 4, 96, true, false},
+			{128, 64, 2, 2, 96, true, true}, {256, 128, 4, 2, 200, false, true}, {64, 64, 1, 8, 48, true, true}} {
 			if err := LegalWindow(cfg, cls); err != nil {
 				t.Fatalf("%v: %v", cfg, err)
 			}
@@ -232,8 +233,8 @@ func TestWindowNamesDistinct(t *testing.T) {
 				for _, m := range []int{64, 128, 256} {
 					for _, k := range []int{16, 32, 64, 128} {
 						for _, wm := range []int{1, 2, 4, 8} {
-							for _, kb := range []int{48, 96, 200, -48, -96, -200} {
-								cfg := WindowConfig{Pixels: m, Channels: k, WarpsM: wm, WarpsN: 4 / min(wm, 4), KB: abs(kb), Shifted: kb < 0}
+							for _, kb := range []int{48, 96, 200, -48, -96, -200, 1048, 1096, 1200, -1048, -1096, -1200} {
+								cfg := WindowConfig{Pixels: m, Channels: k, WarpsM: wm, WarpsN: 4 / min(wm, 4), KB: abs(kb) % 1000, Shifted: kb < 0, Direct: abs(kb) > 1000}
 								if LegalWindow(cfg, cls) != nil {
 									continue
 								}

@@ -93,7 +93,7 @@ const windowBlocks = 264
 // WindowConfigs are the window kernel's legal configurations a sweep
 // tries: blocks of 64 to 256 pixels and 16 to 128 channels, 4 or 8 warps
 // in every arrangement, 48, 96 or 200 KiB of shared memory, Shifted or
-// not.
+// not, Direct or not.
 func WindowConfigs(cls ptx.WindowClass) []ptx.WindowConfig {
 	var out []ptx.WindowConfig
 	for _, m := range []int{64, 128, 256} {
@@ -101,8 +101,8 @@ func WindowConfigs(cls ptx.WindowClass) []ptx.WindowConfig {
 			for _, wm := range []int{1, 2, 4, 8} {
 				for _, wn := range []int{1, 2, 4, 8} {
 					for _, kb := range []int{48, 96, 200} {
-						for _, sh := range []bool{false, true} {
-							cfg := ptx.WindowConfig{Pixels: m, Channels: k, WarpsM: wm, WarpsN: wn, KB: kb, Shifted: sh}
+						for mode := range 4 {
+							cfg := ptx.WindowConfig{Pixels: m, Channels: k, WarpsM: wm, WarpsN: wn, KB: kb, Shifted: mode&1 != 0, Direct: mode&2 != 0}
 							if ptx.LegalWindow(cfg, cls) == nil {
 								out = append(out, cfg)
 							}
