@@ -162,6 +162,6 @@ CUresult isaac_cuda_tensor_map_im2col_4d(unsigned char *out, int data_type, CUde
 	const unsigned long long *dims, const unsigned long long *strides, const int *lower, const int *upper,
 	unsigned int channels, unsigned int pixels, const unsigned int *elem_strides, int swizzle, int l2_promotion);
 
-#define ISAAC_MAX_KERNEL_PARAMS 64
+#define ISAAC_MAX_KERNEL_PARAMS 96
 
 #endif /* ISAAC_CUDA_DRIVER_H */
