@@ -59,12 +59,23 @@ func WindowClass(s request.ConvShape, x, w uintptr) ptx.WindowClass {
 // blocks of 64 pixels and at most 32 channels (the ResNet-50 stem at batch
 // 1: 12.1 µs against 21.8, gputest/results/h100/conv/call82).
 //
-// Beyond windowChannels channels, the same blocks Shifted (the A operand
-// by ldmatrix from the window's shifted copies), whose products cost a
-// fraction of the element gathers' where the reduction is long.
+// Beyond windowChannels channels: Shifted (the A operand by ldmatrix from
+// the window's shifted copies) and Direct (y from the registers), blocks of
+// 256 pixels (128 where those would not fill two on each SM) and 32 or 64
+// channels, eight warps, 200 KiB of shared memory, the modes and sizes
+// that came first or within a few percent of the best on the Table 5
+// layers of 16 and 32 channels (gputest/results/h100/conv/call87).
 func WindowDefault(s request.ConvShape) ptx.WindowConfig {
-	cfg := windowDefault(s)
-	cfg.Shifted = s.C > windowChannels
+	if s.C <= windowChannels {
+		return windowDefault(s)
+	}
+	cfg := ptx.WindowConfig{Pixels: 256, Channels: 64, WarpsM: 4, WarpsN: 2, KB: 200, Shifted: true, Direct: true}
+	if s.K <= 32 {
+		cfg.Channels = 32
+	}
+	if ceilDiv(s.N*s.P*s.Q, cfg.Pixels)*ceilDiv(s.K, cfg.Channels) < windowBlocks {
+		cfg.Pixels = 128
+	}
 	return cfg
 }
 
