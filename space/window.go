@@ -59,25 +59,40 @@ func WindowClass(s request.ConvShape, x, w uintptr) ptx.WindowClass {
 // blocks of 64 pixels and at most 32 channels (the ResNet-50 stem at batch
 // 1: 12.1 µs against 21.8, gputest/results/h100/conv/call82).
 //
-// Beyond windowChannels channels: Shifted (the A operand by ldmatrix from
-// the window's shifted copies) and Direct (y from the registers), blocks of
-// 256 pixels (128 where those would not fill two on each SM) and 32 or 64
-// channels, eight warps, 200 KiB of shared memory, the modes and sizes
-// that came first or within a few percent of the best on the Table 5
-// layers of 16 and 32 channels (gputest/results/h100/conv/call87).
+// Up to 16 channels (windowFewChannels): Direct (y from the registers),
+// blocks of 128 pixels and 32 or 64 channels, eight warps along the pixels,
+// 200 KiB (64 pixels, four warps by two, where those would not fill two
+// blocks on each SM); beyond: Shifted (the A operand by ldmatrix from the
+// window's shifted copies) and Direct, blocks of 256 pixels (128 where
+// those would not fill two on each SM), eight warps, 200 KiB. These are
+// the configurations that came first or within a few percent of the best
+// on the Table 5 layers of 16 and 32 channels
+// (gputest/results/h100/conv/call87).
 func WindowDefault(s request.ConvShape) ptx.WindowConfig {
 	if s.C <= windowChannels {
 		return windowDefault(s)
 	}
-	cfg := ptx.WindowConfig{Pixels: 256, Channels: 64, WarpsM: 4, WarpsN: 2, KB: 200, Shifted: true, Direct: true}
+	channels := 64
 	if s.K <= 32 {
-		cfg.Channels = 32
+		channels = 32
 	}
-	if ceilDiv(s.N*s.P*s.Q, cfg.Pixels)*ceilDiv(s.K, cfg.Channels) < windowBlocks {
+	small := func(pixels int) bool { return ceilDiv(s.N*s.P*s.Q, pixels)*ceilDiv(s.K, channels) < windowBlocks }
+	if s.C <= windowFewChannels {
+		if small(128) {
+			return ptx.WindowConfig{Pixels: 64, Channels: channels, WarpsM: 4, WarpsN: 2, KB: 200, Direct: true}
+		}
+		return ptx.WindowConfig{Pixels: 128, Channels: channels, WarpsM: 8, WarpsN: 1, KB: 200, Direct: true}
+	}
+	cfg := ptx.WindowConfig{Pixels: 256, Channels: channels, WarpsM: 4, WarpsN: 2, KB: 200, Shifted: true, Direct: true}
+	if small(cfg.Pixels) {
 		cfg.Pixels = 128
 	}
 	return cfg
 }
+
+// windowFewChannels is the most channels WindowDefault takes without
+// Shifted copies.
+const windowFewChannels = 16
 
 func windowDefault(s request.ConvShape) ptx.WindowConfig {
 	var cfg ptx.WindowConfig

@@ -68,12 +68,21 @@ func TestWindowDefault(t *testing.T) {
 		{Type: half, N: 1, C: 8, K: 8, P: 9, Q: 9, R: 3, S: 3, G: 1},
 		{Type: half, N: 8, C: 32, K: 64, P: 54, Q: 54, R: 3, S: 3, G: 1},
 		{Type: half, N: 128, C: 16, K: 32, P: 28, Q: 28, R: 3, S: 3, G: 1},
+		{Type: half, N: 1, C: 16, K: 32, P: 28, Q: 28, R: 3, S: 3, G: 1},
+		{Type: half, N: 1, C: 64, K: 64, P: 14, Q: 14, R: 3, S: 3, G: 1},
 	} {
 		cfg := WindowDefault(s)
 		if err := ptx.LegalWindow(cfg, WindowClass(s, 0, 0)); err != nil {
 			t.Errorf("%+v: %v", s, err)
 		}
 		blocks := ceilDiv(s.N*s.P*s.Q, cfg.Pixels) * ceilDiv(s.K, cfg.Channels)
+		if s.C > windowChannels && s.C <= windowFewChannels {
+			blocks128 := ceilDiv(s.N*s.P*s.Q, 128) * ceilDiv(s.K, cfg.Channels)
+			if cfg.Shifted || !cfg.Direct || (blocks128 < windowBlocks) != (cfg.Pixels == 64) {
+				t.Errorf("%+v: %v, %d blocks", s, cfg, blocks)
+			}
+			continue
+		}
 		if s.C > windowChannels {
 			blocks256 := ceilDiv(s.N*s.P*s.Q, 256) * ceilDiv(s.K, cfg.Channels)
 			if !cfg.Shifted || !cfg.Direct || (blocks256 < windowBlocks) != (cfg.Pixels == 128) || cfg.Pixels != 128 && cfg.Pixels != 256 {
