@@ -14,12 +14,26 @@ import (
 )
 
 // convKey identifies a convolution's decision: the context, the class of
-// its implicit GEMM (none for a grouped convolution's direct kernel) and
-// its shape.
+// its implicit GEMM (none for a grouped convolution's direct kernel), the
+// window kernel's class where it is a candidate (its vectors of x and the
+// filter follow their addresses, which the implicit GEMM's class may not
+// tell apart: a decision for one would be refused at launch for the
+// other), and its shape.
 type convKey struct {
-	ctx   uint64
-	class ptx.InputClass
-	shape request.ConvShape
+	ctx    uint64
+	class  ptx.InputClass
+	window ptx.WindowClass
+	shape  request.ConvShape
+}
+
+// newConvKey is the decision key of convolution c of shape s in context
+// ctx, with its implicit GEMM's (or the grouped kernel's) class.
+func newConvKey(ctx uint64, class ptx.InputClass, c *request.Conv, s request.ConvShape) convKey {
+	k := convKey{ctx: ctx, class: class, shape: s}
+	if space.WindowCandidate(s) {
+		k.window = space.WindowClass(s, c.XPtr, c.WPtr)
+	}
+	return k
 }
 
 // convPath is how a served convolution runs.
@@ -210,7 +224,7 @@ func (s *Server) convTarget(c *request.Conv) (convKey, kernels.Target, request.C
 	if err != nil {
 		return convKey{}, t, shape, reasonOf(err)
 	}
-	return convKey{t.Ctx, t.Class, shape}, t, shape, request.Served
+	return newConvKey(t.Ctx, t.Class, c, shape), t, shape, request.Served
 }
 
 // convDecision finds (or makes) c's decision; the reason is Served when c
