@@ -195,7 +195,7 @@ func GenerateWindowConv(cls WindowClass, cfg WindowConfig, arch string) (*Kernel
 		b.ins("bar.sync 0")
 		c.windowProductsShifted(cls, tabX, units, wRows, lane, acc, p)
 	} else {
-		c.windowProducts(cls, cfg, tabX, bases, wRows, t, acc, p)
+		c.windowProducts(cls, tabX, bases, wRows, t, acc, p)
 	}
 	b.ins("add.s32 %s, %s, %s", c0, c0, p["CC"])
 	moreC := b.reg(kPred)
@@ -817,7 +817,41 @@ func (c *gemmCtx) windowStoreY(cls WindowClass, cfg WindowConfig, y, es, n, k0, 
 // indices, the thread's four offsets (indices 2t, 2t+1, 2t+8, 2t+9) from
 // the table, each m-tile's A fragment gathered from the window at its two
 // pixel bases, each n-tile's B fragment from the filter's row, one mma each.
-func (c *gemmCtx) windowProducts(cls WindowClass, cfg WindowConfig, tabX string, bases [][2]string, wRows []string, t string, acc [][][]string, p map[string]string) {
+func (c *gemmCtx) windowProducts(cls WindowClass, tabX string, bases [][2]string, wRows []string, t string, acc [][][]string, p map[string]string) {
+	b := c.b
+	tab := b.reg(kB32) // this thread's entries of the step: index 2t
+	b.ins("mad.lo.s32 %s, %s, 8, %s", tab, t, tabX)
+	c.windowReduce(cls, tab, wRows, acc, p, func() func(i int) []string {
+		o := b.regs(kB32, 4)
+		b.ins("ld.shared.v2.b32 {%s, %s}, [%s]", o[0], o[1], tab)
+		b.ins("ld.shared.v2.b32 {%s, %s}, [%s+32]", o[2], o[3], tab)
+		pair := func(base, lo, hi string) string {
+			h := b.regs(kB16, 2)
+			for i, o := range []string{lo, hi} {
+				a := b.add32(base, o)
+				b.ins("ld.shared.b16 %s, [%s]", h[i], a)
+			}
+			r := b.reg(kB32)
+			b.ins("mov.b32 %s, {%s, %s}", r, h[0], h[1])
+			return r
+		}
+		return func(i int) []string {
+			return []string{
+				pair(bases[i][0], o[0], o[1]),
+				pair(bases[i][1], o[0], o[1]),
+				pair(bases[i][0], o[2], o[3]),
+				pair(bases[i][1], o[2], o[3]),
+			}
+		}
+	})
+}
+
+// windowReduce emits the loop over the chunk's JP/16 steps of 16 reduction
+// indices (tab, this thread's table entries, and the filter's rows moving
+// on by a step each): fragments emits a step's table reads and gives each
+// m-tile's A fragment; each n-tile's B fragment comes from the filter's
+// row (wRows), one mma.sync m16n8k16 a pair.
+func (c *gemmCtx) windowReduce(cls WindowClass, tab string, wRows []string, acc [][][]string, p map[string]string, fragments func() func(i int) []string) {
 	b := c.b
 	op := "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
 	if cls.Data == BF16 {
@@ -825,41 +859,22 @@ func (c *gemmCtx) windowProducts(cls WindowClass, cfg WindowConfig, tabX string,
 	}
 	steps := b.reg(kB32)
 	b.ins("shr.u32 %s, %s, 4", steps, p["JP"])
-	tab := b.reg(kB32) // this thread's entries of the step: index 2t
-	b.ins("mad.lo.s32 %s, %s, 8, %s", tab, t, tabX)
 	wOff := b.reg(kB32) // bytes into the filter's rows
 	b.ins("mov.u32 %s, 0", wOff)
 	ks := b.reg(kB32)
 	b.ins("mov.u32 %s, 0", ks)
 	loop := b.newLabel("W_K")
 	b.label(loop)
-	o := b.regs(kB32, 4)
-	b.ins("ld.shared.v2.b32 {%s, %s}, [%s]", o[0], o[1], tab)
-	b.ins("ld.shared.v2.b32 {%s, %s}, [%s+32]", o[2], o[3], tab)
+	a := fragments()
 	bf := make([][2]string, len(wRows))
 	for j, row := range wRows {
-		a := b.add32(row, wOff)
+		r := b.add32(row, wOff)
 		bf[j] = [2]string{b.reg(kB32), b.reg(kB32)}
-		b.ins("ld.shared.b32 %s, [%s]", bf[j][0], a)
-		b.ins("ld.shared.b32 %s, [%s+16]", bf[j][1], a)
+		b.ins("ld.shared.b32 %s, [%s]", bf[j][0], r)
+		b.ins("ld.shared.b32 %s, [%s+16]", bf[j][1], r)
 	}
-	pair := func(base, lo, hi string) string {
-		h := b.regs(kB16, 2)
-		for i, o := range []string{lo, hi} {
-			a := b.add32(base, o)
-			b.ins("ld.shared.b16 %s, [%s]", h[i], a)
-		}
-		r := b.reg(kB32)
-		b.ins("mov.b32 %s, {%s, %s}", r, h[0], h[1])
-		return r
-	}
-	for i := range bases {
-		af := []string{
-			pair(bases[i][0], o[0], o[1]),
-			pair(bases[i][1], o[0], o[1]),
-			pair(bases[i][0], o[2], o[3]),
-			pair(bases[i][1], o[2], o[3]),
-		}
+	for i := range acc {
+		af := a(i)
 		for j := range bf {
 			d := acc[i][j]
 			b.ins("%s %s, %s, %s, %s", op, braces(d), braces(af), braces(bf[j][:]), braces(d))
@@ -1008,16 +1023,9 @@ func (c *gemmCtx) windowCopies(cfg WindowConfig, xs, cp, sh, tid string, p map[s
 // windowProductsShifted is windowProducts for a Shifted kernel: for each 16
 // reduction indices, this lane's row of the step (index 8·(lane/16) +
 // lane%8) from the table, each m-tile's A fragment one ldmatrix.trans of
-// the four units at its base plus the rows' offsets, each n-tile's B
-// fragment from the filter's row, one mma each.
+// the four units at its base plus the rows' offsets.
 func (c *gemmCtx) windowProductsShifted(cls WindowClass, tabX string, units, wRows []string, lane string, acc [][][]string, p map[string]string) {
 	b := c.b
-	op := "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
-	if cls.Data == BF16 {
-		op = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
-	}
-	steps := b.reg(kB32)
-	b.ins("shr.u32 %s, %s, 4", steps, p["JP"])
 	row := b.reg(kB32) // 8·(lane/16) + lane%8
 	b.ins("shr.u32 %s, %s, 4", row, lane)
 	b.ins("shl.b32 %s, %s, 3", row, row)
@@ -1026,31 +1034,14 @@ func (c *gemmCtx) windowProductsShifted(cls WindowClass, tabX string, units, wRo
 	b.ins("add.s32 %s, %s, %s", row, row, lo)
 	tab := b.reg(kB32)
 	b.ins("mad.lo.s32 %s, %s, 4, %s", tab, row, tabX)
-	wOff := b.reg(kB32) // bytes into the filter's rows
-	b.ins("mov.u32 %s, 0", wOff)
-	ks := b.reg(kB32)
-	b.ins("mov.u32 %s, 0", ks)
-	loop := b.newLabel("W_KS")
-	b.label(loop)
-	tap := b.reg(kB32)
-	b.ins("ld.shared.b32 %s, [%s]", tap, tab)
-	bf := make([][2]string, len(wRows))
-	for j, r := range wRows {
-		a := b.add32(r, wOff)
-		bf[j] = [2]string{b.reg(kB32), b.reg(kB32)}
-		b.ins("ld.shared.b32 %s, [%s]", bf[j][0], a)
-		b.ins("ld.shared.b32 %s, [%s+16]", bf[j][1], a)
-	}
-	for i, u := range units {
-		a := b.add32(u, tap)
-		af := b.regs(kB32, 4)
-		b.ins("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 %s, [%s]", braces(af), a)
-		for j := range bf {
-			d := acc[i][j]
-			b.ins("%s %s, %s, %s, %s", op, braces(d), braces(af), braces(bf[j][:]), braces(d))
+	c.windowReduce(cls, tab, wRows, acc, p, func() func(i int) []string {
+		tap := b.reg(kB32)
+		b.ins("ld.shared.b32 %s, [%s]", tap, tab)
+		return func(i int) []string {
+			a := b.add32(units[i], tap)
+			af := b.regs(kB32, 4)
+			b.ins("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 %s, [%s]", braces(af), a)
+			return af
 		}
-	}
-	b.ins("add.s32 %s, %s, 64", tab, tab)
-	b.ins("add.s32 %s, %s, 32", wOff, wOff)
-	loopNext(b, ks, steps, loop)
+	})
 }
