@@ -307,10 +307,6 @@ func (c *gemmCtx) windowStoreDirect(cls WindowClass, cfg WindowConfig, y, n, k0,
 			b.ins("shl.b64 %s, %s, %d", chOff[j][e], chOff[j][e], log2(cls.Data.Size()))
 		}
 	}
-	cvt := "cvt.rn.f16.f32"
-	if cls.Data == BF16 {
-		cvt = "cvt.rn.bf16.f32"
-	}
 	withOld, stored := b.newLabel("W_YD_OLD"), b.newLabel("W_YD_END")
 	b.insP(pBeta, "bra.uni %s", withOld)
 	for _, readOld := range []bool{false, true} {
@@ -325,15 +321,7 @@ func (c *gemmCtx) windowStoreDirect(cls WindowClass, cfg WindowConfig, y, n, k0,
 						b.ins("and.pred %s, %s, %s", ok, rowOK[i][h], chOK[j][e])
 						a := b.reg(kB64)
 						b.ins("add.s64 %s, %s, %s", a, rows[i][h], chOff[j][e])
-						v := b.reg(kF32)
-						b.ins("mul.rn.f32 %s, %s, %s", v, acc[i][j][2*h+e], alpha)
-						if readOld {
-							old := loadAt(b, cls.Data, kF32, a, ok, false)
-							b.ins("fma.rn.f32 %s, %s, %s, %s", v, beta, old, v)
-						}
-						hv := b.reg(kB16)
-						b.ins("%s %s, %s", cvt, hv, v)
-						b.insP(ok, "st.global.b16 [%s], %s", a, hv)
+						storeScaled(b, cls.Data, acc[i][j][2*h+e], a, ok, alpha, beta, readOld)
 					}
 				}
 			}
@@ -363,19 +351,7 @@ func (c *gemmCtx) windowTables(cfg WindowConfig, tid, smem, tabX, tabW, tabC, ws
 		b.ins("shl.b32 %s, %s, 1", zeroPlane, zeroPlane)
 		b.ins("add.s32 %s, %s, %s", zeroPlane, zeroPlane, p["xsOff"])
 	}
-	forEach := func(label, limit string, body func(e string)) {
-		e := b.reg(kB32)
-		b.ins("mov.u32 %s, %s", e, tid)
-		loop, end := b.newLabel(label), b.newLabel(label+"_END")
-		b.label(loop)
-		more := b.reg(kPred)
-		b.ins("setp.lt.s32 %s, %s, %s", more, e, limit)
-		b.insP("!"+more, "bra.uni %s", end)
-		body(e)
-		b.ins("add.s32 %s, %s, %d", e, e, threads)
-		b.ins("bra.uni %s", loop)
-		b.label(end)
-	}
+	forEach := func(label, limit string, body func(e string)) { blockLoop(b, threads, label, tid, limit, body) }
 	forEach("W_TAB", p["JP"], func(j string) {
 		in := b.reg(kPred)
 		b.ins("setp.lt.s32 %s, %s, %s", in, j, p["J"])
@@ -543,23 +519,33 @@ func (c *gemmCtx) stageFlat(cfg WindowConfig, label string, vec int, nrows, ncv,
 	b := c.b
 	total := b.reg(kB32)
 	b.ins("mul.lo.s32 %s, %s, %s", total, nrows, ncv)
-	idx := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", idx, tid)
+	valid := b.reg(kPred) // (every row the loop reaches is within nrows)
+	b.ins("setp.ge.s32 %s, %s, 0", valid, total)
+	blockLoop(b, cfg.warps()*32, label, tid, total, func(idx string) {
+		rho, cv := divmodMagic(b, idx, ncv, ncvM, ncvL)
+		r := row(rho, valid)
+		a, ok := elem(r, cv)
+		sa := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %d, %s", sa, cv, 2*vec, dst(r))
+		src, n := b.reg(kB64), b.reg(kB32)
+		b.ins("selp.b64 %s, %s, %s, %s", src, a, global, ok)
+		b.ins("selp.b32 %s, %d, 0, %s", n, 2*vec, ok)
+		b.ins("cp.async.ca.shared.global [%s], [%s], %d, %s", sa, src, 2*vec, n)
+	})
+}
+
+// blockLoop emits a loop of the block's threads over indices below limit:
+// thread tid takes tid, tid + threads, …, body emitting one index's work.
+func blockLoop(b *builder, threads int, label, tid, limit string, body func(e string)) {
+	e := b.reg(kB32)
+	b.ins("mov.u32 %s, %s", e, tid)
 	loop, end := b.newLabel(label), b.newLabel(label+"_END")
 	b.label(loop)
 	more := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", more, idx, total)
+	b.ins("setp.lt.s32 %s, %s, %s", more, e, limit)
 	b.insP("!"+more, "bra.uni %s", end)
-	rho, cv := divmodMagic(b, idx, ncv, ncvM, ncvL)
-	r := row(rho, more)
-	a, ok := elem(r, cv)
-	sa := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %d, %s", sa, cv, 2*vec, dst(r))
-	src, n := b.reg(kB64), b.reg(kB32)
-	b.ins("selp.b64 %s, %s, %s, %s", src, a, global, ok)
-	b.ins("selp.b32 %s, %d, 0, %s", n, 2*vec, ok)
-	b.ins("cp.async.ca.shared.global [%s], [%s], %d, %s", sa, src, 2*vec, n)
-	b.ins("add.s32 %s, %s, %d", idx, idx, cfg.warps()*32)
+	body(e)
+	b.ins("add.s32 %s, %s, %d", e, e, threads)
 	b.ins("bra.uni %s", loop)
 	b.label(end)
 }
@@ -766,10 +752,6 @@ func (c *gemmCtx) windowStoreY(cls WindowClass, cfg WindowConfig, y, es, n, k0, 
 	b.ins("setp.lt.s32 %s, %s, %s", morePP, pp, pEnd)
 	b.insP("!"+morePP, "bra.uni %s", colNext)
 	// The channels of this row: one loop where β = 0 (y not read), one where not.
-	cvt := "cvt.rn.f16.f32"
-	if cls.Data == BF16 {
-		cvt = "cvt.rn.bf16.f32"
-	}
 	withOld := b.newLabel("W_YCH_OLD")
 	b.insP(pBeta, "bra.uni %s", withOld)
 	for _, readOld := range []bool{false, true} {
@@ -789,14 +771,7 @@ func (c *gemmCtx) windowStoreY(cls WindowClass, cfg WindowConfig, y, es, n, k0, 
 		v := b.reg(kF32) // (a lane past the tile's columns reads nothing: past the last channel's row lies the end of shared memory)
 		b.ins("mov.f32 %s, 0f00000000", v)
 		b.insP(inTile, "ld.shared.f32 %s, [%s]", v, ea)
-		b.ins("mul.rn.f32 %s, %s, %s", v, v, alpha)
-		if readOld {
-			old := loadAt(b, cls.Data, kF32, ya, colOK, false)
-			b.ins("fma.rn.f32 %s, %s, %s, %s", v, beta, old, v)
-		}
-		h := b.reg(kB16)
-		b.ins("%s %s, %s", cvt, h, v)
-		b.insP(colOK, "st.global.b16 [%s], %s", ya, h)
+		storeScaled(b, cls.Data, v, ya, colOK, alpha, beta, readOld)
 		b.ins("add.s64 %s, %s, %s", ya, ya, kStep)
 		b.ins("add.s32 %s, %s, %d", ea, ea, nw*pitch)
 		b.ins("add.s32 %s, %s, %d", kk, kk, nw)
@@ -947,77 +922,68 @@ func (c *gemmCtx) windowCopies(cfg WindowConfig, xs, cp, sh, tid string, p map[s
 	b.ins("add.s32 %s, %s, %s", col0, sh, p["wO"])
 	unit := b.reg(kPred) // stride 1: a unit is consecutive elements
 	b.ins("setp.eq.s32 %s, %s, 1", unit, p["strW"])
-	idx := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", idx, tid)
-	loop, end := b.newLabel("W_COPY"), b.newLabel("W_COPY_END")
-	b.label(loop)
-	more := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", more, idx, total)
-	b.insP("!"+more, "bra.uni %s", end)
-	rho, cg := divmodMagic(b, idx, p["NG"], p["ngM"], p["ngL"])
-	ch, _ := divmodMagic(b, rho, p["HS"], p["hsM"], p["hsL"])
-	dst := b.reg(kB32) // ρ·RPU + c·gap + cg·S = c·PLU + h·RPU + cg·S
-	b.ins("mul.lo.s32 %s, %s, %s", dst, cg, p["S"])
-	b.ins("mad.lo.s32 %s, %s, %s, %s", dst, rho, p["rpu"], dst)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", dst, ch, gap, dst)
-	b.ins("shl.b32 %s, %s, 4", dst, dst)
-	b.ins("add.s32 %s, %s, %s", dst, dst, cp)
-	src := b.reg(kB32) // the unit of tap 0: xs + 2·(ρ·WS + col0 + cg·8·strW)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", src, cg, group, col0)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", src, rho, p["WS"], src)
-	b.ins("shl.b32 %s, %s, 1", src, src)
-	b.ins("add.s32 %s, %s, %s", src, src, xs)
 	tapStep := b.reg(kB32) // bytes between taps: 2·wStep
 	b.ins("shl.b32 %s, %s, 1", tapStep, p["wStep"])
-	s := b.reg(kB32)
-	b.ins("mov.u32 %s, 0", s)
-	taps, next := b.newLabel("W_COPY_TAP"), b.newLabel("W_COPY_NEXT")
-	b.label(taps)
-	w := b.regs(kB32, 4)
-	spread, stored := b.newLabel("W_COPY_SPREAD"), b.newLabel("W_COPY_STORE")
-	b.insP("!"+unit, "bra.uni %s", spread)
-	{
-		a0, sel, odd := b.reg(kB32), b.reg(kB32), b.reg(kPred)
-		b.ins("and.b32 %s, %s, -4", a0, src)
-		b.ins("and.b32 %s, %s, 2", sel, src)
-		b.ins("setp.ne.s32 %s, %s, 0", odd, sel)
-		b.ins("selp.b32 %s, 21554, 12816, %s", sel, odd) // 0x5432: the upper half of one word and the lower of the next; 0x3210: the word
-		words := b.regs(kB32, 5)
-		for i, r := range words {
-			b.ins("ld.shared.b32 %s, [%s+%d]", r, a0, 4*i)
-		}
-		for i := range w {
-			b.ins("prmt.b32 %s, %s, %s, %s", w[i], words[i], words[i+1], sel)
-		}
-		b.ins("bra.uni %s", stored)
-	}
-	b.label(spread)
-	{
-		h := b.regs(kB16, 8)
-		a := b.reg(kB32)
-		b.ins("mov.u32 %s, %s", a, src)
-		for i := range h {
-			if i > 0 {
-				b.ins("add.s32 %s, %s, %s", a, a, step)
+	blockLoop(b, threads, "W_COPY", tid, total, func(idx string) {
+		rho, cg := divmodMagic(b, idx, p["NG"], p["ngM"], p["ngL"])
+		ch, _ := divmodMagic(b, rho, p["HS"], p["hsM"], p["hsL"])
+		dst := b.reg(kB32) // ρ·RPU + c·gap + cg·S = c·PLU + h·RPU + cg·S
+		b.ins("mul.lo.s32 %s, %s, %s", dst, cg, p["S"])
+		b.ins("mad.lo.s32 %s, %s, %s, %s", dst, rho, p["rpu"], dst)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", dst, ch, gap, dst)
+		b.ins("shl.b32 %s, %s, 4", dst, dst)
+		b.ins("add.s32 %s, %s, %s", dst, dst, cp)
+		src := b.reg(kB32) // the unit of tap 0: xs + 2·(ρ·WS + col0 + cg·8·strW)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", src, cg, group, col0)
+		b.ins("mad.lo.s32 %s, %s, %s, %s", src, rho, p["WS"], src)
+		b.ins("shl.b32 %s, %s, 1", src, src)
+		b.ins("add.s32 %s, %s, %s", src, src, xs)
+		s := b.reg(kB32)
+		b.ins("mov.u32 %s, 0", s)
+		taps := b.newLabel("W_COPY_TAP")
+		b.label(taps)
+		w := b.regs(kB32, 4)
+		spread, stored := b.newLabel("W_COPY_SPREAD"), b.newLabel("W_COPY_STORE")
+		b.insP("!"+unit, "bra.uni %s", spread)
+		{
+			a0, sel, odd := b.reg(kB32), b.reg(kB32), b.reg(kPred)
+			b.ins("and.b32 %s, %s, -4", a0, src)
+			b.ins("and.b32 %s, %s, 2", sel, src)
+			b.ins("setp.ne.s32 %s, %s, 0", odd, sel)
+			b.ins("selp.b32 %s, 21554, 12816, %s", sel, odd) // 0x5432: the upper half of one word and the lower of the next; 0x3210: the word
+			words := b.regs(kB32, 5)
+			for i, r := range words {
+				b.ins("ld.shared.b32 %s, [%s+%d]", r, a0, 4*i)
 			}
-			b.ins("ld.shared.b16 %s, [%s]", h[i], a)
+			for i := range w {
+				b.ins("prmt.b32 %s, %s, %s, %s", w[i], words[i], words[i+1], sel)
+			}
+			b.ins("bra.uni %s", stored)
 		}
-		for i := range w {
-			b.ins("mov.b32 %s, {%s, %s}", w[i], h[2*i], h[2*i+1])
+		b.label(spread)
+		{
+			h := b.regs(kB16, 8)
+			a := b.reg(kB32)
+			b.ins("mov.u32 %s, %s", a, src)
+			for i := range h {
+				if i > 0 {
+					b.ins("add.s32 %s, %s, %s", a, a, step)
+				}
+				b.ins("ld.shared.b16 %s, [%s]", h[i], a)
+			}
+			for i := range w {
+				b.ins("mov.b32 %s, {%s, %s}", w[i], h[2*i], h[2*i+1])
+			}
 		}
-	}
-	b.label(stored)
-	b.ins("st.shared.v4.b32 [%s], %s", dst, braces(w))
-	b.ins("add.s32 %s, %s, 16", dst, dst)
-	b.ins("add.s32 %s, %s, %s", src, src, tapStep)
-	b.ins("add.s32 %s, %s, 1", s, s)
-	moreS := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", moreS, s, p["S"])
-	b.insP(moreS, "bra.uni %s", taps)
-	b.label(next)
-	b.ins("add.s32 %s, %s, %d", idx, idx, threads)
-	b.ins("bra.uni %s", loop)
-	b.label(end)
+		b.label(stored)
+		b.ins("st.shared.v4.b32 [%s], %s", dst, braces(w))
+		b.ins("add.s32 %s, %s, 16", dst, dst)
+		b.ins("add.s32 %s, %s, %s", src, src, tapStep)
+		b.ins("add.s32 %s, %s, 1", s, s)
+		moreS := b.reg(kPred)
+		b.ins("setp.lt.s32 %s, %s, %s", moreS, s, p["S"])
+		b.insP(moreS, "bra.uni %s", taps)
+	})
 }
 
 // windowProductsShifted is windowProducts for a Shifted kernel: for each 16
@@ -1044,4 +1010,22 @@ func (c *gemmCtx) windowProductsShifted(cls WindowClass, tabX string, units, wRo
 			return af
 		}
 	})
+}
+
+// storeScaled stores α·v + β·y (y read only where readOld) at global
+// address a where ok, as 16-bit data of type d (F16 or BF16).
+func storeScaled(b *builder, d DataType, v, a, ok, alpha, beta string, readOld bool) {
+	r := b.reg(kF32)
+	b.ins("mul.rn.f32 %s, %s, %s", r, v, alpha)
+	if readOld {
+		old := loadAt(b, d, kF32, a, ok, false)
+		b.ins("fma.rn.f32 %s, %s, %s, %s", r, beta, old, r)
+	}
+	cvt := "cvt.rn.f16.f32"
+	if d == BF16 {
+		cvt = "cvt.rn.bf16.f32"
+	}
+	h := b.reg(kB16)
+	b.ins("%s %s, %s", cvt, h, r)
+	b.insP(ok, "st.global.b16 [%s], %s", a, h)
 }
