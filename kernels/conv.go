@@ -116,11 +116,19 @@ func NHWC(c *request.Conv, s request.ConvShape, x, w uintptr) (*request.Conv, re
 // shared memory instead, at a cost in shared-memory bandwidth), and the
 // transposes' grids and the copies' offsets within their limits.
 func Transposable(s request.ConvShape) bool {
-	px := planTranspose(0, 0, [4]int{s.N, s.C, s.H, s.W}, s.XStrides)
-	pw := planTranspose(0, 0, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s))
+	es := s.Type.Data.Size()
+	px := planTranspose(es, 0, 0, [4]int{s.N, s.C, s.H, s.W}, s.XStrides)
+	pw := planTranspose(es, 0, 0, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s))
 	_, _, okX := px.grid(0)
 	_, _, okW := pw.grid(0)
 	return (s.XStrides[1] != 1 || roundsTF32(s)) && s.G == 1 && okX && okW && s.N*s.C*s.H*s.W < 1<<31 && s.K*s.C*s.R*s.S < 1<<31
+}
+
+// CopiedInWords reports whether LaunchConvNHWC copies x of shape s (at
+// device address x) by 4-byte words (ptx.TransposePairs) rather than by
+// elements (tests, logs).
+func CopiedInWords(s request.ConvShape, x uintptr) bool {
+	return planTranspose(s.Type.Data.Size(), x, 0, [4]int{s.N, s.C, s.H, s.W}, s.XStrides).job == ptx.TransposePairs
 }
 
 // filterStrides are the element strides (K, C, R, S) of s's filter, in
@@ -147,10 +155,10 @@ type transposePlan struct {
 	gx, gy, n     int
 }
 
-// planTranspose is the job that moves the 4-d tensor at src (dims,
-// element strides) into a packed copy at dst with its second dimension
-// last.
-func planTranspose(src, dst uintptr, dims, strides [4]int) transposePlan {
+// planTranspose is the job that moves the 4-d tensor of es-byte elements
+// at src (dims, element strides) into a packed copy at dst with its second
+// dimension last.
+func planTranspose(es int, src, dst uintptr, dims, strides [4]int) transposePlan {
 	p := transposePlan{job: ptx.TransposeTiles, src: src, dst: dst, dims: dims, strides: strides}
 	if strides[1] == 1 && strides[3] == dims[1] && strides[2] == dims[3]*strides[3] {
 		// Second dimension last already, each (C, D) block of A packed: a
@@ -179,6 +187,11 @@ func planTranspose(src, dst uintptr, dims, strides [4]int) transposePlan {
 			return p
 		}
 	}
+	if es == 2 && ptx.PairsFit(src, p.dims, p.strides) {
+		p.job = ptx.TransposePairs
+		p.gx, p.gy, p.n = ptx.TransposePairsBlocks(p.dims[0], p.dims[1], p.dims[2], p.dims[3])
+		return p
+	}
 	p.gx, p.gy, p.n = ptx.TransposeTileBlocks(p.dims[0], p.dims[1], p.dims[2], p.dims[3])
 	return p
 }
@@ -195,8 +208,11 @@ func (p transposePlan) push(params *cuda.Params) {
 	params.Ptr(p.src).Ptr(p.dst)
 	d, st := p.dims, p.strides
 	vals := []int{d[0], d[1], d[2], d[3], st[0], st[1], st[2], st[3], p.gx, p.gy}
-	if p.job == ptx.TransposeRows {
+	switch p.job {
+	case ptx.TransposeRows:
 		vals = []int{d[0], d[1], d[3], st[0], st[1], st[3], p.gx}
+	case ptx.TransposePairs:
+		vals = []int{d[0], d[1], d[2], d[3], st[0], st[1], st[2], p.gx, p.gy}
 	}
 	for _, v := range vals {
 		params.I32(int32(v))
@@ -255,10 +271,11 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	// x and (unless it is in NHWC format already) the filter in one launch
 	// where the grid allows.
 	x, w := uintptr(front), c.WPtr
-	launches := [][]transposePlan{{planTranspose(c.XPtr, x, [4]int{s.N, s.C, s.H, s.W}, s.XStrides)}}
+	es := s.Type.Data.Size()
+	launches := [][]transposePlan{{planTranspose(es, c.XPtr, x, [4]int{s.N, s.C, s.H, s.W}, s.XStrides)}}
 	if wb > 0 {
 		w = x + uintptr(xb)
-		pw := planTranspose(c.WPtr, w, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s))
+		pw := planTranspose(es, c.WPtr, w, [4]int{s.K, s.C, s.R, s.S}, filterStrides(s))
 		if _, _, ok := launches[0][0].grid(pw.n); ok {
 			launches[0] = append(launches[0], pw)
 		} else {
@@ -268,23 +285,7 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	p := paramPool.Get().(*cuda.Params)
 	defer paramPool.Put(p)
 	for _, plans := range launches {
-		tr, err := rt.transposesKernel(t, s.Type.Data.Size(), roundsTF32(s), plans)
-		if err != nil {
-			return err
-		}
-		p.Reset()
-		n1 := 0
-		for _, pl := range plans {
-			pl.push(p)
-		}
-		if len(plans) == 2 {
-			n1 = plans[1].n
-		}
-		g, z0, _ := plans[0].grid(n1)
-		if n1 > 0 {
-			p.I32(int32(z0)).I32(int32(n1))
-		}
-		if err := launch(tr.fn, tr.gen, g, stream, p); err != nil {
+		if err := rt.launchTransposes(t, es, roundsTF32(s), plans, stream, p); err != nil {
 			return err
 		}
 	}
@@ -294,6 +295,28 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 		return err
 	}
 	return launch(k.fn, k.gen, grid, stream, p)
+}
+
+// launchTransposes launches the transposes kernel of plans (one or two
+// jobs whose blocks fit one grid) on stream, with p its parameters.
+func (rt *Runtime) launchTransposes(t Target, es int, roundTF32 bool, plans []transposePlan, stream cuda.Stream, p *cuda.Params) error {
+	tr, err := rt.transposesKernel(t, es, roundTF32, plans)
+	if err != nil {
+		return err
+	}
+	p.Reset()
+	n1 := 0
+	for _, pl := range plans {
+		pl.push(p)
+	}
+	if len(plans) == 2 {
+		n1 = plans[1].n
+	}
+	g, z0, _ := plans[0].grid(n1)
+	if n1 > 0 {
+		p.I32(int32(z0)).I32(int32(n1))
+	}
+	return launch(tr.fn, tr.gen, g, stream, p)
 }
 
 // ConvNHWC is Conv through LaunchConvNHWC, with cfg legal for

@@ -30,23 +30,37 @@ func (p transposePlan) apply(src []int) []int {
 // A transposes plan moves a 4-d (N, C, H, W) tensor of any strides into a
 // packed NHWC copy; a packed channel-contiguous one (NHWC x, a filter in
 // NHWC format: what a TF32 convolution copies to round) is one rows job
-// of N rows, a straight copy.
+// of N rows, a straight copy. 2-byte elements move in words (a pairs job)
+// where the channels, the rows of D and the strides are even.
 func TestPlanTranspose(t *testing.T) {
-	const N, C, H, W = 3, 5, 4, 9 // H·W beyond RowsMaxD: the rows job is the copy alone
 	for _, tc := range []struct {
-		name    string
-		strides [4]int
-		rows    bool
+		name       string
+		es         int
+		N, C, H, W int
+		strides    func(N, C, H, W int) [4]int
+		job        ptx.TransposeJob
 	}{
-		{"nchw", [4]int{C * H * W, H * W, W, 1}, false},
-		{"nhwc", [4]int{H * W * C, 1, W * C, C}, true},
-		{"nhwc in a larger tensor", [4]int{H * W * C * 2, 1, W * C, C}, true},
-		{"nhwc with padded pixels", [4]int{H * W * (C + 3), 1, W * (C + 3), C + 3}, false},
-		{"nchw slice", [4]int{(C + 2) * (H + 1) * (W + 3), (H + 1) * (W + 3), W + 3, 1}, false},
+		{"nchw", 4, 3, 5, 4, 9, nchw, ptx.TransposeTiles},
+		{"nchw of 2-byte elements, odd channels", 2, 3, 5, 4, 9, nchw, ptx.TransposeTiles},
+		{"nchw of 2-byte elements", 2, 3, 6, 4, 9, nchw, ptx.TransposePairs},
+		{"nchw of 2-byte elements, odd pixels", 2, 3, 6, 5, 9, nchw, ptx.TransposeTiles},
+		{"nchw of 4-byte elements, even", 4, 3, 6, 4, 9, nchw, ptx.TransposeTiles},
+		{"nhwc", 2, 3, 6, 4, 9, func(N, C, H, W int) [4]int { return [4]int{H * W * C, 1, W * C, C} }, ptx.TransposeRows},
+		{"nhwc in a larger tensor", 4, 3, 5, 4, 9, func(N, C, H, W int) [4]int { return [4]int{H * W * C * 2, 1, W * C, C} }, ptx.TransposeRows},
+		{"nhwc with padded pixels", 4, 3, 5, 4, 9, func(N, C, H, W int) [4]int { return [4]int{H * W * (C + 3), 1, W * (C + 3), C + 3} }, ptx.TransposeTiles},
+		{"nchw slice", 2, 3, 6, 4, 9, func(N, C, H, W int) [4]int {
+			return [4]int{(C + 2) * (H + 1) * (W + 3), (H + 1) * (W + 3), W + 3, 1}
+		}, ptx.TransposeTiles},
+		{"nchw slice of even rows", 2, 3, 6, 4, 10, func(N, C, H, W int) [4]int {
+			return [4]int{(C + 2) * (H + 1) * (W + 4), (H + 1) * (W + 4), W + 4, 1}
+		}, ptx.TransposePairs},
+		{"nchw slice of one image, odd", 2, 1, 6, 4, 10, func(N, C, H, W int) [4]int { return [4]int{7, H * W, W, 1} }, ptx.TransposePairs},
 	} {
+		N, C, H, W := tc.N, tc.C, tc.H, tc.W // H·W beyond RowsMaxD: the rows job is the copy alone
+		st := tc.strides(N, C, H, W)
 		size := 1
 		for i, d := range [4]int{N, C, H, W} {
-			size += (d - 1) * tc.strides[i]
+			size += (d - 1) * st[i]
 		}
 		src := make([]int, size)
 		for i := range src {
@@ -56,14 +70,17 @@ func TestPlanTranspose(t *testing.T) {
 			for c := range C {
 				for h := range H {
 					for w := range W {
-						src[n*tc.strides[0]+c*tc.strides[1]+h*tc.strides[2]+w*tc.strides[3]] = ((n*H+h)*W+w)*C + c
+						src[n*st[0]+c*st[1]+h*st[2]+w*st[3]] = ((n*H+h)*W+w)*C + c
 					}
 				}
 			}
 		}
-		p := planTranspose(0, 0, [4]int{N, C, H, W}, tc.strides)
-		if (p.job == ptx.TransposeRows) != tc.rows {
-			t.Errorf("%s: job %v, want rows %v", tc.name, p.job, tc.rows)
+		p := planTranspose(tc.es, 0, 0, [4]int{N, C, H, W}, st)
+		if p.job != tc.job {
+			t.Errorf("%s: job %v, want %v", tc.name, p.job, tc.job)
+		}
+		if p.job == ptx.TransposePairs && planTranspose(tc.es, 2, 0, [4]int{N, C, H, W}, st).job == ptx.TransposePairs {
+			t.Errorf("%s: a pairs job from a 2-byte aligned source", tc.name)
 		}
 		got := p.apply(src)
 		if len(got) != N*C*H*W {
@@ -77,3 +94,6 @@ func TestPlanTranspose(t *testing.T) {
 		}
 	}
 }
+
+// nchw are the strides of a packed NCHW tensor.
+func nchw(N, C, H, W int) [4]int { return [4]int{C * H * W, H * W, W, 1} }

@@ -72,9 +72,15 @@ type simInstr2 struct {
 
 // simThread runs one thread of block (bx, by) and returns its copies from x
 // (in order) and its stores' addresses.
-// simStore is one store to global memory: its address, its bytes and the
-// global address its value was loaded from (0: not a loaded value).
-type simStore struct{ addr, bytes, from int64 }
+// simStore is one store to global memory: its address, its bytes, the
+// global address its value was loaded from (0: not a loaded value), and
+// its value where the simulation knows it (scalar stores of a thread run
+// with simHooks.load).
+type simStore struct {
+	addr, bytes, from int64
+	val               int64
+	known             bool
+}
 
 // storeBytes is the bytes one st.global op writes: its type's size times
 // its vector length.
@@ -123,10 +129,13 @@ func simThreadSharedFrom(prog []simInstr2, params map[string]int64, tid int64, b
 // for every shared load or store whose address is known (its bytes, and
 // whether it stores), global for every global load (its bytes); with
 // stopAtBarrier the thread ends at its first bar.sync (a first pass that
-// only writes a block's tables).
+// only writes a block's tables). load, where set, gives the value a scalar
+// global load reads (ok false: unknown), so that a kernel that moves data
+// (a transpose) is simulated with its values.
 type simHooks struct {
 	shared        func(op string, addr, bytes int64, store bool)
 	global        func(op string, addr, bytes int64)
+	load          func(op string, addr, bytes int64) (int64, bool)
 	stopAtBarrier bool
 }
 
@@ -279,6 +288,11 @@ func simRun(prog []simInstr2, params map[string]int64, tid int64, block, grid [3
 				from[r] = g
 				delete(regs, r)
 			}
+			if hooks != nil && hooks.load != nil && !strings.HasPrefix(a[0], "{") {
+				if v, ok := hooks.load(op, g, storeBytes(op)); ok {
+					regs[a[0]] = v
+				}
+			}
 		case strings.HasPrefix(op, "st.shared"):
 			s, ok := addr(a[0])
 			if !ok && lenient {
@@ -327,7 +341,8 @@ func simRun(prog []simInstr2, params map[string]int64, tid int64, block, grid [3
 			if !ok {
 				return nil, nil, fmt.Errorf("thread %d: %s to an unknown address", tid, op)
 			}
-			stores = append(stores, simStore{g, storeBytes(op), from[a[1]]})
+			v, known := val(a[1])
+			stores = append(stores, simStore{addr: g, bytes: storeBytes(op), from: from[a[1]], val: v, known: known})
 		case strings.HasPrefix(op, "cp.async.ca") || strings.HasPrefix(op, "cp.async.cg"):
 			s, ok1 := addr(a[0])
 			g, ok2 := addr(a[1])
@@ -451,6 +466,13 @@ func simRun(prog []simInstr2, params map[string]int64, tid int64, block, grid [3
 			} else {
 				set(l % r)
 			}
+		case base == "prmt": // prmt.b32 d, a, b, c: byte i of d is byte c[4i+2:4i] of {b, a}
+			bytes := uint64(uint32(x[0])) | uint64(uint32(x[1]))<<32
+			var r uint32
+			for i := range 4 {
+				r |= uint32(bytes>>(8*((x[2]>>(4*i))&7))&0xff) << (8 * i)
+			}
+			set(int64(r))
 		case base == "selp":
 			if x[2] != 0 {
 				set(x[0])

@@ -232,8 +232,13 @@ func TestConvPTXASCII(t *testing.T) {
 func transposesKernels(t *testing.T) []*Kernel {
 	var out []*Kernel
 	for _, es := range []int{2, 4, 8} {
-		for _, jobs := range [][]TransposeJob{{TransposeTiles}, {TransposeRows}, {TransposeTiles, TransposeTiles},
-			{TransposeTiles, TransposeRows}, {TransposeRows, TransposeTiles}, {TransposeRows, TransposeRows}} {
+		all := [][]TransposeJob{{TransposeTiles}, {TransposeRows}, {TransposeTiles, TransposeTiles},
+			{TransposeTiles, TransposeRows}, {TransposeRows, TransposeTiles}, {TransposeRows, TransposeRows}}
+		if es == 2 {
+			all = append(all, []TransposeJob{TransposePairs}, []TransposeJob{TransposePairs, TransposeRows},
+				[]TransposeJob{TransposePairs, TransposeTiles}, []TransposeJob{TransposeRows, TransposePairs}, []TransposeJob{TransposePairs, TransposePairs})
+		}
+		for _, jobs := range all {
 			k, err := GenerateTransposes(es, jobs, "sm_90")
 			if err != nil {
 				t.Fatal(err)
@@ -280,10 +285,14 @@ func TestPTXASTranspose(t *testing.T) {
 	for _, bad := range []struct {
 		es   int
 		jobs []TransposeJob
-	}{{3, []TransposeJob{TransposeTiles}}, {2, nil}, {2, []TransposeJob{TransposeTiles, TransposeTiles, TransposeRows}}} {
+	}{{3, []TransposeJob{TransposeTiles}}, {2, nil}, {2, []TransposeJob{TransposeTiles, TransposeTiles, TransposeRows}},
+		{4, []TransposeJob{TransposePairs}}, {8, []TransposeJob{TransposeRows, TransposePairs}}} {
 		if _, err := GenerateTransposes(bad.es, bad.jobs, "sm_90"); err == nil {
 			t.Errorf("%+v: generated", bad)
 		}
+	}
+	if _, err := GenerateTransposesTF32([]TransposeJob{TransposePairs}, "sm_90"); err == nil {
+		t.Errorf("a pairs job rounding to TF32: generated")
 	}
 	if gx, gy, _ := TransposeTileBlocks(1000, 64, 100, 100); true {
 		if _, _, ok := TransposeGrid(TransposeTiles, [4]int{1000, 64, 100, 100}, gx, gy, 0); ok {

@@ -25,6 +25,16 @@ const (
 	// dst; s32 dA, dB, dD, sA, sB, sD, and the blocks along B
 	// (TransposeRowsBlocks).
 	TransposeRows
+	// TransposePairs is TransposeTiles for 2-byte elements moved in 4-byte
+	// words: D contiguous (sD = 1) and even, B even, the other strides
+	// even and src 4-byte aligned. A thread loads a word (two elements
+	// along D) of two consecutive rows of B, swaps their halves (prmt) into
+	// the two pairs along B, and the block writes whole words of B: a
+	// tenth of the instructions a tiles job spends on each element, which
+	// that job's 2-byte loads and stores made its limit. Tiles of 64 B- by
+	// 64 D-elements. Parameters: u64 src, dst; s32 dA, dB, dC, dD, sA, sB,
+	// sC, and the tiles along D and along B (TransposePairsBlocks).
+	TransposePairs
 )
 
 // RowsMaxD is the longest last dimension a TransposeRows job takes.
@@ -37,8 +47,11 @@ const transposeThreads = 256
 // transposeParams are the parameters of one job of kind j, after its src
 // and dst.
 func transposeParams(j TransposeJob) []string {
-	if j == TransposeRows {
+	switch j {
+	case TransposeRows:
 		return []string{"dA", "dB", "dD", "sA", "sB", "sD", "gx"}
+	case TransposePairs:
+		return []string{"dA", "dB", "dC", "dD", "sA", "sB", "sC", "gx", "gy"}
 	}
 	return []string{"dA", "dB", "dC", "dD", "sA", "sB", "sC", "sD", "gx", "gy"}
 }
@@ -78,7 +91,10 @@ func generateTransposes(es int, jobs []TransposeJob, arch string, roundTF32 bool
 	}
 	var params []Param
 	for i, j := range jobs {
-		name += map[TransposeJob]string{TransposeTiles: "t", TransposeRows: "r"}[j]
+		if j == TransposePairs && (es != 2 || roundTF32) {
+			return nil, fmt.Errorf("ptx: a pairs transpose of %d-byte elements (want 2)", es)
+		}
+		name += map[TransposeJob]string{TransposeTiles: "t", TransposeRows: "r", TransposePairs: "p"}[j]
 		params = append(params, Param{fmt.Sprintf("j%d_src", i), ".u64", 8}, Param{fmt.Sprintf("j%d_dst", i), ".u64", 8})
 		for _, n := range transposeParams(j) {
 			params = append(params, Param{fmt.Sprintf("j%d_%s", i, n), ".s32", 4})
@@ -117,9 +133,12 @@ func generateTransposes(es int, jobs []TransposeJob, arch string, roundTF32 bool
 			p[n] = c.intParam(pre + n)
 		}
 		b.comment("job %d", i)
-		if j == TransposeRows {
+		switch j {
+		case TransposeRows:
 			transposeRowsJob(b, es, ty, src, dst, p, tid, blk, roundTF32)
-		} else {
+		case TransposePairs:
+			shared = max(shared, transposePairsJob(b, src, dst, p, tid, blk))
+		default:
 			shared = max(shared, transposeTileJob(b, es, ty, src, dst, p, tid, blk, roundTF32))
 		}
 		b.ins("ret")
@@ -256,6 +275,138 @@ func tileWalk(b *builder, smem, tx, trow, laneBase, rowBase, laneLim, rowLim str
 		b.ins("mad.lo.s32 %s, %s, %d, %s", sa, dl, es, sa)
 		visit(ok, laneIdx, rowIdx, sa)
 	}
+}
+
+// pairsTile is the elements of a TransposePairs job's tile along B and
+// along D: a row of 32 words.
+const pairsTile = 64
+
+// pairsRowWords is the 4-byte words of a pairs tile's row in shared
+// memory: its 32 and one more, so that a warp reading a row (one word a
+// lane) or writing a column (the lanes' rows one or two apart, see
+// transposePairsJob) hits distinct banks.
+const pairsRowWords = pairsTile/2 + 1
+
+// pairsReads are a thread's loads of each of its two rows in a pairs job:
+// 8 warps over the tile's 32 pairs of rows.
+const pairsReads = pairsTile / 2 / (transposeThreads / 32)
+
+// transposePairsJob emits a TransposePairs job for block blk (tile along
+// D, tile along B, a·C + c) and returns the shared memory it uses. The
+// tile lies in shared memory as tile[d][b/2]: word (d, k) holds the
+// elements (b0 + 2k, b0 + 2k + 1) of column d0 + d. A thread's 8 loads
+// are in flight before its shared stores, and its 8 stores of the
+// transposed words each write a warp's 128 contiguous bytes.
+func transposePairsJob(b *builder, src, dst string, p map[string]string, tid string, blk [3]string) int {
+	lane, warp := b.reg(kB32), b.reg(kB32)
+	b.ins("and.b32 %s, %s, 31", lane, tid)
+	b.ins("shr.u32 %s, %s, 5", warp, tid)
+	bx, by, bz := blk[0], blk[1], blk[2]
+	a, cc := divmod(b, bz, p["dC"]) // z = a·C + c
+	d0, b0 := b.mulImm(bx, pairsTile), b.mulImm(by, pairsTile)
+	smem := b.reg(kB32)
+	b.ins("mov.u32 %s, %s", smem, smemSymbol)
+
+	b.comment("read word lane of rows b0 + 2·(warp + 8i) and the next, i < %d", pairsReads)
+	d := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, 2, %s", d, lane, d0)
+	dIn := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", dIn, d, p["dD"])
+	row := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, 2, %s", row, warp, b0)
+	off := b.reg(kB32) // a·sA + c·sC + row·sB + d
+	b.ins("mul.lo.s32 %s, %s, %s", off, a, p["sA"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", off, cc, p["sC"], off)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", off, row, p["sB"], off)
+	b.ins("add.s32 %s, %s, %s", off, off, d)
+	g := byteAddr(b, src, off, 2)
+	next, step := b.reg(kB64), b.reg(kB64) // a row's bytes; 16 rows'
+	b.ins("mul.wide.s32 %s, %s, 2", next, p["sB"])
+	b.ins("mul.wide.s32 %s, %s, 32", step, p["sB"])
+	oks := make([]string, pairsReads)
+	words := make([][2]string, pairsReads)
+	for i := range pairsReads {
+		if i > 0 {
+			gi := b.reg(kB64)
+			b.ins("add.s64 %s, %s, %s", gi, g, step)
+			g = gi
+		}
+		g1 := b.reg(kB64)
+		b.ins("add.s64 %s, %s, %s", g1, g, next)
+		oks[i] = b.reg(kPred)
+		b.ins("setp.lt.and.s32 %s, %s, %s, %s", oks[i], b.addImm32(row, 16*i), p["dB"], dIn)
+		words[i] = [2]string{b.reg(kB32), b.reg(kB32)}
+		b.insP(oks[i], "ld.global.nc.b32 %s, [%s]", words[i][0], g)
+		b.insP(oks[i], "ld.global.nc.b32 %s, [%s]", words[i][1], g1)
+	}
+	b.comment("tile[2·lane + e][warp + 8i] first, then tile[2·lane + 1 - e][…], e = lane / 16: banks 2·lane + e + warp, distinct")
+	hiFirst := b.reg(kPred)
+	b.ins("setp.ge.u32 %s, %s, 16", hiFirst, lane)
+	first, second, delta := b.reg(kB32), b.reg(kB32), b.reg(kB32)
+	b.ins("selp.b32 %s, 1, 0, %s", first, hiFirst)
+	b.ins("mad.lo.s32 %s, %s, 2, %s", first, lane, first)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", first, first, pairsRowWords, warp)
+	b.ins("shl.b32 %s, %s, 2", first, first)
+	b.ins("add.s32 %s, %s, %s", first, first, smem)
+	b.ins("selp.s32 %s, %d, %d, %s", delta, -4*pairsRowWords, 4*pairsRowWords, hiFirst)
+	b.ins("add.s32 %s, %s, %s", second, first, delta)
+	for i, w := range words {
+		lo, hi := b.reg(kB32), b.reg(kB32) // (b, b+1) of column d; of d+1
+		b.ins("prmt.b32 %s, %s, %s, 0x5410", lo, w[0], w[1])
+		b.ins("prmt.b32 %s, %s, %s, 0x7632", hi, w[0], w[1])
+		v1, v2 := b.reg(kB32), b.reg(kB32)
+		b.ins("selp.b32 %s, %s, %s, %s", v1, hi, lo, hiFirst)
+		b.ins("selp.b32 %s, %s, %s, %s", v2, lo, hi, hiFirst)
+		b.insP(oks[i], "st.shared.b32 %s, %s", addr(first, 4*8*i), v1)
+		b.insP(oks[i], "st.shared.b32 %s, %s", addr(second, 4*8*i), v2)
+	}
+	b.ins("bar.sync 0")
+
+	writes := pairsTile / (transposeThreads / 32)
+	b.comment("write word lane of tile columns warp + 8j (j < %d): dst[((a·C + c)·D + d)·B + b0 + 2·lane]", writes)
+	ch := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, 2, %s", ch, lane, b0)
+	chIn := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", chIn, ch, p["dB"])
+	pix := b.add32(d0, warp)
+	o := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", o, bz, p["dD"], pix)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", o, o, p["dB"], ch)
+	ga := byteAddr(b, dst, o, 2)
+	gstep := b.reg(kB64) // 8 columns of B elements
+	b.ins("mul.wide.s32 %s, %s, 16", gstep, p["dB"])
+	sa := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", sa, warp, pairsRowWords, lane)
+	b.ins("shl.b32 %s, %s, 2", sa, sa)
+	b.ins("add.s32 %s, %s, %s", sa, sa, smem)
+	for j := range writes {
+		if j > 0 {
+			gj := b.reg(kB64)
+			b.ins("add.s64 %s, %s, %s", gj, ga, gstep)
+			ga = gj
+		}
+		ok := b.reg(kPred)
+		b.ins("setp.lt.and.s32 %s, %s, %s, %s", ok, b.addImm32(pix, 8*j), p["dD"], chIn)
+		v := b.reg(kB32)
+		b.insP(ok, "ld.shared.b32 %s, %s", v, addr(sa, 4*pairsRowWords*8*j))
+		b.insP(ok, "st.global.b32 [%s], %s", ga, v)
+	}
+	return pairsTile * pairsRowWords * 4
+}
+
+// TransposePairsBlocks are a TransposePairs job's tiles along D (gx) and
+// along B (gy) and its blocks (n) for dimensions (A, B, C, D).
+func TransposePairsBlocks(dA, dB, dC, dD int) (gx, gy, n int) {
+	gx, gy = ceilDiv(dD, pairsTile), ceilDiv(dB, pairsTile)
+	return gx, gy, gx * gy * dA * dC
+}
+
+// PairsFit reports whether a TransposePairs job moves the 2-byte tensor at
+// src (a byte address; 0 where it is not known yet) of dims (A, B, C, D)
+// and element strides: D contiguous, B and D even, whole words.
+func PairsFit(src uintptr, dims, strides [4]int) bool {
+	even := func(i int) bool { return dims[i] == 1 || strides[i]%2 == 0 }
+	return src%4 == 0 && strides[3] == 1 && dims[1]%2 == 0 && dims[3]%2 == 0 && even(0) && even(1) && even(2)
 }
 
 // divmodRem is (a mod d, a / d).

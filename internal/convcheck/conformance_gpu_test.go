@@ -338,11 +338,15 @@ func TestGPUConvNHWC(t *testing.T) {
 	}
 	compileAll(t, ctx, rt, todo)
 	var tl tally
+	words := 0
 	for _, c := range table() {
 		d, b, req, shape := onGPU(t, c, stream)
 		if !kernels.Transposable(shape) {
 			b.Free()
 			continue // channel-contiguous already and not rounded to TF32, or beyond the transposes' grids
+		}
+		if kernels.CopiedInWords(shape, req.XPtr) {
+			words++
 		}
 		tg, err := rt.ConvNHWCTarget(req, shape)
 		if err != nil {
@@ -353,7 +357,7 @@ func TestGPUConvNHWC(t *testing.T) {
 		b.Free()
 	}
 	runs, failed, worst := tl.runs, tl.failed, tl.worst
-	rep := fmt.Sprintf("nhwc: %d cases on NHWC copies, %d outside the bound; worst err/bound %.3g\n", runs, failed, worst)
+	rep := fmt.Sprintf("nhwc: %d cases on NHWC copies (%d of x copied by words), %d outside the bound; worst err/bound %.3g\n", runs, words, failed, worst)
 	t.Log(rep)
 	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
 		os.WriteFile(filepath.Join(dir, "conv-nhwc.txt"), []byte(rep), 0o644)
