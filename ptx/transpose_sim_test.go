@@ -56,9 +56,9 @@ func TestTransposePairsSimulated(t *testing.T) {
 		return transposeSimJob{TransposePairs, [4]int{a, b, 1, c * d}, [4]int{b * c * d, c * d, 0, 1}}
 	}
 	for _, jobs := range [][]transposeSimJob{
-		{x(2, 64, 8, 16)},        // whole tiles
-		{x(1, 2, 1, 2)},          // one word
-		{x(3, 70, 5, 26)},        // partial tiles both ways
+		{x(2, 64, 8, 16)}, // whole tiles
+		{x(1, 2, 1, 2)},   // one word
+		{x(3, 70, 5, 26)}, // partial tiles both ways
 		{{TransposePairs, [4]int{2, 66, 3, 130}, [4]int{66*404 + 6, 404, 134, 1}}}, // a slice: padded rows, planes and images
 		{x(2, 36, 6, 12), {TransposeRows, [4]int{10, 36, 1, 9}, packed(10, 36, 1, 9)}},
 		{{TransposeRows, [4]int{10, 6, 1, 9}, packed(10, 6, 1, 9)}, x(2, 6, 7, 20)},
