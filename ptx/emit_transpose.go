@@ -307,7 +307,7 @@ func transposePairsJob(b *builder, src, dst string, p map[string]string, tid str
 	smem := b.reg(kB32)
 	b.ins("mov.u32 %s, %s", smem, smemSymbol)
 
-	b.comment("read word lane of rows b0 + 2·(warp + 8i) and the next, i < %d", pairsReads)
+	b.comment("read word lane of rows b0 + 2*(warp + 8i) and the next, i < %d", pairsReads)
 	d := b.reg(kB32)
 	b.ins("mad.lo.s32 %s, %s, 2, %s", d, lane, d0)
 	dIn := b.reg(kPred)
@@ -339,7 +339,7 @@ func transposePairsJob(b *builder, src, dst string, p map[string]string, tid str
 		b.insP(oks[i], "ld.global.nc.b32 %s, [%s]", words[i][0], g)
 		b.insP(oks[i], "ld.global.nc.b32 %s, [%s]", words[i][1], g1)
 	}
-	b.comment("tile[2·lane + e][warp + 8i] first, then tile[2·lane + 1 - e][…], e = lane / 16: banks 2·lane + e + warp, distinct")
+	b.comment("tile[2*lane + e][warp + 8i] first, then tile[2*lane + 1 - e][...], e = lane / 16: banks 2*lane + e + warp, distinct")
 	hiFirst := b.reg(kPred)
 	b.ins("setp.ge.u32 %s, %s, 16", hiFirst, lane)
 	first, second, delta := b.reg(kB32), b.reg(kB32), b.reg(kB32)
@@ -363,7 +363,7 @@ func transposePairsJob(b *builder, src, dst string, p map[string]string, tid str
 	b.ins("bar.sync 0")
 
 	writes := pairsTile / (transposeThreads / 32)
-	b.comment("write word lane of tile columns warp + 8j (j < %d): dst[((a·C + c)·D + d)·B + b0 + 2·lane]", writes)
+	b.comment("write word lane of tile columns warp + 8j (j < %d): dst[((a*C + c)*D + d)*B + b0 + 2*lane]", writes)
 	ch := b.reg(kB32)
 	b.ins("mad.lo.s32 %s, %s, 2, %s", ch, lane, b0)
 	chIn := b.reg(kPred)

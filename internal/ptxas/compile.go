@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // Function holds the resource usage ptxas -v reports for one entry function.
@@ -58,6 +59,15 @@ func Compile(ptx string, arch string) (Report, error) {
 
 // CompileWith is Compile with an explicit ptxas binary.
 func CompileWith(bin, ptx, arch string) (Report, error) {
+	// The driver's JIT refuses PTX with a byte beyond ASCII, even in a
+	// comment ("Unexpected non-ASCII character"); the toolkit's ptxas
+	// passes it, so it is refused here as the device would.
+	for i := 0; i < len(ptx); i++ {
+		if ptx[i] >= 0x80 {
+			line := 1 + strings.Count(ptx[:i], "\n")
+			return Report{}, fmt.Errorf("ptxas: a non-ASCII byte on line %d (the driver's JIT refuses it)", line)
+		}
+	}
 	dir, err := os.MkdirTemp("", "ptxas-*")
 	if err != nil {
 		return Report{}, err

@@ -1,6 +1,9 @@
 package ptxas
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 const tinyPTX = `.version 7.8
 .target sm_80
@@ -51,5 +54,14 @@ func TestCompile(t *testing.T) {
 	}
 	if _, err := Compile("garbage", "sm_80"); err == nil {
 		t.Fatal("expected failure")
+	}
+}
+
+// PTX with a byte beyond ASCII is refused, as the driver's JIT refuses it,
+// before any ptxas runs.
+func TestCompileRefusesNonASCII(t *testing.T) {
+	_, err := CompileWith("/nonexistent/ptxas", ".version 8.0\n// 2·lane\n", "sm_90")
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("err = %v, want a non-ASCII byte on line 2", err)
 	}
 }
