@@ -80,7 +80,7 @@ func TestGPUTransposePairs(t *testing.T) {
 	cases := []transposeGPUCase{
 		{"packed", 8, 64, 114, 114, nchw(8, 64, 114, 114)},
 		{"partial tiles", 3, 70, 9, 30, nchw(3, 70, 9, 30)},
-		{"one word", 1, 2, 1, 2, nchw(1, 2, 1, 2)},
+		{"one word a row", 1, 2, 1, 34, nchw(1, 2, 1, 34)},
 		{"slice of padded rows", 2, 36, 17, 42, [4]int{40 * 20 * 46, 20 * 46, 46, 1}},
 	}
 	rng := rand.New(rand.NewPCG(5, 9))
