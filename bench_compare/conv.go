@@ -183,9 +183,6 @@ func (b *bench) measureConv(srv convServers, h cudnn.Handle, ws cuda.DevicePtr, 
 				return nil
 			}})
 		}
-		// Experiment: cuDNN as the dispatch forwards it, without the shim,
-		// right after the model's kernel in the timed rotation.
-		variants = append(variants, convVariant{"cudnn_after_model", "cuDNN", func() error { return desc.Forward(caller, uintptr(ws)) }})
 		dispatch := func() error {
 			r, tok := srv.dispatch.Conv(req)
 			if r == request.Served {
