@@ -230,7 +230,7 @@ func (b *bench) measureConv(srv convServers, h cudnn.Handle, ws cuda.DevicePtr, 
 	for rep := 0; rep < b.Repeats; rep++ {
 		for j := range runs {
 			k := (j + rep) % len(runs)
-			us, err := b.time(runs[k])
+			us, err := b.timeInterleaved(runs[k])
 			if err != nil {
 				return row, err
 			}

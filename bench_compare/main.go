@@ -57,6 +57,7 @@ type Options struct {
 	Floor     bool   // -floor: each input's floor instead of GEMMs
 	Cases     string // -cases: this file's (input, configuration) pairs instead of suites
 	Variants  string // -variants: a file for every convolution variant's median time
+	Order     string // -order: what precedes each timed run (self, rotate)
 	// WindowSweep (-windowsweep) is the window kernel's configurations
 	// tried per convolution beside its heuristic's, whatever -sweep says.
 	WindowSweep int
@@ -96,6 +97,7 @@ func (o *Options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Floors, "floors", "", "with -replot -targets: a floor CSV (-floor) of the same inputs, to set each missed target against what reading the input takes")
 	fs.BoolVar(&o.Floor, "floor", false, "instead of GEMMs, measure each input's floor: the timer's reading for a kernel that only reads the input's bytes, and for an empty region (floor-<suite>.csv)")
 	fs.StringVar(&o.Cases, "cases", "", "instead of suites, measure the (input, configuration) pairs of this file (lines \"m n k layout dtype config\", ab.sh's format): per input cuBLAS and its configurations interleaved on the same buffers; writes <out>/cases.txt")
+	fs.StringVar(&o.Order, "order", "self", "what precedes each interleaved timed run: self (an untimed run of the same engine, so that none is timed right after another engine's kernel, which slows it) or rotate (the engine before it in the rotation: the method before 2026-11-28)")
 	fs.IntVar(&o.WindowSweep, "windowsweep", 0, "with a convolution suite: also try this many of the window kernel's configurations per input (besides -sweep's)")
 	fs.StringVar(&o.Variants, "variants", "", "with a convolution suite: also write every ISAAC variant's median time per input (suite, name, type, layout, variant, configuration, µs) to this file")
 	fs.BoolVar(&o.Model, "model", false, "also run the shipped model's choice per input (column \"model\") and the shim's default dispatch (column \"dispatch\": the model's choice where it predicts a win, the vendor elsewhere); for convolutions the shipped convolution model's")
@@ -137,7 +139,10 @@ func run(o Options) error {
 		engines = append(engines, engine{Name: "config", Config: &c})
 	}
 	runtime.LockOSThread()
-	b, err := newBench(o.Repeats, o.Warmup)
+	if o.Order != "self" && o.Order != "rotate" {
+		return fmt.Errorf("bench_compare: -order %q (want self or rotate)", o.Order)
+	}
+	b, err := newBench(o.Repeats, o.Warmup, o.Order == "self")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bench_compare: no GPU (%v): nothing measured\n", err)
 		return nil

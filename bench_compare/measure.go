@@ -47,17 +47,24 @@ type bench struct {
 	// (vendor.go), made on the first.
 	lt          *cublas.Lt
 	ltWorkspace cuda.DevicePtr
+	// selfFirst: each interleaved timed run follows an untimed run of
+	// the same engine (-order self).
+	selfFirst bool
 }
 
 // newBench sets up the session: the device, the vendor handle, the L2 flush
 // buffer and the environment record.
-func newBench(repeats, warmup int) (*bench, error) {
+func newBench(repeats, warmup int, selfFirst bool) (*bench, error) {
 	s, err := devsession.New(devsession.Options{Blocking: true, Flush: devbench.FlushRead})
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{Session: s, Repeats: repeats, Warmup: warmup, stream: s.Timer.Stream}
-	b.Env.Method = "one process, same buffers; vendor and ISAAC interleaved (alternating which goes first); " +
+	b := &bench{Session: s, Repeats: repeats, Warmup: warmup, stream: s.Timer.Stream, selfFirst: selfFirst}
+	order := "each timed run right after an untimed run of the same engine"
+	if !selfFirst {
+		order = "each timed run after the engine before it in the rotation"
+	}
+	b.Env.Method = "one process, same buffers; vendor and ISAAC interleaved (alternating which goes first; " + order + "); " +
 		b.Timer.Describe() + "; CUDA events around the call; " +
 		"median of the repeats; alpha=1, beta=0; peaks from device attributes (SMs x max SM clock x " +
 		"per-SM rate; memory clock x bus width x 2)"
@@ -203,7 +210,7 @@ func (b *bench) measureSetup(in input, s *inputSetup, engines []engine) (report.
 	for rep := 0; rep < b.Repeats; rep++ {
 		for j := range runs {
 			k := (j + rep) % len(runs) // rotate who goes first
-			us, err := b.time(runs[k])
+			us, err := b.timeInterleaved(runs[k])
 			if err != nil {
 				return report.Row{}, err
 			}
@@ -240,6 +247,21 @@ func engineConfig(g *request.Gemm, e engine) (string, error) {
 // time runs one call between two events, after flushing L2, and returns
 // the elapsed microseconds.
 func (b *bench) time(run func() error) (float64, error) { return b.Timer.Time(run) }
+
+// timeInterleaved is time for a run among other engines' runs: with
+// selfFirst, an untimed run of the same engine first. A call timed right
+// after another engine's kernel, L2 flushed between them, runs slower
+// than after its own (gputest/results/h100/conv/call92: cuDNN after
+// ISAAC's kernel against cuDNN after cuDNN), so without it an engine that
+// follows its own kind in the rotation is favoured.
+func (b *bench) timeInterleaved(run func() error) (float64, error) {
+	if b.selfFirst {
+		if err := run(); err != nil {
+			return 0, err
+		}
+	}
+	return b.time(run)
+}
 
 // agree checks, before timing, that every engine computes what the vendor
 // computes (normwise, within the data type's tolerance): a benchmark of a

@@ -133,7 +133,7 @@ func TestParseHarness(t *testing.T) {
 
 // TestNoGPU: without a GPU the program says so and measures nothing.
 func TestNoGPU(t *testing.T) {
-	if _, err := newBench(1, 0); err == nil {
+	if _, err := newBench(1, 0, true); err == nil {
 		t.Skip("a GPU is present")
 	}
 	for _, suite := range []string{"table4", "linear"} {
