@@ -139,6 +139,9 @@ func run(o Options) error {
 		engines = append(engines, engine{Name: "config", Config: &c})
 	}
 	runtime.LockOSThread()
+	if o.Order == "" {
+		o.Order = "self"
+	}
 	if o.Order != "self" && o.Order != "rotate" {
 		return fmt.Errorf("bench_compare: -order %q (want self or rotate)", o.Order)
 	}
