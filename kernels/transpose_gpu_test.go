@@ -137,6 +137,7 @@ func BenchmarkGPUTransposes(b *testing.B) {
 	} {
 		c.strides = [4]int{c.C * c.H * c.W, c.H * c.W, c.W, 1}
 		b.Run(c.name, func(b *testing.B) {
+			gemmcheck.GPUThread(b) // a sub-benchmark's goroutine: the context current on its thread
 			n := c.N * c.C * c.H * c.W
 			src, err := cuda.Alloc(2 * n)
 			if err != nil {
