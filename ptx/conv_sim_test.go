@@ -131,15 +131,11 @@ func simThreadSharedFrom(prog []simInstr2, params map[string]int64, tid int64, b
 // stopAtBarrier the thread ends at its first bar.sync (a first pass that
 // only writes a block's tables). load, where set, gives the value a scalar
 // global load reads (ok false: unknown), so that a kernel that moves data
-// (a transpose) is simulated with its values. barrier, where set, is
-// called at each bar.sync with its number in the thread's run (from 1);
-// the thread ends there if it returns true (a block whose shared memory
-// passes several phases is simulated phase by phase).
+// (a transpose) is simulated with its values.
 type simHooks struct {
 	shared        func(op string, addr, bytes int64, store bool)
 	global        func(op string, addr, bytes int64)
 	load          func(op string, addr, bytes int64) (int64, bool)
-	barrier       func(n int) bool
 	stopAtBarrier bool
 }
 
@@ -201,7 +197,6 @@ func simRun(prog []simInstr2, params map[string]int64, tid int64, block, grid [3
 		}
 		return v
 	}
-	barriers := 0
 	for pc, steps := 0, 0; pc < len(prog); steps++ {
 		if steps > 2_000_000 {
 			return nil, nil, fmt.Errorf("thread %d: no end", tid)
@@ -230,11 +225,6 @@ func simRun(prog []simInstr2, params map[string]int64, tid int64, block, grid [3
 			switch {
 			case op == "bar.sync" && hooks.stopAtBarrier:
 				return copies, stores, nil
-			case op == "bar.sync" && hooks.barrier != nil:
-				barriers++
-				if hooks.barrier(barriers) {
-					return copies, stores, nil
-				}
 			case strings.HasPrefix(op, "ld.shared") || strings.HasPrefix(op, "st.shared"):
 				st := strings.HasPrefix(op, "st.")
 				if s, ok := addr(a[map[bool]int{true: 0, false: 1}[st]]); ok && hooks.shared != nil {

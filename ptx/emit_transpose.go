@@ -137,12 +137,7 @@ func generateTransposes(es int, jobs []TransposeJob, arch string, roundTF32 bool
 		case TransposeRows:
 			transposeRowsJob(b, es, ty, src, dst, p, tid, blk, roundTF32)
 		case TransposePairs:
-			count := blk[1]
-			if i == 0 {
-				count = b.reg(kB32)
-				b.ins("mov.u32 %s, %%nctaid.x", count)
-			}
-			shared = max(shared, transposePairsJob(b, src, dst, p, tid, blk[0], count))
+			shared = max(shared, transposePairsJob(b, src, dst, p, tid, blk))
 		default:
 			shared = max(shared, transposeTileJob(b, es, ty, src, dst, p, tid, blk, roundTF32))
 		}
@@ -196,9 +191,6 @@ func secondJobBlock(b *builder, c *gemmCtx, j TransposeJob) [3]string {
 	past := b.reg(kPred)
 	b.ins("setp.ge.s32 %s, %s, %s", past, l, n1)
 	b.insP(past, "ret")
-	if j == TransposePairs {
-		return [3]string{l, n1, ""} // its block number and count: it loops over its tiles
-	}
 	gx := c.intParam("j1_gx")
 	bx, rest := divmodRem(b, l, gx)
 	if j == TransposeRows {
@@ -299,96 +291,65 @@ const pairsRowWords = pairsTile/2 + 1
 // 8 warps over the tile's 32 pairs of rows.
 const pairsReads = pairsTile / 2 / (transposeThreads / 32)
 
-// transposePairsJob emits a TransposePairs job whose block number first of
-// count loops over the tiles first, first + count, … (numbered along D,
-// then B, then a·C + c) and returns the shared memory it uses. A tile lies
-// in shared memory as tile[d][b/2]: word (d, k) holds the elements
-// (b0 + 2k, b0 + 2k + 1) of column d0 + d. A thread's 8 loads of a tile are
-// in flight before its shared stores, the next tile's loads are issued
-// before this one's global stores (so that a block keeps loads in
-// flight), and each store writes a warp's 128 contiguous bytes.
-func transposePairsJob(b *builder, src, dst string, p map[string]string, tid, first, count string) int {
+// transposePairsJob emits a TransposePairs job for block blk (tile along
+// D, tile along B, a·C + c) and returns the shared memory it uses. The
+// tile lies in shared memory as tile[d][b/2]: word (d, k) holds the
+// elements (b0 + 2k, b0 + 2k + 1) of column d0 + d. A thread's 8 loads
+// are in flight before its shared stores, and its 8 stores of the
+// transposed words each write a warp's 128 contiguous bytes.
+func transposePairsJob(b *builder, src, dst string, p map[string]string, tid string, blk [3]string) int {
 	lane, warp := b.reg(kB32), b.reg(kB32)
 	b.ins("and.b32 %s, %s, 31", lane, tid)
 	b.ins("shr.u32 %s, %s, 5", warp, tid)
+	bx, by, bz := blk[0], blk[1], blk[2]
+	a, cc := divmod(b, bz, p["dC"]) // z = a·C + c
+	d0, b0 := b.mulImm(bx, pairsTile), b.mulImm(by, pairsTile)
 	smem := b.reg(kB32)
 	b.ins("mov.u32 %s, %s", smem, smemSymbol)
-	tiles := b.reg(kB32) // gx·gy·A·C
-	b.ins("mul.lo.s32 %s, %s, %s", tiles, p["gx"], p["gy"])
-	b.ins("mul.lo.s32 %s, %s, %s", tiles, tiles, p["dA"])
-	b.ins("mul.lo.s32 %s, %s, %s", tiles, tiles, p["dC"])
-	t := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", t, first)
-	none := b.reg(kPred)
-	b.ins("setp.ge.s32 %s, %s, %s", none, t, tiles)
-	b.insP(none, "ret")
+
+	b.comment("read word lane of rows b0 + 2*(warp + 8i) and the next, i < %d", pairsReads)
+	d := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, 2, %s", d, lane, d0)
+	dIn := b.reg(kPred)
+	b.ins("setp.lt.s32 %s, %s, %s", dIn, d, p["dD"])
+	row := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, 2, %s", row, warp, b0)
+	off := b.reg(kB32) // a·sA + c·sC + row·sB + d
+	b.ins("mul.lo.s32 %s, %s, %s", off, a, p["sA"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", off, cc, p["sC"], off)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", off, row, p["sB"], off)
+	b.ins("add.s32 %s, %s, %s", off, off, d)
+	g := byteAddr(b, src, off, 2)
 	next, step := b.reg(kB64), b.reg(kB64) // a row's bytes; 16 rows'
 	b.ins("mul.wide.s32 %s, %s, 2", next, p["sB"])
 	b.ins("mul.wide.s32 %s, %s, 32", step, p["sB"])
 	oks := make([]string, pairsReads)
 	words := make([][2]string, pairsReads)
 	for i := range pairsReads {
-		oks[i] = b.reg(kPred)
-		words[i] = [2]string{b.reg(kB32), b.reg(kB32)}
-	}
-	// tile splits tile index t into the first element of D and of B it
-	// moves and its a·C + c.
-	tile := func(t string) (d0, b0, bz string) {
-		q, bx := divmod(b, t, p["gx"])
-		bz, by := divmod(b, q, p["gy"])
-		return b.mulImm(bx, pairsTile), b.mulImm(by, pairsTile), bz
-	}
-	// load issues the loads of tile t into words, guarded by oks.
-	load := func(t string) {
-		b.comment("read word lane of rows b0 + 2*(warp + 8i) and the next, i < %d", pairsReads)
-		d0, b0, bz := tile(t)
-		a, cc := divmod(b, bz, p["dC"]) // z = a·C + c
-		d := b.reg(kB32)
-		b.ins("mad.lo.s32 %s, %s, 2, %s", d, lane, d0)
-		dIn := b.reg(kPred)
-		b.ins("setp.lt.s32 %s, %s, %s", dIn, d, p["dD"])
-		row := b.reg(kB32)
-		b.ins("mad.lo.s32 %s, %s, 2, %s", row, warp, b0)
-		off := b.reg(kB32) // a·sA + c·sC + row·sB + d
-		b.ins("mul.lo.s32 %s, %s, %s", off, a, p["sA"])
-		b.ins("mad.lo.s32 %s, %s, %s, %s", off, cc, p["sC"], off)
-		b.ins("mad.lo.s32 %s, %s, %s, %s", off, row, p["sB"], off)
-		b.ins("add.s32 %s, %s, %s", off, off, d)
-		g := byteAddr(b, src, off, 2)
-		for i := range pairsReads {
-			if i > 0 {
-				gi := b.reg(kB64)
-				b.ins("add.s64 %s, %s, %s", gi, g, step)
-				g = gi
-			}
-			g1 := b.reg(kB64)
-			b.ins("add.s64 %s, %s, %s", g1, g, next)
-			b.ins("setp.lt.and.s32 %s, %s, %s, %s", oks[i], b.addImm32(row, 16*i), p["dB"], dIn)
-			b.insP(oks[i], "ld.global.nc.b32 %s, [%s]", words[i][0], g)
-			b.insP(oks[i], "ld.global.nc.b32 %s, [%s]", words[i][1], g1)
+		if i > 0 {
+			gi := b.reg(kB64)
+			b.ins("add.s64 %s, %s, %s", gi, g, step)
+			g = gi
 		}
+		g1 := b.reg(kB64)
+		b.ins("add.s64 %s, %s, %s", g1, g, next)
+		oks[i] = b.reg(kPred)
+		b.ins("setp.lt.and.s32 %s, %s, %s, %s", oks[i], b.addImm32(row, 16*i), p["dB"], dIn)
+		words[i] = [2]string{b.reg(kB32), b.reg(kB32)}
+		b.insP(oks[i], "ld.global.nc.b32 %s, [%s]", words[i][0], g)
+		b.insP(oks[i], "ld.global.nc.b32 %s, [%s]", words[i][1], g1)
 	}
 	b.comment("tile[2*lane + e][warp + 8i] first, then tile[2*lane + 1 - e][...], e = lane / 16: banks 2*lane + e + warp, distinct")
 	hiFirst := b.reg(kPred)
 	b.ins("setp.ge.u32 %s, %s, 16", hiFirst, lane)
-	firstAt, secondAt, delta := b.reg(kB32), b.reg(kB32), b.reg(kB32)
-	b.ins("selp.b32 %s, 1, 0, %s", firstAt, hiFirst)
-	b.ins("mad.lo.s32 %s, %s, 2, %s", firstAt, lane, firstAt)
-	b.ins("mad.lo.s32 %s, %s, %d, %s", firstAt, firstAt, pairsRowWords, warp)
-	b.ins("shl.b32 %s, %s, 2", firstAt, firstAt)
-	b.ins("add.s32 %s, %s, %s", firstAt, firstAt, smem)
+	first, second, delta := b.reg(kB32), b.reg(kB32), b.reg(kB32)
+	b.ins("selp.b32 %s, 1, 0, %s", first, hiFirst)
+	b.ins("mad.lo.s32 %s, %s, 2, %s", first, lane, first)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", first, first, pairsRowWords, warp)
+	b.ins("shl.b32 %s, %s, 2", first, first)
+	b.ins("add.s32 %s, %s, %s", first, first, smem)
 	b.ins("selp.s32 %s, %d, %d, %s", delta, -4*pairsRowWords, 4*pairsRowWords, hiFirst)
-	b.ins("add.s32 %s, %s, %s", secondAt, firstAt, delta)
-	sa := b.reg(kB32) // the writes' word: tile[warp][lane]
-	b.ins("mad.lo.s32 %s, %s, %d, %s", sa, warp, pairsRowWords, lane)
-	b.ins("shl.b32 %s, %s, 2", sa, sa)
-	b.ins("add.s32 %s, %s, %s", sa, sa, smem)
-	gstep := b.reg(kB64) // 8 columns of B elements
-	b.ins("mul.wide.s32 %s, %s, 16", gstep, p["dB"])
-
-	load(t)
-	loop := b.newLabel("pairs_tile")
-	b.label(loop)
+	b.ins("add.s32 %s, %s, %s", second, first, delta)
 	for i, w := range words {
 		lo, hi := b.reg(kB32), b.reg(kB32) // (b, b+1) of column d; of d+1
 		b.ins("prmt.b32 %s, %s, %s, 0x5410", lo, w[0], w[1])
@@ -396,13 +357,13 @@ func transposePairsJob(b *builder, src, dst string, p map[string]string, tid, fi
 		v1, v2 := b.reg(kB32), b.reg(kB32)
 		b.ins("selp.b32 %s, %s, %s, %s", v1, hi, lo, hiFirst)
 		b.ins("selp.b32 %s, %s, %s, %s", v2, lo, hi, hiFirst)
-		b.insP(oks[i], "st.shared.b32 %s, %s", addr(firstAt, 4*8*i), v1)
-		b.insP(oks[i], "st.shared.b32 %s, %s", addr(secondAt, 4*8*i), v2)
+		b.insP(oks[i], "st.shared.b32 %s, %s", addr(first, 4*8*i), v1)
+		b.insP(oks[i], "st.shared.b32 %s, %s", addr(second, 4*8*i), v2)
 	}
 	b.ins("bar.sync 0")
+
 	writes := pairsTile / (transposeThreads / 32)
-	b.comment("this tile's place in dst; the next tile's loads in flight while it is written")
-	d0, b0, bz := tile(t)
+	b.comment("write word lane of tile columns warp + 8j (j < %d): dst[((a*C + c)*D + d)*B + b0 + 2*lane]", writes)
 	ch := b.reg(kB32)
 	b.ins("mad.lo.s32 %s, %s, 2, %s", ch, lane, b0)
 	chIn := b.reg(kPred)
@@ -412,14 +373,12 @@ func transposePairsJob(b *builder, src, dst string, p map[string]string, tid, fi
 	b.ins("mad.lo.s32 %s, %s, %s, %s", o, bz, p["dD"], pix)
 	b.ins("mad.lo.s32 %s, %s, %s, %s", o, o, p["dB"], ch)
 	ga := byteAddr(b, dst, o, 2)
-	b.ins("add.s32 %s, %s, %s", t, t, count)
-	more := b.reg(kPred)
-	b.ins("setp.lt.s32 %s, %s, %s", more, t, tiles)
-	last := b.newLabel("pairs_last")
-	b.insP("!"+more, "bra %s", last)
-	load(t)
-	b.label(last)
-	b.comment("write word lane of tile columns warp + 8j (j < %d): dst[((a*C + c)*D + d)*B + b0 + 2*lane]", writes)
+	gstep := b.reg(kB64) // 8 columns of B elements
+	b.ins("mul.wide.s32 %s, %s, 16", gstep, p["dB"])
+	sa := b.reg(kB32)
+	b.ins("mad.lo.s32 %s, %s, %d, %s", sa, warp, pairsRowWords, lane)
+	b.ins("shl.b32 %s, %s, 2", sa, sa)
+	b.ins("add.s32 %s, %s, %s", sa, sa, smem)
 	for j := range writes {
 		if j > 0 {
 			gj := b.reg(kB64)
@@ -432,22 +391,14 @@ func transposePairsJob(b *builder, src, dst string, p map[string]string, tid, fi
 		b.insP(ok, "ld.shared.b32 %s, %s", v, addr(sa, 4*pairsRowWords*8*j))
 		b.insP(ok, "st.global.b32 [%s], %s", ga, v)
 	}
-	b.ins("bar.sync 0")
-	b.insP(more, "bra %s", loop)
 	return pairsTile * pairsRowWords * 4
 }
-
-// PairsMaxBlocks bounds a TransposePairs job's blocks: four of 256
-// threads on each of an H100's or H200's 132 SMs, each looping over its
-// share of the tiles, so that no last partial wave of whole tiles runs
-// alone.
-const PairsMaxBlocks = 4 * 132
 
 // TransposePairsBlocks are a TransposePairs job's tiles along D (gx) and
 // along B (gy) and its blocks (n) for dimensions (A, B, C, D).
 func TransposePairsBlocks(dA, dB, dC, dD int) (gx, gy, n int) {
 	gx, gy = ceilDiv(dD, pairsTile), ceilDiv(dB, pairsTile)
-	return gx, gy, min(gx*gy*dA*dC, PairsMaxBlocks)
+	return gx, gy, gx * gy * dA * dC
 }
 
 // PairsFit reports whether a TransposePairs job moves the 2-byte tensor at
@@ -529,12 +480,8 @@ func TransposeRowsBlocks(dA, dB, dD int) (gx, n int, ok bool) {
 // z0 is the first job's z slices. ok is false beyond the grid's limits.
 func TransposeGrid(first TransposeJob, dims [4]int, gx, gy, n1 int) (grid [3]int, z0 int, ok bool) {
 	grid = [3]int{gx, gy, dims[0] * dims[2]}
-	switch first {
-	case TransposeRows:
+	if first == TransposeRows {
 		grid = [3]int{gx, dims[0], 1}
-	case TransposePairs:
-		_, _, n := TransposePairsBlocks(dims[0], dims[1], dims[2], dims[3])
-		grid = [3]int{n, 1, 1}
 	}
 	z0 = grid[2]
 	if n1 > 0 {

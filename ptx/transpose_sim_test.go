@@ -2,7 +2,6 @@ package ptx
 
 import (
 	"fmt"
-	"maps"
 	"testing"
 )
 
@@ -76,10 +75,6 @@ func TestTransposePairsSimulated(t *testing.T) {
 	}
 }
 
-// simPairsBlocks is the blocks a simulated pairs job gets (fewer than
-// TransposePairsBlocks gives), so that each loops over several tiles.
-const simPairsBlocks = 3
-
 func checkTransposesSimulated(t *testing.T, kinds []TransposeJob, jobs []transposeSimJob) {
 	k, err := GenerateTransposes(2, kinds, "sm_90")
 	if err != nil {
@@ -97,9 +92,6 @@ func checkTransposesSimulated(t *testing.T, kinds []TransposeJob, jobs []transpo
 		pre := fmt.Sprintf("p_j%d_", i)
 		params[pre+"src"], params[pre+"dst"] = srcs[i], dsts[i]
 		gx, gy, blocks := j.blocks()
-		if j.job == TransposePairs {
-			blocks = min(blocks, simPairsBlocks)
-		}
 		n[i], gxy[i] = blocks, [2]int{gx, gy}
 		vals := map[string]int{"dA": j.dims[0], "dB": j.dims[1], "dC": j.dims[2], "dD": j.dims[3],
 			"sA": j.strides[0], "sB": j.strides[1], "sC": j.strides[2], "sD": j.strides[3], "gx": gx, "gy": gy}
@@ -111,12 +103,6 @@ func checkTransposesSimulated(t *testing.T, kinds []TransposeJob, jobs []transpo
 	grid, z0, ok := TransposeGrid(first.job, first.dims, gxy[0][0], gxy[0][1], n[1])
 	if !ok {
 		t.Fatalf("grid %v", grid)
-	}
-	if first.job == TransposePairs { // its blocks, then the second job's slices
-		grid = [3]int{n[0], 1, 1 + ceilDiv(n[1], n[0])}
-		if n[1] == 0 {
-			grid[2] = 1
-		}
 	}
 	if len(jobs) == 2 {
 		params["p_z0"], params["p_n1"] = int64(z0), int64(n[1])
@@ -145,70 +131,26 @@ func checkTransposesSimulated(t *testing.T, kinds []TransposeJob, jobs []transpo
 	whole := len(jobs) == 1 && jobs[0].job == TransposePairs && jobs[0].dims[1]%pairsTile == 0 && jobs[0].dims[3]%pairsTile == 0
 	written := map[int64]int64{} // destination byte address → value
 	grid3 := [3]int64{int64(grid[0]), int64(grid[1]), int64(grid[2])}
-	threads := int64(k.Block[0])
 	for bz := range grid3[2] {
 		for by := range grid3[1] {
 			for bx := range grid3[0] {
 				block := [3]int64{bx, by, bz}
-				// Phase p ends at a thread's barrier 2p-1, its tile p in
-				// shared memory: snaps[p] is the memory then, made by
-				// running every thread to that barrier with the memory of
-				// the phases before it set at theirs.
-				restore := func(live map[int64]int64, snap map[int64]int64) {
-					clear(live)
-					maps.Copy(live, snap)
-				}
-				snaps := []map[int64]int64{{}}
-				for p := 1; ; p++ {
-					cur := maps.Clone(snaps[p-1])
-					reached := false
-					for tid := range threads {
-						live := map[int64]int64{}
-						hooks := &simHooks{load: load, barrier: func(n int) bool {
-							if n == 2*p-1 {
-								reached = true
-								return true
-							}
-							if n%2 == 1 {
-								restore(live, snaps[(n+1)/2])
-							}
-							return false
-						}}
-						if _, _, err := simRun(prog, params, tid, block, grid3, live, nil, false, hooks); err != nil {
-							t.Fatal(err)
-						}
-						for a, v := range live {
-							if old, ok := snaps[p-1][a]; !ok || old != v {
-								cur[a] = v
-							}
-						}
+				smem := map[int64]int64{}
+				for tid := range int64(k.Block[0]) {
+					if _, _, err := simRun(prog, params, tid, block, grid3, smem, nil, true, &simHooks{load: load, stopAtBarrier: true}); err != nil {
+						t.Fatal(err)
 					}
-					if !reached {
-						break
-					}
-					snaps = append(snaps, cur)
 				}
 				var accesses [][]int64 // each thread's shared addresses in order
-				for tid := range threads {
+				hooks := &simHooks{load: load, shared: func(op string, a, n int64, store bool) {
+					if bad == nil && (a < 0 || a+n > int64(k.SharedBytes)) {
+						bad = fmt.Errorf("%s at %d (+%d) outside the block's %d bytes", op, a, n, k.SharedBytes)
+					}
+					accesses[len(accesses)-1] = append(accesses[len(accesses)-1], a)
+				}}
+				for tid := range int64(k.Block[0]) {
 					accesses = append(accesses, nil)
-					live := map[int64]int64{}
-					passed := 0 // barriers: shared stores only before an odd one, loads only before an even one
-					hooks := &simHooks{load: load, shared: func(op string, a, n int64, store bool) {
-						if bad == nil && (a < 0 || a+n > int64(k.SharedBytes)) {
-							bad = fmt.Errorf("%s at %d (+%d) outside the block's %d bytes", op, a, n, k.SharedBytes)
-						}
-						if bad == nil && store == (passed%2 == 1) {
-							bad = fmt.Errorf("%s after %d barriers: a race with the block's other threads", op, passed)
-						}
-						accesses[len(accesses)-1] = append(accesses[len(accesses)-1], a)
-					}, barrier: func(n int) bool {
-						passed = n
-						if n%2 == 1 {
-							restore(live, snaps[(n+1)/2])
-						}
-						return false
-					}}
-					_, stores, err := simRun(prog, params, tid, block, grid3, live, nil, false, hooks)
+					_, stores, err := simRun(prog, params, tid, block, grid3, smem, nil, false, hooks)
 					if err != nil {
 						t.Fatal(err)
 					}
