@@ -200,21 +200,33 @@ func secondJobBlock(b *builder, c *gemmCtx, j TransposeJob) [3]string {
 	return [3]string{bx, by, bz}
 }
 
+// tileOrigin is what both tile jobs (TransposeTiles, TransposePairs)
+// start from: the thread's lane and warp, the block's a and c (its z is
+// a·C + c), its tile's first elements along D and B, and the base of
+// shared memory.
+type tileOrigin struct{ lane, warp, a, c, d0, b0, smem string }
+
+// tileJobOrigin emits the start of a tile job of tile×tile elements for
+// block blk (tile along D, tile along B, a·C + c).
+func tileJobOrigin(b *builder, p map[string]string, tid string, blk [3]string, tile int) tileOrigin {
+	o := tileOrigin{lane: b.reg(kB32), warp: b.reg(kB32)}
+	b.ins("and.b32 %s, %s, 31", o.lane, tid)
+	b.ins("shr.u32 %s, %s, 5", o.warp, tid)
+	o.a, o.c = divmod(b, blk[2], p["dC"])
+	o.d0, o.b0 = b.mulImm(blk[0], tile), b.mulImm(blk[1], tile)
+	o.smem = b.reg(kB32)
+	b.ins("mov.u32 %s, %s", o.smem, smemSymbol)
+	return o
+}
+
 // transposeTileJob emits a TransposeTiles job for block blk (tile along D,
 // tile along B, a·C + c) and returns the shared memory it uses. Each
 // thread moves 4 elements each way, its loads in flight before its shared
 // stores.
 func transposeTileJob(b *builder, es int, ty, src, dst string, p map[string]string, tid string, blk [3]string, roundTF32 bool) int {
-	tile := transposeTile
 	kind := map[int]regKind{2: kB16, 4: kB32, 8: kB64}[es]
-	tx, trow := b.reg(kB32), b.reg(kB32)
-	b.ins("and.b32 %s, %s, 31", tx, tid)
-	b.ins("shr.u32 %s, %s, 5", trow, tid)
-	bx, by, bz := blk[0], blk[1], blk[2]
-	a, cc := divmod(b, bz, p["dC"]) // z = a·C + c
-	d0, b0 := b.mulImm(bx, tile), b.mulImm(by, tile)
-	smem := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", smem, smemSymbol)
+	o := tileJobOrigin(b, p, tid, blk, transposeTile)
+	tx, trow, bz, a, cc, d0, b0, smem := o.lane, o.warp, blk[2], o.a, o.c, o.d0, o.b0, o.smem
 	stride := transposeRowStride(es)
 	base := b.reg(kB32) // the source's part of (a, c)
 	b.ins("mul.lo.s32 %s, %s, %s", base, a, p["sA"])
@@ -248,7 +260,7 @@ func transposeTileJob(b *builder, es int, ty, src, dst string, p map[string]stri
 		b.ins("mad.lo.s32 %s, %s, %s, %s", off, off, p["dB"], bOut)
 		b.insP(ok, "st.global.%s [%s], %s", ty, byteAddr(b, dst, off, es), v)
 	})
-	return tile * stride
+	return transposeTile * stride
 }
 
 // tileWalk visits a thread's elements of a transpose tile: along one
@@ -298,14 +310,8 @@ const pairsReads = pairsTile / 2 / (transposeThreads / 32)
 // are in flight before its shared stores, and its 8 stores of the
 // transposed words each write a warp's 128 contiguous bytes.
 func transposePairsJob(b *builder, src, dst string, p map[string]string, tid string, blk [3]string) int {
-	lane, warp := b.reg(kB32), b.reg(kB32)
-	b.ins("and.b32 %s, %s, 31", lane, tid)
-	b.ins("shr.u32 %s, %s, 5", warp, tid)
-	bx, by, bz := blk[0], blk[1], blk[2]
-	a, cc := divmod(b, bz, p["dC"]) // z = a·C + c
-	d0, b0 := b.mulImm(bx, pairsTile), b.mulImm(by, pairsTile)
-	smem := b.reg(kB32)
-	b.ins("mov.u32 %s, %s", smem, smemSymbol)
+	org := tileJobOrigin(b, p, tid, blk, pairsTile)
+	lane, warp, bz, a, cc, d0, b0, smem := org.lane, org.warp, blk[2], org.a, org.c, org.d0, org.b0, org.smem
 
 	b.comment("read word lane of rows b0 + 2*(warp + 8i) and the next, i < %d", pairsReads)
 	d := b.reg(kB32)
