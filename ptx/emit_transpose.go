@@ -332,11 +332,7 @@ func transposePairsJob(b *builder, src, dst string, p map[string]string, tid str
 	oks := make([]string, pairsReads)
 	words := make([][2]string, pairsReads)
 	for i := range pairsReads {
-		if i > 0 {
-			gi := b.reg(kB64)
-			b.ins("add.s64 %s, %s, %s", gi, g, step)
-			g = gi
-		}
+		g = advance64(b, g, step, i)
 		g1 := b.reg(kB64)
 		b.ins("add.s64 %s, %s, %s", g1, g, next)
 		oks[i] = b.reg(kPred)
@@ -386,11 +382,7 @@ func transposePairsJob(b *builder, src, dst string, p map[string]string, tid str
 	b.ins("shl.b32 %s, %s, 2", sa, sa)
 	b.ins("add.s32 %s, %s, %s", sa, sa, smem)
 	for j := range writes {
-		if j > 0 {
-			gj := b.reg(kB64)
-			b.ins("add.s64 %s, %s, %s", gj, ga, gstep)
-			ga = gj
-		}
+		ga = advance64(b, ga, gstep, j)
 		ok := b.reg(kPred)
 		b.ins("setp.lt.and.s32 %s, %s, %s, %s", ok, b.addImm32(pix, 8*j), p["dD"], chIn)
 		v := b.reg(kB32)
@@ -398,6 +390,17 @@ func transposePairsJob(b *builder, src, dst string, p map[string]string, tid str
 		b.insP(ok, "st.global.b32 [%s], %s", ga, v)
 	}
 	return pairsTile * pairsRowWords * 4
+}
+
+// advance64 is the address of the i-th of a run of accesses step bytes
+// apart, given the (i-1)-th's at addr: addr itself for the first.
+func advance64(b *builder, addr, step string, i int) string {
+	if i == 0 {
+		return addr
+	}
+	d := b.reg(kB64)
+	b.ins("add.s64 %s, %s, %s", d, addr, step)
+	return d
 }
 
 // TransposePairsBlocks are a TransposePairs job's tiles along D (gx) and
