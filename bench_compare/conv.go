@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -254,12 +255,12 @@ func (b *bench) measureConv(srv convServers, h cudnn.Handle, ws cuda.DevicePtr, 
 		switch us := median(times[2+i]); v.name {
 		case "served":
 			row.OursUS = us
-		case "sweep":
+		case "sweep", "listed":
 		default:
 			row.Alt = append(row.Alt, report.Alt{Name: v.name, US: us, Config: v.config})
 		}
 	}
-	if reason == request.Served && (sweep > 0 || b.windowSweep > 0 && space.WindowServes(shape) || shape.G > 1) {
+	if reason == request.Served && (sweep > 0 || len(b.convConfigs) > 0 || b.windowSweep > 0 && space.WindowServes(shape) || shape.G > 1) {
 		// The best of ISAAC's kernels timed: the served configuration,
 		// the paths', the sweep's (and -windowsweep's) and the model's.
 		alt := report.Alt{Name: "sweep_best", US: row.OursUS, Config: plan}
@@ -386,9 +387,16 @@ func (b *bench) convPaths(req *request.Conv, sweep int, rng *rand.Rand) ([]convV
 				}
 			}
 		}
+		drawn := len(cfgs)
+		if p.name == "implicit" {
+			cfgs = append(cfgs, listedConfigs(b.convConfigs, t.Class, t.Dev.Limits, shape)...)
+		}
 		for i, cfg := range cfgs {
 			name := p.name
-			if i > 0 {
+			switch {
+			case i >= drawn:
+				name = "listed"
+			case i > 0:
 				name = "sweep"
 			}
 			run := p.run
@@ -402,7 +410,7 @@ func (b *bench) convPaths(req *request.Conv, sweep int, rng *rand.Rand) ([]convV
 	failed := b.compileParallel(len(compiles), func(i int) error { _, err := rt.Kernel(compiles[i].t, compiles[i].cfg); return err })
 	var kept []convVariant
 	for i, v := range out {
-		if failed[i] && v.name == "sweep" {
+		if failed[i] && (v.name == "sweep" || v.name == "listed") {
 			continue
 		}
 		kept = append(kept, v)
@@ -590,4 +598,40 @@ func (b *bench) medianOf(run func() error, n int) (float64, error) {
 		t = append(t, us)
 	}
 	return median(t), nil
+}
+
+// readConfigs reads -convconfigs' file: one implicit-GEMM configuration a
+// line in ptx.ParseConfig's form; blank lines and text after # are skipped.
+func readConfigs(path string) ([]ptx.GemmConfig, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []ptx.GemmConfig
+	for i, line := range strings.Split(string(b), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		c, err := ptx.ParseConfig(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// listedConfigs are the configurations of list (-convconfigs) that are
+// legal for class in and whose grid splits (KG) do not take the grid past
+// three waves of the device's SMs.
+func listedConfigs(list []ptx.GemmConfig, in ptx.InputClass, dev ptx.DeviceLimits, s request.ConvShape) []ptx.GemmConfig {
+	var out []ptx.GemmConfig
+	for _, c := range list {
+		tiles := (s.Pixels() + c.ML - 1) / c.ML * ((s.K + c.NL - 1) / c.NL)
+		if ptx.Legal(c, in, dev) == nil && (c.KG == 1 || tiles*c.KG <= 3*dev.SMCount) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/convcheck"
+	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/space"
 )
@@ -39,3 +40,42 @@ func TestConvSuites(t *testing.T) {
 		t.Errorf("conv1 %s: %g flops, %g bytes", c1.Type.Name, flops, bytes)
 	}
 }
+
+// -convconfigs: the shipped FP32 FMA tile list parses, and on Table 5's
+// FP32 FMA rows only the configurations their class takes are listed
+// (scalar gathers of x in NCHW), whole-K
+// everywhere and split only where the split grid stays within three waves.
+func TestListedConvConfigs(t *testing.T) {
+	list, err := readConfigs("cases/conv_ffma_tiles.txt")
+	if err != nil || len(list) < 100 {
+		t.Fatalf("%d configurations, %v", len(list), err)
+	}
+	rows, _ := convSuite("table5", "s_fma")
+	var scalars [2]float64
+	for _, in := range rows {
+		req := in.convCase().RequestAt(1<<20, 2<<20, 3<<20, &scalars, 0)
+		shape, _ := req.Shape()
+		cls := space.ConvClass(shape, req.XPtr, req.WPtr)
+		got := listedConfigs(list, cls, ptx.H100(), shape)
+		whole := 0
+		for _, c := range got {
+			if in.Layout == convcheck.NCHW && c.VecA != 1 {
+				t.Errorf("%s %s: %s listed", in.Name, in.Layout, c)
+			}
+			if tiles := ceil(shape.Pixels(), c.ML) * ceil(shape.K, c.NL); c.KG > 1 && tiles*c.KG > 3*132 {
+				t.Errorf("%s %s: %s splits %d tiles", in.Name, in.Layout, c, tiles)
+			}
+			if c.KG == 1 {
+				whole++
+			}
+		}
+		if whole < 50 {
+			t.Errorf("%s %s: %d whole-K configurations of %d listed", in.Name, in.Layout, whole, len(got))
+		}
+	}
+	if _, err := readConfigs("cases/heldout_shapes.csv"); err == nil {
+		t.Errorf("a shapes file read as configurations")
+	}
+}
+
+func ceil(a, b int) int { return (a + b - 1) / b }

@@ -61,6 +61,10 @@ type Options struct {
 	// WindowSweep (-windowsweep) is the window kernel's configurations
 	// tried per convolution beside its heuristic's, whatever -sweep says.
 	WindowSweep int
+	// ConvConfigs (-convconfigs) is a file of implicit-GEMM configurations
+	// (one a line, ptx.ParseConfig's form) timed on every convolution's
+	// paths where they are legal, beside the sweep's.
+	ConvConfigs string
 
 	Overhead bool   // -overhead: host time per call and first-call latency
 	Lib      string // -lib: libisaac.so for Overhead
@@ -99,6 +103,7 @@ func (o *Options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Cases, "cases", "", "instead of suites, measure the (input, configuration) pairs of this file (lines \"m n k layout dtype config\", ab.sh's format): per input cuBLAS and its configurations interleaved on the same buffers; writes <out>/cases.txt")
 	fs.StringVar(&o.Order, "order", "self", "what precedes each interleaved timed run: self (an untimed run of the same engine, so that none is timed right after another engine's kernel, which slows it) or rotate (the engine before it in the rotation: the method before 2026-11-28)")
 	fs.IntVar(&o.WindowSweep, "windowsweep", 0, "with a convolution suite: also try this many of the window kernel's configurations per input (besides -sweep's)")
+	fs.StringVar(&o.ConvConfigs, "convconfigs", "", "with a convolution suite: also time these implicit-GEMM configurations (a file, one a line; # starts a comment) on each row's paths where legal (variant \"listed\")")
 	fs.StringVar(&o.Variants, "variants", "", "with a convolution suite: also write every ISAAC variant's median time per input (suite, name, type, layout, variant, configuration, µs) to this file")
 	fs.BoolVar(&o.Model, "model", false, "also run the shipped model's choice per input (column \"model\") and the shim's default dispatch (column \"dispatch\": the model's choice where it predicts a win, the vendor elsewhere); for convolutions the shipped convolution model's")
 }
@@ -155,6 +160,13 @@ func run(o Options) error {
 		out = filepath.Join("results", b.Env.DeviceKey)
 	}
 	b.windowSweep = o.WindowSweep
+	if o.ConvConfigs != "" {
+		cfgs, err := readConfigs(o.ConvConfigs)
+		if err != nil {
+			return err
+		}
+		b.convConfigs = cfgs
+	}
 	if o.Variants != "" {
 		f, err := os.Create(o.Variants)
 		if err != nil {

@@ -43,6 +43,8 @@ type bench struct {
 	variants io.Writer
 	// windowSweep is Options.WindowSweep.
 	windowSweep int
+	// convConfigs are Options.ConvConfigs' configurations.
+	convConfigs []ptx.GemmConfig
 	// lt and ltWorkspace are the vendor of cublasLtMatmul requests
 	// (vendor.go), made on the first.
 	lt          *cublas.Lt
