@@ -93,6 +93,9 @@ func packConvParams(p *cuda.Params, c *request.Conv, s request.ConvShape, k *Ker
 	} {
 		p.I32(int32(v))
 	}
+	for _, v := range ptx.ConvMagic(s.C/s.G, s.R, s.S) {
+		p.I32(int32(v))
+	}
 	return nil
 }
 

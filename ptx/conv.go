@@ -38,11 +38,26 @@ func (o ConvOrder) String() string {
 // spatial sizes, the filter's, the strides, then each spatial dimension's
 // first offset and step of the filter's taps in x (hOff = -padH, or
 // -padH + (R-1)·dilH for a flipped filter; dilH, or -dilH when flipped),
-// and x's and y's element strides of n, c, h, w.
+// x's and y's element strides of n, c, h, w, then the division magic
+// (DivMagic: multiplier, shift) of R·S, S, S·C and C, which split a
+// reduction index into its filter tap (ConvMagic).
 var convParamNames = []string{
 	"cC", "cH", "cW", "cP", "cQ", "cR", "cS", "strH", "strW",
 	"hOff", "wOff", "hStep", "wStep",
 	"xN", "xC", "xH", "xW", "yN", "yC", "yH", "yW",
+	"rsM", "rsL", "sM", "sL", "scM", "scL", "cM", "cL",
+}
+
+// ConvMagic is the last convParamNames' values for a filter of c channels
+// (per group), r rows and s columns: DivMagic's multiplier (as its 32-bit
+// pattern) and shift of R·S, S, S·C and C.
+func ConvMagic(c, r, s int) []int {
+	var out []int
+	for _, d := range []int{r * s, s, s * c, c} {
+		m, l := DivMagic(d)
+		out = append(out, int(int32(m)), l)
+	}
+	return out
 }
 
 // ConvParams are the parameters a convolution kernel takes after the GEMM

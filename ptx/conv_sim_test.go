@@ -52,6 +52,9 @@ func (p convSimProblem) params() map[string]int64 {
 	for k, x := range v {
 		out["p_"+k] = int64(x)
 	}
+	for i, x := range ConvMagic(p.C, p.R, p.S) {
+		out["p_"+convParamNames[len(convParamNames)-8+i]] = int64(x)
+	}
 	return out
 }
 
@@ -690,6 +693,9 @@ func TestConvAddressingSimulated(t *testing.T) {
 			p.X, p.Y = [4]int{(p.C + 2) * (p.H + 1) * (p.W + 3), (p.H + 1) * (p.W + 3), p.W + 3, 1}, [4]int{(p.K + 1) * P * (Q + 2), P * (Q + 2), Q + 2, 1}
 		}
 	}
+	// Which of the loader's ways of sharing a thread's pixel or tap
+	// (im2colShared, by k-contiguity) the checked configurations took.
+	ways := map[[2]bool]int{}
 	for _, in := range convClasses() {
 		if in.AType != F32 && in.AType != F16 {
 			continue // the addressing does not depend on the type beyond its size
@@ -700,6 +706,8 @@ func TestConvAddressingSimulated(t *testing.T) {
 				// core-matrix layouts decoded: the GPU tests run them.
 				continue
 			}
+			g := newGeometry(cfg, in)
+			ways[[2]bool{g.a.kContig, im2colShared(g.a, g.threads)}]++
 			p := problems[(i+int(in.Conv))%3]
 			if in.AlignA > 1 {
 				p = problems[3] // channels a multiple of every vector
@@ -713,19 +721,49 @@ func TestConvAddressingSimulated(t *testing.T) {
 			}
 		}
 	}
-	// Blocks of more threads than elements of A's tile (kl = 4, 8).
+	// Blocks of more threads than elements of A's tile (kl = 4, 8), and
+	// FP32 FMA tiles of Table 5's fastest (bench_compare/cases/
+	// conv_ffma_tiles.txt): a thread's loads sharing one pixel, one of
+	// them staged through registers (st=1); not sharing (256 pixels a
+	// tile line, 128 threads).
 	in := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, TransA: N, TransB: N, AlignA: 1, AlignB: 4, AlignC: 1, Conv: ConvCRS}
 	for _, s := range []string{
 		"ms=2,ns=2,ml=64,nl=16,u=4,ks=1,kl=4,kg=1,va=1,vb=2,st=3,math=ffma",
 		"ms=1,ns=1,ml=8,nl=8,u=16,ks=1,kl=8,kg=1,va=1,vb=2,st=2,math=ffma",
 		"ms=1,ns=1,ml=8,nl=8,u=16,ks=1,kl=8,kg=1,va=1,vb=2,st=1,math=ffma",
+		"ms=4,ns=8,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=4,st=3,math=ffma",
+		"ms=4,ns=8,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=4,st=1,math=ffma",
+		"ms=8,ns=4,ml=256,nl=16,u=8,ks=1,kl=1,kg=1,va=1,vb=4,st=3,math=ffma",
 	} {
 		cfg, err := ParseConfig(s)
 		if err != nil || Legal(cfg, in, H100()) != nil {
 			t.Fatalf("%s: %v %v", s, err, Legal(cfg, in, H100()))
 		}
+		g := newGeometry(cfg, in)
+		ways[[2]bool{g.a.kContig, im2colShared(g.a, g.threads)}]++
 		checkConvAddressing(t, cfg, in, problems[rng.IntN(len(problems))], 0)
 	}
+	// Channel vectors in NHWC: a thread's loads sharing one tap, and not
+	// (64 taps a tile line, 32 threads).
+	nhwc := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, TransA: T, TransB: N, AlignA: 4, AlignB: 4, AlignC: 1, Conv: ConvRSC}
+	for _, s := range []string{
+		"ms=16,ns=8,ml=64,nl=128,u=8,ks=1,kl=1,kg=1,va=4,vb=4,st=3,math=ffma",
+		"ms=1,ns=2,ml=8,nl=8,u=64,ks=1,kl=1,kg=1,va=1,vb=4,st=2,math=ffma",
+	} {
+		cfg, _ := ParseConfig(s)
+		if err := Legal(cfg, nhwc, H100()); err != nil {
+			t.Fatal(err)
+		}
+		g := newGeometry(cfg, nhwc)
+		ways[[2]bool{g.a.kContig, im2colShared(g.a, g.threads)}]++
+		checkConvAddressing(t, cfg, nhwc, problems[3], 0)
+	}
+	for _, w := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+		if ways[w] == 0 {
+			t.Errorf("no configuration checked with k-contiguous %v, shared %v (%v)", w[0], w[1], ways)
+		}
+	}
+	t.Logf("configurations by (k-contiguous, shared): %v", ways)
 }
 
 // checkConvStagedStores runs every thread of block bx of a wgmma

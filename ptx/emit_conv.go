@@ -44,50 +44,56 @@ func divmod(b *builder, a, d string) (quo, rem string) {
 	return quo, rem
 }
 
-// taps splits reduction index j into the filter tap (ch, r, s) in the
-// class's order.
-func (c *gemmCtx) taps(j string) (ch, r, s string) {
-	b, cv := c.b, c.conv.p
-	if c.g.in.Conv == ConvRSC {
-		sc := b.reg(kB32)
-		b.ins("mul.lo.s32 %s, %s, %s", sc, cv["cS"], cv["cC"])
-		r, t := divmod(b, j, sc)
-		s, ch = divmod(b, t, cv["cC"])
-		return ch, r, s
-	}
-	rs := b.reg(kB32)
-	b.ins("mul.lo.s32 %s, %s, %s", rs, cv["cR"], cv["cS"])
-	ch, t := divmod(b, j, rs)
-	r, s = divmod(b, t, cv["cS"])
-	return ch, r, s
-}
-
 // im2colLoader gathers tiles of the im2col matrix A (M = N·P·Q rows, one
 // per output pixel; a column per filter tap j) from x, element by element
 // or, for a channel-contiguous x gathered in (r, s, c) order, in vectors of
 // consecutive channels of one tap (the class's alignment keeps a vector
 // within a tap and aligned).
-// Each of a thread's loads keeps its pixel's part of the address (image and
-// first tap row and column, computed once) and its tap (ch, r, s), which
-// moves on by U taps per tile with carries, not divisions. A tap outside x
-// (padding), a pixel beyond M and a tap beyond K are zero.
+//
+// A load's pixel part of the address (image and first tap row and column)
+// is computed once; its reduction index j is loop-carried and split into
+// its tap (c, r, s) each tile by multiplications (the DivMagic parameters),
+// not divisions. Where a block's threads cover whole lines of the tile
+// (im2colShared), a thread's loads share their position along the tile's
+// contiguous dimension: one pixel for all of them (x not channel-
+// contiguous: the lines are taps, load i's j is the first load's plus
+// i·threads/w) or one tap (channel-contiguous: the lines are pixels), so
+// that the thread keeps one pixel or one index and splits one tap a tile
+// rather than one a load. A tap outside x (padding), a pixel beyond M and a
+// tap beyond K are zero.
 type im2colLoader struct {
-	c    *gemmCtx
-	t    *loader // the tile's staging (shared offsets, register kinds)
-	step [3]string
-	rX   string // x's offset of one step of r (hStep·xH) and of s
-	sX   string
+	c      *gemmCtx
+	t      *loader // the tile's staging (shared offsets, register kinds)
+	rX, sX string  // x's offset of one step of r (hStep·xH) and of s
+	rs, sc string  // R·S and S·C
+	px     []im2colPixel
+	js     []string // the distinct reduction indices, loop-carried
+	ld     []im2colLoad
+	data   [][]string
+}
 
-	pix   []string // per load: the pixel exists (m < M)
-	pv    []string // per load: the element exists in the tile ("" when every thread's does)
-	h0    []string // per load: the tap row of r = 0 (p·strH + hOff)
-	w0    []string
-	off   []string // per load: x's element offset of (n, h0, w0)
-	ch    []string // per load: the current tap, loop-carried
-	r, s  []string
-	kleft []string // per load: K - j, loop-carried
-	sOff  []string
-	data  [][]string
+// im2colPixel is one output pixel's part of the addresses: it exists
+// (m < M), its first tap row and column (p·strH + hOff, q·strW + wOff) and
+// x's element offset of (n, h0, w0).
+type im2colPixel struct{ ok, h0, w0, off string }
+
+// im2colLoad is one of a thread's loads of a tile: its pixel (of
+// im2colLoader.px), its reduction index (js[j] + imm), whether the vector
+// exists in the tile ("" when every thread's does) and its shared offset.
+type im2colLoad struct {
+	px, j, imm int
+	pv, sOff   string
+}
+
+// im2colShared reports whether a thread's loads of a tile with o's geometry
+// share their element along the contiguous dimension, their lines i·threads/w
+// apart: the threads cover whole lines (of 16-byte columns of 8 lines for
+// the unswizzled core-matrix layout, see loader.vectorAt).
+func im2colShared(o operandGeom, threads int) bool {
+	if o.core && !o.swizzle {
+		return (threads/8)%o.w == 0
+	}
+	return threads%o.w == 0
 }
 
 func (c *gemmCtx) newIm2colLoader() *im2colLoader {
@@ -95,45 +101,46 @@ func (c *gemmCtx) newIm2colLoader() *im2colLoader {
 	o := g.a
 	l := &im2colLoader{c: c, t: &loader{c: c, o: o, name: "A"}}
 	cv := c.conv.p
-	b.comment("im2col loader A: %d elements, %d per thread, k-contiguous=%v", o.total, o.loads, o.kContig)
-	// U taps as a step of (ch, r, s), so that a tile moves on without dividing.
-	u := b.reg(kB32)
-	b.ins("mov.u32 %s, %d", u, g.cfg.U)
-	l.step[0], l.step[1], l.step[2] = c.taps(u)
-	l.rX, l.sX = b.reg(kB32), b.reg(kB32)
+	shared := im2colShared(o, g.threads)
+	b.comment("im2col loader A: %d elements, %d per thread, k-contiguous=%v, shared=%v", o.total, o.loads, o.kContig, shared)
+	l.rX, l.sX, l.rs, l.sc = b.reg(kB32), b.reg(kB32), b.reg(kB32), b.reg(kB32)
 	b.ins("mul.lo.s32 %s, %s, %s", l.rX, cv["hStep"], cv["xH"])
 	b.ins("mul.lo.s32 %s, %s, %s", l.sX, cv["wStep"], cv["xW"])
+	b.ins("mul.lo.s32 %s, %s, %s", l.rs, cv["cR"], cv["cS"])
+	b.ins("mul.lo.s32 %s, %s, %s", l.sc, cv["cS"], cv["cC"])
+	var cv0, ov0 string
 	for r := 0; r < o.loads; r++ {
 		v := b.addImm32(c.tid, r*g.threads)
-		cvi, ovi := l.t.vectorAt(v)
+		ld := im2colLoad{}
+		if (r+1)*g.threads > o.total {
+			ld.pv = b.reg(kPred)
+			b.ins("setp.lt.s32 %s, %s, %d", ld.pv, v, o.total)
+		}
+		var cvi, ovi string
+		switch {
+		case !shared || r == 0:
+			cvi, ovi = l.t.vectorAt(v)
+			cv0, ov0 = cvi, ovi
+		default:
+			cvi, ovi = cv0, b.addImm32(ov0, r*g.threads/o.w)
+		}
 		mnIdx, kIdx := cvi, ovi
 		if o.kContig {
 			mnIdx, kIdx = ovi, cvi
 		}
-		m := b.add32(c.m0, mnIdx)
-		pix := b.reg(kPred)
-		b.ins("setp.lt.s32 %s, %s, %s", pix, m, c.M)
-		pv := ""
-		if (r+1)*g.threads > o.total {
-			pv = b.reg(kPred)
-			b.ins("setp.lt.s32 %s, %s, %d", pv, v, o.total)
+		ld.sOff = l.t.sharedOffset(v, cvi, ovi, mnIdx, kIdx)
+		ld.px, ld.j = len(l.px), len(l.js)
+		switch {
+		case shared && r > 0 && !o.kContig: // the first load's pixel, its index moved on
+			ld.px, ld.j, ld.imm = 0, 0, r*g.threads/o.w
+		case shared && r > 0: // the first load's index, a pixel of its own
+			ld.j = 0
+			l.px = append(l.px, l.pixelAt(b.add32(c.m0, mnIdx)))
+		default:
+			l.px = append(l.px, l.pixelAt(b.add32(c.m0, mnIdx)))
+			l.js = append(l.js, b.add32(c.kBeg, kIdx))
 		}
-		l.pv = append(l.pv, pv)
-		n, p, q := c.pixel(m)
-		h0, w0 := b.reg(kB32), b.reg(kB32)
-		b.ins("mad.lo.s32 %s, %s, %s, %s", h0, p, cv["strH"], cv["hOff"])
-		b.ins("mad.lo.s32 %s, %s, %s, %s", w0, q, cv["strW"], cv["wOff"])
-		off := b.reg(kB32)
-		b.ins("mul.lo.s32 %s, %s, %s", off, n, cv["xN"])
-		b.ins("mad.lo.s32 %s, %s, %s, %s", off, h0, cv["xH"], off)
-		b.ins("mad.lo.s32 %s, %s, %s, %s", off, w0, cv["xW"], off)
-		j := b.add32(c.kBeg, kIdx)
-		ch, rr, ss := c.taps(j)
-		kl := b.reg(kB32)
-		b.ins("sub.s32 %s, %s, %s", kl, c.kEnd, j)
-		l.pix, l.h0, l.w0, l.off = append(l.pix, pix), append(l.h0, h0), append(l.w0, w0), append(l.off, off)
-		l.ch, l.r, l.s, l.kleft = append(l.ch, ch), append(l.r, rr), append(l.s, ss), append(l.kleft, kl)
-		l.sOff = append(l.sOff, l.t.sharedOffset(v, cvi, ovi, mnIdx, kIdx))
+		l.ld = append(l.ld, ld)
 		if g.cfg.Stages <= 1 {
 			l.data = append(l.data, b.regs(l.t.dataKind(), l.t.dataWords()))
 		}
@@ -141,22 +148,76 @@ func (c *gemmCtx) newIm2colLoader() *im2colLoader {
 	return l
 }
 
-// source is load r's address in the current tile and whether it is inside
-// x (and the pixel and the tap exist).
-func (l *im2colLoader) source(r int) (addr, ok string) {
+// pixelAt is output pixel m's part of the addresses.
+func (l *im2colLoader) pixelAt(m string) im2colPixel {
 	b, c, cv := l.c.b, l.c, l.c.conv.p
+	px := im2colPixel{ok: b.reg(kPred), h0: b.reg(kB32), w0: b.reg(kB32), off: b.reg(kB32)}
+	b.ins("setp.lt.s32 %s, %s, %s", px.ok, m, c.M)
+	n, p, q := c.pixel(m)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", px.h0, p, cv["strH"], cv["hOff"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", px.w0, q, cv["strW"], cv["wOff"])
+	b.ins("mul.lo.s32 %s, %s, %s", px.off, n, cv["xN"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", px.off, px.h0, cv["xH"], px.off)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", px.off, px.w0, cv["xW"], px.off)
+	return px
+}
+
+// im2colTap is a reduction index split into its tap: the index, its
+// channel and filter row and column, and the tap's offset in x from its
+// pixel's (ch·xC + r·hStep·xH + s·wStep·xW).
+type im2colTap struct{ j, ch, r, s, off string }
+
+// tap splits reduction index j into its tap in the class's order.
+func (l *im2colLoader) tap(j string) im2colTap {
+	b, cv := l.c.b, l.c.conv.p
+	t := im2colTap{j: j}
+	if l.c.g.in.Conv == ConvRSC {
+		var rest string
+		t.r, rest = divmodMagic(b, j, l.sc, cv["scM"], cv["scL"])
+		t.s, t.ch = divmodMagic(b, rest, cv["cC"], cv["cM"], cv["cL"])
+	} else {
+		var rest string
+		t.ch, rest = divmodMagic(b, j, l.rs, cv["rsM"], cv["rsL"])
+		t.r, t.s = divmodMagic(b, rest, cv["cS"], cv["sM"], cv["sL"])
+	}
+	t.off = b.reg(kB32)
+	b.ins("mul.lo.s32 %s, %s, %s", t.off, t.ch, cv["xC"])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", t.off, t.r, l.rX, t.off)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", t.off, t.s, l.sX, t.off)
+	return t
+}
+
+// taps splits each load's reduction index of the current tile, each
+// distinct index once.
+func (l *im2colLoader) taps() []im2colTap {
+	out := make([]im2colTap, len(l.ld))
+	seen := map[[2]int]im2colTap{}
+	for i, ld := range l.ld {
+		key := [2]int{ld.j, ld.imm}
+		t, ok := seen[key]
+		if !ok {
+			t = l.tap(l.c.b.addImm32(l.js[ld.j], ld.imm))
+			seen[key] = t
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// source is load i's address in the current tile (its tap t) and whether
+// it is inside x (and the pixel and the tap exist).
+func (l *im2colLoader) source(i int, t im2colTap) (addr, ok string) {
+	b, c, cv := l.c.b, l.c, l.c.conv.p
+	px := l.px[l.ld[i].px]
 	h, w := b.reg(kB32), b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", h, l.r[r], cv["hStep"], l.h0[r])
-	b.ins("mad.lo.s32 %s, %s, %s, %s", w, l.s[r], cv["wStep"], l.w0[r])
+	b.ins("mad.lo.s32 %s, %s, %s, %s", h, t.r, cv["hStep"], px.h0)
+	b.ins("mad.lo.s32 %s, %s, %s, %s", w, t.s, cv["wStep"], px.w0)
 	ok = b.reg(kPred)
 	b.ins("setp.lt.u32 %s, %s, %s", ok, h, cv["cH"])
 	b.ins("setp.lt.and.u32 %s, %s, %s, %s", ok, w, cv["cW"], ok)
-	b.ins("setp.gt.and.s32 %s, %s, 0, %s", ok, l.kleft[r], ok)
-	b.ins("and.pred %s, %s, %s", ok, ok, l.pix[r])
-	off := b.reg(kB32)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", off, l.ch[r], cv["xC"], l.off[r])
-	b.ins("mad.lo.s32 %s, %s, %s, %s", off, l.r[r], l.rX, off)
-	b.ins("mad.lo.s32 %s, %s, %s, %s", off, l.s[r], l.sX, off)
+	b.ins("setp.lt.and.s32 %s, %s, %s, %s", ok, t.j, c.kEnd, ok)
+	b.ins("and.pred %s, %s, %s", ok, ok, px.ok)
+	off := b.add32(px.off, t.off)
 	wide := b.reg(kB64)
 	b.ins("mul.wide.s32 %s, %s, %d", wide, off, c.g.es)
 	addr = b.reg(kB64)
@@ -173,13 +234,14 @@ func (l *im2colLoader) issueAsync(stageOff string) {
 	if size == 16 {
 		kind = "cg"
 	}
-	for r := range l.sOff {
-		addr, ok := l.source(r)
+	taps := l.taps()
+	for i, ld := range l.ld {
+		addr, ok := l.source(i, taps[i])
 		n := b.reg(kB32)
 		b.ins("selp.b32 %s, %d, 0, %s", n, size, ok)
 		src := b.reg(kB64)
 		b.ins("selp.b64 %s, %s, %s, %s", src, addr, l.c.A, ok)
-		b.insP(l.pv[r], "cp.async.%s.shared.global [%s], [%s], %d, %s", kind, b.add32(l.sOff[r], stageOff), src, size, n)
+		b.insP(ld.pv, "cp.async.%s.shared.global [%s], [%s], %d, %s", kind, b.add32(ld.sOff, stageOff), src, size, n)
 	}
 }
 
@@ -188,9 +250,10 @@ func (l *im2colLoader) issueAsyncFull(stageOff string) { l.issueAsync(stageOff) 
 
 func (l *im2colLoader) issueRegs() {
 	b := l.c.b
-	for r := range l.sOff {
-		addr, ok := l.source(r)
-		d := l.data[r]
+	taps := l.taps()
+	for i := range l.ld {
+		addr, ok := l.source(i, taps[i])
+		d := l.data[i]
 		if l.t.dataKind() == kB16 {
 			b.ins("mov.b16 %s, 0", d[0])
 			b.insP(ok, "ld.global.nc.b16 %s, [%s]", d[0], addr)
@@ -205,41 +268,20 @@ func (l *im2colLoader) issueRegs() {
 
 func (l *im2colLoader) storeRegs() {
 	b := l.c.b
-	for r := range l.sOff {
-		d := l.data[r]
+	for i, ld := range l.ld {
+		d := l.data[i]
 		if l.t.dataKind() == kB16 {
-			b.insP(l.pv[r], "st.shared.b16 [%s], %s", l.sOff[r], d[0])
+			b.insP(ld.pv, "st.shared.b16 [%s], %s", ld.sOff, d[0])
 			continue
 		}
-		b.insP(l.pv[r], "st.shared%s.b32 [%s], %s", vsuffix(len(d)), l.sOff[r], vec(d))
+		b.insP(ld.pv, "st.shared%s.b32 [%s], %s", vsuffix(len(d)), ld.sOff, vec(d))
 	}
 }
 
-// advance moves every load's tap on by U: the fastest coordinate first,
-// each carry at most one (the step's coordinates are below their bounds).
+// advance moves every reduction index on by U.
 func (l *im2colLoader) advance() {
-	b, cv := l.c.b, l.c.conv.p
-	// From fastest to slowest: the coordinate, its step and its bound.
-	type coord struct {
-		v           []string
-		step, bound string
-	}
-	order := []coord{{l.s, l.step[2], cv["cS"]}, {l.r, l.step[1], cv["cR"]}, {l.ch, l.step[0], ""}}
-	if l.c.g.in.Conv == ConvRSC {
-		order = []coord{{l.ch, l.step[0], cv["cC"]}, {l.s, l.step[2], cv["cS"]}, {l.r, l.step[1], ""}}
-	}
-	for r := range l.sOff {
-		b.ins("sub.s32 %s, %s, %d", l.kleft[r], l.kleft[r], l.c.g.cfg.U)
-		for i, x := range order {
-			b.ins("add.s32 %s, %s, %s", x.v[r], x.v[r], x.step)
-			if x.bound == "" {
-				break
-			}
-			carry := b.reg(kPred)
-			b.ins("setp.ge.s32 %s, %s, %s", carry, x.v[r], x.bound)
-			b.insP(carry, "sub.s32 %s, %s, %s", x.v[r], x.v[r], x.bound)
-			b.insP(carry, "add.s32 %s, %s, 1", order[i+1].v[r], order[i+1].v[r])
-		}
+	for _, j := range l.js {
+		l.c.b.ins("add.s32 %s, %s, %d", j, j, l.c.g.cfg.U)
 	}
 }
 

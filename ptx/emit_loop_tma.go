@@ -78,12 +78,13 @@ func (c *gemmCtx) im2colOrigin() *im2colOrigin {
 
 // issueIm2col issues the copy of A's tile at reduction index k (a multiple
 // of U: its channels lie within one tap, ChannelLines) to dst: tap t = k/C
+// (by the DivMagic parameters)
 // and channel k - t·C, the tap's offsets (s·wStep, r·hStep) made
 // non-negative.
 func (c *gemmCtx) issueIm2col(t *tmaOperand, dst, bar, k string) {
 	b, cv, o := c.b, c.conv.p, t.im2col
-	tap, ch := divmod(b, k, cv["cC"])
-	r, s := divmod(b, tap, cv["cS"])
+	tap, ch := divmodMagic(b, k, cv["cC"], cv["cM"], cv["cL"])
+	r, s := divmodMagic(b, tap, cv["cS"], cv["sM"], cv["sL"])
 	offH, offW := b.reg(kB32), b.reg(kB32)
 	b.ins("mad.lo.s32 %s, %s, %s, %s", offH, r, cv["hStep"], o.hAdj)
 	b.ins("mad.lo.s32 %s, %s, %s, %s", offW, s, cv["wStep"], o.wAdj)

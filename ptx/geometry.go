@@ -314,6 +314,14 @@ func (g geometry) regEstimate() int {
 		frag = g.simtVK() * (c.MS + c.NS) * w
 	}
 	loads := g.a.loads + g.b.loads
+	// The loads' registers: about five each (address, bounds), fewer for
+	// a convolution's im2col gather whose loads share one pixel and one
+	// loop-carried index (im2colShared, x not channel-contiguous): its
+	// shared offset each, and the pixel's and the index's few.
+	loadRegs := 5 * loads
+	if g.in.Conv != NotConv && !g.a.kContig && g.a.loads > 1 && im2colShared(g.a, g.threads) {
+		loadRegs = 5*g.b.loads + g.a.loads + 6
+	}
 	stage := 0
 	if c.Stages <= 1 {
 		stage = (g.a.loads*g.a.vec + g.b.loads*g.b.vec) * g.es / 4
@@ -326,9 +334,9 @@ func (g geometry) regEstimate() int {
 		// rows and columns live, and the copies' addresses, of which
 		// ptxas keeps what does not fit in local memory and reloads it
 		// once per tile (docs/method.md, "Generator calibrations").
-		return acc + 3*(c.MS+c.NS)*w + stage + 32 + min(5*loads, 16)
+		return acc + 3*(c.MS+c.NS)*w + stage + 32 + min(loadRegs, 16)
 	}
-	regs := acc + frag + stage + 5*loads + 32
+	regs := acc + frag + stage + loadRegs + 32
 	if c.Math == WGMMA_F16_F16ACC {
 		// The epilogue unpacks the paired f16 accumulators into one
 		// register each: about 2·acc + 24 at the end, fitted to ptxas's
@@ -340,7 +348,7 @@ func (g geometry) regEstimate() int {
 		// fragment loads of the vk k-steps with the FMAs, so about two
 		// k-steps' fragments are live, and no margin is needed (the
 		// general estimate below overshoots such tiles; docs/method.md).
-		return acc + 2*(c.MS+c.NS)*w + stage + 5*loads + 32
+		return acc + 2*(c.MS+c.NS)*w + stage + loadRegs + 32
 	}
 	if !c.Math.IsMMA() {
 		// 25% margin for SIMT: the JIT's allocation can exceed the count
