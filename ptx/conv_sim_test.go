@@ -676,6 +676,8 @@ func TestConvAddressingSimulated(t *testing.T) {
 		{N: 2, C: 16, H: 6, W: 5, K: 9, R: 3, S: 2, PadH: 1, PadW: 2, StrH: 1, StrW: 2, DilH: 1, DilW: 2, Flip: true},
 		// An even number of channels in NHWC: the mma epilogue's pairs of channels.
 		{N: 2, C: 16, H: 6, W: 5, K: 10, R: 3, S: 2, PadH: 1, PadW: 2, StrH: 1, StrW: 2, DilH: 1, DilW: 2},
+		// No padding (sliced NCHW): every pixel's taps inside x, the copies without bounds.
+		{N: 2, C: 4, H: 9, W: 10, K: 6, R: 3, S: 3, StrH: 1, StrW: 1, DilH: 1, DilW: 1},
 	}
 	for i := range problems {
 		p := &problems[i]
@@ -694,8 +696,12 @@ func TestConvAddressingSimulated(t *testing.T) {
 		}
 	}
 	// Which of the loader's ways of sharing a thread's pixel or tap
-	// (im2colShared, by k-contiguity) the checked configurations took.
-	ways := map[[2]bool]int{}
+	// (im2colModeOf, by k-contiguity) the checked configurations took.
+	type way struct {
+		kContig bool
+		mode    im2colMode
+	}
+	ways := map[way]int{}
 	for _, in := range convClasses() {
 		if in.AType != F32 && in.AType != F16 {
 			continue // the addressing does not depend on the type beyond its size
@@ -707,7 +713,7 @@ func TestConvAddressingSimulated(t *testing.T) {
 				continue
 			}
 			g := newGeometry(cfg, in)
-			ways[[2]bool{g.a.kContig, im2colShared(g.a, g.threads)}]++
+			ways[way{g.a.kContig, im2colModeOf(g.a, g.threads)}]++
 			p := problems[(i+int(in.Conv))%3]
 			if in.AlignA > 1 {
 				p = problems[3] // channels a multiple of every vector
@@ -723,9 +729,10 @@ func TestConvAddressingSimulated(t *testing.T) {
 	}
 	// Blocks of more threads than elements of A's tile (kl = 4, 8), and
 	// FP32 FMA tiles of Table 5's fastest (bench_compare/cases/
-	// conv_ffma_tiles.txt): a thread's loads sharing one pixel, one of
-	// them staged through registers (st=1); not sharing (256 pixels a
-	// tile line, 128 threads).
+	// conv_ffma_tiles.txt): a thread's loads sharing one tap, one of them
+	// staged through registers (st=1); sharing one pixel (16 loads); not
+	// sharing (256 pixels a tile line, 128 threads); each also on x
+	// without padding (the copies without bounds).
 	in := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, TransA: N, TransB: N, AlignA: 1, AlignB: 4, AlignC: 1, Conv: ConvCRS}
 	for _, s := range []string{
 		"ms=2,ns=2,ml=64,nl=16,u=4,ks=1,kl=4,kg=1,va=1,vb=2,st=3,math=ffma",
@@ -734,14 +741,16 @@ func TestConvAddressingSimulated(t *testing.T) {
 		"ms=4,ns=8,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=4,st=3,math=ffma",
 		"ms=4,ns=8,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=4,st=1,math=ffma",
 		"ms=8,ns=4,ml=256,nl=16,u=8,ks=1,kl=1,kg=1,va=1,vb=4,st=3,math=ffma",
+		"ms=8,ns=8,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=4,st=3,math=ffma",
 	} {
 		cfg, err := ParseConfig(s)
 		if err != nil || Legal(cfg, in, H100()) != nil {
 			t.Fatalf("%s: %v %v", s, err, Legal(cfg, in, H100()))
 		}
 		g := newGeometry(cfg, in)
-		ways[[2]bool{g.a.kContig, im2colShared(g.a, g.threads)}]++
-		checkConvAddressing(t, cfg, in, problems[rng.IntN(len(problems))], 0)
+		ways[way{g.a.kContig, im2colModeOf(g.a, g.threads)}]++
+		checkConvAddressing(t, cfg, in, problems[rng.IntN(len(problems)-1)], 0)
+		checkConvAddressing(t, cfg, in, problems[5], 0)
 	}
 	// Channel vectors in NHWC: a thread's loads sharing one tap, and not
 	// (64 taps a tile line, 32 threads).
@@ -755,15 +764,18 @@ func TestConvAddressingSimulated(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := newGeometry(cfg, nhwc)
-		ways[[2]bool{g.a.kContig, im2colShared(g.a, g.threads)}]++
+		ways[way{g.a.kContig, im2colModeOf(g.a, g.threads)}]++
 		checkConvAddressing(t, cfg, nhwc, problems[3], 0)
+		unpadded := problems[5]
+		unpadded.X = [4]int{unpadded.H * unpadded.W * unpadded.C, 1, unpadded.W * unpadded.C, unpadded.C}
+		checkConvAddressing(t, cfg, nhwc, unpadded, 0)
 	}
-	for _, w := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+	for _, w := range []way{{false, im2colOwn}, {false, im2colPixelShared}, {false, im2colTapShared}, {true, im2colOwn}, {true, im2colTapShared}} {
 		if ways[w] == 0 {
-			t.Errorf("no configuration checked with k-contiguous %v, shared %v (%v)", w[0], w[1], ways)
+			t.Errorf("no configuration checked with k-contiguous %v, mode %d (%v)", w.kContig, w.mode, ways)
 		}
 	}
-	t.Logf("configurations by (k-contiguous, shared): %v", ways)
+	t.Logf("configurations by (k-contiguous, mode): %v", ways)
 }
 
 // checkConvStagedStores runs every thread of block bx of a wgmma

@@ -53,23 +53,23 @@ func divmod(b *builder, a, d string) (quo, rem string) {
 // A load's pixel part of the address (image and first tap row and column)
 // is computed once; its reduction index j is loop-carried and split into
 // its tap (c, r, s) each tile by multiplications (the DivMagic parameters),
-// not divisions. Where a block's threads cover whole lines of the tile
-// (im2colShared), a thread's loads share their position along the tile's
-// contiguous dimension: one pixel for all of them (x not channel-
-// contiguous: the lines are taps, load i's j is the first load's plus
-// i·threads/w) or one tap (channel-contiguous: the lines are pixels), so
-// that the thread keeps one pixel or one index and splits one tap a tile
-// rather than one a load. A tap outside x (padding), a pixel beyond M and a
-// tap beyond K are zero.
+// not divisions. A thread's loads share what they can (im2colModeOf): one
+// tap, split once a tile, for loads of several pixels, or one pixel for
+// loads of several taps. A tap outside x (padding), a pixel beyond M and a
+// tap beyond K are zero. A thread whose pixels exist and read no padding
+// whatever the tap (inside) copies the tiles wholly inside K without
+// bounds (issueAsyncFull).
 type im2colLoader struct {
-	c      *gemmCtx
-	t      *loader // the tile's staging (shared offsets, register kinds)
-	rX, sX string  // x's offset of one step of r (hStep·xH) and of s
-	rs, sc string  // R·S and S·C
-	px     []im2colPixel
-	js     []string // the distinct reduction indices, loop-carried
-	ld     []im2colLoad
-	data   [][]string
+	c       *gemmCtx
+	t       *loader // the tile's staging (shared offsets, register kinds)
+	rX, sX  string  // x's offset of one step of r (hStep·xH) and of s
+	rs, sc  string  // R·S and S·C
+	px      []im2colPixel
+	js      []string // the distinct reduction indices, loop-carried
+	ld      []im2colLoad
+	data    [][]string
+	inside  string // every pixel of the thread exists and reads inside x at every tap
+	outside string // not inside (edge)
 }
 
 // im2colPixel is one output pixel's part of the addresses: it exists
@@ -85,6 +85,15 @@ type im2colLoad struct {
 	pv, sOff   string
 }
 
+// im2colMode is how a thread's loads of a tile share their pixel or tap.
+type im2colMode int
+
+const (
+	im2colOwn         im2colMode = iota // a pixel and an index each
+	im2colPixelShared                   // one pixel; indices loads·threads/w apart (im2colShared, x not channel-contiguous)
+	im2colTapShared                     // one index; a pixel each
+)
+
 // im2colShared reports whether a thread's loads of a tile with o's geometry
 // share their element along the contiguous dimension, their lines i·threads/w
 // apart: the threads cover whole lines (of 16-byte columns of 8 lines for
@@ -96,19 +105,54 @@ func im2colShared(o operandGeom, threads int) bool {
 	return threads%o.w == 0
 }
 
+// im2colTapLanes is, for a tile of x not channel-contiguous (lines of taps,
+// pixels contiguous) whose loads can share their tap, the threads along a
+// line: threads/lines threads each load `loads` pixels of one line, Tm
+// apart (the first Tm consecutive, so that a warp reads runs of Tm
+// pixels). 0 where the tile does not divide so, is staged in a
+// core-matrix layout, or a thread has one load or more than eight (their
+// pixels' registers).
+func im2colTapLanes(o operandGeom, threads int) int {
+	if o.kContig || o.core || o.swizzle || o.vec != 1 || o.total%threads != 0 || threads%o.lo != 0 {
+		return 0
+	}
+	tm := threads / o.lo
+	if !isPow2(tm) || tm*o.loads != o.w || o.loads < 2 || o.loads > 8 {
+		return 0
+	}
+	return tm
+}
+
+// im2colModeOf is how a thread's loads of A share their pixel or tap.
+func im2colModeOf(o operandGeom, threads int) im2colMode {
+	switch {
+	case o.kContig && im2colShared(o, threads), im2colTapLanes(o, threads) > 0:
+		return im2colTapShared
+	case !o.kContig && im2colShared(o, threads):
+		return im2colPixelShared
+	}
+	return im2colOwn
+}
+
 func (c *gemmCtx) newIm2colLoader() *im2colLoader {
 	b, g := c.b, c.g
 	o := g.a
 	l := &im2colLoader{c: c, t: &loader{c: c, o: o, name: "A"}}
 	cv := c.conv.p
-	shared := im2colShared(o, g.threads)
-	b.comment("im2col loader A: %d elements, %d per thread, k-contiguous=%v, shared=%v", o.total, o.loads, o.kContig, shared)
+	mode := im2colModeOf(o, g.threads)
+	b.comment("im2col loader A: %d elements, %d per thread, k-contiguous=%v, mode %d", o.total, o.loads, o.kContig, mode)
 	l.rX, l.sX, l.rs, l.sc = b.reg(kB32), b.reg(kB32), b.reg(kB32), b.reg(kB32)
 	b.ins("mul.lo.s32 %s, %s, %s", l.rX, cv["hStep"], cv["xH"])
 	b.ins("mul.lo.s32 %s, %s, %s", l.sX, cv["wStep"], cv["xW"])
 	b.ins("mul.lo.s32 %s, %s, %s", l.rs, cv["cR"], cv["cS"])
 	b.ins("mul.lo.s32 %s, %s, %s", l.sc, cv["cS"], cv["cC"])
+	tm := im2colTapLanes(o, g.threads)
 	var cv0, ov0 string
+	if tm > 0 { // lines of taps: thread t loads pixels t%Tm + i·Tm of line t/Tm
+		cv0, ov0 = b.reg(kB32), b.reg(kB32)
+		b.ins("and.b32 %s, %s, %d", cv0, c.tid, tm-1)
+		b.ins("shr.u32 %s, %s, %d", ov0, c.tid, log2(tm))
+	}
 	for r := 0; r < o.loads; r++ {
 		v := b.addImm32(c.tid, r*g.threads)
 		ld := im2colLoad{}
@@ -118,7 +162,9 @@ func (c *gemmCtx) newIm2colLoader() *im2colLoader {
 		}
 		var cvi, ovi string
 		switch {
-		case !shared || r == 0:
+		case tm > 0:
+			cvi, ovi = b.addImm32(cv0, r*tm), ov0
+		case mode == im2colOwn || r == 0:
 			cvi, ovi = l.t.vectorAt(v)
 			cv0, ov0 = cvi, ovi
 		default:
@@ -131,9 +177,9 @@ func (c *gemmCtx) newIm2colLoader() *im2colLoader {
 		ld.sOff = l.t.sharedOffset(v, cvi, ovi, mnIdx, kIdx)
 		ld.px, ld.j = len(l.px), len(l.js)
 		switch {
-		case shared && r > 0 && !o.kContig: // the first load's pixel, its index moved on
+		case mode == im2colPixelShared && r > 0: // the first load's pixel, its index moved on
 			ld.px, ld.j, ld.imm = 0, 0, r*g.threads/o.w
-		case shared && r > 0: // the first load's index, a pixel of its own
+		case mode == im2colTapShared && r > 0: // the first load's index, a pixel of its own
 			ld.j = 0
 			l.px = append(l.px, l.pixelAt(b.add32(c.m0, mnIdx)))
 		default:
@@ -145,7 +191,37 @@ func (c *gemmCtx) newIm2colLoader() *im2colLoader {
 			l.data = append(l.data, b.regs(l.t.dataKind(), l.t.dataWords()))
 		}
 	}
+	l.inside = l.insideX()
+	l.outside = b.reg(kPred)
+	b.ins("not.pred %s, %s", l.outside, l.inside)
 	return l
+}
+
+// insideX is a predicate: each of the thread's pixels exists and reads
+// inside x at every tap (its first tap row and column, moved by up to
+// (R-1)·hStep and (S-1)·wStep either way, within H and W).
+func (l *im2colLoader) insideX() string {
+	b, cv := l.c.b, l.c.conv.p
+	lo, hi := [2]string{}, [2]string{}
+	for i, d := range [2][2]string{{cv["cR"], cv["hStep"]}, {cv["cS"], cv["wStep"]}} {
+		reach := b.reg(kB32)
+		b.ins("sub.s32 %s, %s, 1", reach, d[0])
+		b.ins("mul.lo.s32 %s, %s, %s", reach, reach, d[1])
+		lo[i], hi[i] = b.reg(kB32), b.reg(kB32)
+		b.ins("min.s32 %s, %s, 0", lo[i], reach)
+		b.ins("max.s32 %s, %s, 0", hi[i], reach)
+	}
+	in := b.reg(kPred)
+	b.ins("setp.eq.s32 %s, 0, 0", in)
+	for _, px := range l.px {
+		b.ins("and.pred %s, %s, %s", in, in, px.ok)
+		for i, d := range [2][2]string{{px.h0, cv["cH"]}, {px.w0, cv["cW"]}} {
+			first, last := b.add32(d[0], lo[i]), b.add32(d[0], hi[i])
+			b.ins("setp.ge.and.s32 %s, %s, 0, %s", in, first, in)
+			b.ins("setp.lt.and.s32 %s, %s, %s, %s", in, last, d[1], in)
+		}
+	}
+	return in
 }
 
 // pixelAt is output pixel m's part of the addresses.
@@ -225,7 +301,9 @@ func (l *im2colLoader) source(i int, t im2colTap) (addr, ok string) {
 	return addr, ok
 }
 
-func (l *im2colLoader) edge() string { return "" }
+// edge is a predicate: the thread has a pixel beyond M or one whose taps
+// can fall in the padding, and copies every tile with bounds.
+func (l *im2colLoader) edge() string { return l.outside }
 
 func (l *im2colLoader) issueAsync(stageOff string) {
 	b := l.c.b
@@ -245,8 +323,25 @@ func (l *im2colLoader) issueAsync(stageOff string) {
 	}
 }
 
-// issueAsyncFull is issueAsync: padding can cut any tile.
-func (l *im2colLoader) issueAsyncFull(stageOff string) { l.issueAsync(stageOff) }
+// issueAsyncFull is issueAsync for a tile wholly inside K by a thread
+// whose pixels read inside x (inside): no bounds.
+func (l *im2colLoader) issueAsyncFull(stageOff string) {
+	b, c := l.c.b, l.c
+	size := l.t.o.vec * c.g.es
+	kind := "ca"
+	if size == 16 {
+		kind = "cg"
+	}
+	taps := l.taps()
+	for i, ld := range l.ld {
+		off := b.add32(l.px[ld.px].off, taps[i].off)
+		wide := b.reg(kB64)
+		b.ins("mul.wide.s32 %s, %s, %d", wide, off, c.g.es)
+		addr := b.reg(kB64)
+		b.ins("add.s64 %s, %s, %s", addr, c.A, wide)
+		b.insP(ld.pv, "cp.async.%s.shared.global [%s], [%s], %d, %d", kind, b.add32(ld.sOff, stageOff), addr, size, size)
+	}
+}
 
 func (l *im2colLoader) issueRegs() {
 	b := l.c.b

@@ -316,11 +316,18 @@ func (g geometry) regEstimate() int {
 	loads := g.a.loads + g.b.loads
 	// The loads' registers: about five each (address, bounds), fewer for
 	// a convolution's im2col gather whose loads share one pixel and one
-	// loop-carried index (im2colShared, x not channel-contiguous): its
-	// shared offset each, and the pixel's and the index's few.
+	// loop-carried index (im2colPixelShared: a shared offset and a split
+	// tap each, and the pixel's and the index's few) or one index
+	// (im2colTapShared: a shared offset and a pixel each), fitted to
+	// ptxas 12.4's allocations for sm_90 FP32 FMA tiles (docs/method.md).
 	loadRegs := 5 * loads
-	if g.in.Conv != NotConv && !g.a.kContig && g.a.loads > 1 && im2colShared(g.a, g.threads) {
-		loadRegs = 5*g.b.loads + g.a.loads + 6
+	if g.in.Conv != NotConv && g.a.loads > 1 {
+		switch im2colModeOf(g.a, g.threads) {
+		case im2colPixelShared:
+			loadRegs = 5*g.b.loads + 2*g.a.loads + 6
+		case im2colTapShared:
+			loadRegs = 5*g.b.loads + 3*g.a.loads + 6
+		}
 	}
 	stage := 0
 	if c.Stages <= 1 {
