@@ -741,7 +741,7 @@ func TestConvAddressingSimulated(t *testing.T) {
 		"ms=4,ns=8,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=4,st=3,math=ffma",
 		"ms=4,ns=8,ml=64,nl=64,u=8,ks=1,kl=1,kg=1,va=1,vb=4,st=1,math=ffma",
 		"ms=8,ns=4,ml=256,nl=16,u=8,ks=1,kl=1,kg=1,va=1,vb=4,st=3,math=ffma",
-		"ms=8,ns=8,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=4,st=3,math=ffma",
+		"ms=4,ns=8,ml=128,nl=32,u=16,ks=1,kl=1,kg=1,va=1,vb=4,st=3,math=ffma",
 	} {
 		cfg, err := ParseConfig(s)
 		if err != nil || Legal(cfg, in, H100()) != nil {
