@@ -85,7 +85,8 @@ func gcdPow2(a, b uint64) uint64 {
 // ways; conv13, 4,608 taps, 10-35 % slower: call 24).
 func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) ptx.GemmConfig {
 	m, n, k := s.Pixels(), s.K, s.ReductionCRS()
-	cands := append(convWarpgroupCandidates(in, m, n, k, dev), candidates(in, m, n, k, dev)...)
+	cands := append(convWarpgroupCandidates(in, m, n, k, dev), convFMACandidates(in, m, n, k, dev)...)
+	cands = append(cands, candidates(in, m, n, k, dev)...)
 	pick := func(c ptx.GemmConfig) ptx.GemmConfig { return ConvStaged(c, in, s, dev) }
 	for _, c := range cands {
 		if k >= deepReduction && ptx.Legal(c, in, dev) == nil {
@@ -100,6 +101,38 @@ func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) p
 		}
 	}
 	return fallbackConfig(in)
+}
+
+// convFMACandidates is the FP32 FMA convolution's tile for reductions
+// short of deepReduction, tried before the GEMM candidates: 4×8 elements
+// a thread, 32 output channels a block for K ≤ 32 (128 pixels, k-slices
+// of 8), 64 for K ≤ 64 and 128 beyond (64 pixels, k-slices of 16) where x
+// is not channel-contiguous, 64 pixels × 32 channels in k-slices of 16
+// where it is; elements gathered one by one, three stages; none where the
+// tiles do not fill the device once (the GEMM candidates split those).
+// Table 5's fastest of a grid of such tiles per row
+// (gputest/results/h100/conv/call99): 0.73 and 0.72 of each row's best,
+// where the GEMM candidates' 128×32 tiles of 8×2 reached 0.58 and 0.47.
+func convFMACandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
+	if simtMath(in) != ptx.FFMA || preferredMath(in, dev) != ptx.FFMA || k >= deepReduction {
+		return nil
+	}
+	c := ptx.GemmConfig{MS: 4, NS: 8, ML: 64, NL: 32, U: 16, KS: 1, KL: 1, KG: 1, KC: 1, VecA: 1, VecB: 4, Stages: 3, Math: ptx.FFMA}
+	if in.TransA != ptx.T { // pixels contiguous
+		switch {
+		case n <= 32:
+			c.ML, c.U = 128, 8
+		case n <= 64:
+			c.NL = 64
+		default:
+			c.NL = 128
+		}
+	}
+	c.VecB = min(4, in.AlignB)
+	if ceilDiv(m, c.ML)*ceilDiv(n, c.NL) < dev.SMCount {
+		return nil // a grid short of a wave: the GEMM candidates' splits
+	}
+	return []ptx.GemmConfig{c}
 }
 
 // ConvStaged is a configuration as the server runs it on a convolution of

@@ -83,7 +83,8 @@ func TestConvClassAndDraws(t *testing.T) {
 // a deep reduction on a small grid taking smaller blocks split further
 // (conv8: 20,800 taps) and a shorter one keeping its large blocks with the
 // split halved until it finishes in one pass (conv13: 4,608 taps), as
-// call 24 measured.
+// call 24 measured, and the layers that fill the device with 4×8 thread
+// tiles taking convFMACandidates' (call 99).
 func TestConvHeuristicTable5(t *testing.T) {
 	dev := ptx.H100()
 	half, float := request.ConvTypes[2], request.ConvTypes[0]
@@ -105,6 +106,10 @@ func TestConvHeuristicTable5(t *testing.T) {
 		{"conv14", half, true, "ms=1,ns=16,ml=64,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16,tma=2"},
 		{"conv8", float, false, "ms=4,ns=4,ml=64,nl=64,u=16,ks=1,kl=1,kg=8,va=1,vb=4,st=3,math=ffma"},
 		{"conv13", float, false, "ms=8,ns=8,ml=128,nl=128,u=8,ks=1,kl=1,kg=4,va=1,vb=4,st=3,math=ffma"},
+		{"conv1", float, false, "ms=4,ns=8,ml=128,nl=32,u=8,ks=1,kl=1,kg=1,va=1,vb=4,st=3,math=ffma"},
+		{"conv4", float, false, "ms=4,ns=8,ml=64,nl=64,u=16,ks=1,kl=1,kg=1,va=1,vb=4,st=3,math=ffma"},
+		{"conv9", float, false, "ms=4,ns=8,ml=64,nl=128,u=16,ks=1,kl=1,kg=1,va=1,vb=4,st=3,math=ffma"},
+		{"conv4", float, true, "ms=4,ns=8,ml=64,nl=32,u=16,ks=1,kl=1,kg=1,va=1,vb=4,st=3,math=ffma"},
 	} {
 		i := slices.IndexFunc(suites.Table5(), func(l suites.Conv) bool { return l.Name == c.layer })
 		s := suiteShape(suites.Table5()[i], c.t, c.nhwc)
