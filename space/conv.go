@@ -110,9 +110,9 @@ func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) p
 // is not channel-contiguous, 64 pixels × 32 channels in k-slices of 16
 // where it is; elements gathered one by one, three stages; none where the
 // tiles do not fill the device once (the GEMM candidates split those).
-// Table 5's fastest of a grid of such tiles per row
-// (gputest/results/h100/conv/call99): 0.73 and 0.72 of each row's best,
-// where the GEMM candidates' 128×32 tiles of 8×2 reached 0.58 and 0.47.
+// The rule that came closest to each Table 5 row's best of a grid of
+// thread tiles in FP32 FMA (gputest/results/h100/conv/call99, the
+// figures in docs/method.md).
 func convFMACandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
 	if simtMath(in) != ptx.FFMA || preferredMath(in, dev) != ptx.FFMA || k >= deepReduction {
 		return nil
