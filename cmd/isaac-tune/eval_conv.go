@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"github.com/isaacgo/isaac/space"
 	"github.com/isaacgo/isaac/tune"
 	"github.com/isaacgo/isaac/weights"
+	"github.com/klauspost/compress/zstd"
 )
 
 // convChoosers are eval-conv's columns: the model's pick as the server
@@ -43,6 +45,10 @@ type convEvalRow struct {
 	us            [len(convChoosers)]float64
 	predictServe  bool    // the model's dispatch decision (a predicted win by the margin)
 	predictedRate float64 // the model's predicted speed-up over cuDNN
+	// screen and final are every candidate's time by name: the
+	// screening's median of 3, and the median of 15 of those timed
+	// again (the pool's three fastest and the picks).
+	screen, final map[string]float64
 }
 
 // errVendorRefused is a held-out convolution cuDNN refuses to run.
@@ -349,6 +355,7 @@ func (s *convSampleRun) evalConv(b tune.ConvBatch, ch *predictor.ConvChooser, mo
 		}
 	}
 	r.pick = picks
+	r.screen, r.final = times, final
 	r.bestUS = math.Inf(1)
 	for n, us := range final {
 		if us < r.bestUS {
@@ -410,6 +417,9 @@ func writeConvEval(dir string, rows []convEvalRow, s *convSampleRun, w *predicto
 	if err := os.WriteFile(filepath.Join(dir, "eval-conv.csv"), []byte(csv.String()), 0o644); err != nil {
 		return err
 	}
+	if err := writeConvCandidates(filepath.Join(dir, "eval-conv-candidates.csv.zst"), rows); err != nil {
+		return err
+	}
 	var md strings.Builder
 	e := s.Env
 	fmt.Fprintf(&md, "Suboptimality S = (t_chosen − t_best) / t_best on %d held-out convolutions (drawn from `tune.DefaultConvDistribution` in the test fold, `tune.ConvFold` 9, which no model was trained on; every served type and math, NCHW and NHWC), "+
@@ -427,6 +437,63 @@ func writeConvEval(dir string, rows []convEvalRow, s *convSampleRun, w *predicto
 	}
 	fmt.Fprintf(&md, "\nWeights: %s (trained %s, data set sha256 %s…, %d samples, commit %s).\n", w.Device.Name, w.Trained, w.Dataset[:min(12, len(w.Dataset))], w.Samples, w.Commit)
 	return os.WriteFile(filepath.Join(dir, "eval-conv.md"), []byte(md.String()), 0o644)
+}
+
+// writeConvCandidates writes every timed candidate of every held-out
+// convolution to path, zstd-compressed CSV: the convolution (its row in
+// eval-conv.csv and its descriptors), the candidate as eval-conv names it
+// (a configuration, "nhwc copies " and one, a direct kernel's, or "served "
+// and a server's plan), its screening time (median of 3) and, for those
+// timed again, its final time (median of 15; empty otherwise). A model
+// trained later can be scored on them without a GPU: rank each
+// convolution's candidates and read the time of its first.
+func writeConvCandidates(path string, rows []convEvalRow) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedBetterCompression))
+	if err != nil {
+		f.Close()
+		return err
+	}
+	w := bufio.NewWriter(enc)
+	w.WriteString("row,type,math,layout,flip,n,c,h,w,k,r,s,g,pad,stride,dil,candidate,screen_us,final_us\n")
+	for i, r := range rows {
+		l := r.b.Layers[0]
+		conv := fmt.Sprintf("%d,%s,%d,%s,%v,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", i, r.b.Type.Name, r.b.Math, r.b.Layout, r.b.Flip,
+			l.N, l.C, l.H, l.W, l.K, l.R, l.S, l.Groups, l.Pad, l.Stride, l.Dil)
+		names := make([]string, 0, len(r.screen)+len(r.final))
+		for n := range r.screen {
+			names = append(names, n)
+		}
+		for n := range r.final {
+			if _, ok := r.screen[n]; !ok {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			screen, final := "", ""
+			if us, ok := r.screen[n]; ok {
+				screen = fmt.Sprintf("%.3f", us)
+			}
+			if us, ok := r.final[n]; ok {
+				final = fmt.Sprintf("%.3f", us)
+			}
+			fmt.Fprintf(w, "%s,\"%s\",%s,%s\n", conv, n, screen, final)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		enc.Close()
+		f.Close()
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // convGroup names a convolution's type, math and layout ("float tf32 | nchw").
