@@ -47,17 +47,29 @@ type convEvalRow struct {
 	predictedRate float64 // the model's predicted speed-up over cuDNN
 	// screen and final are every candidate's time by name: the
 	// screening's median of 3, and the median of 15 of those timed
-	// again (the pool's three fastest and the picks).
+	// again (the pool's three fastest and the picks); paths, the drawn
+	// candidates' paths by name (not the servers' plans).
 	screen, final map[string]float64
+	paths         map[string]convEvalPath
 }
 
 // errVendorRefused is a held-out convolution cuDNN refuses to run.
 var errVendorRefused = errors.New("cuDNN refuses the convolution")
 
-// convEvalTimed is one candidate: how it runs and what it is called.
+// convEvalTimed is one candidate: how it runs, what it is called, and
+// the path and input-class alignments the models score it with.
 type convEvalTimed struct {
 	name string
 	run  func() error
+	path convEvalPath
+}
+
+// convEvalPath is a candidate's path (predictor.ConvPaths) and its input
+// class's alignments of x and the filter, as the models' features take
+// them.
+type convEvalPath struct {
+	path           string
+	alignA, alignB int
 }
 
 func evalConvCmd(args []string) error {
@@ -187,12 +199,13 @@ func (s *convSampleRun) evalConv(b tune.ConvBatch, ch *predictor.ConvChooser, mo
 			return r, err
 		}
 		all := space.GroupedConfigs(space.GroupedClass(shape, t.Class.AlignA))
+		direct := convEvalPath{predictor.ConvPaths[2], t.Class.AlignA, 0}
 		for _, c := range all {
-			cands = append(cands, convEvalTimed{c.String(), func() error { return s.Kernels.Grouped(req, shape, c) }})
+			cands = append(cands, convEvalTimed{c.String(), func() error { return s.Kernels.Grouped(req, shape, c) }, direct})
 		}
 		choice = ch.ChooseDirect(in, t.Class.AlignA, all)
 		for _, rk := range choice.Top {
-			cands = append(cands, convEvalTimed{rk.Direct.String(), func() error { return s.Kernels.Grouped(req, shape, rk.Direct) }})
+			cands = append(cands, convEvalTimed{rk.Direct.String(), func() error { return s.Kernels.Grouped(req, shape, rk.Direct) }, direct})
 		}
 	} else {
 		type route struct {
@@ -244,7 +257,8 @@ func (s *convSampleRun) evalConv(b tune.ConvBatch, ch *predictor.ConvChooser, mo
 			loaded := devsession.Load(s.Session, cfgs, func(c ptx.GemmConfig) error { _, err := s.Kernels.Kernel(rt.target, c); return err })
 			prefix := map[string]string{predictor.ConvPaths[1]: "nhwc copies "}[rt.name]
 			for _, c := range loaded {
-				cands = append(cands, convEvalTimed{prefix + c.String(), func() error { return rt.run(req, shape, c) }})
+				cands = append(cands, convEvalTimed{prefix + c.String(), func() error { return rt.run(req, shape, c) },
+					convEvalPath{rt.name, rt.target.Class.AlignA, rt.target.Class.AlignB}})
 			}
 		}
 	}
@@ -356,6 +370,10 @@ func (s *convSampleRun) evalConv(b tune.ConvBatch, ch *predictor.ConvChooser, mo
 	}
 	r.pick = picks
 	r.screen, r.final = times, final
+	r.paths = map[string]convEvalPath{}
+	for _, c := range cands {
+		r.paths[c.name] = c.path
+	}
 	r.bestUS = math.Inf(1)
 	for n, us := range final {
 		if us < r.bestUS {
@@ -443,10 +461,10 @@ func writeConvEval(dir string, rows []convEvalRow, s *convSampleRun, w *predicto
 // convolution to path, zstd-compressed CSV: the convolution (its row in
 // eval-conv.csv and its descriptors), the candidate as eval-conv names it
 // (a configuration, "nhwc copies " and one, a direct kernel's, or "served "
-// and a server's plan), its screening time (median of 3) and, for those
-// timed again, its final time (median of 15; empty otherwise). A model
-// trained later can be scored on them without a GPU: rank each
-// convolution's candidates and read the time of its first.
+// and a server's plan), its path and input-class alignments (empty for a
+// server's plan), its screening time (median of 3) and, for those timed
+// again, its final time (median of 15; empty otherwise). A model trained
+// later can be scored on them without a GPU (isaac-tune score-conv).
 func writeConvCandidates(path string, rows []convEvalRow) error {
 	f, err := os.Create(path)
 	if err != nil {
@@ -458,7 +476,7 @@ func writeConvCandidates(path string, rows []convEvalRow) error {
 		return err
 	}
 	w := bufio.NewWriter(enc)
-	w.WriteString("row,type,math,layout,flip,n,c,h,w,k,r,s,g,pad,stride,dil,candidate,screen_us,final_us\n")
+	w.WriteString("row,type,math,layout,flip,n,c,h,w,k,r,s,g,pad,stride,dil,candidate,path,align_a,align_b,screen_us,final_us\n")
 	for i, r := range rows {
 		l := r.b.Layers[0]
 		conv := fmt.Sprintf("%d,%s,%d,%s,%v,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", i, r.b.Type.Name, r.b.Math, r.b.Layout, r.b.Flip,
@@ -481,7 +499,11 @@ func writeConvCandidates(path string, rows []convEvalRow) error {
 			if us, ok := r.final[n]; ok {
 				final = fmt.Sprintf("%.3f", us)
 			}
-			fmt.Fprintf(w, "%s,\"%s\",%s,%s\n", conv, n, screen, final)
+			path := ",,"
+			if p, ok := r.paths[n]; ok {
+				path = fmt.Sprintf("%s,%d,%d", p.path, p.alignA, p.alignB)
+			}
+			fmt.Fprintf(w, "%s,\"%s\",%s,%s,%s\n", conv, n, path, screen, final)
 		}
 	}
 	if err := w.Flush(); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,8 +10,11 @@ import (
 
 	"github.com/isaacgo/isaac/internal/convcheck"
 	"github.com/isaacgo/isaac/internal/suites"
+	"github.com/isaacgo/isaac/predictor"
+	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/tune"
+	"github.com/isaacgo/isaac/weights"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -49,18 +53,22 @@ func TestReadEvalInputs(t *testing.T) {
 }
 
 // eval-conv's candidates file gives back every timed candidate of every
-// convolution, screened or timed again, with its convolution's descriptors
-// and its row in eval-conv.csv.
-func TestWriteConvCandidates(t *testing.T) {
+// convolution, screened or timed again, with its convolution's descriptors,
+// its path and alignments; score-conv reads it back and has the model pick.
+func TestConvCandidates(t *testing.T) {
 	half := request.ConvTypes[2]
+	wg := "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2"
+	mma := "ms=2,ns=4,ml=64,nl=64,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=3,math=mma_f16"
 	rows := []convEvalRow{
 		{b: tune.ConvBatch{Type: half, Math: request.CudnnTensorOpMath, Layout: convcheck.NHWC,
 			Layers: []suites.Conv{{N: 8, C: 64, H: 56, W: 56, K: 64, R: 3, S: 3, Pad: 1, Stride: 1, Dil: 1, Groups: 1}}},
-			screen: map[string]float64{"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2": 10.5, "nhwc copies ms=2,ns=2": 12},
-			final:  map[string]float64{"ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2": 10.25, "served window m64": 11}},
-		{b: tune.ConvBatch{Type: half, Layout: convcheck.NCHW, Flip: true,
-			Layers: []suites.Conv{{N: 1, C: 3, H: 224, W: 224, K: 64, R: 7, S: 7, Pad: 3, Stride: 2, Dil: 1, Groups: 1}}},
-			screen: map[string]float64{"direct t128 q4": 3}},
+			screen: map[string]float64{wg: 10.5, mma: 12},
+			final:  map[string]float64{wg: 10.25, "served window m64": 11},
+			paths:  map[string]convEvalPath{wg: {"implicit", 8, 8}, mma: {"implicit", 8, 8}}},
+		{b: tune.ConvBatch{Type: half, Math: request.CudnnFMAMath, Layout: convcheck.NCHW, Flip: true,
+			Layers: []suites.Conv{{N: 1, C: 32, H: 56, W: 56, K: 32, R: 3, S: 3, Pad: 1, Stride: 1, Dil: 1, Groups: 32}}},
+			screen: map[string]float64{"direct t128 q4": 3, "direct t64 q2": 4},
+			paths:  map[string]convEvalPath{"direct t128 q4": {"direct", 2, 0}, "direct t64 q2": {"direct", 2, 0}}},
 	}
 	path := filepath.Join(t.TempDir(), "c.csv.zst")
 	if err := writeConvCandidates(path, rows); err != nil {
@@ -80,19 +88,77 @@ func TestWriteConvCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][]string{
-		{"row", "type", "math", "layout", "flip", "n", "c", "h", "w", "k", "r", "s", "g", "pad", "stride", "dil", "candidate", "screen_us", "final_us"},
-		{"0", half.Name, "1", "nhwc", "false", "8", "64", "56", "56", "64", "3", "3", "1", "1", "1", "1", "ms=1,ns=8,ml=64,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=6,math=wgmma_f16,tma=2", "10.500", "10.250"},
-		{"0", half.Name, "1", "nhwc", "false", "8", "64", "56", "56", "64", "3", "3", "1", "1", "1", "1", "nhwc copies ms=2,ns=2", "12.000", ""},
-		{"0", half.Name, "1", "nhwc", "false", "8", "64", "56", "56", "64", "3", "3", "1", "1", "1", "1", "served window m64", "", "11.000"},
-		{"1", half.Name, "0", "nchw", "true", "1", "3", "224", "224", "64", "7", "7", "1", "3", "2", "1", "direct t128 q4", "3.000", ""},
+	conv0 := "0|" + half.Name + "|1|nhwc|false|8|64|56|56|64|3|3|1|1|1|1|"
+	conv1 := "1|" + half.Name + "|3|nchw|true|1|32|56|56|32|3|3|32|1|1|1|"
+	want := []string{
+		"row|type|math|layout|flip|n|c|h|w|k|r|s|g|pad|stride|dil|candidate|path|align_a|align_b|screen_us|final_us",
+		conv0 + wg + "|implicit|8|8|10.500|10.250",
+		conv0 + mma + "|implicit|8|8|12.000|",
+		conv0 + "served window m64||||" + "|11.000",
+		conv1 + "direct t128 q4|direct|2|0|3.000|",
+		conv1 + "direct t64 q2|direct|2|0|4.000|",
 	}
 	if len(recs) != len(want) {
 		t.Fatalf("%d records, want %d: %q", len(recs), len(want), recs)
 	}
 	for i := range want {
-		if strings.Join(recs[i], "|") != strings.Join(want[i], "|") {
-			t.Errorf("record %d: %q, want %q", i, recs[i], want[i])
+		if got := strings.Join(recs[i], "|"); got != want[i] {
+			t.Errorf("record %d:\n%s, want\n%s", i, got, want[i])
+		}
+	}
+
+	convs, err := readConvCandidates(path)
+	if err != nil || len(convs) != 2 || len(convs[0].cands) != 3 || len(convs[1].cands) != 2 {
+		t.Fatalf("%d convolutions, %v", len(convs), err)
+	}
+	if in := convs[0].in; in.Type != half.Name || in.TF32 || !in.NHWC || in.Flip || in.N != 8 || in.C != 64 || in.G != 1 || in.Pad != 1 {
+		t.Errorf("convolution 0 read as %+v", in)
+	}
+	if in := convs[1].in; in.NHWC || !in.Flip || in.G != 32 {
+		t.Errorf("convolution 1 read as %+v", in)
+	}
+	w, err := weights.ConvFor("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := w.Model("conv-config")
+	scored, err := scoreConvCandidates(m, convs)
+	if err != nil || len(scored) != 2 {
+		t.Fatalf("%d scored, %v", len(scored), err)
+	}
+	// The pick is the model's best-scored candidate with a path, its time
+	// the re-timed one where there is one; the best is every candidate's,
+	// the server's plans included.
+	for i, cv := range convs {
+		best, pick := math.Inf(-1), ""
+		for _, c := range cv.cands {
+			if c.path == "" {
+				continue
+			}
+			in := cv.in
+			in.Path, in.AlignA, in.AlignB = c.path, c.alignA, c.alignB
+			var sc float64
+			if c.path == "direct" {
+				g, _ := ptx.ParseGroupedConfig(c.name)
+				x := make([]float64, predictor.ConvConfigFeatures)
+				predictor.PutConvDirect(x, in, g)
+				sc = m.Nets.Score(x, 1)[0]
+			} else {
+				cfg, _ := ptx.ParseConfig(c.name)
+				cfg.TMA = 0
+				sc = m.ConvScores(in, []ptx.GemmConfig{cfg})[0]
+			}
+			if sc > best {
+				best, pick = sc, c.name
+			}
+		}
+		wantUS := map[string]float64{wg: 10.25, mma: 12, "direct t128 q4": 3, "direct t64 q2": 4}[pick]
+		wantBest := []float64{10.25, 3}[i]
+		if scored[i].pick != pick || scored[i].pickUS != wantUS || scored[i].bestUS != wantBest {
+			t.Errorf("convolution %d: %+v, want the pick %s at %g µs, the best %g", i, scored[i], pick, wantUS, wantBest)
+		}
+		if s := scored[i].S(); math.Abs(s-(wantUS-wantBest)/wantBest) > 1e-12 {
+			t.Errorf("convolution %d: S %g", i, s)
 		}
 	}
 }

@@ -8,6 +8,7 @@
 //	isaac-tune train-conv  the same for the convolution models (configurations and cuDNN)
 //	isaac-tune eval        suboptimality of the model's choices on held-out inputs (GPU machine)
 //	isaac-tune eval-conv   the same for the convolution model, against the heuristic (GPU machine)
+//	isaac-tune score-conv  a convolution model's suboptimality on eval-conv's timed candidates (CPU only)
 //	isaac-tune calibrate   shipped weights refit to a device without its own, from a few samples measured on it
 //
 // Each subcommand's -h lists its flags.
@@ -22,7 +23,7 @@ import (
 var buildCommit string
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|sample-conv|acceptance|train|train-conv|eval|eval-conv|calibrate [flags]")
+	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|sample-conv|acceptance|train|train-conv|eval|eval-conv|score-conv|calibrate [flags]")
 	os.Exit(2)
 }
 
@@ -45,6 +46,8 @@ func main() {
 		err = evalCmd(args)
 	case "eval-conv":
 		err = evalConvCmd(args)
+	case "score-conv":
+		err = scoreConvCmd(args)
 	case "acceptance":
 		err = acceptanceCmd(args)
 	case "calibrate":
