@@ -326,7 +326,8 @@ func vendorNote(err string) string {
 
 // convPaths are ISAAC's ways of running convolution req beside the
 // server's: the implicit GEMM on x as it lies and on NHWC copies (where x
-// is not channel-contiguous) with the heuristic's configuration, for a
+// is not channel-contiguous) with the heuristic's configuration, a
+// pointwise convolution's GEMM with the GEMM heuristic's, for a
 // grouped convolution the direct kernel's heuristic configuration and
 // every other; with sweep > 0, also sweep configurations drawn from each
 // path's space, compiled in parallel first.
@@ -440,6 +441,13 @@ func (b *bench) convPaths(req *request.Conv, sweep int, rng *rand.Rand) ([]convV
 				continue // one channel's window beyond the configuration's shared memory
 			}
 			kept = append(kept, convVariant{name, cfg.String(), func() error { return rt.Window(req, shape, cfg) }})
+		}
+	}
+	if g, ok := req.PointwiseGemm(shape); ok {
+		// A pointwise convolution as its GEMM, with the GEMM heuristic's
+		// configuration (the server's third route).
+		if cfg, err := b.Server.Heuristic(&g); err == nil {
+			kept = append(kept, convVariant{"gemm", "gemm " + cfg.String(), func() error { return rt.Gemm(&g, cfg) }})
 		}
 	}
 	return kept, nil

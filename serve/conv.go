@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -18,11 +19,13 @@ import (
 // window kernel's class where it is a candidate (its vectors of x and the
 // filter follow their addresses, which the implicit GEMM's class may not
 // tell apart: a decision for one would be refused at launch for the
-// other), and its shape.
+// other), its pointwise GEMM's class where it has one (likewise), and its
+// shape.
 type convKey struct {
 	ctx    uint64
 	class  ptx.InputClass
 	window ptx.WindowClass
+	gemm   ptx.InputClass
 	shape  request.ConvShape
 }
 
@@ -32,6 +35,9 @@ func newConvKey(ctx uint64, class ptx.InputClass, c *request.Conv, s request.Con
 	k := convKey{ctx: ctx, class: class, shape: s}
 	if space.WindowCandidate(s) {
 		k.window = space.WindowClass(s, c.XPtr, c.WPtr)
+	}
+	if g, ok := c.PointwiseGemm(s); ok {
+		k.gemm, _ = space.Class(&g)
 	}
 	return k
 }
@@ -44,6 +50,7 @@ const (
 	convCopies                   // the implicit GEMM on NHWC copies of x and the filter (kernels.LaunchConvNHWC)
 	convGrouped                  // the direct grouped kernel
 	convWindow                   // the window kernel (kernels.LaunchWindow)
+	convGemm                     // a pointwise convolution's GEMM (request.Conv.PointwiseGemm), a GEMM kernel
 )
 
 // convDecision is a convolution's decision: its loaded kernel and how it
@@ -55,15 +62,18 @@ type convDecision struct {
 	reason  request.Reason
 	k       *kernels.Kernel
 	path    convPath
+	gemm    kernels.Target // convGemm: the GEMM's target
 	alts    []convRun    // the other candidates, 1…
 	pending bool         // being made in the background
 	meas    *measurement // the model's decision to serve under Auto, checked on the calls (nil: not checked)
 }
 
-// convRun is a kernel and the path that runs it.
+// convRun is a kernel and the path that runs it (for convGemm, with the
+// GEMM's target).
 type convRun struct {
 	k    *kernels.Kernel
 	path convPath
+	gemm kernels.Target
 }
 
 // run is the decision's candidate cand (0: its own kernel, then alts).
@@ -71,7 +81,7 @@ func (d *convDecision) run(cand int) convRun {
 	if cand >= 1 && cand <= len(d.alts) {
 		return d.alts[cand-1]
 	}
-	return convRun{d.k, d.path}
+	return convRun{d.k, d.path, d.gemm}
 }
 
 // String names the decision's path and configuration (benchmarks' reports):
@@ -95,6 +105,8 @@ func (r convRun) String() string {
 		return r.k.Window().String()
 	case convCopies:
 		return "nhwc copies " + r.k.Config().String()
+	case convGemm:
+		return "gemm " + r.k.Config().String()
 	}
 	return r.k.Config().String()
 }
@@ -144,6 +156,12 @@ func (s *Server) launchConv(t kernels.Target, c *request.Conv, shape request.Con
 		return s.rt.LaunchWindow(t, c, shape, r.k)
 	case convCopies:
 		return s.rt.LaunchConvNHWC(t, c, shape, r.k)
+	case convGemm:
+		g, ok := c.PointwiseGemm(shape)
+		if !ok {
+			return fmt.Errorf("%w: no GEMM for %v", kernels.ErrUnsupported, shape)
+		}
+		return s.rt.Launch(r.gemm, &g, r.k)
 	}
 	return s.rt.LaunchConv(t, c, shape, r.k)
 }
@@ -271,6 +289,9 @@ func (s *Server) convChoiceSoon(t kernels.Target, c *request.Conv, shape request
 	if err != nil || s.convStore(id, t.Class, false).has(shape) {
 		return true
 	}
+	if !s.gemmChoiceSoon(c, shape) {
+		return false // a pointwise convolution's GEMM route
+	}
 	for _, r := range s.convRoutes(t, c, shape) {
 		if !s.store(id, r.route.Class).poolAtHand(ch, r.route.Class) {
 			return false
@@ -340,11 +361,11 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 	// it differs (a second opinion from outside the model), all timed on
 	// the first calls.
 	served := func(cands []convRun) *convDecision {
-		d := &convDecision{reason: request.Served, k: cands[0].k, path: cands[0].path, alts: cands[1:]}
+		d := &convDecision{reason: request.Served, k: cands[0].k, path: cands[0].path, gemm: cands[0].gemm, alts: cands[1:]}
 		if auto && s.opts.Check {
 			if h := s.convHeuristic(t, c, shape); h.reason == request.Served &&
 				!slices.ContainsFunc(cands, func(r convRun) bool { return r.k == h.k }) {
-				d.alts = append(d.alts, convRun{h.k, h.path})
+				d.alts = append(d.alts, h.run(0))
 			}
 			if w, ok := s.convWindowRun(c, shape); ok && !slices.ContainsFunc(d.alts, func(r convRun) bool { return r.k == w.k }) {
 				d.alts = append(d.alts, w) // the window kernel, which the model does not rank
@@ -371,7 +392,7 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 				break
 			}
 			if k, err := s.rt.GroupedKernel(t, shape, r.Direct); err == nil {
-				cands = append(cands, convRun{k, convGrouped})
+				cands = append(cands, convRun{k: k, path: convGrouped})
 			}
 		}
 		if len(cands) > 0 {
@@ -388,7 +409,11 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 		}
 		pools.Wait()
 		choice := s.convChoiceFor(id, t.Class, shape, func() *predictor.ConvChoice { return ch.Choose(in, rs) })
-		if auto && !choice.Serve {
+		// A pointwise convolution's GEMM route, ranked by the GEMM model:
+		// served where either model predicts a win over cuDNN.
+		gr, pointwise := s.convGemmRoute(c, shape, true)
+		gemmWins := pointwise && gr.tflops >= choice.VendorTFLOPs
+		if auto && !choice.Serve && !gemmWins {
 			return &convDecision{reason: request.FwdPredicted}
 		}
 		// The candidates: the best-ranked runnable choice, and under the
@@ -413,13 +438,38 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 			}
 			if k, err := s.rt.Kernel(rt.target, cfg); err == nil && k.Fits(shape.Pixels(), shape.K, shape.ReductionCRS()) &&
 				!slices.ContainsFunc(cands, func(c convRun) bool { return c.k == k }) {
-				cands = append(cands, convRun{k, rt.path})
+				cands = append(cands, convRun{k: k, path: rt.path})
+			}
+		}
+		if pointwise {
+			// The GEMM route's best kernels: first where the GEMM model
+			// predicts them faster than the convolution's choice.
+			want := 1
+			if checked {
+				want = convGemmCandidates
+			}
+			runs, pending := s.gemmRuns(gr, want, compile)
+			if pending {
+				return &convDecision{reason: request.FwdCompiling}
+			}
+			if gr.tflops > choice.OursTFLOPs || len(cands) == 0 {
+				cands = append(runs, cands...)
+			} else {
+				cands = append(cands, runs...)
+			}
+			if !checked {
+				cands = cands[:min(len(cands), 1)]
 			}
 		}
 		if len(cands) > 0 {
 			if !compile && checked {
-				// the heuristic's candidate too (served's)
-				if ht, hcfg, _, r := s.convHeuristicPlan(t, c, shape); r == request.Served && !s.rt.Loaded(ht, hcfg) {
+				// the heuristic's candidate too (served's: a pointwise
+				// convolution's is the GEMM heuristic's)
+				if hr, ok := s.convGemmRoute(c, shape, false); ok {
+					if !s.rt.Loaded(hr.t, hr.cfgs[0]) {
+						return &convDecision{reason: request.FwdCompiling}
+					}
+				} else if ht, hcfg, _, r := s.convHeuristicPlan(t, c, shape); r == request.Served && !s.rt.Loaded(ht, hcfg) {
 					return &convDecision{reason: request.FwdCompiling}
 				}
 				// and the window kernel's (served's)
@@ -453,13 +503,23 @@ func (s *Server) convRunnable(cfg ptx.GemmConfig, t kernels.Target, shape reques
 	return cfg
 }
 
-// convHeuristic is a convolution's decision without a model: the window
-// kernel where space.WindowPreferred says (16-bit, NCHW rows, few
-// channels); a grouped convolution by the direct kernel where it takes it
+// convHeuristic is a convolution's decision without a model: a pointwise
+// convolution's GEMM (request.Conv.PointwiseGemm) with the GEMM
+// heuristic's configuration, where its matrices allow copies of 4 bytes
+// at least (wordAligned; 16-bit pixel-major images of an odd number of
+// pixels go through the NHWC copies); the window kernel where
+// space.WindowPreferred says (16-bit, NCHW rows, few channels); a grouped convolution by the direct kernel where it takes it
 // (few channels per group), else by cuDNN; ISAAC_CONV_CONFIG's implicit
 // GEMM on x as it lies; the heuristic's implicit GEMM on NHWC copies where
 // space.ConvThroughCopies prefers them, else on x as it lies.
 func (s *Server) convHeuristic(t kernels.Target, c *request.Conv, shape request.ConvShape) *convDecision {
+	if s.opts.ConvConfig == nil {
+		if gr, ok := s.convGemmRoute(c, shape, false); ok && wordAligned(gr.t.Class) {
+			if runs, _ := s.gemmRuns(gr, 1, true); len(runs) > 0 {
+				return &convDecision{reason: request.Served, k: runs[0].k, path: convGemm, gemm: runs[0].gemm}
+			}
+		}
+	}
 	if s.opts.ConvConfig == nil && space.WindowPreferred(shape) {
 		if w, ok := s.convWindowRun(c, shape); ok {
 			return &convDecision{reason: request.Served, k: w.k, path: convWindow}
@@ -498,7 +558,7 @@ func (s *Server) convWindowRun(c *request.Conv, shape request.ConvShape) (convRu
 	if err != nil {
 		return convRun{}, false
 	}
-	return convRun{k, convWindow}, true
+	return convRun{k: k, path: convWindow}, true
 }
 
 // convHeuristicPlan is an ungrouped convolution's heuristic choice (see

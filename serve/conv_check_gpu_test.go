@@ -49,7 +49,7 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.convs.Store(key, &convDecision{reason: request.Served, k: ks, path: convImplicit, alts: []convRun{{kf, convImplicit}}, meas: srv.newCheck(2, convKeep)})
+	srv.convs.Store(key, &convDecision{reason: request.Served, k: ks, path: convImplicit, alts: []convRun{{k: kf, path: convImplicit}}, meas: srv.newCheck(2, convKeep)})
 	desc, err := h.Describe(req)
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func TestGPUConvDecisionCandidates(t *testing.T) {
 	if r != request.Served {
 		t.Skipf("not served by the model (%v): no candidates to check", r)
 	}
-	runs := append([]convRun{{dec.k, dec.path}}, dec.alts...)
+	runs := append([]convRun{dec.run(0)}, dec.alts...)
 	if len(runs) < 5 {
 		t.Errorf("%d candidates, want the model's five best at least", len(runs))
 	}

@@ -246,25 +246,31 @@ func (s *Server) heuristic(t kernels.Target, g *request.Gemm) (ptx.GemmConfig, e
 	if s.opts.ConfigErr != nil {
 		return ptx.GemmConfig{}, wrapUnsupported(s.opts.ConfigErr)
 	}
-	var c ptx.GemmConfig
-	if s.opts.Config != nil {
-		c = *s.opts.Config
-	} else {
-		c = space.Default(t.Class, int(g.M), int(g.N), int(g.K), t.Dev.Limits)
+	if s.opts.Config == nil {
+		return s.defaultConfig(t, g)
 	}
+	c := *s.opts.Config
 	if c.KG > 1 && !t.Dev.Pools {
 		c.KG = 1 // no stream-ordered workspace on this device
-	}
-	if s.opts.Config == nil {
-		c = servedConfig(c, t.Class, t.Dev.Limits)
 	}
 	if err := ptx.Legal(c, t.Class, t.Dev.Limits); err != nil {
 		return ptx.GemmConfig{}, wrapUnsupported(err)
 	}
-	if s.opts.Config == nil {
-		c = s.staged(c, t, g)
-	}
 	return c, nil
+}
+
+// defaultConfig is the generator's heuristic configuration for g, as the
+// server runs it (servedConfig, staged), legal for g's class.
+func (s *Server) defaultConfig(t kernels.Target, g *request.Gemm) (ptx.GemmConfig, error) {
+	c := space.Default(t.Class, int(g.M), int(g.N), int(g.K), t.Dev.Limits)
+	if c.KG > 1 && !t.Dev.Pools {
+		c.KG = 1 // no stream-ordered workspace on this device
+	}
+	c = servedConfig(c, t.Class, t.Dev.Limits)
+	if err := ptx.Legal(c, t.Class, t.Dev.Limits); err != nil {
+		return ptx.GemmConfig{}, wrapUnsupported(err)
+	}
+	return s.staged(c, t, g), nil
 }
 
 func wrapUnsupported(err error) error {

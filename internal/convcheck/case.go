@@ -139,3 +139,16 @@ func RandomCase(rng *rand.Rand, t request.ConvType, maxWork int) Case {
 		return c
 	}
 }
+
+// RandomPointwise is RandomCase made pointwise: a 1×1 filter, stride 1,
+// no padding, one group (the dilation and mode as drawn: they change
+// nothing), whose reference costs at most maxWork multiply-adds.
+func RandomPointwise(rng *rand.Rand, t request.ConvType, maxWork int) Case {
+	for {
+		c := RandomCase(rng, t, 1<<40)
+		c.R, c.S, c.PadH, c.PadW, c.StrH, c.StrW, c.Groups = 1, 1, 0, 0, 1, 1, 0
+		if c.Work() <= maxWork {
+			return c
+		}
+	}
+}

@@ -903,3 +903,78 @@ func TestGPUConvWindow(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "conv-window.txt"), []byte(rep), 0o644)
 	}
 }
+
+// TestGPUConvPointwise runs random pointwise convolutions (1×1 filters,
+// stride 1, no padding, one group; every served type, layout and filter
+// format, alpha and beta, beta = 0 over NaN) through the server's
+// heuristic, which runs each one whose tensors are matrices as their GEMM
+// (request.Conv.PointwiseGemm: a GEMM kernel, batched over the images
+// where they are not one matrix) where its columns allow 4-byte copies,
+// and the others on the convolution kernels: each call's route as PointwiseGemm says, every result within
+// the bound, y outside its view untouched.
+func TestGPUConvPointwise(t *testing.T) {
+	rt, stream := gpuRuntime(t)
+	o := serve.Defaults()
+	o.Policy, o.ConvWeights = serve.Always, "none"
+	srv := serve.NewOn(rt, o)
+	rng := rand.New(rand.NewPCG(7, 29))
+	per := max(casesPerType()/10, 4)
+	runs, failed, worst := 0, 0, 0.0
+	routes := map[string]int{}
+	for _, ct := range request.ConvTypes {
+		for i := 0; i < per; i++ {
+			c := convcheck.RandomPointwise(rng, ct, 4_000_000)
+			d, b, req, shape := onGPU(t, c, stream)
+			g, gemm := req.PointwiseGemm(shape)
+			if cls, err := space.Class(&g); gemm && (err != nil ||
+				min(cls.AlignA*cls.AType.Size(), cls.AlignB*cls.BType.Size(), cls.AlignC*cls.CType.Size()) < 4) {
+				gemm = false // matrices of 16-bit odd columns: the convolution kernels
+				routes["convolution kernels, gemm of 2-byte columns"]++
+			}
+			plan, r := srv.ConvPlan(req)
+			if r != request.Served {
+				t.Fatalf("%v: %v", c, r)
+			}
+			if strings.HasPrefix(plan, "gemm ") != gemm {
+				t.Errorf("%v: runs as %q, its GEMM %v (%v)", c, plan, gemm, &g)
+			}
+			route := "convolution kernels"
+			if gemm {
+				route = fmt.Sprintf("gemm %s%s batched=%v", g.TransA, g.TransB, g.Batch > 1)
+			}
+			routes[route]++
+			if r, _ := srv.Conv(req); r != request.Served {
+				t.Fatalf("%v: %v", c, r)
+			}
+			got, err := b.ReadY(stream)
+			if err != nil {
+				t.Fatalf("%v: %v", c, err)
+			}
+			runs++
+			res := d.Check(c, got)
+			worst = max(worst, res.MaxRelBound)
+			if res.Bad > 0 {
+				if failed++; failed <= 20 {
+					t.Errorf("%v as %s: %d bad elements: %s", c, plan, res.Bad, res.FirstBad)
+				}
+			}
+			b.Free()
+		}
+	}
+	keys := make([]string, 0, len(routes))
+	for k := range routes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	rep := fmt.Sprintf("pointwise: %d calls served, %d outside the bound; worst err/bound %.3g\n", runs, failed, worst)
+	for _, k := range keys {
+		rep += fmt.Sprintf("  %-40s %d\n", k, routes[k])
+	}
+	t.Log(rep)
+	if routes["convolution kernels"] == runs {
+		t.Error("no case ran as a GEMM")
+	}
+	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "conv-pointwise.txt"), []byte(rep), 0o644)
+	}
+}

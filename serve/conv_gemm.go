@@ -1,0 +1,107 @@
+package serve
+
+import (
+	"math"
+
+	"github.com/isaacgo/isaac/kernels"
+	"github.com/isaacgo/isaac/predictor"
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/request"
+)
+
+// A pointwise convolution whose tensors lie as matrices
+// (request.Conv.PointwiseGemm) has a route beside the implicit GEMM's: the
+// GEMM (or strided batch of GEMMs) its tensors are, run by the GEMM
+// kernels with the GEMM model's choice, or the GEMM heuristic's, with no
+// gather and no copies. The convolution's check times its kernels beside
+// the convolution kernels and cuDNN.
+
+// gemmRoute is a pointwise convolution's GEMM route: the GEMM, its
+// target, its configurations best first, and the predicted rate of the
+// first (NaN for the heuristic's alone).
+type gemmRoute struct {
+	g      request.Gemm
+	t      kernels.Target
+	cfgs   []ptx.GemmConfig
+	tflops float64
+}
+
+// convGemmCandidates is how many of the GEMM model's best kernels a
+// pointwise convolution's check times beside its other candidates.
+const convGemmCandidates = 2
+
+// convGemmTarget is c's pointwise GEMM and its target, where c has one
+// that the GEMM kernels serve.
+func (s *Server) convGemmTarget(c *request.Conv, shape request.ConvShape) (request.Gemm, kernels.Target, bool) {
+	g, ok := c.PointwiseGemm(shape)
+	if !ok || g.Empty() {
+		return g, kernels.Target{}, false
+	}
+	t, err := s.rt.Target(&g)
+	return g, t, err == nil
+}
+
+// convGemmRoute is c's GEMM route, where c has one: with model, the GEMM
+// model's ranked choice (the search of GEMM's, its seed pools and cached
+// choices); without it or a usable GEMM model, the GEMM heuristic's
+// configuration (not Options.Config, which is for GEMM calls).
+func (s *Server) convGemmRoute(c *request.Conv, shape request.ConvShape, model bool) (gemmRoute, bool) {
+	g, t, ok := s.convGemmTarget(c, shape)
+	if !ok {
+		return gemmRoute{}, false
+	}
+	r := gemmRoute{g: g, t: t, tflops: math.NaN()}
+	if model {
+		if ch, id, err := s.model(t.Dev); err == nil {
+			if in, ok := predictor.InputOf(&g, t.Class); ok {
+				choice := s.choiceFor(ch, id, in, int(g.Batch), t.Class)
+				if r.cfgs = s.candidates(choice, ch.Config.ConfigLayout(), t, &g); len(r.cfgs) > 0 {
+					r.tflops = choice.OursTFLOPs
+				}
+			}
+		}
+	}
+	if len(r.cfgs) == 0 {
+		cfg, err := s.defaultConfig(t, &g)
+		if err != nil {
+			return gemmRoute{}, false
+		}
+		r.cfgs = []ptx.GemmConfig{cfg}
+	}
+	return r, true
+}
+
+// runs are the route's first want kernels that load, compiled in line
+// with compile; without it, pending where one of them is neither loaded
+// nor in the disk cache.
+func (s *Server) gemmRuns(r gemmRoute, want int, compile bool) (runs []convRun, pending bool) {
+	for _, cfg := range r.cfgs {
+		if len(runs) == want {
+			break
+		}
+		if !compile && !s.rt.Loaded(r.t, cfg) {
+			return nil, true
+		}
+		if k, err := s.rt.Kernel(r.t, cfg); err == nil {
+			runs = append(runs, convRun{k, convGemm, r.t})
+		}
+	}
+	return runs, false
+}
+
+// gemmChoiceSoon reports whether c's GEMM route, where it has one, costs
+// at most one search of the GEMM model (choiceSoon's rule).
+func (s *Server) gemmChoiceSoon(c *request.Conv, shape request.ConvShape) bool {
+	g, t, ok := s.convGemmTarget(c, shape)
+	if !ok {
+		return true
+	}
+	return s.choiceSoon(t, &g)
+}
+
+// wordAligned reports whether every matrix of a GEMM class allows vectors
+// of 4 bytes or more (the GEMM kernels' cp.async copies; a 16-bit matrix
+// of odd columns is read element by element).
+func wordAligned(cls ptx.InputClass) bool {
+	return min(cls.AlignA*cls.AType.Size(), cls.AlignB*cls.BType.Size(), cls.AlignC*cls.CType.Size()) >= 4
+}
