@@ -465,7 +465,7 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 			if !compile && checked {
 				// the heuristic's candidate too (served's: a pointwise
 				// convolution's is the GEMM heuristic's)
-				if hr, ok := s.convGemmRoute(c, shape, false); ok {
+				if hr, ok := s.convGemmRoute(c, shape, false); ok && gemmPreferred(hr) {
 					if !s.rt.Loaded(hr.t, hr.cfgs[0]) {
 						return &convDecision{reason: request.FwdCompiling}
 					}
@@ -505,16 +505,15 @@ func (s *Server) convRunnable(cfg ptx.GemmConfig, t kernels.Target, shape reques
 
 // convHeuristic is a convolution's decision without a model: a pointwise
 // convolution's GEMM (request.Conv.PointwiseGemm) with the GEMM
-// heuristic's configuration, where its matrices allow copies of 4 bytes
-// at least (wordAligned; 16-bit pixel-major images of an odd number of
-// pixels go through the NHWC copies); the window kernel where
+// heuristic's configuration where gemmPreferred says (one matrix of
+// FLOAT or DOUBLE data); the window kernel where
 // space.WindowPreferred says (16-bit, NCHW rows, few channels); a grouped convolution by the direct kernel where it takes it
 // (few channels per group), else by cuDNN; ISAAC_CONV_CONFIG's implicit
 // GEMM on x as it lies; the heuristic's implicit GEMM on NHWC copies where
 // space.ConvThroughCopies prefers them, else on x as it lies.
 func (s *Server) convHeuristic(t kernels.Target, c *request.Conv, shape request.ConvShape) *convDecision {
 	if s.opts.ConvConfig == nil {
-		if gr, ok := s.convGemmRoute(c, shape, false); ok && wordAligned(gr.t.Class) {
+		if gr, ok := s.convGemmRoute(c, shape, false); ok && gemmPreferred(gr) {
 			if runs, _ := s.gemmRuns(gr, 1, true); len(runs) > 0 {
 				return &convDecision{reason: request.Served, k: runs[0].k, path: convGemm, gemm: runs[0].gemm}
 			}

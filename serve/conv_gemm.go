@@ -99,9 +99,16 @@ func (s *Server) gemmChoiceSoon(c *request.Conv, shape request.ConvShape) bool {
 	return s.choiceSoon(t, &g)
 }
 
-// wordAligned reports whether every matrix of a GEMM class allows vectors
-// of 4 bytes or more (the GEMM kernels' cp.async copies; a 16-bit matrix
-// of odd columns is read element by element).
-func wordAligned(cls ptx.InputClass) bool {
-	return min(cls.AlignA*cls.AType.Size(), cls.AlignB*cls.BType.Size(), cls.AlignC*cls.CType.Size()) >= 4
+// gemmPreferred reports whether the heuristic takes a pointwise
+// convolution's GEMM route (r, with the GEMM heuristic's configuration):
+// one matrix (not a batch of an image's each, which the GEMM heuristic
+// tiles as one small matrix) of 4- or 8-byte elements (FLOAT with FMA
+// math, DOUBLE). On ResNet-50's 1×1 layers and Table 5's conv14 the GEMM
+// heuristic's kernels ran slower than the convolution heuristic's
+// elsewhere: the 16-bit channel-vector kernels and the NHWC copies, and
+// for batches of images the implicit GEMM on x
+// (gputest/results/h100/conv/call101). The model's choice, checked, may
+// take the route anywhere.
+func gemmPreferred(r gemmRoute) bool {
+	return r.g.Batch <= 1 && r.t.Class.AType.Size() >= 4
 }

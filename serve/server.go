@@ -259,10 +259,15 @@ func (s *Server) heuristic(t kernels.Target, g *request.Gemm) (ptx.GemmConfig, e
 	return c, nil
 }
 
-// defaultConfig is the generator's heuristic configuration for g, as the
-// server runs it (servedConfig, staged), legal for g's class.
+// defaultConfig is the generator's heuristic configuration for g (for a
+// batch, its tiles counted over every matrix), as the server runs it
+// (servedConfig, staged), legal for g's class.
 func (s *Server) defaultConfig(t kernels.Target, g *request.Gemm) (ptx.GemmConfig, error) {
-	c := space.Default(t.Class, int(g.M), int(g.N), int(g.K), t.Dev.Limits)
+	batch := 1
+	if t.Class.Batched {
+		batch = int(g.Batch)
+	}
+	c := space.DefaultBatch(t.Class, int(g.M), int(g.N), int(g.K), batch, t.Dev.Limits)
 	if c.KG > 1 && !t.Dev.Pools {
 		c.KG = 1 // no stream-ordered workspace on this device
 	}

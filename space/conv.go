@@ -86,7 +86,7 @@ func gcdPow2(a, b uint64) uint64 {
 func ConvDefault(in ptx.InputClass, s request.ConvShape, dev ptx.DeviceLimits) ptx.GemmConfig {
 	m, n, k := s.Pixels(), s.K, s.ReductionCRS()
 	cands := append(convWarpgroupCandidates(in, m, n, k, dev), convFMACandidates(in, m, n, k, dev)...)
-	cands = append(cands, candidates(in, m, n, k, dev)...)
+	cands = append(cands, candidates(in, m, n, k, 1, dev)...)
 	pick := func(c ptx.GemmConfig) ptx.GemmConfig { return ConvStaged(c, in, s, dev) }
 	for _, c := range cands {
 		if k >= deepReduction && ptx.Legal(c, in, dev) == nil {

@@ -12,7 +12,9 @@ import "github.com/isaacgo/isaac/ptx"
 //     when both operands can use ≥4-byte copies, register prefetch otherwise;
 //   - KG: split K across the grid while the grid is below one wave, each
 //     split keeping at least 128 of K (so at most two waves), as the
-//     sweeps' best configurations of deep, narrow inputs do;
+//     sweeps' best configurations of deep, narrow inputs do (not for a
+//     batched class, whose kernels take no split: its candidates would
+//     all be illegal down to the small ones);
 //   - f64 on sm_90: mma m16n8k8, 64×64 blocks of 2×2 warps, U = 32 (the
 //     sweeps' best for large square FP64);
 //   - large 16-bit outputs on sm_90: wgmma first (warpgroupCandidates).
@@ -20,7 +22,16 @@ import "github.com/isaacgo/isaac/ptx"
 // Every candidate is checked with Legal; the last resort is a small SIMT
 // configuration that is legal for every valid class.
 func Default(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) ptx.GemmConfig {
-	for _, c := range candidates(in, m, n, k, dev) {
+	return DefaultBatch(in, m, n, k, 1, dev)
+}
+
+// DefaultBatch is Default for a strided batch of batch m×n×k matrices,
+// whose grid holds every matrix's tiles: the tile and split rules count
+// the batch's tiles, so a batch of small matrices keeps the tiles a single
+// matrix of their total size would get rather than shrinking them to
+// fill the SMs with one matrix's.
+func DefaultBatch(in ptx.InputClass, m, n, k, batch int, dev ptx.DeviceLimits) ptx.GemmConfig {
+	for _, c := range candidates(in, m, n, k, max(batch, 1), dev) {
 		if ptx.Legal(c, in, dev) == nil {
 			return c
 		}
@@ -84,8 +95,8 @@ func widestVec(align, es, extent int) int {
 	return max(v, 1)
 }
 
-func candidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
-	out := warpgroupCandidates(in, m, n, k, dev)
+func candidates(in ptx.InputClass, m, n, k, batch int, dev ptx.DeviceLimits) []ptx.GemmConfig {
+	out := warpgroupCandidates(in, m, n, k, batch, dev)
 	for _, math := range []ptx.Math{preferredMath(in, dev), simtMath(in)} {
 		big := 128
 		if math.InputType() == ptx.F64 {
@@ -95,13 +106,13 @@ func candidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.Gemm
 		// Mid-size outputs with a shallow K: smaller tiles before any split,
 		// until the grid holds half a wave (small tiles beat large ones
 		// split in K there in the sweeps).
-		for ceilDiv(m, ml)*ceilDiv(n, nl)*2 < dev.SMCount && ml > 32 && nl > 32 && k <= 4*max(m, n) {
+		for batch*ceilDiv(m, ml)*ceilDiv(n, nl)*2 < dev.SMCount && ml > 32 && nl > 32 && k <= 4*max(m, n) {
 			ml, nl = ml/2, nl/2
 		}
 		for ; ml >= 16 && nl >= 16; ml, nl = max(16, ml/2), max(16, nl/2) {
 			for _, c := range blockCandidates(in, ml, nl, math) {
-				tiles := ceilDiv(m, ml) * ceilDiv(n, nl)
-				for c.KG < 256 && tiles*c.KG < dev.SMCount && k/(c.KG*2) >= 128 {
+				tiles := batch * ceilDiv(m, ml) * ceilDiv(n, nl)
+				for !in.Batched && c.KG < 256 && tiles*c.KG < dev.SMCount && k/(c.KG*2) >= 128 {
 					c.KG *= 2
 				}
 				out = append(out, c)
@@ -198,7 +209,7 @@ func blockCandidates(in ptx.InputClass, ml, nl int, math ptx.Math) []ptx.GemmCon
 // grid is under half a wave: the shapes of the sweeps' best 16-bit
 // configurations of large square inputs (128×256 with 4 stages from 2048,
 // 128×64 with 6 at 1024).
-func warpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
+func warpgroupCandidates(in ptx.InputClass, m, n, k, batch int, dev ptx.DeviceLimits) []ptx.GemmConfig {
 	maths := ptx.WarpgroupMathsFor(in)
 	if len(maths) == 0 || dev.SMMajor != 9 || dev.SMMinor != 0 || m < 1024 || n < 1024 {
 		return nil
@@ -206,7 +217,7 @@ func warpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) [
 	v := 16 / in.AType.Size()
 	var out []ptx.GemmConfig
 	for _, nl := range []int{256, 128, 64} {
-		tiles := ceilDiv(m, 128) * ceilDiv(n, nl)
+		tiles := batch * ceilDiv(m, 128) * ceilDiv(n, nl)
 		if nl > 64 && (10*tiles < 9*dev.SMCount || k < 64 && nl > 128) {
 			continue // a wide tile leaves SMs idle; a shallow K writes C: more blocks
 		}
@@ -217,7 +228,7 @@ func warpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) [
 		if k < 64 {
 			c.U, c.Stages = max(4*v, 16), 3
 		}
-		for c.KG < 256 && 2*tiles*c.KG <= dev.SMCount && k/(c.KG*2) >= 128 {
+		for !in.Batched && c.KG < 256 && 2*tiles*c.KG <= dev.SMCount && k/(c.KG*2) >= 128 {
 			c.KG *= 2
 		}
 		out = append(out, c)
@@ -230,7 +241,7 @@ func warpgroupCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) [
 // choice): a searcher starts from them as well as from random samples.
 func HeuristicCandidates(in ptx.InputClass, m, n, k int, dev ptx.DeviceLimits) []ptx.GemmConfig {
 	var out []ptx.GemmConfig
-	for _, c := range candidates(in, m, n, k, dev) {
+	for _, c := range candidates(in, m, n, k, 1, dev) {
 		if ptx.Legal(c, in, dev) == nil {
 			out = append(out, c)
 		}
