@@ -505,8 +505,8 @@ func (s *Server) convRunnable(cfg ptx.GemmConfig, t kernels.Target, shape reques
 
 // convHeuristic is a convolution's decision without a model: a pointwise
 // convolution's GEMM (request.Conv.PointwiseGemm) with the GEMM
-// heuristic's configuration where gemmPreferred says (one matrix of
-// FLOAT or DOUBLE data); the window kernel where
+// heuristic's configuration where gemmPreferred says (one matrix: FLOAT
+// or DOUBLE data, or one 16-bit NCHW image); the window kernel where
 // space.WindowPreferred says (16-bit, NCHW rows, few channels); a grouped convolution by the direct kernel where it takes it
 // (few channels per group), else by cuDNN; ISAAC_CONV_CONFIG's implicit
 // GEMM on x as it lies; the heuristic's implicit GEMM on NHWC copies where

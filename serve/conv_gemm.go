@@ -20,10 +20,11 @@ import (
 // target, its configurations best first, and the predicted rate of the
 // first (NaN for the heuristic's alone).
 type gemmRoute struct {
-	g      request.Gemm
-	t      kernels.Target
-	cfgs   []ptx.GemmConfig
-	tflops float64
+	g         request.Gemm
+	t         kernels.Target
+	cfgs      []ptx.GemmConfig
+	tflops    float64
+	pixelsByK bool // y is pixels × K (pixel-major y: x·w), else K × pixels
 }
 
 // convGemmCandidates is how many of the GEMM model's best kernels a
@@ -50,7 +51,7 @@ func (s *Server) convGemmRoute(c *request.Conv, shape request.ConvShape, model b
 	if !ok {
 		return gemmRoute{}, false
 	}
-	r := gemmRoute{g: g, t: t, tflops: math.NaN()}
+	r := gemmRoute{g: g, t: t, tflops: math.NaN(), pixelsByK: g.B == c.WPtr}
 	if model {
 		if ch, id, err := s.model(t.Dev); err == nil {
 			if in, ok := predictor.InputOf(&g, t.Class); ok {
@@ -101,14 +102,18 @@ func (s *Server) gemmChoiceSoon(c *request.Conv, shape request.ConvShape) bool {
 
 // gemmPreferred reports whether the heuristic takes a pointwise
 // convolution's GEMM route (r, with the GEMM heuristic's configuration):
-// one matrix (not a batch of an image's each, which the GEMM heuristic
-// tiles as one small matrix) of 4- or 8-byte elements (FLOAT with FMA
-// math, DOUBLE). On ResNet-50's 1×1 layers and Table 5's conv14 the GEMM
-// heuristic's kernels ran slower than the convolution heuristic's
-// elsewhere: the 16-bit channel-vector kernels and the NHWC copies, and
-// for batches of images the implicit GEMM on x
-// (gputest/results/h100/conv/call101). The model's choice, checked, may
-// take the route anywhere.
+// one matrix (not a batch of one an image), of 4- or 8-byte elements
+// (FLOAT with FMA math, DOUBLE), or of 16-bit elements with a pixel-major
+// y (one NCHW image, whose alternative is the NHWC copies) whose columns
+// allow 4-byte copies (not an image of an odd number of pixels, read
+// element by element). On ResNet-50's
+// 1×1 layers and Table 5's conv14 the GEMM heuristic's kernels ran slower
+// than the convolution heuristic's elsewhere: the 16-bit channel-vector
+// kernels on NHWC tensors and on the copies of batches, and the implicit
+// GEMM on batches of NCHW images (gputest/results/h100/conv/call101 and
+// call102). The model's choice, checked, may take the route anywhere.
 func gemmPreferred(r gemmRoute) bool {
-	return r.g.Batch <= 1 && r.t.Class.AType.Size() >= 4
+	cls := r.t.Class
+	words := min(cls.AlignA*cls.AType.Size(), cls.AlignB*cls.BType.Size(), cls.AlignC*cls.CType.Size()) >= 4
+	return r.g.Batch <= 1 && (cls.AType.Size() >= 4 || r.pixelsByK && words)
 }
