@@ -122,7 +122,9 @@ func readConvCandidates(path string) ([]convCandidates, error) {
 // convScored is one convolution's result: the model's best-scored
 // candidate among those it scores, its time and the fastest candidate's.
 type convScored struct {
-	pick           string
+	row            int
+	in             predictor.ConvInput
+	pick, best     string
 	pickUS, bestUS float64
 }
 
@@ -136,10 +138,12 @@ func (s convScored) S() float64 { return (s.pickUS - s.bestUS) / s.bestUS }
 func scoreConvCandidates(m *predictor.Model, convs []convCandidates) ([]convScored, error) {
 	out := make([]convScored, 0, len(convs))
 	for _, cv := range convs {
-		r := convScored{pickUS: math.NaN(), bestUS: math.Inf(1)}
+		r := convScored{row: cv.row, in: cv.in, pickUS: math.NaN(), bestUS: math.Inf(1)}
 		best := math.Inf(-1)
 		for _, c := range cv.cands {
-			r.bestUS = min(r.bestUS, c.us())
+			if c.us() < r.bestUS {
+				r.bestUS, r.best = c.us(), c.name
+			}
 			if c.path == "" {
 				continue
 			}
@@ -183,6 +187,7 @@ func scoreConvCmd(args []string) error {
 	cands := fs.String("candidates", "", "eval-conv's eval-conv-candidates.csv.zst")
 	wpath := fs.String("weights", "", "convolution weights file (default: the embedded ones of -device)")
 	device := fs.String("device", "h100", "the device whose embedded convolution weights score, without -weights")
+	verbose := fs.Bool("v", false, "also print each convolution's pick and fastest candidate")
 	fs.Parse(args)
 	if *cands == "" {
 		return fmt.Errorf("score-conv: -candidates is required")
@@ -211,6 +216,11 @@ func scoreConvCmd(args []string) error {
 	var s []float64
 	zero := 0
 	for _, r := range scored {
+		if *verbose {
+			fmt.Printf("row %d %s %s n%d c%d %dx%d k%d %dx%d g%d: S %.1f%%, pick %.1f µs %s, fastest %.1f µs %s\n",
+				r.row, r.in.Type, map[bool]string{false: "nchw", true: "nhwc"}[r.in.NHWC], r.in.N, r.in.C, r.in.H, r.in.W, r.in.K, r.in.R, r.in.S, r.in.G,
+				100*r.S(), r.pickUS, r.pick, r.bestUS, r.best)
+		}
 		s = append(s, r.S())
 		if r.S() <= 0 {
 			zero++
