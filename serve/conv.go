@@ -19,14 +19,15 @@ import (
 // window kernel's class where it is a candidate (its vectors of x and the
 // filter follow their addresses, which the implicit GEMM's class may not
 // tell apart: a decision for one would be refused at launch for the
-// other), its pointwise GEMM's class where it has one (likewise), and its
-// shape.
+// other), for a 1×1 filter the addresses of x, the filter and y modulo 16
+// bytes (with the shape they settle its pointwise GEMM's class, which
+// would cost more to derive on every call), and its shape.
 type convKey struct {
-	ctx    uint64
-	class  ptx.InputClass
-	window ptx.WindowClass
-	gemm   ptx.InputClass
-	shape  request.ConvShape
+	ctx       uint64
+	class     ptx.InputClass
+	window    ptx.WindowClass
+	gemmAlign [3]uint8
+	shape     request.ConvShape
 }
 
 // newConvKey is the decision key of convolution c of shape s in context
@@ -36,8 +37,8 @@ func newConvKey(ctx uint64, class ptx.InputClass, c *request.Conv, s request.Con
 	if space.WindowCandidate(s) {
 		k.window = space.WindowClass(s, c.XPtr, c.WPtr)
 	}
-	if g, ok := c.PointwiseGemm(s); ok {
-		k.gemm, _ = space.Class(&g)
+	if s.R == 1 && s.S == 1 {
+		k.gemmAlign = [3]uint8{uint8(c.XPtr & 15), uint8(c.WPtr & 15), uint8(c.YPtr & 15)}
 	}
 	return k
 }

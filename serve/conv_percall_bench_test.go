@@ -5,6 +5,7 @@ import (
 
 	"github.com/isaacgo/isaac/internal/convcheck"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
+	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/request"
 )
 
@@ -29,6 +30,36 @@ func BenchmarkConvShape(b *testing.B) {
 		if _, r := req.Shape(); r != request.Served {
 			b.Fatal(r)
 		}
+	}
+}
+
+// BenchmarkConvKey is the host time of a convolution's decision key
+// beyond its shape and target (newConvKey: the window kernel's class
+// where it is a candidate, a pointwise convolution's GEMM and its class),
+// for benchConvCase and for its pointwise twin (1×1, no padding: the GEMM
+// route's class is computed on every call), CPU only.
+func BenchmarkConvKey(b *testing.B) {
+	pointwise := benchConvCase
+	pointwise.R, pointwise.S, pointwise.PadH, pointwise.PadW = 1, 1, 0, 0
+	for _, tc := range []struct {
+		name string
+		c    convcheck.Case
+	}{{"3x3", benchConvCase}, {"1x1", pointwise}} {
+		b.Run(tc.name, func(b *testing.B) {
+			req := tc.c.RequestAt(0x7f0000000000, 0x7f0001000000, 0x7f0002000000, &[2]float64{1, 0}, 0)
+			s, r := req.Shape()
+			if r != request.Served {
+				b.Fatal(r)
+			}
+			_, gemm := req.PointwiseGemm(s)
+			if gemm != (tc.name == "1x1") {
+				b.Fatalf("%s: pointwise GEMM %v", tc.name, gemm)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				newConvKey(1, ptx.InputClass{}, req, s)
+			}
+		})
 	}
 }
 
