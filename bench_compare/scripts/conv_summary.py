@@ -84,8 +84,18 @@ def main(folder):
         if deep:
             print("Deep reductions against the v7 pick (target 2x):\n")
             for r in deep:
-                print(f"- {r['name']} {r['dtype']} {r['layout']}: {num(r, 'cudnn_v7_us') / num(r, 'ours_us'):.2f}x "
-                      f"(best of sweep {num(r, 'cudnn_v7_us') / bestUS(r):.2f}x)")
+                line = (f"- {r['name']} {r['dtype']} {r['layout']}: heuristic {num(r, 'cudnn_v7_us') / num(r, 'ours_us'):.2f}x "
+                        f"(best of sweep {num(r, 'cudnn_v7_us') / bestUS(r):.2f}x)")
+                if model:
+                    # Our kernels as the model chooses and as the dispatch
+                    # serves them (a forwarded row runs cuDNN's fastest
+                    # algorithm: not ours).
+                    line += f", model's choice {num(r, 'cudnn_v7_us') / num(r, 'model_us'):.2f}x"
+                    if r.get("dispatch_config", "").startswith("cuDNN"):
+                        line += ", dispatch forwards"
+                    else:
+                        line += f", dispatch {num(r, 'cudnn_v7_us') / num(r, 'dispatch_us'):.2f}x"
+                print(line)
             print()
         dw = [r for r in rows if "dw" in r["name"]]
         if dw:
