@@ -271,9 +271,28 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 		return err
 	}
 	defer done()
-	// x and (unless it is in NHWC format already) the filter in one launch
-	// where the grid allows.
-	x, w := uintptr(front), c.WPtr
+	p := paramPool.Get().(*cuda.Params)
+	defer paramPool.Put(p)
+	x, w, err := rt.launchConvCopies(t, c, s, uintptr(front), p)
+	if err != nil {
+		return err
+	}
+	v, sv := NHWC(c, s, x, w)
+	p.Reset()
+	if err := packConvParams(p, v, sv, k, ws, ctrs); err != nil {
+		return err
+	}
+	return launch(k.fn, k.gen, grid, stream, p)
+}
+
+// launchConvCopies launches on c's stream the transposes that make the
+// NHWC copies of x and (unless it is in NHWC format already, see
+// copyBytes) of the filter at front, copyBytes(s) bytes of the call's
+// workspace: x and the filter in one launch where the grid allows. x and
+// w are where the kernel then reads them.
+func (rt *Runtime) launchConvCopies(t Target, c *request.Conv, s request.ConvShape, front uintptr, p *cuda.Params) (x, w uintptr, err error) {
+	xb, wb := copyBytes(s)
+	x, w = front, c.WPtr
 	es := s.Type.Data.Size()
 	launches := [][]transposePlan{{planTranspose(es, c.XPtr, x, [4]int{s.N, s.C, s.H, s.W}, s.XStrides)}}
 	if wb > 0 {
@@ -285,19 +304,35 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 			launches = append(launches, []transposePlan{pw})
 		}
 	}
-	p := paramPool.Get().(*cuda.Params)
-	defer paramPool.Put(p)
 	for _, plans := range launches {
-		if err := rt.launchTransposes(t, es, roundsTF32(s), plans, stream, p); err != nil {
-			return err
+		if err := rt.launchTransposes(t, es, roundsTF32(s), plans, cuda.Stream(c.Stream), p); err != nil {
+			return 0, 0, err
 		}
 	}
-	v, sv := NHWC(c, s, x, w)
-	p.Reset()
-	if err := packConvParams(p, v, sv, k, ws, ctrs); err != nil {
+	return x, w, nil
+}
+
+// ConvCopies runs, on c's stream, the copies LaunchConvNHWC makes of
+// convolution c's x and filter (Transposable) into dst, at least
+// CopyBytes(s) bytes of device memory, and nothing after them (benchmarks).
+func (rt *Runtime) ConvCopies(c *request.Conv, s request.ConvShape, dst cuda.DevicePtr) error {
+	if !Transposable(s) {
+		return fmt.Errorf("%w: no NHWC copies of %v", ErrUnsupported, s)
+	}
+	t, err := rt.ConvNHWCTarget(c, s)
+	if err != nil {
 		return err
 	}
-	return launch(k.fn, k.gen, grid, stream, p)
+	p := paramPool.Get().(*cuda.Params)
+	defer paramPool.Put(p)
+	_, _, err = rt.launchConvCopies(t, c, s, uintptr(dst), p)
+	return err
+}
+
+// CopyBytes are the bytes of device memory ConvCopies writes for s.
+func CopyBytes(s request.ConvShape) int {
+	x, w := copyBytes(s)
+	return x + w
 }
 
 // launchTransposes launches the transposes kernel of plans (one or two
