@@ -319,19 +319,34 @@ type transposeCase struct{ dims, strides [4]int }
 // second job's blocks past its own exit.
 func TestTransposesSimulated(t *testing.T) {
 	tiles := transposeCase{[4]int{2, 70, 3, 37}, [4]int{70 * (3*77 + 3), 3*77 + 3, 77, 2}} // rows 77 apart, every other element
-	rows := transposeCase{[4]int{3, 300, 1, 9}, [4]int{300*9*2 + 5, 9 * 2, 0, 2}}
+	// rowsOf is a rows job's tensor of rows of d elements, padded.
+	rowsOf := func(d int) transposeCase {
+		return transposeCase{[4]int{3, 300, 1, d}, [4]int{300*d*2 + 5, d * 2, 0, 2}}
+	}
 	type run struct {
-		es   int
-		jobs []TransposeJob
+		es    int
+		jobs  []TransposeJob
+		rowsD int // a rows job's row length (9 where 0)
 	}
 	var runs []run
 	for _, es := range []int{2, 4, 8} {
-		runs = append(runs, run{es, []TransposeJob{TransposeTiles, TransposeRows}})
+		runs = append(runs, run{es, []TransposeJob{TransposeTiles, TransposeRows}, 0})
 	}
-	runs = append(runs, run{2, []TransposeJob{TransposeRows, TransposeTiles}}, run{4, []TransposeJob{TransposeTiles, TransposeTiles}},
-		run{2, []TransposeJob{TransposeTiles}})
-	runs = append(runs, run{-4, []TransposeJob{TransposeTiles, TransposeRows}}) // -4: rounding to TF32
+	runs = append(runs, run{2, []TransposeJob{TransposeRows, TransposeTiles}, 0}, run{4, []TransposeJob{TransposeTiles, TransposeTiles}, 0},
+		run{2, []TransposeJob{TransposeTiles}, 0})
+	runs = append(runs, run{-4, []TransposeJob{TransposeTiles, TransposeRows}, 0}) // -4: rounding to TF32
+	// Rows that end in each of the loads' groups (rowsGroup) and at their
+	// edges: every load before the first store, the stores returning after
+	// the row's last group.
+	for _, d := range []int{1, 8, 16, 17, 25, RowsMaxD} {
+		runs = append(runs, run{2, []TransposeJob{TransposeRows}, d})
+	}
+	runs = append(runs, run{-4, []TransposeJob{TransposeRows}, 25})
 	for _, r := range runs {
+		rows := rowsOf(9)
+		if r.rowsD > 0 {
+			rows = rowsOf(r.rowsD)
+		}
 		gen := func() (*Kernel, error) { return GenerateTransposes(r.es, r.jobs, "sm_90") }
 		if r.es == -4 {
 			r.es = 4

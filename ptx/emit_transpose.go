@@ -424,7 +424,19 @@ func divmodRem(b *builder, a, d string) (rem, quo string) {
 	return rem, quo
 }
 
+// rowsGroup is the loads a TransposeRows job issues between its checks of
+// the row's length: a thread's loads of a short row stop at the first
+// group past it, so a 3×3 filter's 9 taps cost two groups, not RowsMaxD
+// predicated-off loads.
+const rowsGroup = 8
+
 // transposeRowsJob emits a TransposeRows job for block blk (along B, a).
+// Every load of the thread's row is issued before its first store, so the
+// row costs one round trip to memory whatever its length (issued in
+// batches of 8 with the stores between, a 5×5 filter's 25 taps took four:
+// gputest/results/h200/conv/call1). Loads and stores come in groups of
+// rowsGroup; the loads branch to the stores, and the stores return, after
+// the group that reaches D.
 func transposeRowsJob(b *builder, es int, ty, src, dst string, p map[string]string, tid string, blk [3]string, roundTF32 bool) {
 	kind := map[int]regKind{2: kB16, 4: kB32, 8: kB64}[es]
 	bx, a := blk[0], blk[1]
@@ -439,32 +451,37 @@ func transposeRowsJob(b *builder, es int, ty, src, dst string, p map[string]stri
 	o := b.reg(kB32) // dst: (a·D + d)·B + b
 	b.ins("mul.lo.s32 %s, %s, %s", o, a, p["dD"])
 	b.ins("mad.lo.s32 %s, %s, %s, %s", o, o, p["dB"], bi)
-	b.comment("the row's elements, a few loads in flight before their stores")
-	const batch = 8
-	for d0 := 0; d0 < RowsMaxD; d0 += batch {
-		vals := make([]string, batch)
-		oks := make([]string, batch)
-		for i := range vals {
-			d := d0 + i
-			oks[i] = b.reg(kPred)
-			b.ins("setp.gt.s32 %s, %s, %d", oks[i], p["dD"], d)
-			off := b.reg(kB32)
-			b.ins("mad.lo.s32 %s, %s, %d, %s", off, p["sD"], d, in)
-			vals[i] = b.reg(kind)
-			b.insP(oks[i], "ld.global.nc.%s %s, [%s]", ty, vals[i], byteAddr(b, src, off, es))
-			if roundTF32 {
-				b.insP(oks[i], "cvt.rna.tf32.f32 %s, %s", vals[i], vals[i])
-			}
+	// past[g]: the row ends within group g (D <= its last index + 1).
+	past := func(g int) string {
+		q := b.reg(kPred)
+		b.ins("setp.le.s32 %s, %s, %d", q, p["dD"], (g+1)*rowsGroup)
+		return q
+	}
+	stores := b.newLabel("rows_store")
+	b.comment("the row's elements, every load in flight before the first store")
+	vals := make([]string, RowsMaxD)
+	oks := make([]string, RowsMaxD)
+	for d := range RowsMaxD {
+		oks[d] = b.reg(kPred)
+		b.ins("setp.gt.s32 %s, %s, %d", oks[d], p["dD"], d)
+		off := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %d, %s", off, p["sD"], d, in)
+		vals[d] = b.reg(kind)
+		b.insP(oks[d], "ld.global.nc.%s %s, [%s]", ty, vals[d], byteAddr(b, src, off, es))
+		if g := d / rowsGroup; d%rowsGroup == rowsGroup-1 && d+1 < RowsMaxD {
+			b.insP(past(g), "bra %s", stores)
 		}
-		for i := range vals {
-			off := b.reg(kB32)
-			b.ins("mad.lo.s32 %s, %s, %d, %s", off, p["dB"], d0+i, o)
-			b.insP(oks[i], "st.global.%s [%s], %s", ty, byteAddr(b, dst, off, es), vals[i])
+	}
+	b.label(stores)
+	for d := range RowsMaxD {
+		if roundTF32 {
+			b.insP(oks[d], "cvt.rna.tf32.f32 %s, %s", vals[d], vals[d])
 		}
-		if d0+batch < RowsMaxD {
-			more := b.reg(kPred)
-			b.ins("setp.le.s32 %s, %s, %d", more, p["dD"], d0+batch)
-			b.insP(more, "ret")
+		off := b.reg(kB32)
+		b.ins("mad.lo.s32 %s, %s, %d, %s", off, p["dB"], d, o)
+		b.insP(oks[d], "st.global.%s [%s], %s", ty, byteAddr(b, dst, off, es), vals[d])
+		if g := d / rowsGroup; d%rowsGroup == rowsGroup-1 && d+1 < RowsMaxD {
+			b.insP(past(g), "ret")
 		}
 	}
 }
