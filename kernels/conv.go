@@ -176,7 +176,7 @@ func planTranspose(es int, src, dst uintptr, dims, strides [4]int) transposePlan
 		}
 		p.dims, p.strides = [4]int{dims[0], l / d, 1, d}, [4]int{strides[0], 1, 0, l / d}
 		if gx, n, ok := ptx.TransposeRowsBlocks(p.dims[0], p.dims[1], d); ok {
-			p.job, p.gx, p.n = ptx.TransposeRows, gx, n
+			p.job, p.gx, p.n = ptx.RowsJob(d), gx, n
 			return p
 		}
 		p.dims, p.strides = dims, strides
@@ -186,7 +186,7 @@ func planTranspose(es int, src, dst uintptr, dims, strides [4]int) transposePlan
 		// tiles fill better, or a short one for a rows job.
 		p.dims[2], p.dims[3], p.strides[2] = 1, dims[2]*dims[3], 0
 		if gx, n, ok := ptx.TransposeRowsBlocks(p.dims[0], p.dims[1], p.dims[3]); ok {
-			p.job, p.gx, p.n = ptx.TransposeRows, gx, n
+			p.job, p.gx, p.n = ptx.RowsJob(p.dims[3]), gx, n
 			return p
 		}
 	}
@@ -211,10 +211,10 @@ func (p transposePlan) push(params *cuda.Params) {
 	params.Ptr(p.src).Ptr(p.dst)
 	d, st := p.dims, p.strides
 	vals := []int{d[0], d[1], d[2], d[3], st[0], st[1], st[2], st[3], p.gx, p.gy}
-	switch p.job {
-	case ptx.TransposeRows:
+	switch {
+	case p.job.Rows():
 		vals = []int{d[0], d[1], d[3], st[0], st[1], st[3], p.gx}
-	case ptx.TransposePairs:
+	case p.job == ptx.TransposePairs:
 		vals = []int{d[0], d[1], d[2], d[3], st[0], st[1], st[2], p.gx, p.gy}
 	}
 	for _, v := range vals {

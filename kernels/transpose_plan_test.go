@@ -11,7 +11,7 @@ import (
 // packed (A, D, B).
 func (p transposePlan) apply(src []int) []int {
 	d, s := p.dims, p.strides
-	if p.job == ptx.TransposeRows {
+	if p.job.Rows() {
 		d[2], s[2] = 1, 0
 	}
 	out := make([]int, d[0]*d[1]*d[2]*d[3])
@@ -30,7 +30,8 @@ func (p transposePlan) apply(src []int) []int {
 // A transposes plan moves a 4-d (N, C, H, W) tensor of any strides into a
 // packed NHWC copy; a packed channel-contiguous one (NHWC x, a filter in
 // NHWC format: what a TF32 convolution copies to round) is one rows job
-// of N rows, a straight copy. 2-byte elements move in words (a pairs job)
+// of N rows, a straight copy, whose loads are as many as its rows need
+// (ptx.RowsJob). 2-byte elements move in words (a pairs job)
 // where the channels, the rows of D and the strides are even.
 func TestPlanTranspose(t *testing.T) {
 	for _, tc := range []struct {
@@ -76,7 +77,10 @@ func TestPlanTranspose(t *testing.T) {
 			}
 		}
 		p := planTranspose(tc.es, 0, 0, [4]int{N, C, H, W}, st)
-		if p.job != tc.job {
+		switch {
+		case tc.job == ptx.TransposeRows && p.job != ptx.RowsJob(p.dims[3]):
+			t.Errorf("%s: job %v, want the rows job of %d-element rows (%v)", tc.name, p.job, p.dims[3], ptx.RowsJob(p.dims[3]))
+		case tc.job != ptx.TransposeRows && p.job != tc.job:
 			t.Errorf("%s: job %v, want %v", tc.name, p.job, tc.job)
 		}
 		if p.job == ptx.TransposePairs && planTranspose(tc.es, 2, 0, [4]int{N, C, H, W}, st).job == ptx.TransposePairs {

@@ -234,8 +234,11 @@ func transposesKernels(t *testing.T) []*Kernel {
 	for _, es := range []int{2, 4, 8} {
 		all := [][]TransposeJob{{TransposeTiles}, {TransposeRows}, {TransposeTiles, TransposeTiles},
 			{TransposeTiles, TransposeRows}, {TransposeRows, TransposeTiles}, {TransposeRows, TransposeRows}}
+		for _, d := range []int{1, 9, 17} { // rows jobs of one, two and three groups
+			all = append(all, []TransposeJob{RowsJob(d)}, []TransposeJob{TransposeTiles, RowsJob(d)}, []TransposeJob{RowsJob(d), TransposeRows})
+		}
 		if es == 2 {
-			all = append(all, []TransposeJob{TransposePairs}, []TransposeJob{TransposePairs, TransposeRows},
+			all = append(all, []TransposeJob{TransposePairs}, []TransposeJob{TransposePairs, TransposeRows}, []TransposeJob{TransposePairs, RowsJob(9)},
 				[]TransposeJob{TransposePairs, TransposeTiles}, []TransposeJob{TransposeRows, TransposePairs}, []TransposeJob{TransposePairs, TransposePairs})
 		}
 		for _, jobs := range all {
@@ -286,7 +289,8 @@ func TestPTXASTranspose(t *testing.T) {
 		es   int
 		jobs []TransposeJob
 	}{{3, []TransposeJob{TransposeTiles}}, {2, nil}, {2, []TransposeJob{TransposeTiles, TransposeTiles, TransposeRows}},
-		{4, []TransposeJob{TransposePairs}}, {8, []TransposeJob{TransposeRows, TransposePairs}}} {
+		{4, []TransposeJob{TransposePairs}}, {8, []TransposeJob{TransposeRows, TransposePairs}}, {2, []TransposeJob{shortRows - 1}},
+		{2, []TransposeJob{shortRows + RowsMaxD/rowsGroup - 1}}} {
 		if _, err := GenerateTransposes(bad.es, bad.jobs, "sm_90"); err == nil {
 			t.Errorf("%+v: generated", bad)
 		}
@@ -337,11 +341,14 @@ func TestTransposesSimulated(t *testing.T) {
 	runs = append(runs, run{-4, []TransposeJob{TransposeTiles, TransposeRows}, 0}) // -4: rounding to TF32
 	// Rows that end in each of the loads' groups (rowsGroup) and at their
 	// edges: every load before the first store, the stores returning after
-	// the row's last group.
+	// the row's last group; by the rows job of RowsMaxD and by the one
+	// RowsJob gives for the row (no more groups than it needs), alone and
+	// after a tiles job.
 	for _, d := range []int{1, 8, 16, 17, 25, RowsMaxD} {
-		runs = append(runs, run{2, []TransposeJob{TransposeRows}, d})
+		runs = append(runs, run{2, []TransposeJob{TransposeRows}, d}, run{2, []TransposeJob{RowsJob(d)}, d})
 	}
-	runs = append(runs, run{-4, []TransposeJob{TransposeRows}, 25})
+	runs = append(runs, run{-4, []TransposeJob{TransposeRows}, 25}, run{-4, []TransposeJob{TransposeTiles, RowsJob(9)}, 9},
+		run{4, []TransposeJob{TransposeTiles, RowsJob(7)}, 7})
 	for _, r := range runs {
 		rows := rowsOf(9)
 		if r.rowsD > 0 {
@@ -375,7 +382,7 @@ func TestTransposesSimulated(t *testing.T) {
 			params[pre+"src"], params[pre+"dst"] = src[i], dst[i]
 			d, st := c.dims, c.strides
 			var gx, gy, n int
-			if j == TransposeRows {
+			if j.Rows() {
 				var ok bool
 				if gx, n, ok = TransposeRowsBlocks(d[0], d[1], d[3]); !ok {
 					t.Fatal("no rows job")

@@ -40,6 +40,52 @@ const (
 // RowsMaxD is the longest last dimension a TransposeRows job takes.
 const RowsMaxD = 32
 
+// shortRows is the first of the TransposeRows jobs for rows shorter than
+// RowsMaxD (RowsJob): shortRows + g - 1 takes rows of at most g groups of
+// loads (rowsGroup).
+const shortRows TransposeJob = 16
+
+// RowsJob is the TransposeRows job for rows of at most d elements (1 ≤ d ≤
+// RowsMaxD): its threads issue only as many groups of loads as such a row
+// needs, so that it holds no more registers than it uses. A kernel's
+// registers are those of its largest job, and the job beside it (x's copy
+// beside a 3×3 filter's) runs with fewer blocks an SM for each group more.
+func RowsJob(d int) TransposeJob {
+	g := ceilDiv(max(d, 1), rowsGroup)
+	if g >= RowsMaxD/rowsGroup {
+		return TransposeRows
+	}
+	return shortRows + TransposeJob(g-1)
+}
+
+// Rows reports whether j is a TransposeRows job (RowsJob's included).
+func (j TransposeJob) Rows() bool {
+	return j == TransposeRows || j >= shortRows && j < shortRows+RowsMaxD/rowsGroup-1
+}
+
+// rowsMax is the longest row a rows job j takes.
+func (j TransposeJob) rowsMax() int {
+	if j == TransposeRows {
+		return RowsMaxD
+	}
+	return int(j-shortRows+1) * rowsGroup
+}
+
+// suffix is j's letters in its kernel's name ("" for no job).
+func (j TransposeJob) suffix() string {
+	switch {
+	case j == TransposeTiles:
+		return "t"
+	case j == TransposePairs:
+		return "p"
+	case j == TransposeRows:
+		return "r"
+	case j.Rows():
+		return fmt.Sprintf("r%d", j.rowsMax())
+	}
+	return ""
+}
+
 // transposeThreads is the threads of a transposes kernel's block: a tile
 // job's threads are 8 rows of 32.
 const transposeThreads = 256
@@ -47,10 +93,10 @@ const transposeThreads = 256
 // transposeParams are the parameters of one job of kind j, after its src
 // and dst.
 func transposeParams(j TransposeJob) []string {
-	switch j {
-	case TransposeRows:
+	switch {
+	case j.Rows():
 		return []string{"dA", "dB", "dD", "sA", "sB", "sD", "gx"}
-	case TransposePairs:
+	case j == TransposePairs:
 		return []string{"dA", "dB", "dC", "dD", "sA", "sB", "sC", "gx", "gy"}
 	}
 	return []string{"dA", "dB", "dC", "dD", "sA", "sB", "sC", "sD", "gx", "gy"}
@@ -94,7 +140,10 @@ func generateTransposes(es int, jobs []TransposeJob, arch string, roundTF32 bool
 		if j == TransposePairs && (es != 2 || roundTF32) {
 			return nil, fmt.Errorf("ptx: a pairs transpose of %d-byte elements (want 2)", es)
 		}
-		name += map[TransposeJob]string{TransposeTiles: "t", TransposeRows: "r", TransposePairs: "p"}[j]
+		if j.suffix() == "" {
+			return nil, fmt.Errorf("ptx: no transpose job %d", j)
+		}
+		name += j.suffix()
 		params = append(params, Param{fmt.Sprintf("j%d_src", i), ".u64", 8}, Param{fmt.Sprintf("j%d_dst", i), ".u64", 8})
 		for _, n := range transposeParams(j) {
 			params = append(params, Param{fmt.Sprintf("j%d_%s", i, n), ".s32", 4})
@@ -133,10 +182,10 @@ func generateTransposes(es int, jobs []TransposeJob, arch string, roundTF32 bool
 			p[n] = c.intParam(pre + n)
 		}
 		b.comment("job %d", i)
-		switch j {
-		case TransposeRows:
-			transposeRowsJob(b, es, ty, src, dst, p, tid, blk, roundTF32)
-		case TransposePairs:
+		switch {
+		case j.Rows():
+			transposeRowsJob(b, es, ty, src, dst, p, tid, blk, j.rowsMax(), roundTF32)
+		case j == TransposePairs:
 			shared = max(shared, transposePairsJob(b, src, dst, p, tid, blk))
 		default:
 			shared = max(shared, transposeTileJob(b, es, ty, src, dst, p, tid, blk, roundTF32))
@@ -193,7 +242,7 @@ func secondJobBlock(b *builder, c *gemmCtx, j TransposeJob) [3]string {
 	b.insP(past, "ret")
 	gx := c.intParam("j1_gx")
 	bx, rest := divmodRem(b, l, gx)
-	if j == TransposeRows {
+	if j.Rows() {
 		return [3]string{bx, rest, ""}
 	}
 	by, bz := divmodRem(b, rest, c.intParam("j1_gy"))
@@ -436,8 +485,9 @@ const rowsGroup = 8
 // batches of 8 with the stores between, a 5×5 filter's 25 taps took four:
 // gputest/results/h200/conv/call1). Loads and stores come in groups of
 // rowsGroup; the loads branch to the stores, and the stores return, after
-// the group that reaches D.
-func transposeRowsJob(b *builder, es int, ty, src, dst string, p map[string]string, tid string, blk [3]string, roundTF32 bool) {
+// the group that reaches D. The job takes rows of at most maxD elements
+// (RowsMaxD, or RowsJob's bound).
+func transposeRowsJob(b *builder, es int, ty, src, dst string, p map[string]string, tid string, blk [3]string, maxD int, roundTF32 bool) {
 	kind := map[int]regKind{2: kB16, 4: kB32, 8: kB64}[es]
 	bx, a := blk[0], blk[1]
 	bi := b.reg(kB32)
@@ -459,28 +509,33 @@ func transposeRowsJob(b *builder, es int, ty, src, dst string, p map[string]stri
 	}
 	stores := b.newLabel("rows_store")
 	b.comment("the row's elements, every load in flight before the first store")
-	vals := make([]string, RowsMaxD)
-	oks := make([]string, RowsMaxD)
-	for d := range RowsMaxD {
-		oks[d] = b.reg(kPred)
-		b.ins("setp.gt.s32 %s, %s, %d", oks[d], p["dD"], d)
-		off := b.reg(kB32)
-		b.ins("mad.lo.s32 %s, %s, %d, %s", off, p["sD"], d, in)
+	// Running addresses (one 64-bit add an element) and each predicate
+	// set where it is used: fewer registers held across the loads.
+	ga, step := byteAddr(b, src, in, es), b.reg(kB64)
+	b.ins("mul.wide.s32 %s, %s, %d", step, p["sD"], es)
+	vals := make([]string, maxD)
+	for d := range maxD {
+		ok := b.reg(kPred)
+		b.ins("setp.gt.s32 %s, %s, %d", ok, p["dD"], d)
+		ga = advance64(b, ga, step, d)
 		vals[d] = b.reg(kind)
-		b.insP(oks[d], "ld.global.nc.%s %s, [%s]", ty, vals[d], byteAddr(b, src, off, es))
-		if g := d / rowsGroup; d%rowsGroup == rowsGroup-1 && d+1 < RowsMaxD {
+		b.insP(ok, "ld.global.nc.%s %s, [%s]", ty, vals[d], ga)
+		if g := d / rowsGroup; d%rowsGroup == rowsGroup-1 && d+1 < maxD {
 			b.insP(past(g), "bra %s", stores)
 		}
 	}
 	b.label(stores)
-	for d := range RowsMaxD {
+	da, dstep := byteAddr(b, dst, o, es), b.reg(kB64)
+	b.ins("mul.wide.s32 %s, %s, %d", dstep, p["dB"], es)
+	for d := range maxD {
+		ok := b.reg(kPred)
+		b.ins("setp.gt.s32 %s, %s, %d", ok, p["dD"], d)
 		if roundTF32 {
-			b.insP(oks[d], "cvt.rna.tf32.f32 %s, %s", vals[d], vals[d])
+			b.insP(ok, "cvt.rna.tf32.f32 %s, %s", vals[d], vals[d])
 		}
-		off := b.reg(kB32)
-		b.ins("mad.lo.s32 %s, %s, %d, %s", off, p["dB"], d, o)
-		b.insP(oks[d], "st.global.%s [%s], %s", ty, byteAddr(b, dst, off, es), vals[d])
-		if g := d / rowsGroup; d%rowsGroup == rowsGroup-1 && d+1 < RowsMaxD {
+		da = advance64(b, da, dstep, d)
+		b.insP(ok, "st.global.%s [%s], %s", ty, da, vals[d])
+		if g := d / rowsGroup; d%rowsGroup == rowsGroup-1 && d+1 < maxD {
 			b.insP(past(g), "ret")
 		}
 	}
@@ -506,7 +561,7 @@ func TransposeRowsBlocks(dA, dB, dD int) (gx, n int, ok bool) {
 // z0 is the first job's z slices. ok is false beyond the grid's limits.
 func TransposeGrid(first TransposeJob, dims [4]int, gx, gy, n1 int) (grid [3]int, z0 int, ok bool) {
 	grid = [3]int{gx, gy, dims[0] * dims[2]}
-	if first == TransposeRows {
+	if first.Rows() {
 		grid = [3]int{gx, dims[0], 1}
 	}
 	z0 = grid[2]

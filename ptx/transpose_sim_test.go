@@ -28,11 +28,11 @@ type transposeSimJob struct {
 // blocks are the job's blocks along x and y and in all.
 func (j transposeSimJob) blocks() (gx, gy, n int) {
 	d := j.dims
-	switch j.job {
-	case TransposeRows:
+	switch {
+	case j.job.Rows():
 		gx, n, _ := TransposeRowsBlocks(d[0], d[1], d[3])
 		return gx, 0, n
-	case TransposePairs:
+	case j.job == TransposePairs:
 		return TransposePairsBlocks(d[0], d[1], d[2], d[3])
 	}
 	return TransposeTileBlocks(d[0], d[1], d[2], d[3])
@@ -62,6 +62,7 @@ func TestTransposePairsSimulated(t *testing.T) {
 		{{TransposePairs, [4]int{2, 66, 3, 130}, [4]int{66*404 + 6, 404, 134, 1}}}, // a slice: padded rows, planes and images
 		{x(2, 36, 6, 12), {TransposeRows, [4]int{10, 36, 1, 9}, packed(10, 36, 1, 9)}},
 		{{TransposeRows, [4]int{10, 6, 1, 9}, packed(10, 6, 1, 9)}, x(2, 6, 7, 20)},
+		{x(2, 36, 6, 12), {RowsJob(9), [4]int{10, 36, 1, 9}, packed(10, 36, 1, 9)}}, // a filter's 3x3 taps, two groups of loads
 		{x(1, 8, 4, 34), x(2, 4, 2, 66)},
 	} {
 		var kinds []TransposeJob
@@ -178,7 +179,7 @@ func checkTransposesSimulated(t *testing.T, kinds []TransposeJob, jobs []transpo
 	want := 0
 	for i, j := range jobs {
 		d, s := j.dims, j.strides
-		if j.job == TransposeRows {
+		if j.job.Rows() {
 			d[2], s[2] = 1, 0
 		}
 		for a := range d[0] {
