@@ -458,3 +458,66 @@ func TestTransposesSimulated(t *testing.T) {
 		}
 	}
 }
+
+// firstInstruction is the first instruction of a kernel's body: the line
+// after its entry's opening brace and declarations, comments skipped.
+func firstInstruction(ptx string) string {
+	body := ptx[strings.Index(ptx, "{")+1:]
+	for _, l := range strings.Split(body, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "//") || strings.HasPrefix(l, ".reg") || strings.HasPrefix(l, ".shared") {
+			continue
+		}
+		return l
+	}
+	return ""
+}
+
+// A convolution kernel for sm_90 begins by waiting for the grid before it
+// (the NHWC copies, launched to let it start early): griddepcontrol.wait
+// before any other instruction, and WaitsOnPrior says so, whatever its
+// loop; a GEMM's kernels and sm_80's do neither. The transposes kernels for
+// sm_90 let the kernel after them launch as their first instruction.
+func TestPriorGridWait(t *testing.T) {
+	const wait = "griddepcontrol.wait;"
+	for _, in := range convClasses() {
+		for _, cfg := range convConfigs(in) {
+			for _, arch := range []string{"sm_90", "sm_80"} {
+				k, err := GenerateGemm(cfg, in, arch)
+				if err != nil {
+					continue // sm_90's configurations (wgmma, clusters) on sm_80
+				}
+				first, want := firstInstruction(k.PTX), arch == "sm_90"
+				if (first == wait) != want || k.WaitsOnPrior() != want || strings.Count(k.PTX, "griddepcontrol.") != map[bool]int{true: 1}[want] {
+					t.Fatalf("%s on %s: first instruction %q, WaitsOnPrior %v", k.Name, arch, first, k.WaitsOnPrior())
+				}
+			}
+		}
+	}
+	gemms := 0
+	for _, in := range convClasses() {
+		in.Conv, in.ChannelLines, in.RoundTF32 = NotConv, false, false
+		for _, cfg := range convConfigs(in)[:1] {
+			gemm, err := GenerateGemm(cfg, in, "sm_90")
+			if err != nil {
+				continue
+			}
+			gemms++
+			if gemm.WaitsOnPrior() || strings.Contains(gemm.PTX, "griddepcontrol") {
+				t.Errorf("%s: a GEMM's kernel waits for the grid before it", gemm.Name)
+			}
+		}
+	}
+	if gemms == 0 {
+		t.Fatal("no GEMM kernel generated")
+	}
+	for _, arch := range []string{"sm_90", "sm_80"} {
+		k, err := GenerateTransposes(2, []TransposeJob{TransposePairs, RowsJob(9)}, arch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := firstInstruction(k.PTX) == "griddepcontrol.launch_dependents;"; got != (arch == "sm_90") {
+			t.Errorf("%s on %s: first instruction %q", k.Name, arch, firstInstruction(k.PTX))
+		}
+	}
+}

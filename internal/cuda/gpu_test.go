@@ -314,3 +314,131 @@ func BenchmarkGPUTensorMapEncode(b *testing.B) {
 		}
 	}
 }
+
+// Two kernels for LaunchAfterPrior (sm_90): slowWrite's blocks let the
+// kernel after them launch at once, then each spends 200 µs before its
+// first thread writes flags[block] = 1; readFlags waits for the grid before
+// it and copies flags[0..n) to out.
+const priorGridPTX = `
+.version 7.8
+.target sm_90
+.address_size 64
+
+.visible .entry slow_write(.param .u64 flags)
+{
+	.reg .pred %p;
+	.reg .u32 %r<4>;
+	.reg .u64 %rd<8>;
+	griddepcontrol.launch_dependents;
+	mov.u64 %rd1, %globaltimer;
+	add.u64 %rd2, %rd1, 200000;
+SPIN:
+	mov.u64 %rd3, %globaltimer;
+	setp.lt.u64 %p, %rd3, %rd2;
+	@%p bra SPIN;
+	mov.u32 %r1, %tid.x;
+	setp.ne.u32 %p, %r1, 0;
+	@%p bra DONE;
+	ld.param.u64 %rd4, [flags];
+	cvta.to.global.u64 %rd4, %rd4;
+	mov.u32 %r2, %ctaid.x;
+	mul.wide.u32 %rd5, %r2, 4;
+	add.u64 %rd6, %rd4, %rd5;
+	mov.u32 %r3, 1;
+	st.global.u32 [%rd6], %r3;
+DONE:
+	ret;
+}
+
+.visible .entry read_flags(.param .u64 flags, .param .u64 out, .param .s32 n)
+{
+	.reg .pred %p;
+	.reg .u32 %r<4>;
+	.reg .u64 %rd<8>;
+	griddepcontrol.wait;
+	mov.u32 %r1, %tid.x;
+	ld.param.s32 %r2, [n];
+	setp.ge.s32 %p, %r1, %r2;
+	@%p bra DONE;
+	ld.param.u64 %rd1, [flags];
+	ld.param.u64 %rd2, [out];
+	cvta.to.global.u64 %rd1, %rd1;
+	cvta.to.global.u64 %rd2, %rd2;
+	mul.wide.u32 %rd3, %r1, 4;
+	add.u64 %rd4, %rd1, %rd3;
+	ld.global.u32 %r3, [%rd4];
+	add.u64 %rd5, %rd2, %rd3;
+	st.global.u32 [%rd5], %r3;
+DONE:
+	ret;
+}
+`
+
+// TestGPULaunchAfterPrior: a kernel launched to overlap the grid before it
+// (LaunchAfterPrior), plainly and in clusters of 2 blocks, reads what every
+// block of that grid wrote once it has waited for it (griddepcontrol.wait),
+// although the grid let it launch before writing anything.
+func TestGPULaunchAfterPrior(t *testing.T) {
+	d := gpu(t)
+	if cc, _ := d.Attribute(AttrComputeCapabilityMajor); cc < 9 {
+		t.Skipf("programmatic dependent launch is sm_90's; this is sm_%d", cc)
+	}
+	mod, _, err := LoadPTX(priorGridPTX, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mod.Unload()
+	write, err := mod.Function("slow_write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := mod.Function("read_flags")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 264 // two blocks an SM on a 132-SM device: every block resident at once
+	flags, err := Alloc(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer flags.Free()
+	out, err := Alloc(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Free()
+	s, err := NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Destroy()
+	for _, cluster := range []Dim3{{}, {2, 1, 1}} {
+		if err := flags.MemsetD32Async(0, n, s); err != nil {
+			t.Fatal(err)
+		}
+		if err := out.MemsetD32Async(7, n, s); err != nil {
+			t.Fatal(err)
+		}
+		var pw, pr Params
+		pw.Ptr(uintptr(flags))
+		pr.Ptr(uintptr(flags)).Ptr(uintptr(out)).I32(n)
+		if err := Launch(write, Dim3{n, 1, 1}, Dim3{32, 1, 1}, 0, s, &pw); err != nil {
+			t.Fatal(err)
+		}
+		if err := LaunchAfterPrior(read, Dim3{2, 1, 1}, Dim3{n, 1, 1}, cluster, 0, s, &pr); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, 4*n)
+		if err := out.CopyToHost(got); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			if v := binary.LittleEndian.Uint32(got[4*i:]); v != 1 {
+				t.Fatalf("cluster %v: out[%d] = %d, want 1 (the flag its block wrote)", cluster, i, v)
+			}
+		}
+	}
+}
