@@ -282,7 +282,7 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	if err := packConvParams(p, v, sv, k, ws, ctrs); err != nil {
 		return err
 	}
-	return launchAfterPrior(k.fn, k.gen, grid, stream, p)
+	return launch(k.fn, k.gen, grid, stream, p)
 }
 
 // launchConvCopies launches on c's stream the transposes that make the

@@ -196,23 +196,6 @@ func (rt *Runtime) legalKernel(t Target, cfg ptx.GemmConfig) (*Kernel, error) {
 	return rt.Kernel(t, cfg)
 }
 
-// launchAfterPrior is launch for a kernel that runs right after one of
-// ours on s (the NHWC copies before a convolution): where k waits for the
-// grid before it (ptx.Kernel.WaitsOnPrior) it is launched to overlap that
-// grid's end, its blocks resident and set up while the grid's last ones
-// finish; elsewhere, and on a stream being captured into a graph, plainly.
-func launchAfterPrior(f cuda.Function, k *ptx.Kernel, grid [3]int, s cuda.Stream, p *cuda.Params) error {
-	if !k.WaitsOnPrior() || s.Capturing() {
-		return launch(f, k, grid, s, p)
-	}
-	var cluster cuda.Dim3
-	if cl := k.Cluster(); cl > 0 {
-		cluster = cuda.Dim3{1, 1, uint32(cl)}
-	}
-	return cuda.LaunchAfterPrior(f, cuda.Dim3{uint32(grid[0]), uint32(grid[1]), uint32(grid[2])},
-		cuda.Dim3{uint32(k.Block[0]), uint32(k.Block[1]), uint32(k.Block[2])}, cluster, k.SharedBytes, s, p)
-}
-
 func launch(f cuda.Function, k *ptx.Kernel, grid [3]int, s cuda.Stream, p *cuda.Params) error {
 	if cl := k.Cluster(); cl > 0 {
 		return cuda.LaunchCluster(f, cuda.Dim3{uint32(grid[0]), uint32(grid[1]), uint32(grid[2])},

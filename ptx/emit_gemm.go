@@ -49,10 +49,6 @@ const smemSymbol = "isaac_smem"
 func emitGemm(g geometry, name, arch string) string {
 	b := &builder{}
 	c := &gemmCtx{g: g, b: b}
-	if priorGridWaits(g.in, arch) {
-		b.comment("the grid before this one in the stream (the NHWC copies) done and visible: Kernel.WaitsOnPrior")
-		b.ins("griddepcontrol.wait")
-	}
 	c.prologue()
 	var la, lb tileLoader
 	switch {

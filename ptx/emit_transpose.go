@@ -154,12 +154,6 @@ func generateTransposes(es int, jobs []TransposeJob, arch string, roundTF32 bool
 	}
 	b := &builder{}
 	c := &gemmCtx{b: b}
-	if arch == "sm_90" {
-		// The kernel after this one (a convolution on the copies, whose
-		// first instruction waits for this grid: Kernel.WaitsOnPrior) may
-		// be launched once every block has started.
-		b.ins("griddepcontrol.launch_dependents")
-	}
 	tid := b.reg(kB32)
 	b.ins("mov.u32 %s, %%tid.x", tid)
 	var blk [3]string

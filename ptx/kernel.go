@@ -50,25 +50,7 @@ type Kernel struct {
 	windowClass WindowClass  // and its class
 
 	persistent bool // GemmConfig.PS: the blocks walk the tiles (Grid, Persistent)
-
-	// waitsOnPrior: the kernel's first instruction waits for the grid
-	// before it in its stream (griddepcontrol.wait), see WaitsOnPrior.
-	waitsOnPrior bool
 }
-
-// WaitsOnPrior reports whether the kernel begins by waiting for the grid
-// launched before it in its stream to complete and its memory to be
-// visible (griddepcontrol.wait, sm_90): it may then be launched while that
-// grid still runs (programmatic dependent launch), which hides its launch
-// behind that grid's last blocks. A kernel launched that way without the
-// wait could read what the grid before it has not written yet. Launched
-// plainly the wait has nothing to wait for.
-func (k *Kernel) WaitsOnPrior() bool { return k.waitsOnPrior }
-
-// priorGridWaits reports whether a kernel of class in for arch begins with
-// griddepcontrol.wait: convolutions on sm_90, which the runtime may launch
-// right behind the transposes that make their NHWC copies.
-func priorGridWaits(in InputClass, arch string) bool { return in.Conv != NotConv && arch == "sm_90" }
 
 // Persistent reports whether the kernel is persistent (GemmConfig.PS): its
 // blocks walk the output tiles, so the runtime launches at most as many as
@@ -232,7 +214,6 @@ func GenerateGemm(cfg GemmConfig, in InputClass, arch string) (*Kernel, error) {
 		tileM:       cfg.ML, tileN: cfg.NL,
 		splits: cfg.KG, wsElem: g.epiType.Size(), cluster: g.kc,
 		serial: serialSplit(g), persistent: cfg.PS == 1,
-		waitsOnPrior: priorGridWaits(in, arch),
 	}
 	if k.serial {
 		k.tileCounters = splitCounters(g)

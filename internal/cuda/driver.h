@@ -130,11 +130,6 @@ CUresult isaac_cuda_launch(uintptr_t f, const unsigned int *grid, const unsigned
 CUresult isaac_cuda_launch_cluster(uintptr_t f, const unsigned int *grid, const unsigned int *block,
 	const unsigned int *cluster, unsigned int shared_bytes, uintptr_t stream,
 	unsigned char *args, const int *offsets, int nargs);
-/* cuLaunchKernelEx with thread-block clusters (cluster NULL: none) and
- * programmatic stream serialization (programmatic != 0). */
-CUresult isaac_cuda_launch_ex(uintptr_t f, const unsigned int *grid, const unsigned int *block,
-	const unsigned int *cluster, int programmatic, unsigned int shared_bytes, uintptr_t stream,
-	unsigned char *args, const int *offsets, int nargs);
 
 /* JIT: load a PTX image with the error and info logs captured. */
 CUresult isaac_cuda_load_ptx(CUmodule *mod, const char *ptx, int max_registers,

@@ -118,25 +118,3 @@ func LaunchCluster(f Function, grid, block, cluster Dim3, sharedBytes int, strea
 		(*C.uint)(&cluster[0]), C.uint(sharedBytes), C.uintptr_t(stream), args, offs, C.int(p.Len()))
 	return check("cuLaunchKernelEx", r)
 }
-
-// LaunchAfterPrior launches f as Launch does (with thread-block clusters of
-// the given shape unless cluster is zero) and lets it start before the
-// grid launched before it on stream has completed (cuLaunchKernelEx with
-// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, sm_90+): once
-// every block of that grid has run griddepcontrol.launch_dependents, or
-// exited. f must itself wait for that grid (griddepcontrol.wait) before
-// it reads what that grid writes; a grid before it that never triggers
-// delays the launch to its end, as a plain launch.
-func LaunchAfterPrior(f Function, grid, block, cluster Dim3, sharedBytes int, stream Stream, p *Params) error {
-	args, offs, err := p.pointers()
-	if err != nil {
-		return err
-	}
-	var cl *C.uint
-	if cluster != (Dim3{}) {
-		cl = (*C.uint)(&cluster[0])
-	}
-	r := C.isaac_cuda_launch_ex(C.uintptr_t(f), (*C.uint)(&grid[0]), (*C.uint)(&block[0]), cl, 1,
-		C.uint(sharedBytes), C.uintptr_t(stream), args, offs, C.int(p.Len()))
-	return check("cuLaunchKernelEx", r)
-}
