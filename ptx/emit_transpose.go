@@ -483,7 +483,7 @@ const rowsGroup = 8
 // Every load of the thread's row is issued before its first store, so the
 // row costs one round trip to memory whatever its length (issued in
 // batches of 8 with the stores between, a 5×5 filter's 25 taps took four:
-// gputest/results/h200/conv/call1). Loads and stores come in groups of
+// gputest/results/h200/conv/call105). Loads and stores come in groups of
 // rowsGroup; the loads branch to the stores, and the stores return, after
 // the group that reaches D. The job takes rows of at most maxD elements
 // (RowsMaxD, or RowsJob's bound).
