@@ -59,23 +59,7 @@ func TestPlanTranspose(t *testing.T) {
 	} {
 		N, C, H, W := tc.N, tc.C, tc.H, tc.W // H·W beyond RowsMaxD: the rows job is the copy alone
 		st := tc.strides(N, C, H, W)
-		size := 1
-		for i, d := range [4]int{N, C, H, W} {
-			size += (d - 1) * st[i]
-		}
-		src := make([]int, size)
-		for i := range src {
-			src[i] = -1
-		}
-		for n := range N {
-			for c := range C {
-				for h := range H {
-					for w := range W {
-						src[n*st[0]+c*st[1]+h*st[2]+w*st[3]] = ((n*H+h)*W+w)*C + c
-					}
-				}
-			}
-		}
+		src := nhwcIndices([4]int{N, C, H, W}, st)
 		p := planTranspose(tc.es, 0, 0, [4]int{N, C, H, W}, st)
 		switch {
 		case tc.job == ptx.TransposeRows && p.job != ptx.RowsJob(p.dims[3]):
@@ -99,5 +83,85 @@ func TestPlanTranspose(t *testing.T) {
 	}
 }
 
+// nhwcIndices is a tensor of dims (N, C, H, W) and element strides st
+// whose elements hold their index in the packed NHWC copy (-1 where no
+// element lies).
+func nhwcIndices(dims, st [4]int) []int {
+	size := 1
+	for i, d := range dims {
+		size += (d - 1) * st[i]
+	}
+	src := make([]int, size)
+	for i := range src {
+		src[i] = -1
+	}
+	N, C, H, W := dims[0], dims[1], dims[2], dims[3]
+	for n := range N {
+		for c := range C {
+			for h := range H {
+				for w := range W {
+					src[n*st[0]+c*st[1]+h*st[2]+w*st[3]] = ((n*H+h)*W+w)*C + c
+				}
+			}
+		}
+	}
+	return src
+}
+
 // nchw are the strides of a packed NCHW tensor.
 func nchw(N, C, H, W int) [4]int { return [4]int{C * H * W, H * W, W, 1} }
+
+// FuzzPlanTranspose: for a tensor of any dimensions and strides (packed or
+// padded NCHW, packed or padded NHWC, or a permutation of the dimensions),
+// the plan moves every element to its place in the packed NHWC copy, and
+// takes a job only where it fits: words (a pairs job) for 2-byte elements
+// that ptx.PairsFit allows from a 4-byte aligned source, a rows job for rows
+// of at most ptx.RowsMaxD elements, generated for its rows (ptx.RowsJob).
+func FuzzPlanTranspose(f *testing.F) {
+	f.Add(uint8(2), uint8(3), uint8(6), uint8(4), uint8(9), uint8(0), uint8(0), false)
+	f.Add(uint8(4), uint8(3), uint8(5), uint8(4), uint8(9), uint8(1), uint8(0), false)
+	f.Add(uint8(2), uint8(2), uint8(36), uint8(17), uint8(42), uint8(2), uint8(3), false)
+	f.Add(uint8(2), uint8(1), uint8(64), uint8(3), uint8(3), uint8(3), uint8(0), true)
+	f.Add(uint8(8), uint8(2), uint8(7), uint8(1), uint8(1), uint8(4), uint8(5), false)
+	f.Fuzz(func(t *testing.T, esb, n, c, h, w, layout, pad uint8, odd bool) {
+		es := []int{2, 4, 8}[int(esb)%3]
+		N, C, H, W := 1+int(n)%4, 1+int(c)%70, 1+int(h)%9, 1+int(w)%40
+		p := int(pad) % 5
+		var st [4]int
+		switch layout % 5 {
+		case 0: // NCHW, rows padded by p
+			st = [4]int{C * H * (W + p), H * (W + p), W + p, 1}
+		case 1: // NHWC, pixels padded by p
+			st = [4]int{H * W * (C + p), 1, W * (C + p), C + p}
+		case 2: // a slice of a larger NCHW tensor
+			st = [4]int{(C + p) * (H + 1) * (W + p), (H + 1) * (W + p), W + p, 1}
+		case 3: // CNHW: images interleaved
+			st = [4]int{H * W, N * H * W, W, 1}
+		default: // HWNC
+			st = [4]int{C, 1, W * N * C, N * C}
+		}
+		src := nhwcIndices([4]int{N, C, H, W}, st)
+		at := uintptr(1 << 12)
+		if odd {
+			at += uintptr(es / 2) // a source not aligned to 4 bytes (for 2-byte elements)
+		}
+		plan := planTranspose(es, at, 0, [4]int{N, C, H, W}, st)
+		switch {
+		case plan.job == ptx.TransposePairs && (es != 2 || !ptx.PairsFit(at, plan.dims, plan.strides)):
+			t.Fatalf("a pairs job of %d-byte elements at %#x, dims %v strides %v", es, at, plan.dims, plan.strides)
+		case plan.job.Rows() && (plan.dims[3] > ptx.RowsMaxD || plan.job != ptx.RowsJob(plan.dims[3]) && plan.job != ptx.TransposeRows):
+			t.Fatalf("rows job %v for rows of %d", plan.job, plan.dims[3])
+		case plan.job.Rows() && plan.job != ptx.RowsJob(plan.dims[3]):
+			t.Fatalf("rows job %v for rows of %d, want %v", plan.job, plan.dims[3], ptx.RowsJob(plan.dims[3]))
+		}
+		got := plan.apply(src)
+		if len(got) != N*C*H*W {
+			t.Fatalf("%d elements, want %d", len(got), N*C*H*W)
+		}
+		for i, v := range got {
+			if v != i {
+				t.Fatalf("%v (dims %v strides %v): element %d of the copy is %d", plan.job, plan.dims, plan.strides, i, v)
+			}
+		}
+	})
+}

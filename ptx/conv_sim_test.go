@@ -109,8 +109,9 @@ func simThread(prog []simInstr2, params map[string]int64, tid, bx, by int64, gri
 
 // simThreadShared is simThread with the block's shared memory's known
 // 32-bit integers in smem (nil: none): a scalar st.shared.s32 or .b32 of a
-// known value records it, and a scalar ld.shared.s32 or .b32 reads it (an
-// address no thread has written leaves the register unknown). Threads run
+// known value records it, and a scalar ld.shared.s32 or .b32 reads it (a
+// .b16 store and load likewise, for the 2-byte elements of a transpose's
+// tiles; an address no thread has written leaves the register unknown). Threads run
 // one after another, so a value another thread writes is there only if
 // that thread ran first (or in an earlier pass over the block). With
 // lenient, an instruction guarded by an unknown predicate is skipped (a
@@ -319,6 +320,13 @@ func simRun(prog []simInstr2, params map[string]int64, tid int64, block, grid [3
 					delete(smem, s)
 				}
 			}
+			if smem != nil && op == "st.shared.b16" { // a 2-byte element (a transpose's tile)
+				if v, ok := val(a[1]); ok {
+					smem[s] = v & 0xffff
+				} else {
+					delete(smem, s)
+				}
+			}
 		case smemFrom != nil && strings.HasPrefix(op, "ld.shared"):
 			s, ok := addr(a[1])
 			delete(regs, a[0])
@@ -326,6 +334,13 @@ func simRun(prog []simInstr2, params map[string]int64, tid int64, block, grid [3
 				from[a[0]] = g
 			} else {
 				delete(from, a[0])
+			}
+		case smem != nil && op == "ld.shared.b16":
+			s, ok := addr(a[1])
+			if v, known := smem[s]; ok && known {
+				regs[a[0]] = v
+			} else {
+				delete(regs, a[0])
 			}
 		case smem != nil && (op == "ld.shared.s32" || op == "ld.shared.b32" || op == "ld.shared.v2.b32"):
 			s, ok := addr(a[1])

@@ -224,3 +224,65 @@ func distinctBanks(accesses [][]int64) error {
 	}
 	return nil
 }
+
+// FuzzTransposesSimulated runs a transposes kernel of one or two jobs of
+// any kind over 2-byte tensors of drawn dimensions and strides through the
+// simulation of checkTransposesSimulated, against the packed copy each job
+// defines: every element of each copy written once with its source's
+// value, nothing read outside the sources or written outside the copies.
+// A rows job is the one RowsJob gives for its rows, or TransposeRows for
+// any row up to RowsMaxD; a pairs job is drawn only where PairsFit allows.
+func FuzzTransposesSimulated(f *testing.F) {
+	f.Add(uint8(0x10), uint8(2), uint8(36), uint8(6), uint8(12), uint8(0), uint8(0), uint8(3), uint8(10), uint8(9), uint8(0))
+	f.Add(uint8(0x21), uint8(1), uint8(70), uint8(2), uint8(37), uint8(3), uint8(1), uint8(4), uint8(5), uint8(25), uint8(2))
+	f.Add(uint8(0x02), uint8(2), uint8(66), uint8(3), uint8(130), uint8(2), uint8(0), uint8(1), uint8(3), uint8(32), uint8(0))
+	f.Add(uint8(0x13), uint8(1), uint8(7), uint8(1), uint8(17), uint8(0), uint8(0), uint8(2), uint8(69), uint8(1), uint8(5))
+	f.Fuzz(func(t *testing.T, kinds, a, b, c, d, pad, gap, a1, b1, d1, pad1 uint8) {
+		// kinds: the low nibble the first job's kind (mod 3: tiles, rows,
+		// pairs), the high nibble the second's (mod 4, 3: no second job).
+		job := func(kind uint8, a, b, c, d, pad, gap int) (transposeSimJob, bool) {
+			a, b, c, d = 1+a%3, 1+b%70, 1+c%3, 1+d%70
+			pad, gap = pad%4, gap%3
+			switch kind % 3 {
+			case 1: // rows of d elements, C merged away
+				d = 1 + d%RowsMaxD
+				st := [4]int{b*(d+pad) + gap, d + pad, 0, 1}
+				j := TransposeRows
+				if pad%2 == 0 {
+					j = RowsJob(d)
+				}
+				return transposeSimJob{j, [4]int{a, b, 1, d}, st}, true
+			case 2: // pairs: even rows and channels, even strides
+				b, d, pad, gap = b+b%2, d+d%2, pad-pad%2, gap-gap%2
+				st := [4]int{c * b * (d + pad) + gap, d + pad, b * (d + pad), 1}
+				j := transposeSimJob{TransposePairs, [4]int{a, b, c, d}, st}
+				return j, PairsFit(0, j.dims, j.strides)
+			}
+			st := [4]int{(b*c)*(d+pad) + gap, d + pad, b * (d + pad), 1 + pad%2}
+			if st[3] == 2 {
+				st = [4]int{(b*c)*(2*d+pad) + gap, 2*d + pad, b * (2*d + pad), 2}
+			}
+			return transposeSimJob{TransposeTiles, [4]int{a, b, c, d}, st}, true
+		}
+		first, ok := job(kinds&15, int(a), int(b), int(c), int(d), int(pad), int(gap))
+		if !ok {
+			t.Skip("not a pairs job")
+		}
+		jobs := []transposeSimJob{first}
+		if kinds>>4%4 != 3 { // a second job
+			second, ok := job(kinds>>4, int(a1), int(b1), int(c), int(d1), int(pad1), int(gap))
+			if !ok {
+				t.Skip("not a pairs job")
+			}
+			jobs = append(jobs, second)
+		}
+		var kindsOf []TransposeJob
+		for _, j := range jobs {
+			if j.extent() > 1<<16 {
+				t.Skip("an extent beyond the simulated values")
+			}
+			kindsOf = append(kindsOf, j.job)
+		}
+		checkTransposesSimulated(t, kindsOf, jobs)
+	})
+}
