@@ -173,7 +173,10 @@ func TestPointwiseGemmRefuses(t *testing.T) {
 		edit func(*Conv)
 	}{
 		{"3×3", func(c *Conv) { c.W.Dims = []int{128, 64, 3, 3}; c.Y.Dims[2], c.Y.Dims[3] = 26, 26 }},
-		{"padded", func(c *Conv) { c.Pad = []int{1, 0}; c.Y.Dims[2] = 30 }},
+		{"padded", func(c *Conv) {
+			c.Pad = []int{1, 0}
+			c.Y.Dims[2], c.Y.Strides = 30, []int{128 * 30 * 28, 30 * 28, 28, 1}
+		}},
 		{"stride 2", func(c *Conv) { c.Stride = []int{2, 2}; c.Y.Dims[2], c.Y.Dims[3] = 14, 14 }},
 		{"grouped", func(c *Conv) { c.Groups, c.W.Dims[1] = 2, 32 }},
 		{"TF32", func(c *Conv) { c.MathType = CudnnDefaultMath }},

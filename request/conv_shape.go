@@ -128,6 +128,11 @@ func (c *Conv) Shape() (ConvShape, Reason) {
 	if s.YBytes, ok = extent([4]int{s.N, s.K, s.P, s.Q}, s.YStrides, es); !ok {
 		return s, FwdTooLarge
 	}
+	if overlaps([4]int{s.N, s.K, s.P, s.Q}, s.YStrides) {
+		// Elements of y that share an address: what they hold depends on
+		// the order in which cuDNN writes them, where it takes the call.
+		return s, FwdUnsupported
+	}
 	s.WBytes = s.K * s.C / s.G * s.R * s.S * es
 	if s.WBytes/es >= 1<<31 || s.N*s.P*s.Q >= 1<<31 {
 		return s, FwdTooLarge
@@ -146,6 +151,31 @@ func extent(dims, strides [4]int, es int) (int, bool) {
 		last += (d - 1) * strides[i]
 	}
 	return (last + 1) * es, last < 1<<31-1
+}
+
+// overlaps reports whether two elements of a tensor of dims and
+// (non-negative) element strides might share an address: unless, with its
+// dimensions of more than one element in order of their strides, each
+// stride steps past every offset the dimensions before it reach (a packed
+// or padded layout in any order of dimensions), it says they might.
+func overlaps(dims, strides [4]int) bool {
+	order := [4]int{0, 1, 2, 3} // by stride: an insertion sort of four
+	for i := 1; i < 4; i++ {
+		for j := i; j > 0 && strides[order[j]] < strides[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	reach := 0 // the largest offset of the dimensions so far
+	for _, i := range order {
+		if dims[i] <= 1 {
+			continue
+		}
+		if strides[i] <= reach {
+			return true
+		}
+		reach += (dims[i] - 1) * strides[i]
+	}
+	return false
 }
 
 // ReductionCRS is the implicit GEMM's reduction length, C/G·R·S.

@@ -1,6 +1,9 @@
 package request
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // conv3x3 is a valid 3×3 convolution of 8×64×28×28 float, NCHW.
 func conv3x3() *Conv {
@@ -47,6 +50,12 @@ func TestConvShape(t *testing.T) {
 		{"grouped, filter channels not C/G", func(c *Conv) { c.Groups = 2 }, FwdInvalid},
 		{"half data, double compute", func(c *Conv) { c.X.Type, c.Y.Type, c.W.Type, c.Compute = CudnnHalf, CudnnHalf, CudnnHalf, CudnnDouble }, FwdUnsupported},
 		{"offsets beyond 32 bits", func(c *Conv) { c.X.Strides[0] = 1 << 29 }, FwdTooLarge},
+		{"y in NHWC", func(c *Conv) { c.Y.Strides = []int{784 * 128, 1, 28 * 128, 128} }, Served},
+		{"y a slice of padded rows", func(c *Conv) { c.Y.Strides = []int{130 * 30 * 29, 30 * 29, 29, 1} }, Served},
+		{"x with a stride of 0", func(c *Conv) { c.X.Strides[0] = 0 }, Served}, // read only: a batch of one image, repeated
+		{"y with a stride of 0", func(c *Conv) { c.Y.Strides[0] = 0 }, FwdUnsupported},
+		{"y's channels overlapping", func(c *Conv) { c.Y.Strides[1] = 500 }, FwdUnsupported},
+		{"y's pixels overlapping their neighbours", func(c *Conv) { c.Y.Strides = []int{784 * 128, 1, 28 * 128, 64} }, FwdUnsupported},
 	} {
 		c := conv3x3()
 		tc.edit(c)
@@ -58,5 +67,45 @@ func TestConvShape(t *testing.T) {
 	c.MathType, c.Mode = CudnnDefaultMath, 0
 	if s, _ := c.Shape(); !s.TF32 || !s.Flip {
 		t.Errorf("default math and CUDNN_CONVOLUTION: %v", s)
+	}
+}
+
+// overlaps is never false where two elements share an address (every
+// offset of small tensors of drawn strides enumerated), and is false for
+// packed and padded layouts in every order of their dimensions.
+func TestOverlaps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		var dims, strides [4]int
+		for i := range dims {
+			dims[i], strides[i] = 1+rng.IntN(4), rng.IntN(20)
+		}
+		seen, dup := map[int]bool{}, false
+		for a := range dims[0] {
+			for b := range dims[1] {
+				for c := range dims[2] {
+					for d := range dims[3] {
+						o := a*strides[0] + b*strides[1] + c*strides[2] + d*strides[3]
+						dup = dup || seen[o]
+						seen[o] = true
+					}
+				}
+			}
+		}
+		if dup && !overlaps(dims, strides) {
+			t.Fatalf("dims %v strides %v: elements share an address, overlaps says no", dims, strides)
+		}
+	}
+	for _, perm := range [][4]int{{0, 1, 2, 3}, {0, 2, 3, 1}, {1, 0, 2, 3}, {3, 2, 1, 0}} {
+		dims := [4]int{3, 5, 2, 7}
+		var strides [4]int
+		step := 1
+		for i := 3; i >= 0; i-- { // perm[3] the fastest dimension, each row padded by one
+			strides[perm[i]] = step
+			step = (step*dims[perm[i]] + 1)
+		}
+		if overlaps(dims, strides) {
+			t.Errorf("dims %v strides %v (packed and padded): overlaps says yes", dims, strides)
+		}
 	}
 }
