@@ -109,3 +109,55 @@ func TestOverlaps(t *testing.T) {
 		}
 	}
 }
+
+// FuzzConvShape: whatever the descriptors say, Shape answers without a
+// panic, and a convolution it serves is one the kernels can address: y's
+// dimensions are the output's, every dimension and stride positive where it
+// matters, y's elements apart, and each tensor's extent the span of its
+// strides.
+func FuzzConvShape(f *testing.F) {
+	f.Add(int16(8), int16(64), int16(28), int16(28), int16(128), int8(3), int8(3), int8(1), int8(1), int8(1), int8(1), int32(784), int32(28), int32(1), uint8(0))
+	f.Add(int16(1), int16(3), int16(224), int16(224), int16(64), int8(7), int8(7), int8(3), int8(2), int8(1), int8(1), int32(1), int32(672), int32(3), uint8(1))
+	f.Add(int16(2), int16(4), int16(5), int16(5), int16(4), int8(3), int8(3), int8(0), int8(1), int8(2), int8(4), int32(0), int32(5), int32(1), uint8(2))
+	f.Fuzz(func(t *testing.T, n, c, h, w, k int16, r, s, pad, str, dil, groups int8, ysC, ysH, ysW int32, mode uint8) {
+		cv := conv3x3()
+		N, C, H, W, K := int(n), int(c), int(h), int(w), int(k)
+		cv.X.Dims = []int{N, C, H, W}
+		cv.X.Strides = []int{C * H * W, H * W, W, 1}
+		g := max(int(groups), 1)
+		cv.Groups = int(groups)
+		cv.W.Dims = []int{K, C / g, int(r), int(s)}
+		cv.Pad, cv.Stride, cv.Dilation = []int{int(pad), int(pad)}, []int{int(str), int(str)}, []int{int(dil), int(dil)}
+		out := func(in int) int {
+			if str == 0 {
+				return 0
+			}
+			return (in+2*int(pad)-((int(r)-1)*int(dil)+1))/int(str) + 1
+		}
+		P, Q := out(H), out(W)
+		cv.Y.Dims = []int{N, K, P, Q}
+		cv.Y.Strides = []int{K * int(ysC), int(ysC), int(ysH), int(ysW)}
+		cv.Mode = int(mode % 3)
+		shape, reason := cv.Shape()
+		if reason != Served {
+			return
+		}
+		if shape.P != P || shape.Q != Q || shape.P < 1 || shape.Q < 1 {
+			t.Fatalf("served with an output of %d×%d, y's %d×%d", shape.P, shape.Q, P, Q)
+		}
+		for _, v := range []int{shape.N, shape.C, shape.H, shape.W, shape.K, shape.R, shape.S, shape.G, shape.StrH, shape.DilH} {
+			if v < 1 {
+				t.Fatalf("served with a dimension %d: %v", v, shape)
+			}
+		}
+		if overlaps([4]int{shape.N, shape.K, shape.P, shape.Q}, shape.YStrides) {
+			t.Fatalf("served with y's elements overlapping: %v", shape)
+		}
+		if x, ok := extent([4]int{shape.N, shape.C, shape.H, shape.W}, shape.XStrides, shape.Type.Data.Size()); !ok || x != shape.XBytes || x <= 0 {
+			t.Fatalf("x's extent %d (%v), shape says %d", x, ok, shape.XBytes)
+		}
+		if y, ok := extent([4]int{shape.N, shape.K, shape.P, shape.Q}, shape.YStrides, shape.Type.Data.Size()); !ok || y != shape.YBytes || y <= 0 {
+			t.Fatalf("y's extent %d (%v), shape says %d", y, ok, shape.YBytes)
+		}
+	})
+}
