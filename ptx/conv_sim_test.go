@@ -906,3 +906,63 @@ func TestConvStagedEpilogueSimulated(t *testing.T) {
 		}
 	}
 }
+
+// FuzzConvAddressingSimulated runs checkConvAddressing (every thread of a
+// block simulated: each copy of x's and the filter's tiles from the element
+// the implicit GEMM's (pixel, tap) stands for, zeros outside x, and each
+// element of the block's tile of y stored once) on drawn problems: any
+// padding, stride, dilation and mode, x and y in NCHW, NHWC or as slices,
+// for a drawn class and configuration of convClasses and convConfigs (not
+// split over the grid, not wgmma: the GPU tests run those), at the first
+// block or the last. A class of channel vectors gets NHWC tensors whose
+// channels its vectors divide.
+func FuzzConvAddressingSimulated(f *testing.F) {
+	f.Add(uint16(0), uint8(2), uint8(3), uint8(7), uint8(9), uint8(5), uint8(3), uint8(3), uint8(1), uint8(1), uint8(0), uint8(0), false)
+	f.Add(uint16(37), uint8(3), uint8(2), uint8(11), uint8(6), uint8(3), uint8(2), uint8(3), uint8(4), uint8(2), uint8(1), uint8(1), true)
+	f.Add(uint16(101), uint8(1), uint8(16), uint8(6), uint8(5), uint8(9), uint8(3), uint8(2), uint8(1), uint8(1), uint8(2), uint8(2), true)
+	type job struct {
+		cfg GemmConfig
+		in  InputClass
+	}
+	var jobs []job
+	for _, in := range convClasses() {
+		if in.AType != F32 && in.AType != F16 {
+			continue
+		}
+		for _, cfg := range convConfigs(in) {
+			if cfg.KG == 1 && !cfg.Math.IsWGMMA() {
+				jobs = append(jobs, job{cfg, in})
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint16, n, c, h, w, k, r, s, pad, str, dil, layout uint8, last bool) {
+		j := jobs[int(which)%len(jobs)]
+		p := convSimProblem{N: 1 + int(n)%3, C: 1 + int(c)%6, H: 1 + int(h)%12, W: 1 + int(w)%12, K: 1 + int(k)%12,
+			R: 1 + int(r)%4, S: 1 + int(s)%4, PadH: int(pad) % 4, PadW: int(pad) / 4 % 3,
+			StrH: 1 + int(str)%3, StrW: 1 + int(str)/3%3, DilH: 1 + int(dil)%2, DilW: 1 + int(dil)/2%2, Flip: layout&8 != 0}
+		vec := max(j.in.AlignA, 1)
+		if j.in.ChannelLines {
+			vec = 128 / j.in.AType.Size()
+		}
+		if vec > 1 {
+			p.C = vec * (1 + int(c)%2)
+		}
+		P, Q := p.P(), p.Q()
+		if P < 1 || Q < 1 {
+			t.Skip("no output")
+		}
+		switch {
+		case vec > 1 || layout%3 == 1: // NHWC
+			p.X, p.Y = [4]int{p.H * p.W * p.C, 1, p.W * p.C, p.C}, [4]int{P * Q * p.K, 1, Q * p.K, p.K}
+		case layout%3 == 0: // NCHW
+			p.X, p.Y = [4]int{p.C * p.H * p.W, p.H * p.W, p.W, 1}, [4]int{p.K * P * Q, P * Q, Q, 1}
+		default: // slices of larger NCHW tensors
+			p.X, p.Y = [4]int{(p.C + 2) * (p.H + 1) * (p.W + 3), (p.H + 1) * (p.W + 3), p.W + 3, 1}, [4]int{(p.K + 1) * P * (Q + 2), P * (Q + 2), Q + 2, 1}
+		}
+		bx := int64(0)
+		if last {
+			bx = int64(ceilDiv(p.N*P*Q, j.cfg.ML) - 1)
+		}
+		checkConvAddressing(t, j.cfg, j.in, p, bx)
+	})
+}
