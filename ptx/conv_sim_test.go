@@ -683,6 +683,7 @@ func checkTileStored(t *testing.T, cfg GemmConfig, in InputClass, p convSimProbl
 // x and stores the right elements of y, on problems with padding, strides,
 // dilation, flipped filters and NCHW, NHWC and sliced layouts.
 func TestConvAddressingSimulated(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	problems := []convSimProblem{
 		{N: 2, C: 3, H: 7, W: 9, K: 5, R: 3, S: 3, PadH: 1, PadW: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1},
@@ -847,6 +848,7 @@ func checkConvStagedStores(t *testing.T, cfg GemmConfig, in InputClass, p convSi
 // and tf32 kernels, the first and the last block (the values are not
 // simulated: the GPU tests check them).
 func TestConvStagedEpilogueSimulated(t *testing.T) {
+	t.Parallel()
 	base := convSimProblem{N: 2, C: 16, H: 6, W: 6, R: 3, S: 3, PadH: 1, PadW: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1}
 	P, Q := base.P(), base.Q() // 6×6: 36 pixels an image
 	nhwc := func(k, kPad int) convSimProblem {

@@ -322,6 +322,7 @@ type transposeCase struct{ dims, strides [4]int }
 // else is written; a block runs the job its z slice falls in, and the
 // second job's blocks past its own exit.
 func TestTransposesSimulated(t *testing.T) {
+	t.Parallel()
 	tiles := transposeCase{[4]int{2, 70, 3, 37}, [4]int{70 * (3*77 + 3), 3*77 + 3, 77, 2}} // rows 77 apart, every other element
 	// rowsOf is a rows job's tensor of rows of d elements, padded.
 	rowsOf := func(d int) transposeCase {

@@ -350,6 +350,7 @@ func TestTMAPipelineSimulatedDrawn(t *testing.T) {
 // configurations of every class's space and on the heuristic's mma.sync
 // choices for a few shapes.
 func TestLdmatrixSimulated(t *testing.T) {
+	t.Parallel()
 	rng := ptx.NewRand(77)
 	classes := ptx.Classes()
 	n, withLd := 0, 0

@@ -51,6 +51,7 @@ func (j transposeSimJob) extent() int64 {
 func transposeSimValue(i int, e int64) int64 { return (e*3 + 1 + int64(i)*0x5555) & 0xffff }
 
 func TestTransposePairsSimulated(t *testing.T) {
+	t.Parallel()
 	packed := func(a, b, c, d int) [4]int { return [4]int{b * c * d, c * d, d, 1} }
 	x := func(a, b, c, d int) transposeSimJob {
 		return transposeSimJob{TransposePairs, [4]int{a, b, 1, c * d}, [4]int{b * c * d, c * d, 0, 1}}
@@ -254,7 +255,7 @@ func FuzzTransposesSimulated(f *testing.F) {
 				return transposeSimJob{j, [4]int{a, b, 1, d}, st}, true
 			case 2: // pairs: even rows and channels, even strides
 				b, d, pad, gap = b+b%2, d+d%2, pad-pad%2, gap-gap%2
-				st := [4]int{c * b * (d + pad) + gap, d + pad, b * (d + pad), 1}
+				st := [4]int{c*b*(d+pad) + gap, d + pad, b * (d + pad), 1}
 				j := transposeSimJob{TransposePairs, [4]int{a, b, c, d}, st}
 				return j, PairsFit(0, j.dims, j.strides)
 			}

@@ -345,6 +345,7 @@ func tmaWrites(k *Kernel, g geometry) ([]map[[2]int]int, error) {
 // class wgmma serves (16-bit, and f32 read as tf32): both operand majors, swizzled and unswizzled tiles, one and
 // two instructions per warpgroup along m, one to four warpgroups.
 func TestWarpgroupLayout(t *testing.T) {
+	t.Parallel()
 	cfgs := []string{
 		"ms=1,ns=32,ml=128,nl=256,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4",
 		"ms=2,ns=16,ml=256,nl=128,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4",

@@ -84,6 +84,7 @@ func randomWindowSimCase(rng *rand.Rand, trial int) windowSimCase {
 // Shifted (the copies' stores and ldmatrix rows within the block's bytes),
 // a third Direct (y stored from the accumulators' registers).
 func TestWindowConvSimulated(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 77))
 	multiTile, chunked := 0, 0
 	for trial := 0; trial < 32; trial++ {

@@ -225,6 +225,7 @@ func TestPTXASWindow(t *testing.T) {
 // The runtime loads a window kernel by its name: every configuration and
 // class has its own.
 func TestWindowNamesDistinct(t *testing.T) {
+	t.Parallel()
 	seen := map[string]string{}
 	for _, d := range []DataType{F16, BF16} {
 		for _, xv := range []int{1, 2, 4, 8} {
