@@ -64,9 +64,9 @@ type convDecision struct {
 	k       *kernels.Kernel
 	path    convPath
 	gemm    kernels.Target // convGemm: the GEMM's target
-	alts    []convRun    // the other candidates, 1…
-	pending bool         // being made in the background
-	meas    *measurement // the model's decision to serve under Auto, checked on the calls (nil: not checked)
+	alts    []convRun      // the other candidates, 1…
+	pending bool           // being made in the background
+	meas    *measurement   // the model's decision to serve under Auto, checked on the calls (nil: not checked)
 }
 
 // convRun is a kernel and the path that runs it (for convGemm, with the

@@ -18,9 +18,9 @@ func pointwiseConv(dt, ct request.CudnnDataType, n, c, h, w, k int, nhwc bool) *
 		return []int{ch * h * w, h * w, w, 1}
 	}
 	return &request.Conv{
-		X: request.Tensor{Type: dt, Dims: []int{n, c, h, w}, Strides: strides(c)},
-		Y: request.Tensor{Type: dt, Dims: []int{n, k, h, w}, Strides: strides(k)},
-		W: request.Filter{Type: dt, Dims: []int{k, c, 1, 1}},
+		X:   request.Tensor{Type: dt, Dims: []int{n, c, h, w}, Strides: strides(c)},
+		Y:   request.Tensor{Type: dt, Dims: []int{n, k, h, w}, Strides: strides(k)},
+		W:   request.Filter{Type: dt, Dims: []int{k, c, 1, 1}},
 		Pad: []int{0, 0}, Stride: []int{1, 1}, Dilation: []int{1, 1},
 		Mode: 1, Compute: ct, Groups: 1, MathType: request.CudnnFMAMath,
 		XPtr: 1 << 20, WPtr: 1 << 30, YPtr: 1 << 32,
