@@ -4,7 +4,7 @@
 #   ./build.sh          fetch Go modules (and ptxas for the PTX tests, where
 #                       Debian's archive is reachable), build build/libisaac.so
 #                       with its header, and the GPU test binaries in build/device
-#   ./build.sh test     build, then go vet, go test ./... (C-level ABI tests of
+#   ./build.sh test     build, then go vet, gofmt -l, go test ./... (C-level ABI tests of
 #                       libisaac.so included); GPU tests skip without a GPU
 #
 # Needs Go >= 1.26 and gcc: nothing else. No CUDA installation is used.
@@ -58,6 +58,12 @@ test)
 	setup
 	build
 	go vet ./...
+	# Go files as gofmt writes them.
+	unformatted=$(gofmt -l $(find . -name '*.go' -not -path './build/*'))
+	if [ -n "$unformatted" ]; then
+		echo "build.sh: not gofmt-formatted (run gofmt -w on them):" $unformatted >&2
+		exit 1
+	fi
 	ISAAC_LIB="$PWD/build/libisaac.so" go test -count=1 ./...
 	;;
 *)
