@@ -286,7 +286,7 @@ func (b *bench) measureConv(srv convServers, h cudnn.Handle, ws cuda.DevicePtr, 
 // is one of the check's.
 func settleConv(srv *serve.Server, req *request.Conv, stream cuda.Stream, run func() error) error {
 	srv.ConvDecide(req)
-	for i := 0; i < 64; i++ {
+	for i := 0; i < 256; i++ {
 		if m := srv.ConvMeasured(req); !m.Checked || m.Settled {
 			return nil
 		}

@@ -85,7 +85,7 @@ func captureStates() []captureState {
 	checked := func(verdict int32) func(t *testing.T, h cublas.Handle, g *request.Gemm, s cuda.Stream) []request.Reason {
 		return func(t *testing.T, h cublas.Handle, g *request.Gemm, s cuda.Stream) []request.Reason {
 			srv := testServer(Auto)
-			m := srv.newCheck(1, gemmKeep)
+			m := srv.newCheck(1, gemmCheck)
 			srv.storeDecision(t, g, captureCfgTN, m)
 			if verdict != measuring {
 				m.settle(verdict)

@@ -371,7 +371,7 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 			if w, ok := s.convWindowRun(c, shape); ok && !slices.ContainsFunc(d.alts, func(r convRun) bool { return r.k == w.k }) {
 				d.alts = append(d.alts, w) // the window kernel, which the model does not rank
 			}
-			d.meas = s.newCheck(1+len(d.alts), convKeep)
+			d.meas = s.newCheck(1+len(d.alts), convCheck)
 		}
 		return d
 	}

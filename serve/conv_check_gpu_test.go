@@ -14,7 +14,8 @@ import (
 
 // TestGPUConvCheckCandidates: a convolution decision with two candidates
 // of ours is checked as the shim makes the calls (on request.FwdMeasuring
-// cuDNN with the v7 pick, then AfterForward). The first candidate is far
+// cuDNN with the v7 pick, then AfterForward), each timed call of a side
+// after an untimed one of the same side. The first candidate is far
 // slower (16×16 blocks of one-element threads, no cp.async) than the
 // second (the heuristic's): both and cuDNN are timed as many times, the
 // faster candidate is kept, the calls after the verdict run it (the plan
@@ -49,7 +50,8 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.convs.Store(key, &convDecision{reason: request.Served, k: ks, path: convImplicit, alts: []convRun{{k: kf, path: convImplicit}}, meas: srv.newCheck(2, convKeep)})
+	meas := srv.newCheck(2, convCheck)
+	srv.convs.Store(key, &convDecision{reason: request.Served, k: ks, path: convImplicit, alts: []convRun{{k: kf, path: convImplicit}}, meas: meas})
 	desc, err := h.Describe(req)
 	if err != nil {
 		t.Fatal(err)
@@ -89,8 +91,9 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 	if !m.Settled || len(m.CandidatesUS) != 2 {
 		t.Fatalf("no verdict on two candidates after %v", counts)
 	}
-	if timed := measureWarmups + measureCalls; counts[request.FwdMeasuring] != timed || counts[request.Served] < 2*timed {
-		t.Errorf("calls %v: want %d timed for cuDNN and each candidate", counts, timed)
+	// Each side's timed calls each follow an untimed call of the side.
+	if calls := 2 * (meas.warmups() + measureCalls); counts[request.FwdMeasuring] != calls || counts[request.Served] < 2*calls {
+		t.Errorf("calls %v: want %d for cuDNN and each candidate, half of them timed", counts, calls)
 	}
 	if m.Candidate != 1 || !(m.CandidatesUS[1] < m.CandidatesUS[0]) {
 		t.Errorf("kept candidate %d of %v µs, want the heuristic's (1)", m.Candidate, m.CandidatesUS)

@@ -202,7 +202,7 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 	if len(ks) > 0 {
 		d := &decision{k: ks[0], alts: ks[1:], reason: request.Served}
 		if key.policy == Auto {
-			d.meas = s.newCheck(len(ks), gemmKeep)
+			d.meas = s.newCheck(len(ks), gemmCheck)
 		}
 		return d
 	}

@@ -57,7 +57,7 @@ func TestGPUMeasuredDispatch(t *testing.T) {
 		o := FromEnv()
 		o.Policy = Auto
 		srv := NewOn(testRT, o)
-		srv.storeDecision(t, g, tc.cfg, srv.newCheck(1+len(tc.alts), gemmKeep), tc.alts...)
+		srv.storeDecision(t, g, tc.cfg, srv.newCheck(1+len(tc.alts), gemmCheck), tc.alts...)
 		counts := map[request.Reason]int{}
 		for i := 0; i < 64 && !srv.Measured(g).Settled; i++ {
 			r, tok := srv.Serve(g)

@@ -5,10 +5,10 @@ import "testing"
 // The verdict compares the fastest samples: ours must beat the vendor's
 // by the keep rule's ratio and microseconds.
 func TestVerdictOf(t *testing.T) {
-	one := keepRule{Ratio: 1}
+	one := checkRule{Ratio: 1}
 	for _, c := range []struct {
 		ours, vendor []float64
-		keep         keepRule
+		keep         checkRule
 		want         int32
 	}{
 		{[]float64{10, 11, 90}, []float64{12, 12, 12}, one, oursFaster},
@@ -17,14 +17,14 @@ func TestVerdictOf(t *testing.T) {
 		{[]float64{11, 11, 11}, []float64{41, 10, 41}, one, vendorFaster}, // host gaps in two vendor samples
 		{[]float64{5, 6}, []float64{5, 7}, one, oursFaster},
 		// With a margin ours must be that much faster.
-		{[]float64{10, 11, 90}, []float64{12, 12, 12}, keepRule{Ratio: 1.05}, oursFaster},     // 10 × 1.05 = 10.5 ≤ 12
-		{[]float64{11.5, 12, 90}, []float64{12, 12, 12}, keepRule{Ratio: 1.05}, vendorFaster}, // 12.075 > 12
-		{[]float64{12, 12, 12}, []float64{12, 12, 12}, keepRule{Ratio: 1.05}, vendorFaster},
+		{[]float64{10, 11, 90}, []float64{12, 12, 12}, checkRule{Ratio: 1.05}, oursFaster},     // 10 × 1.05 = 10.5 ≤ 12
+		{[]float64{11.5, 12, 90}, []float64{12, 12, 12}, checkRule{Ratio: 1.05}, vendorFaster}, // 12.075 > 12
+		{[]float64{12, 12, 12}, []float64{12, 12, 12}, checkRule{Ratio: 1.05}, vendorFaster},
 		// GEMM's rule: 2 % and a microsecond.
-		{[]float64{5.2, 5.3}, []float64{6.2, 6.3}, gemmKeep, vendorFaster}, // 5.2 × 1.02 + 1 = 6.304 > 6.2
-		{[]float64{5.0, 5.3}, []float64{6.2, 6.3}, gemmKeep, oursFaster},   // 6.1 ≤ 6.2
-		{[]float64{91, 95}, []float64{93, 94}, gemmKeep, vendorFaster},     // 91 × 1.02 = 92.82 ≤ 93, plus 1 µs > 93
-		{[]float64{80, 95}, []float64{93, 94}, gemmKeep, oursFaster},
+		{[]float64{5.2, 5.3}, []float64{6.2, 6.3}, gemmCheck, vendorFaster}, // 5.2 × 1.02 + 1 = 6.304 > 6.2
+		{[]float64{5.0, 5.3}, []float64{6.2, 6.3}, gemmCheck, oursFaster},   // 6.1 ≤ 6.2
+		{[]float64{91, 95}, []float64{93, 94}, gemmCheck, vendorFaster},     // 91 × 1.02 = 92.82 ≤ 93, plus 1 µs > 93
+		{[]float64{80, 95}, []float64{93, 94}, gemmCheck, oursFaster},
 	} {
 		if got := verdictOf(c.ours, c.vendor, c.keep); got != c.want {
 			t.Errorf("ours %v vendor %v keep %+v: %d, want %d", c.ours, c.vendor, c.keep, got, c.want)
@@ -37,18 +37,18 @@ func TestVerdictOf(t *testing.T) {
 
 // ISAAC_CHECK_MARGIN sets the check's margin; what is not a finite number
 // of at least 1 leaves the default, 1. A GEMM's check keeps ours only by
-// gemmKeep's ratio at least, a convolution's by convKeep's.
+// gemmCheck's ratio at least, a convolution's by convCheck's.
 func TestCheckMargin(t *testing.T) {
 	for v, want := range map[string]float64{"": 1, "1.05": 1.05, "2": 2, "0.9": 1, "-3": 1, "NaN": 1, "+Inf": 1, "x": 1, "1": 1} {
 		t.Setenv("ISAAC_CHECK_MARGIN", v)
 		if got := FromEnv().CheckMargin; got != want {
 			t.Errorf("ISAAC_CHECK_MARGIN=%q: %g, want %g", v, got, want)
 		}
-		if m := New(FromEnv()).newCheck(3, gemmKeep); m == nil || m.keep != (keepRule{max(want, gemmKeep.Ratio), gemmKeep.Micros}) || len(m.ours) != 3 {
-			t.Errorf("ISAAC_CHECK_MARGIN=%q: a GEMM's check %+v, want ratio %g", v, m, max(want, gemmKeep.Ratio))
+		if m := New(FromEnv()).newCheck(3, gemmCheck); m == nil || m.keep != (checkRule{Ratio: max(want, gemmCheck.Ratio), Micros: gemmCheck.Micros}) || len(m.ours) != 3 {
+			t.Errorf("ISAAC_CHECK_MARGIN=%q: a GEMM's check %+v, want ratio %g", v, m, max(want, gemmCheck.Ratio))
 		}
-		if m := New(FromEnv()).newCheck(2, convKeep); m == nil || m.keep != (keepRule{Ratio: max(want, convKeep.Ratio)}) || len(m.ours) != 2 {
-			t.Errorf("ISAAC_CHECK_MARGIN=%q: a convolution's check %+v, want ratio %g", v, m, max(want, convKeep.Ratio))
+		if m := New(FromEnv()).newCheck(2, convCheck); m == nil || m.keep != (checkRule{Ratio: max(want, convCheck.Ratio), SelfFirst: true}) || len(m.ours) != 2 {
+			t.Errorf("ISAAC_CHECK_MARGIN=%q: a convolution's check %+v, want ratio %g", v, m, max(want, convCheck.Ratio))
 		}
 	}
 }
@@ -56,11 +56,11 @@ func TestCheckMargin(t *testing.T) {
 // ISAAC_MEASURE=0 leaves decisions unchecked.
 func TestMeasureOff(t *testing.T) {
 	t.Setenv("ISAAC_MEASURE", "0")
-	if New(FromEnv()).newCheck(1, gemmKeep) != nil {
+	if New(FromEnv()).newCheck(1, gemmCheck) != nil {
 		t.Error("ISAAC_MEASURE=0: decisions still checked")
 	}
 	t.Setenv("ISAAC_MEASURE", "")
-	if New(FromEnv()).newCheck(1, gemmKeep) == nil {
+	if New(FromEnv()).newCheck(1, gemmCheck) == nil {
 		t.Error("decisions not checked by default")
 	}
 }
@@ -86,7 +86,7 @@ func TestJudge(t *testing.T) {
 		{[][]float64{{}, {}}, []bool{true, true}, three, vendorFaster, -1},
 		{[][]float64{{10, 11, 12}}, []bool{false}, three, oursFaster, 0},
 	} {
-		v, best := judge(c.ours, c.dead, c.vendor, keepRule{Ratio: 1})
+		v, best := judge(c.ours, c.dead, c.vendor, checkRule{Ratio: 1})
 		if v != c.want || best != c.best {
 			t.Errorf("ours %v dead %v vendor %v: verdict %d best %d, want %d %d", c.ours, c.dead, c.vendor, v, best, c.want, c.best)
 		}

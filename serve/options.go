@@ -69,7 +69,7 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_CONV_CONFIG   ConvConfig    one implicit-GEMM configuration for every ungrouped convolution, run on x as it lies (the same text); implies always
 //	ISAAC_SEARCH=async  AsyncSearch   a call whose decision is not made goes to the vendor while it is made
 //	ISAAC_MEASURE=0     Check=false   no check of a decision to serve on its first calls
-//	ISAAC_CHECK_MARGIN  CheckMargin   the check keeps our kernel when ours × margin ≤ the vendor's (default 1; GEMM checks use at least gemmKeep's ratio, convolution checks convKeep's)
+//	ISAAC_CHECK_MARGIN  CheckMargin   the check keeps our kernel when ours × margin ≤ the vendor's (default 1; GEMM checks use at least gemmCheck's ratio, convolution checks convCheck's)
 //	ISAAC_CHECK_EVICT=0 CheckEvict=false  a check times its samples as they find L2 (default: each after a read of twice the L2)
 //	ISAAC_TMA=0         TMA=false     chosen wgmma configurations keep their cp.async copies
 //	ISAAC_WEIGHTS       Weights       a weights file instead of the ones shipped for the device
