@@ -3,7 +3,7 @@
 
 usage: compare.py copies CALL BASE VARIANT...    BenchmarkGPUConvCopies logs: CALL/bench/copies-<build>.log
        compare.py table5 CALL BASE VARIANT...    bench_compare CSVs: CALL/bench/t5-<build>/table5.csv
-       compare.py dispatch CSV...                a GEMM suite's dispatch and model columns
+       compare.py dispatch CSV...                a suite's dispatch and model columns
 
 copies: each Table 5 layer's copies time per build and its speed-up over BASE,
 and the geometric mean of the speed-ups per type and layout and in all.
@@ -11,8 +11,9 @@ table5: per type and layout, the geometric mean of cuDNN's time (the faster of
 its two algorithms) over the served kernel's (the heuristic's path and
 configuration, column ours) per build, and the rows whose served time moved
 by more than 5 %.
-dispatch: the geometric means of the dispatch and model columns (cuBLAS time
-over ours), the rows served (the dispatch ran ours) and those below 1.0x.
+dispatch: the geometric means of the dispatch and model columns (the vendor's
+time over ours), the rows served (the dispatch ran ours) and those below 1.0x,
+in all and, for convolution suites, per type and layout.
 """
 import csv
 import math
@@ -72,13 +73,20 @@ def table5(call, builds):
 def dispatch(paths):
     for p in paths:
         rows = list(csv.DictReader(open(p, encoding='utf-8')))
-        d = [float(r['vendor_us']) / float(r['dispatch_us']) for r in rows]
-        m = [float(r['vendor_us']) / float(r['model_us']) for r in rows]
-        served = [float(r['vendor_us']) / float(r['dispatch_us']) for r in rows
-                  if not r['dispatch_config'].startswith('cuBLAS')]
-        below = [x for x in served if x < 1.0]
-        print(f'{p}: dispatch {geomean(d):.3f}x, model {geomean(m):.3f}x over {len(rows)} rows; '
-              f'{len(served)} served ({min(served, default=0):.2f}-{max(served, default=0):.2f}x), {len(below)} of them below 1.0x')
+        groups = {'all': rows}
+        if rows and 'layout' in rows[0]:
+            for r in rows:
+                groups.setdefault(f"{r['dtype']} {r['layout']}", []).append(r)
+        for g, rs in groups.items():
+            d = [float(r['vendor_us']) / float(r['dispatch_us']) for r in rs]
+            m = [float(r['vendor_us']) / float(r['model_us']) for r in rs]
+            served = [(float(r['vendor_us']) / float(r['dispatch_us']), r) for r in rs
+                      if not r['dispatch_config'].startswith(('cuBLAS', 'cuDNN'))]
+            below = [f"{r['name']} {x:.3f}x" for x, r in served if x < 1.0]
+            xs = [x for x, _ in served]
+            print(f'{p} {g}: dispatch {geomean(d):.3f}x, model {geomean(m):.3f}x over {len(rs)} rows; '
+                  f'{len(xs)} served ({min(xs, default=0):.2f}-{max(xs, default=0):.2f}x), '
+                  f'{len(below)} of them below 1.0x' + (f' ({", ".join(below)})' if below else ''))
 
 
 if __name__ == '__main__':
