@@ -165,28 +165,18 @@ func (m *measurement) serve(launch func(cand int) error, hold func() (release fu
 		m.last = first
 		return reasonOf(launch(first))
 	}
-	// The side with the fewest samples begun takes this call: our
-	// candidates in order, then the vendor.
-	side, fewest := -1, m.warmups()+measureCalls
-	for i, n := range m.begun {
-		if n < fewest && (i == len(m.ours) || !m.dead[i]) {
-			side, fewest = i, n
-		}
-	}
+	side, timed := m.next()
 	if side < 0 {
 		m.last = first
 		return reasonOf(launch(first)) // every sample begun: waiting for them
 	}
 	vendor := side == len(m.ours)
-	if m.keep.SelfFirst && m.last != side {
-		// This call runs the side untimed; its timed call is the next.
-		m.last = side
+	if !timed {
 		if vendor {
 			return request.FwdMeasuring // no sample open: AfterForward does nothing
 		}
 		return m.launched(side, launch(side))
 	}
-	m.last = side
 	release, _ := hold() // without it the times include host work: still a check
 	start, ok := m.record(stream)
 	if !ok {
@@ -211,6 +201,26 @@ func (m *measurement) serve(launch func(cand int) error, hold func() (release fu
 		m.begun[side]--
 	}
 	return m.launched(side, err)
+}
+
+// next is the side the check's next call runs (a candidate, len(ours)
+// the vendor; -1: every sample begun) and whether the call is timed: the
+// side with the fewest samples begun, our candidates in order, then the
+// vendor; with SelfFirst a side's call is timed only right after an
+// untimed call of its own.
+func (m *measurement) next() (side int, timed bool) {
+	side, fewest := -1, m.warmups()+measureCalls
+	for i, n := range m.begun {
+		if n < fewest && (i == len(m.ours) || !m.dead[i]) {
+			side, fewest = i, n
+		}
+	}
+	if side < 0 {
+		return -1, false
+	}
+	timed = !m.keep.SelfFirst || m.last == side
+	m.last = side
+	return side, timed
 }
 
 // launched is the reason for a call that launched candidate side with

@@ -1,6 +1,9 @@
 package serve
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // The verdict compares the fastest samples: ours must beat the vendor's
 // by the keep rule's ratio and microseconds.
@@ -90,5 +93,70 @@ func TestJudge(t *testing.T) {
 		if v != c.want || best != c.best {
 			t.Errorf("ours %v dead %v vendor %v: verdict %d best %d, want %d %d", c.ours, c.dead, c.vendor, v, best, c.want, c.best)
 		}
+	}
+}
+
+// The order of a check's calls: without SelfFirst each call is a timed
+// sample of the side with the fewest begun (the candidates in order, then
+// the vendor); with it each timed sample of a side follows an untimed
+// call of the same side, until every side has its samples begun.
+func TestCheckCallOrder(t *testing.T) {
+	const v = 2 // the vendor's side, after two candidates
+	order := func(rule checkRule) (sides []int, timed []bool) {
+		m := newMeasurement(2, rule)
+		for range 100 {
+			side, tm := m.next()
+			if side < 0 {
+				return sides, timed
+			}
+			sides, timed = append(sides, side), append(timed, tm)
+			if tm {
+				m.begun[side]++
+			}
+		}
+		t.Fatalf("%+v: no end after 100 calls", rule)
+		return nil, nil
+	}
+	sides, timed := order(gemmCheck)
+	if want := measureWarmups + measureCalls; len(sides) != 3*want || slices.Contains(timed, false) {
+		t.Errorf("GEMM: sides %v timed %v, want %d timed calls a side", sides, timed, want)
+	}
+	if !slices.Equal(sides[:6], []int{0, 1, v, 0, 1, v}) {
+		t.Errorf("GEMM: sides %v, want the sides in turn", sides)
+	}
+	sides, timed = order(convCheck)
+	per := 1 + measureCalls
+	if len(sides) != 3*2*per {
+		t.Fatalf("convolution: %d calls %v, want %d: an untimed and a timed one per sample", len(sides), sides, 3*2*per)
+	}
+	for i := 0; i < len(sides); i += 2 {
+		if sides[i] != sides[i+1] || timed[i] || !timed[i+1] {
+			t.Fatalf("convolution: calls %d-%d sides %v timed %v: want an untimed call of the side, then its timed one", i, i+1, sides, timed)
+		}
+	}
+	if !slices.Equal(sides[:6], []int{0, 0, 1, 1, v, v}) {
+		t.Errorf("convolution: sides %v, want the sides in turn", sides)
+	}
+	// A dead candidate is skipped; the last side left is timed on every
+	// call, each right after its own.
+	m := newMeasurement(2, convCheck)
+	m.dead[0] = true
+	m.begun[v] = 1 + measureCalls
+	var got []bool
+	for range per + 1 {
+		side, tm := m.next()
+		if side != 1 {
+			t.Fatalf("side %d, want the live candidate 1", side)
+		}
+		got = append(got, tm)
+		if tm {
+			m.begun[side]++
+		}
+	}
+	if want := append([]bool{false}, slices.Repeat([]bool{true}, per)...); !slices.Equal(got, want) {
+		t.Errorf("the last side's calls timed %v, want %v", got, want)
+	}
+	if side, _ := m.next(); side != -1 {
+		t.Errorf("every sample begun: side %d, want -1", side)
 	}
 }
