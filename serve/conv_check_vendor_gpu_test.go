@@ -196,15 +196,15 @@ func checkVendorTimes(t *testing.T, h cudnn.Handle, tm *devbench.Timer, name str
 	}
 	t.Logf("%s (%s, cuDNN algo %d, %s): check: cuDNN %s µs (host %s µs), ours %s µs, ours faster %v; timer: cuDNN after cuDNN %s, after ours %s; "+
 		"ours after ours %s, after cuDNN %s; cuDNN timed as the check times it, after ours %s",
-		name, c, algo.Algo, dec.run(0), us(checkVendor), us(host), us(checkOurs), m.OursFaster,
-		us(vendorSelf), us(vendorAfterOurs), us(oursSelf), us(oursAfterVendor), us(checkStyle))
+		name, c, algo.Algo, dec.run(0), listUS(checkVendor), listUS(host), listUS(checkOurs), m.OursFaster,
+		listUS(vendorSelf), listUS(vendorAfterOurs), listUS(oursSelf), listUS(oursAfterVendor), listUS(checkStyle))
 	if bench := slices.Min(vendorSelf); slices.Min(checkVendor) > convCheck.Ratio*bench+1 {
 		t.Errorf("%s: the check's fastest cuDNN sample %.1f µs, the benchmark's %.1f µs", name, slices.Min(checkVendor), bench)
 	}
 }
 
-// us is samples in µs, in the order taken.
-func us(v []float64) string {
+// listUS is samples in µs, in the order taken.
+func listUS(v []float64) string {
 	s := []byte{'['}
 	for i, x := range v {
 		if i > 0 {
