@@ -21,12 +21,7 @@ import (
 // faster candidate is kept, the calls after the verdict run it (the plan
 // names it, their times are its) and compute the right result.
 func TestGPUConvCheckCandidates(t *testing.T) {
-	gemmcheck.GPUThread(t)
-	h, err := cudnn.New()
-	if err != nil {
-		t.Skipf("no cuDNN: %v", err)
-	}
-	defer h.Destroy()
+	h := gpuCuDNN(t)
 	c := convcheck.Case{Type: request.ConvTypes[0], Math: request.CudnnFMAMath, N: 1, C: 128, H: 28, W: 28, K: 128, R: 3, S: 3,
 		PadH: 1, PadW: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1, X: convcheck.NCHW, Y: convcheck.NCHW, Alpha: 1, Seed: 7}
 	d, b := uploadConv(t, c)
@@ -224,4 +219,18 @@ func uploadConv(t *testing.T, c convcheck.Case) (*convcheck.Data, *convcheck.Buf
 	}
 	t.Cleanup(b.Free)
 	return d, b
+}
+
+// gpuCuDNN locks the test to its OS thread with the GPU's context current
+// (gemmcheck.GPUThread: skipped without a GPU) and returns a cuDNN handle,
+// destroyed when the test ends (skipped without cuDNN).
+func gpuCuDNN(t *testing.T) cudnn.Handle {
+	t.Helper()
+	gemmcheck.GPUThread(t)
+	h, err := cudnn.New()
+	if err != nil {
+		t.Skipf("no cuDNN: %v", err)
+	}
+	t.Cleanup(h.Destroy)
+	return h
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/cudnn"
 	"github.com/isaacgo/isaac/internal/devbench"
-	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/request"
 )
 
@@ -26,12 +25,7 @@ import (
 // layer, the check's samples and cuDNN and ours timed four ways, so that
 // a failure says which condition of the check the difference follows.
 func TestGPUConvCheckVendorTimes(t *testing.T) {
-	gemmcheck.GPUThread(t)
-	h, err := cudnn.New()
-	if err != nil {
-		t.Skipf("no cuDNN: %v", err)
-	}
-	defer h.Destroy()
+	h := gpuCuDNN(t)
 	dev, err := cuda.CurrentDevice()
 	if err != nil {
 		t.Fatal(err)
