@@ -47,22 +47,7 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 	}
 	meas := srv.newCheck(2, convCheck)
 	srv.convs.Store(key, &convDecision{reason: request.Served, k: ks, path: convImplicit, alts: []convRun{{k: kf, path: convImplicit}}, meas: meas})
-	desc, err := h.Describe(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer desc.Destroy()
-	algo, err := desc.Heuristic()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ws cuda.DevicePtr
-	if algo.WorkspaceBytes > 0 {
-		if ws, err = cuda.Alloc(algo.WorkspaceBytes); err != nil {
-			t.Fatal(err)
-		}
-		defer ws.Free()
-	}
+	vendor, _ := cudnnV7(t, h, req)
 	counts := map[request.Reason]int{}
 	for i := 0; i < 64 && !srv.ConvMeasured(req).Settled; i++ {
 		r, tok := srv.Conv(req)
@@ -70,7 +55,7 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 		switch r {
 		case request.Served, request.FwdMeasured:
 		case request.FwdMeasuring:
-			if err := desc.Forward(algo, uintptr(ws)); err != nil {
+			if err := vendor(); err != nil {
 				t.Fatal(err)
 			}
 			srv.AfterForward(tok)
@@ -233,4 +218,25 @@ func gpuCuDNN(t *testing.T) cudnn.Handle {
 	}
 	t.Cleanup(h.Destroy)
 	return h
+}
+
+// cudnnV7 is req's cudnnConvolutionForward as its caller makes it: with
+// the algorithm cudnnGetConvolutionForwardAlgorithm_v7 picks and its
+// workspace (freed when the test ends).
+func cudnnV7(t *testing.T, h cudnn.Handle, req *request.Conv) (forward func() error, algo cudnn.Algo) {
+	t.Helper()
+	desc, err := h.Describe(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(desc.Destroy)
+	if algo, err = desc.Heuristic(); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := cuda.Alloc(max(algo.WorkspaceBytes, 16))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Free() })
+	return func() error { return desc.Forward(algo, uintptr(ws)) }, algo
 }

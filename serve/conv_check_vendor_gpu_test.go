@@ -70,21 +70,7 @@ func checkVendorTimes(t *testing.T, h cudnn.Handle, tm *devbench.Timer, name str
 	defer b.Free()
 	stream := tm.Stream
 	req := b.Request(stream)
-	desc, err := h.Describe(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer desc.Destroy()
-	algo, err := desc.Heuristic()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := cuda.Alloc(max(algo.WorkspaceBytes, 16))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Free()
-	vendor := func() error { return desc.Forward(algo, uintptr(ws)) }
+	vendor, algo := cudnnV7(t, h, req)
 
 	o := FromEnv()
 	o.Policy, o.ConvAuto, o.Check, o.CheckEvict = Auto, true, true, true
