@@ -22,8 +22,10 @@ import (
 // 0.88× on the H100 and 0.98× on the H200 with its check's cuDNN
 // samples 10–18 µs above bench_compare's; the other layers are there to
 // show whether that is one layer's or the check's. The log gives, per
-// layer, the check's samples and cuDNN and ours timed four ways, so that
-// a failure says which condition of the check the difference follows.
+// layer, the check's samples and cuDNN and ours timed several ways, so
+// that a failure says which condition of the check the difference
+// follows, among them after a kernel that leaves the SMs' memory split
+// towards L1 or towards shared memory.
 func TestGPUConvCheckVendorTimes(t *testing.T) {
 	h := gpuCuDNN(t)
 	dev, err := cuda.CurrentDevice()
@@ -56,13 +58,70 @@ func TestGPUConvCheckVendorTimes(t *testing.T) {
 		{"conv9 tf32 nhwc", tf32(8, 64, 114, 128, 3, convcheck.NHWC)},
 		{"conv5 tf32 nhwc", tf32(8, 64, 56, 64, 3, convcheck.NHWC)},
 	}
+	sms, err := dev.Attribute(cuda.AttrMultiprocessorCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv := loadCarveouts(t, sms)
 	for _, tc := range cases {
-		checkVendorTimes(t, h, tm, tc.name, tc.c)
+		checkVendorTimes(t, h, tm, cv, tc.name, tc.c)
+	}
+}
+
+// carveoutPTX is two kernels that do nothing but hold 1 KB of dynamic
+// shared memory, launched with opposite carveout preferences (the share
+// of each SM's on-chip memory set aside as shared memory rather than L1):
+// what they leave configured on the SMs is what the next kernel finds
+// where its own needs do not make the driver change it.
+const carveoutPTX = `.version 7.0
+.target sm_70
+.address_size 64
+.extern .shared .align 4 .b8 dyn[];
+.visible .entry isaac_test_prefer_l1() { ret; }
+.visible .entry isaac_test_prefer_shared() { ret; }
+`
+
+// carveouts launches carveoutPTX's kernels over every SM.
+type carveouts struct {
+	preferL1, preferShared cuda.Function
+	grid                   cuda.Dim3
+}
+
+func loadCarveouts(t *testing.T, sms int) carveouts {
+	t.Helper()
+	mod, log, err := cuda.LoadPTX(carveoutPTX, 0)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	t.Cleanup(func() { mod.Unload() })
+	cv := carveouts{grid: cuda.Dim3{uint32(16 * sms), 1, 1}}
+	for _, k := range []struct {
+		f       *cuda.Function
+		name    string
+		percent int
+	}{{&cv.preferL1, "isaac_test_prefer_l1", 0}, {&cv.preferShared, "isaac_test_prefer_shared", 100}} {
+		if *k.f, err = mod.Function(k.name); err != nil {
+			t.Fatal(err)
+		}
+		if err := k.f.SetAttribute(cuda.FuncPreferredSharedCarveout, k.percent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cv
+}
+
+// after runs first, then f over every SM, on stream.
+func (cv carveouts) after(first func() error, f cuda.Function, stream cuda.Stream) func() error {
+	return func() error {
+		if err := first(); err != nil {
+			return err
+		}
+		return cuda.Launch(f, cv.grid, cuda.Dim3{128, 1, 1}, 1024, stream, &cuda.Params{})
 	}
 }
 
 // checkVendorTimes is TestGPUConvCheckVendorTimes on one convolution.
-func checkVendorTimes(t *testing.T, h cudnn.Handle, tm *devbench.Timer, name string, c convcheck.Case) {
+func checkVendorTimes(t *testing.T, h cudnn.Handle, tm *devbench.Timer, cv carveouts, name string, c convcheck.Case) {
 	b, err := convcheck.Upload(c, convcheck.Fill(c))
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +204,11 @@ func checkVendorTimes(t *testing.T, h cudnn.Handle, tm *devbench.Timer, name str
 	}
 	vendorSelf, vendorAfterOurs := timed(vendor, vendor), timed(ours, vendor)
 	oursSelf, oursAfterVendor := timed(ours, ours), timed(vendor, ours)
+	// Whether what ours leaves is the SMs' split of shared memory and L1:
+	// cuDNN after ours and a kernel that prefers L1, after itself and one
+	// that prefers shared memory.
+	vendorAfterOursL1 := timed(cv.after(ours, cv.preferL1, stream), vendor)
+	vendorAfterSelfShared := timed(cv.after(vendor, cv.preferShared, stream), vendor)
 	var checkStyle []float64
 	for i := 0; i < 10; i++ {
 		if err := ours(); err != nil {
@@ -175,9 +239,11 @@ func checkVendorTimes(t *testing.T, h cudnn.Handle, tm *devbench.Timer, name str
 		end.Destroy()
 	}
 	t.Logf("%s (%s, cuDNN algo %d, %s): check: cuDNN %s µs (host %s µs), ours %s µs, ours faster %v; timer: cuDNN after cuDNN %s, after ours %s; "+
-		"ours after ours %s, after cuDNN %s; cuDNN timed as the check times it, after ours %s",
+		"ours after ours %s, after cuDNN %s; cuDNN timed as the check times it, after ours %s; "+
+		"cuDNN after ours and a kernel preferring L1 %s, after cuDNN and a kernel preferring shared memory %s",
 		name, c, algo.Algo, dec.run(0), listUS(checkVendor), listUS(host), listUS(checkOurs), m.OursFaster,
-		listUS(vendorSelf), listUS(vendorAfterOurs), listUS(oursSelf), listUS(oursAfterVendor), listUS(checkStyle))
+		listUS(vendorSelf), listUS(vendorAfterOurs), listUS(oursSelf), listUS(oursAfterVendor), listUS(checkStyle),
+		listUS(vendorAfterOursL1), listUS(vendorAfterSelfShared))
 	if bench := slices.Min(vendorSelf); slices.Min(checkVendor) > convCheck.Ratio*bench+1 {
 		t.Errorf("%s: the check's fastest cuDNN sample %.1f µs, the benchmark's %.1f µs", name, slices.Min(checkVendor), bench)
 	}
