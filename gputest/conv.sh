@@ -6,12 +6,18 @@
 # showing served cudnnConvolutionForward calls. Then (RESNET_TIME=1) each forward timed without
 # the shim and under the convolution dispatch (ISAAC_CONV_AUTO=1), its results (after the
 # dispatch has settled) within tolerance too: dispatch.txt. Run on the GPU machine from the repository root
-# with build/device built by ./build.sh; OUT names the folder for the results.
+# with build/device built by ./build.sh; OUT names the folder for the results. ISAAC_LIB names
+# another libisaac.so; CONV_WEIGHTS a convolution weights file (what `isaac-tune calibrate
+# -conv-out` writes for a GPU without shipped ones), put in the served and dispatch runs' caches
+# as calibrate would have put it there.
 set -uo pipefail
 out=${OUT:-gputest-conv}
 mkdir -p "$out"
-lib=$PWD/build/device/libisaac.so
+lib=${ISAAC_LIB:-$PWD/build/device/libisaac.so}
 work=$(mktemp -d)
+if [ -n "${CONV_WEIGHTS:-}" ]; then
+	for c in cache cache-auto; do mkdir -p "$work/$c/weights" && cp "$CONV_WEIGHTS" "$work/$c/weights/" || exit 1; done
+fi
 export TORCH_CUDNN_V8_API_DISABLED=1
 fail=0
 python3 gputest/resnet.py "$work/plain.json" >"$out/plain.txt" 2>&1 || fail=1
