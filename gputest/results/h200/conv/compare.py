@@ -74,7 +74,7 @@ def dispatch(paths):
     for p in paths:
         rows = list(csv.DictReader(open(p, encoding='utf-8')))
         groups = {'all': rows}
-        if rows and 'layout' in rows[0]:
+        if rows and {r.get('layout') for r in rows} <= {'nchw', 'nhwc'}:
             for r in rows:
                 groups.setdefault(f"{r['dtype']} {r['layout']}", []).append(r)
         for g, rs in groups.items():
