@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,12 +11,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/isaacgo/isaac/internal/convcheck"
 	"github.com/isaacgo/isaac/internal/devsession"
+	"github.com/isaacgo/isaac/internal/suites"
 	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
@@ -80,6 +84,7 @@ func evalConvCmd(args []string) error {
 	outDir := fs.String("out", "", "folder for eval-conv.csv and eval-conv.md")
 	seed := fs.Uint64("seed", 9101, "random seed (different from the sampler's)")
 	budget := fs.Duration("duration", 6*time.Minute, "stop drawing new convolutions after this long")
+	inputs := fs.String("inputs", "", "evaluate the convolutions of this eval-conv.csv (e.g. another device's evaluation) instead of drawing them")
 	fs.Parse(args)
 	if *outDir == "" {
 		return fmt.Errorf("eval-conv: -out is required")
@@ -112,6 +117,47 @@ func evalConvCmd(args []string) error {
 	heuristic := serve.NewOn(s.Kernels, opts)
 
 	rng := rand.New(rand.NewPCG(*seed, 7))
+	start := time.Now()
+	var rows []convEvalRow
+	if *inputs != "" {
+		batches, err := readConvEvalInputs(*inputs)
+		if err != nil {
+			return err
+		}
+		bar := newProgress(os.Stderr, len(batches), *budget, "convolutions", false)
+		for i, b := range batches {
+			if time.Since(start) >= *budget {
+				break
+			}
+			r, err := s.evalConv(b, ch, model, heuristic, *pool, rng)
+			if errors.Is(err, errVendorRefused) {
+				fmt.Fprintf(os.Stderr, "eval-conv: %s row %d: cuDNN refuses it on this device, left out\n", *inputs, i+2)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			rows = append(rows, r)
+			l := b.Layers[0]
+			bar.update(i+1, fmt.Sprintf("%s %s n%d c%d %dx%d k%d %dx%d", b.Type.Name, b.Layout, l.N, l.C, l.H, l.W, l.K, l.R, l.S), false)
+		}
+		bar.update(len(batches), "done", true)
+	} else {
+		if rows, err = s.drawConvEval(ch, model, heuristic, *per, *pool, *budget, rng); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		return err
+	}
+	return writeConvEval(*outDir, rows, s, w, time.Since(start))
+}
+
+// drawConvEval draws per held-out convolutions of every type, math and
+// layout from the sampler's distribution, in its test fold (tune.ConvFold
+// 9, which no model was trained on), that cuDNN runs, and evaluates each,
+// until budget has passed.
+func (s *convSampleRun) drawConvEval(ch *predictor.ConvChooser, model, heuristic *serve.Server, per, pool int, budget time.Duration, rng *rand.Rand) ([]convEvalRow, error) {
 	type group struct {
 		t      request.ConvType
 		math   int
@@ -130,15 +176,13 @@ func evalConvCmd(args []string) error {
 		}
 	}
 	start := time.Now()
-	bar := newProgress(os.Stderr, len(groups)**per, *budget, "convolutions", false)
+	bar := newProgress(os.Stderr, len(groups)*per, budget, "convolutions", false)
 	var rows []convEvalRow
-	for i := 0; i < *per && time.Since(start) < *budget; i++ {
+	for i := 0; i < per && time.Since(start) < budget; i++ {
 		for _, g := range groups {
-			if time.Since(start) >= *budget {
+			if time.Since(start) >= budget {
 				break
 			}
-			// A held-out convolution: of the test fold (tune.ConvFold 9),
-			// which no model was trained on, that cuDNN runs.
 			var b tune.ConvBatch
 			var r convEvalRow
 		draw:
@@ -152,11 +196,11 @@ func evalConvCmd(args []string) error {
 					continue
 				}
 				var err error
-				switch r, err = s.evalConv(b, ch, model, heuristic, *pool, rng); {
+				switch r, err = s.evalConv(b, ch, model, heuristic, pool, rng); {
 				case err == nil:
 					break draw
 				case !errors.Is(err, errVendorRefused):
-					return err
+					return nil, err
 				}
 			}
 			rows = append(rows, r)
@@ -165,10 +209,46 @@ func evalConvCmd(args []string) error {
 		}
 	}
 	bar.update(len(rows), "done", true)
-	if err := os.MkdirAll(*outDir, 0o755); err != nil {
-		return err
+	return rows, nil
+}
+
+// readConvEvalInputs reads the convolutions of an eval-conv.csv: type,
+// math, layout, mode and the layer's sizes, in the file's order.
+func readConvEvalInputs(file string) ([]tune.ConvBatch, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
 	}
-	return writeConvEval(*outDir, rows, s, w, time.Since(start))
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	head := []string{"type", "math", "layout", "flip", "n", "c", "h", "w", "k", "r", "s", "g", "pad", "stride", "dil"}
+	if len(recs) < 2 || len(recs[0]) < len(head) || !slices.Equal(recs[0][:len(head)], head) {
+		return nil, fmt.Errorf("%s: not an eval-conv.csv", file)
+	}
+	layouts := map[string]convcheck.Layout{"nchw": convcheck.NCHW, "nhwc": convcheck.NHWC}
+	var out []tune.ConvBatch
+	for i, r := range recs[1:] {
+		t := slices.IndexFunc(request.ConvTypes, func(t request.ConvType) bool { return t.Name == r[0] })
+		layout, okL := layouts[r[2]]
+		flip, errF := strconv.ParseBool(r[3])
+		var v [12]int // math, then n … dil
+		bad := t < 0 || !okL || errF != nil
+		for j, col := range append([]int{1}, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14) {
+			// every size at least 1 but the padding, which may be 0
+			if v[j], err = strconv.Atoi(r[col]); err != nil || (j > 0 && v[j] < map[bool]int{true: 0, false: 1}[j == 9]) {
+				bad = true
+			}
+		}
+		if bad {
+			return nil, fmt.Errorf("%s: row %d: %q", file, i+2, strings.Join(r[:len(head)], ","))
+		}
+		l := suites.Conv{N: v[1], C: v[2], H: v[3], W: v[4], K: v[5], R: v[6], S: v[7], Groups: v[8], Pad: v[9], Stride: v[10], Dil: v[11]}
+		out = append(out, tune.ConvBatch{Type: request.ConvTypes[t], Math: v[0], Layout: layout, Flip: flip, Layers: []suites.Conv{l}})
+	}
+	return out, nil
 }
 
 // evalConv times, on one convolution, a pool of legal configurations of

@@ -52,6 +52,51 @@ func TestReadEvalInputs(t *testing.T) {
 	}
 }
 
+// The H100 convolution evaluation's eval-conv.csv gives back its 32
+// convolutions, in order, with their types, math, layouts and sizes:
+// another device is evaluated on the same convolutions (eval-conv -inputs).
+func TestReadConvEvalInputs(t *testing.T) {
+	bs, err := readConvEvalInputs("../../gputest/results/h100/conv/call104/eval/eval-conv.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 32 {
+		t.Fatalf("%d convolutions, want 32", len(bs))
+	}
+	first, third, last := bs[0], bs[2], bs[len(bs)-1]
+	if first.Type.Name != "float" || first.Math != request.CudnnFMAMath || first.Layout != convcheck.NCHW || first.Flip ||
+		first.Layers[0] != (suites.Conv{N: 1, C: 128, H: 10, W: 10, K: 336, R: 1, S: 1, Groups: 1, Pad: 0, Stride: 1, Dil: 1}) {
+		t.Errorf("first convolution %s math %d %v flip %v %+v", first.Type.Name, first.Math, first.Layout, first.Flip, first.Layers)
+	}
+	if third.Math != request.CudnnTensorOpMath || third.Layers[0] != (suites.Conv{N: 2, C: 240, H: 8, W: 8, K: 4, R: 1, S: 7, Groups: 1, Pad: 9, Stride: 1, Dil: 3}) {
+		t.Errorf("third convolution math %d %+v", third.Math, third.Layers)
+	}
+	if last.Type.Name != "pseudo_half" || last.Layout != convcheck.NHWC || last.Layers[0].C != 220 || last.Layers[0].W != 53 {
+		t.Errorf("last convolution %s %v %+v", last.Type.Name, last.Layout, last.Layers)
+	}
+	head := "type,math,layout,flip,n,c,h,w,k,r,s,g,pad,stride,dil\n"
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"header.csv": "type,math,layout\nfloat,3,nchw\n",
+		"type.csv":   head + "int8,3,nchw,false,1,1,1,1,1,1,1,1,0,1,1\n",
+		"layout.csv": head + "float,3,chwn,false,1,1,1,1,1,1,1,1,0,1,1\n",
+		"sizes.csv":  head + "float,3,nchw,false,1,0,1,1,1,1,1,1,0,1,1\n",
+		"stride.csv": head + "float,3,nchw,false,1,1,1,1,1,1,1,1,0,0,1\n",
+		"flip.csv":   head + "float,3,nchw,maybe,1,1,1,1,1,1,1,1,0,1,1\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readConvEvalInputs(p); err == nil {
+			t.Errorf("%s: read without an error", name)
+		}
+	}
+	if bs, err := readConvEvalInputs("../../weights/results/conv/eval/eval-conv.csv"); err != nil || len(bs) != 48 {
+		t.Errorf("the first H100 evaluation's convolutions: %d, %v; want 48", len(bs), err)
+	}
+}
+
 // eval-conv's candidates file gives back every timed candidate of every
 // convolution, screened or timed again, with its convolution's descriptors,
 // its path and alignments; score-conv reads it back and has the model pick.
