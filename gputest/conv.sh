@@ -9,7 +9,9 @@
 # with build/device built by ./build.sh; OUT names the folder for the results. ISAAC_LIB names
 # another libisaac.so; CONV_WEIGHTS a convolution weights file (what `isaac-tune calibrate
 # -conv-out` writes for a GPU without shipped ones), put in the served and dispatch runs' caches
-# as calibrate would have put it there.
+# as calibrate would have put it there. RESNET_REPEAT=N (default 1) times the plain runs and the
+# dispatch's second runs N times each, alternately, so that the comparison can be set against the
+# plain runs' own spread from process to process: repeat.txt.
 set -uo pipefail
 out=${OUT:-gputest-conv}
 mkdir -p "$out"
@@ -54,6 +56,31 @@ RESNET_TIME=1 python3 gputest/resnet.py "$work/plain-timed.json" >"$out/plain-ti
 # second run.
 ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch-first.json" >"$out/dispatch-first.txt" 2>&1 || fail=1
 ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch.json" >"$out/dispatch-run.txt" 2>&1 || fail=1
+repeat=${RESNET_REPEAT:-1}
+for ((i = 2; i <= repeat; i++)); do
+	RESNET_TIME=1 python3 gputest/resnet.py "$work/plain-timed-$i.json" >"$out/plain-timed-$i.txt" 2>&1 || fail=1
+	ISAAC_CONV_AUTO=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch-$i.json" >"$out/dispatch-run-$i.txt" 2>&1 || fail=1
+done
+if [ "$repeat" -gt 1 ]; then
+	python3 - "$repeat" "$work" >"$out/repeat.txt" 2>&1 <<'PY' || fail=1
+import json, math, statistics, sys
+n, work = int(sys.argv[1]), sys.argv[2]
+name = lambda kind, i: f"{work}/{kind}{'' if i == 1 else f'-{i}'}.json"
+plain = [json.load(open(name("plain-timed", i))) for i in range(1, n + 1)]
+disp = [json.load(open(name("dispatch", i))) for i in range(1, n + 1)]
+print(f"{n} plain and {n} dispatch runs, alternately, each a process (the dispatch's from one settled cache)")
+print("run  plain_ms (each run)  dispatch_ms (each run)  plain max/min  speed-up of the medians")
+ratios, spreads = [], []
+for k in plain[0]:
+    p, d = [r[k]["ms"] for r in plain], [r[k]["ms"] for r in disp]
+    ratio, spread = statistics.median(p) / statistics.median(d), max(p) / min(p)
+    ratios.append(ratio); spreads.append(spread)
+    print(f"{k}  {' '.join(f'{x:.3f}' for x in p)}  {' '.join(f'{x:.3f}' for x in d)}  {spread:.2f}  {ratio:.3f}x")
+g = lambda v: math.exp(sum(map(math.log, v)) / len(v))
+print(f"{len(ratios)} runs: speed-up of the medians geomean {g(ratios):.3f}x, min {min(ratios):.3f}x, max {max(ratios):.3f}x; "
+      f"plain runs' max/min geomean {g(spreads):.2f}, largest {max(spreads):.2f}")
+PY
+fi
 python3 - "$work/plain-timed.json" "$work/dispatch.json" "$work/fp32.json" "$work/plain.json" >"$out/dispatch.txt" 2>&1 <<'PY' || fail=1
 import json, math, sys
 plain, disp = (json.load(open(p)) for p in sys.argv[1:3])

@@ -234,7 +234,7 @@ func TestLoadWeights(t *testing.T) {
 // shipped, calibrated in the cache directory), each kind at its own path:
 // calibrated GEMM weights are not convolution weights.
 func TestLoadConvWeights(t *testing.T) {
-	const h100, h200 = "NVIDIA H100 80GB HBM3", "NVIDIA H200"
+	const h100, h200, h800 = "NVIDIA H100 80GB HBM3", "NVIDIA H200", "NVIDIA H800"
 	dir := t.TempDir()
 	shipped, err := weights.ConvFor("h100")
 	if err != nil {
@@ -243,13 +243,16 @@ func TestLoadConvWeights(t *testing.T) {
 	if w, _, src, err := loadConvWeights("", dir, h100); err != nil || src != "shipped" || w != shipped {
 		t.Errorf("H100: %q, %v", src, err)
 	}
+	if w, _, src, err := loadConvWeights("", dir, h200); err != nil || src != "shipped" || w.Device.Key != "h200" {
+		t.Errorf("H200: %q, %v", src, err)
+	}
 	cal := *shipped
-	cal.Device = predictor.DeviceID{Name: h200, Key: "h200", ComputeCap: "9.0", SMs: 132}
+	cal.Device = predictor.DeviceID{Name: h800, Key: "h800", ComputeCap: "9.0", SMs: 132}
 	var buf bytes.Buffer
 	if err := predictor.Encode(&buf, &cal); err != nil {
 		t.Fatal(err)
 	}
-	gemmPath, convPath := weights.CalibratedPath(dir, "h200"), weights.CalibratedConvPath(dir, "h200")
+	gemmPath, convPath := weights.CalibratedPath(dir, "h800"), weights.CalibratedConvPath(dir, "h800")
 	if gemmPath == convPath || filepath.Dir(gemmPath) != filepath.Dir(convPath) {
 		t.Fatalf("paths %s, %s", gemmPath, convPath)
 	}
@@ -259,20 +262,23 @@ func TestLoadConvWeights(t *testing.T) {
 	if err := os.WriteFile(gemmPath, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := loadConvWeights("", dir, h200); !errors.Is(err, ErrNoWeights) {
-		t.Errorf("H200 with calibrated GEMM weights only: %v, want no convolution weights", err)
+	if _, _, _, err := loadConvWeights("", dir, h800); !errors.Is(err, ErrNoWeights) {
+		t.Errorf("H800 with calibrated GEMM weights only: %v, want no convolution weights", err)
 	}
 	if err := os.WriteFile(convPath, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w, id, src, err := loadConvWeights("", dir, h200)
-	if err != nil || w.Device.Key != "h200" || src != "calibrated, "+convPath || !strings.HasPrefix(id, "h200-") {
-		t.Errorf("H200 with calibrated convolution weights: %q %q %v", id, src, err)
+	w, id, src, err := loadConvWeights("", dir, h800)
+	if err != nil || w.Device.Key != "h800" || src != "calibrated, "+convPath || !strings.HasPrefix(id, "h800-") {
+		t.Errorf("H800 with calibrated convolution weights: %q %q %v", id, src, err)
 	}
 	if _, err := ConvChooserOf(w, ptx.H100()); err != nil {
 		t.Errorf("their chooser: %v", err)
 	}
-	if _, _, src, err := loadConvWeights(convPath, "", h200); err != nil || src != "ISAAC_CONV_WEIGHTS="+convPath {
+	if _, _, src, err := loadConvWeights("", dir, h200); err != nil || src != "shipped" {
+		t.Errorf("H200 beside another device's calibrated convolution weights: %q, %v", src, err)
+	}
+	if _, _, src, err := loadConvWeights(convPath, "", h800); err != nil || src != "ISAAC_CONV_WEIGHTS="+convPath {
 		t.Errorf("ISAAC_CONV_WEIGHTS: %q, %v", src, err)
 	}
 }

@@ -76,13 +76,31 @@ func TestShippedH100Conv(t *testing.T) {
 	if g, _ := For("h100"); g == w {
 		t.Error("the GEMM and convolution weights are one value")
 	}
-	if keys := ConvShipped(); len(keys) != 1 || keys[0] != "h100" {
+	if keys := ConvShipped(); len(keys) != 2 || keys[0] != "h100" || keys[1] != "h200" {
 		t.Errorf("convolution weights shipped for %v", keys)
 	}
 	for _, k := range Shipped() {
 		if strings.Contains(k, "conv") {
 			t.Errorf("GEMM weights listed for %q", k)
 		}
+	}
+}
+
+// The H200's shipped convolution weights are the H100's models calibrated
+// to it (isaac-tune calibrate on the committed H200 samples,
+// data/h200-conv-cal-01): their own value, keyed h200, with both models and
+// the training-time predictions of the calibrated networks.
+func TestShippedH200Conv(t *testing.T) {
+	w, err := ConvFor("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkShipped(t, w, "h200", 2000, map[string]string{"conv-config": predictor.ConvConfigSchema, "conv-vendor": predictor.ConvVendorSchema})
+	if h100, _ := ConvFor("h100"); h100 == w {
+		t.Error("the H100 and H200 convolution weights are one value")
+	}
+	if !strings.Contains(w.Device.Name, "H200") {
+		t.Errorf("device %q", w.Device.Name)
 	}
 }
 
