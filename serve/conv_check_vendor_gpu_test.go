@@ -25,7 +25,8 @@ import (
 // layer, the check's samples and cuDNN and ours timed several ways, so
 // that a failure says which condition of the check the difference
 // follows, among them after a kernel that leaves the SMs' memory split
-// towards L1 or towards shared memory.
+// towards L1 or towards shared memory. The check's fastest sample is held
+// to the benchmark's median.
 func TestGPUConvCheckVendorTimes(t *testing.T) {
 	h := gpuCuDNN(t)
 	dev, err := cuda.CurrentDevice()
@@ -244,8 +245,12 @@ func checkVendorTimes(t *testing.T, h cudnn.Handle, tm *devbench.Timer, cv carve
 		name, c, algo.Algo, dec.run(0), listUS(checkVendor), listUS(host), listUS(checkOurs), m.OursFaster,
 		listUS(vendorSelf), listUS(vendorAfterOurs), listUS(oursSelf), listUS(oursAfterVendor), listUS(checkStyle),
 		listUS(vendorAfterOursL1), listUS(vendorAfterSelfShared))
-	if bench := slices.Min(vendorSelf); slices.Min(checkVendor) > convCheck.Ratio*bench+1 {
-		t.Errorf("%s: the check's fastest cuDNN sample %.1f µs, the benchmark's %.1f µs", name, slices.Min(checkVendor), bench)
+	// Against the benchmark's median, not its fastest: cuDNN's TF32
+	// kernel for conv10 runs at one of two speeds from call to call even
+	// right after its own calls (56–61 or 68–70 µs on the H200), and the
+	// check takes three samples where the benchmark takes ten.
+	if bench := median(vendorSelf); slices.Min(checkVendor) > convCheck.Ratio*bench+1 {
+		t.Errorf("%s: the check's fastest cuDNN sample %.1f µs, the benchmark's median %.1f µs", name, slices.Min(checkVendor), bench)
 	}
 }
 
@@ -259,4 +264,15 @@ func listUS(v []float64) string {
 		s = strconv.AppendFloat(s, x, 'f', 1, 64)
 	}
 	return string(append(s, ']'))
+}
+
+// median is the median of samples (the mean of the middle two for an even
+// count).
+func median(v []float64) float64 {
+	s := slices.Sorted(slices.Values(v))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
