@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"testing"
@@ -24,8 +25,8 @@ import (
 // show whether that is one layer's or the check's. The log gives, per
 // layer, the check's samples and cuDNN and ours timed several ways, so
 // that a failure says which condition of the check the difference
-// follows, among them after a kernel that leaves the SMs' memory split
-// towards L1 or towards shared memory. The check's fastest sample is held
+// follows, and the SMs' clock right after each side's kernel (call 113
+// found cuDNN no faster after ours with the SMs' memory split reset). The check's fastest sample is held
 // to the benchmark's median.
 func TestGPUConvCheckVendorTimes(t *testing.T) {
 	h := gpuCuDNN(t)
@@ -63,66 +64,125 @@ func TestGPUConvCheckVendorTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cv := loadCarveouts(t, sms)
+	cp := loadClockProbe(t, sms)
 	for _, tc := range cases {
-		checkVendorTimes(t, h, tm, cv, tc.name, tc.c)
+		checkVendorTimes(t, h, tm, cp, tc.name, tc.c)
 	}
 }
 
-// carveoutPTX is two kernels that do nothing but hold 1 KB of dynamic
-// shared memory, launched with opposite carveout preferences (the share
-// of each SM's on-chip memory set aside as shared memory rather than L1):
-// what they leave configured on the SMs is what the next kernel finds
-// where its own needs do not make the driver change it.
-const carveoutPTX = `.version 7.0
+// clockProbePTX is a kernel each of whose blocks, one warp, runs a chain
+// of dependent FMAs for iters steps and writes how far the SM's cycle
+// counter (%clock64) and the GPU's nanosecond timer (%globaltimer)
+// advanced meanwhile, and the chain's result (so that it is computed):
+// their ratio is the SM's clock while the probe ran. Launched right after
+// another kernel, it reads the clock that kernel left the SMs at.
+const clockProbePTX = `.version 7.0
 .target sm_70
 .address_size 64
-.extern .shared .align 4 .b8 dyn[];
-.visible .entry isaac_test_prefer_l1() { ret; }
-.visible .entry isaac_test_prefer_shared() { ret; }
+.visible .entry isaac_test_clock_probe(.param .u64 out, .param .u32 iters)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<5>;
+	.reg .b64 %rd<9>;
+	.reg .f32 %f<2>;
+	mov.u64 %rd1, %globaltimer;
+	mov.u64 %rd2, %clock64;
+	ld.param.u32 %r1, [iters];
+	mov.f32 %f1, 0f3F800000;
+	mov.u32 %r2, 0;
+LOOP:
+	fma.rn.f32 %f1, %f1, 0f3F7FFFFF, 0f3A83126F;
+	add.u32 %r2, %r2, 1;
+	setp.lt.u32 %p1, %r2, %r1;
+	@%p1 bra LOOP;
+	mov.u64 %rd3, %globaltimer;
+	mov.u64 %rd4, %clock64;
+	mov.u32 %r3, %tid.x;
+	setp.ne.u32 %p2, %r3, 0;
+	@%p2 bra DONE;
+	mov.u32 %r4, %ctaid.x;
+	ld.param.u64 %rd5, [out];
+	mul.wide.u32 %rd6, %r4, 24;
+	add.u64 %rd5, %rd5, %rd6;
+	sub.u64 %rd7, %rd3, %rd1;
+	sub.u64 %rd8, %rd4, %rd2;
+	st.global.u64 [%rd5], %rd7;
+	st.global.u64 [%rd5+8], %rd8;
+	st.global.f32 [%rd5+16], %f1;
+DONE:
+	ret;
+}
 `
 
-// carveouts launches carveoutPTX's kernels over every SM.
-type carveouts struct {
-	preferL1, preferShared cuda.Function
-	grid                   cuda.Dim3
+// clockProbe launches clockProbePTX's kernel, one block an SM.
+type clockProbe struct {
+	f      cuda.Function
+	out    cuda.DevicePtr
+	blocks int
 }
 
-func loadCarveouts(t *testing.T, sms int) carveouts {
+// clockProbeSteps is the probe's chain: about 20 µs of an SM's cycles.
+const clockProbeSteps = 4000
+
+func loadClockProbe(t *testing.T, sms int) clockProbe {
 	t.Helper()
-	mod, log, err := cuda.LoadPTX(carveoutPTX, 0)
+	mod, log, err := cuda.LoadPTX(clockProbePTX, 0)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
 	t.Cleanup(func() { mod.Unload() })
-	cv := carveouts{grid: cuda.Dim3{uint32(16 * sms), 1, 1}}
-	for _, k := range []struct {
-		f       *cuda.Function
-		name    string
-		percent int
-	}{{&cv.preferL1, "isaac_test_prefer_l1", 0}, {&cv.preferShared, "isaac_test_prefer_shared", 100}} {
-		if *k.f, err = mod.Function(k.name); err != nil {
-			t.Fatal(err)
-		}
-		if err := k.f.SetAttribute(cuda.FuncPreferredSharedCarveout, k.percent); err != nil {
-			t.Fatal(err)
-		}
+	cp := clockProbe{blocks: sms}
+	if cp.f, err = mod.Function("isaac_test_clock_probe"); err != nil {
+		t.Fatal(err)
 	}
-	return cv
+	if cp.out, err = cuda.Alloc(24 * sms); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cp.out.Free() })
+	return cp
 }
 
-// after runs first, then f over every SM, on stream.
-func (cv carveouts) after(first func() error, f cuda.Function, stream cuda.Stream) func() error {
-	return func() error {
-		if err := first(); err != nil {
-			return err
-		}
-		return cuda.Launch(f, cv.grid, cuda.Dim3{128, 1, 1}, 1024, stream, &cuda.Params{})
+// after runs first, then the probe on stream, and returns the SMs' mean
+// clock in MHz while the probe ran.
+func (cp clockProbe) after(first func() error, stream cuda.Stream) (float64, error) {
+	if err := first(); err != nil {
+		return 0, err
 	}
+	p := (&cuda.Params{}).Ptr(uintptr(cp.out)).U32(clockProbeSteps)
+	if err := cuda.Launch(cp.f, cuda.Dim3{uint32(cp.blocks), 1, 1}, cuda.Dim3{32, 1, 1}, 0, stream, p); err != nil {
+		return 0, err
+	}
+	if err := stream.Synchronize(); err != nil {
+		return 0, err
+	}
+	buf := make([]byte, 24*cp.blocks)
+	if err := cp.out.CopyToHost(buf); err != nil {
+		return 0, err
+	}
+	return clockMHz(buf), nil
+}
+
+// clockMHz is the mean over the probe's blocks of cycles over nanoseconds,
+// in MHz, from its output (per block: nanoseconds, cycles, the chain's
+// result).
+func clockMHz(out []byte) float64 {
+	var sum float64
+	n := 0
+	for b := 0; b+24 <= len(out); b += 24 {
+		ns, cycles := binary.LittleEndian.Uint64(out[b:]), binary.LittleEndian.Uint64(out[b+8:])
+		if ns > 0 {
+			sum += float64(cycles) / float64(ns) * 1000
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }
 
 // checkVendorTimes is TestGPUConvCheckVendorTimes on one convolution.
-func checkVendorTimes(t *testing.T, h cudnn.Handle, tm *devbench.Timer, cv carveouts, name string, c convcheck.Case) {
+func checkVendorTimes(t *testing.T, h cudnn.Handle, tm *devbench.Timer, cp clockProbe, name string, c convcheck.Case) {
 	b, err := convcheck.Upload(c, convcheck.Fill(c))
 	if err != nil {
 		t.Fatal(err)
@@ -205,11 +265,21 @@ func checkVendorTimes(t *testing.T, h cudnn.Handle, tm *devbench.Timer, cv carve
 	}
 	vendorSelf, vendorAfterOurs := timed(vendor, vendor), timed(ours, vendor)
 	oursSelf, oursAfterVendor := timed(ours, ours), timed(vendor, ours)
-	// Whether what ours leaves is the SMs' split of shared memory and L1:
-	// cuDNN after ours and a kernel that prefers L1, after itself and one
-	// that prefers shared memory.
-	vendorAfterOursL1 := timed(cv.after(ours, cv.preferL1, stream), vendor)
-	vendorAfterSelfShared := timed(cv.after(vendor, cv.preferShared, stream), vendor)
+	// Whether what ours leaves is a lower clock: the SMs' clock right
+	// after ours, after cuDNN, and after a millisecond idle.
+	clocks := func(before func() error) []float64 {
+		var mhz []float64
+		for i := 0; i < 10; i++ {
+			v, err := cp.after(before, stream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mhz = append(mhz, v)
+		}
+		return mhz
+	}
+	idle := func() error { time.Sleep(time.Millisecond); return nil }
+	clockAfterOurs, clockAfterVendor, clockIdle := clocks(ours), clocks(vendor), clocks(idle)
 	var checkStyle []float64
 	for i := 0; i < 10; i++ {
 		if err := ours(); err != nil {
@@ -241,10 +311,10 @@ func checkVendorTimes(t *testing.T, h cudnn.Handle, tm *devbench.Timer, cv carve
 	}
 	t.Logf("%s (%s, cuDNN algo %d, %s): check: cuDNN %s µs (host %s µs), ours %s µs, ours faster %v; timer: cuDNN after cuDNN %s, after ours %s; "+
 		"ours after ours %s, after cuDNN %s; cuDNN timed as the check times it, after ours %s; "+
-		"cuDNN after ours and a kernel preferring L1 %s, after cuDNN and a kernel preferring shared memory %s",
+		"SM clock (MHz) after ours %s, after cuDNN %s, after 1 ms idle %s",
 		name, c, algo.Algo, dec.run(0), listUS(checkVendor), listUS(host), listUS(checkOurs), m.OursFaster,
 		listUS(vendorSelf), listUS(vendorAfterOurs), listUS(oursSelf), listUS(oursAfterVendor), listUS(checkStyle),
-		listUS(vendorAfterOursL1), listUS(vendorAfterSelfShared))
+		listUS(clockAfterOurs), listUS(clockAfterVendor), listUS(clockIdle))
 	// Against the benchmark's median, not its fastest: cuDNN's TF32
 	// kernel for conv10 runs at one of two speeds from call to call even
 	// right after its own calls (56–61 or 68–70 µs on the H200), and the
