@@ -79,7 +79,11 @@ const MaxDirectChannels = 8
 // consecutive columns (NCHW) blocks of 128 threads of 2 columns and 4 rows
 // each; where they compute consecutive channels (NHWC) one channel a thread
 // (vectors of channels lost to it on the strided and 5×5 layers), 8 columns
-// and 2 rows of a filter up to 3 wide, 4 and 4 of a wider one. Smaller
+// and 2 rows of a filter up to 3 wide, 4 and 4 of a wider one; but 16-bit
+// data on large images (groupedVectorsPay) 4 channels, 4 columns and 4 rows
+// a thread (gputest/results/h100/conv/call28's variants: 10–14 % faster on
+// MobileNet's 56×56 layer at batches 8 and 32, 10–19 % slower on its 14×14
+// layer). Smaller
 // outputs keep more threads: one row, 4 columns, 256 threads (NCHW) or 128
 // of one channel (NHWC). Rows only where the filter's taps fit the
 // registers; fewer columns for narrow outputs, or where a wide window of
@@ -93,6 +97,8 @@ func GroupedDefault(s request.ConvShape, align int) ptx.GroupedConfig {
 		cfg = ptx.GroupedConfig{Threads: 128, Columns: 2, Rows: 4}
 	case !cls.ChannelsInner:
 		cfg = ptx.GroupedConfig{Threads: 256, Columns: 4}
+	case big && s.S <= 3 && groupedVectorsPay(s, cls):
+		cfg = ptx.GroupedConfig{Threads: 128, Columns: 4, Rows: 4, Vec: 4}
 	case big && s.S <= 3:
 		cfg = ptx.GroupedConfig{Threads: 128, Columns: 8, Rows: 2, Vec: 1}
 	case big:
@@ -110,6 +116,14 @@ func GroupedDefault(s request.ConvShape, align int) ptx.GroupedConfig {
 		cfg.Columns /= 2
 	}
 	return cfg
+}
+
+// groupedVectorsPay reports whether the heuristic gives each thread of a
+// depthwise NHWC convolution 4 channels as one vector: 16-bit data whose
+// class allows 4, a filter at unit stride, on outputs of at least 28×28
+// (where 4×4 pixels a thread tile the image with little waste).
+func groupedVectorsPay(s request.ConvShape, cls ptx.GroupedClass) bool {
+	return s.Type.Data.Size() == 2 && cls.Vec >= 4 && s.StrH == 1 && s.StrW == 1 && s.P >= 28 && s.Q >= 28
 }
 
 // GroupedConfigs are the direct kernel's configurations of class cls a
