@@ -189,14 +189,9 @@ func evalInputs(file string, s *sampleRun, trained map[predictor.Input]bool, per
 // readEvalInputs reads the inputs of an eval.csv: type, layout, m, n, k
 // and the alignment of A's leading dimension in elements.
 func readEvalInputs(file string) ([]tune.Batch, error) {
-	f, err := os.Open(file)
+	recs, err := readCSV(file)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if len(recs) < 2 || len(recs[0]) < 7 || recs[0][0] != "type" || recs[0][6] != "align_a" {
 		return nil, fmt.Errorf("%s: not an eval.csv", file)
@@ -219,6 +214,20 @@ func readEvalInputs(file string) ([]tune.Batch, error) {
 		out = append(out, tune.Batch{Type: gemmcheck.Types[t], TransA: ta, TransB: tb, Align: dims[3], Shapes: [][3]int{{dims[0], dims[1], dims[2]}}})
 	}
 	return out, nil
+}
+
+// readCSV reads every record of the CSV file at file.
+func readCSV(file string) ([][]string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return recs, nil
 }
 
 func opString(o request.Op) string { return string(opByte(o)) }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -215,14 +214,9 @@ func (s *convSampleRun) drawConvEval(ch *predictor.ConvChooser, model, heuristic
 // readConvEvalInputs reads the convolutions of an eval-conv.csv: type,
 // math, layout, mode and the layer's sizes, in the file's order.
 func readConvEvalInputs(file string) ([]tune.ConvBatch, error) {
-	f, err := os.Open(file)
+	recs, err := readCSV(file)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	head := []string{"type", "math", "layout", "flip", "n", "c", "h", "w", "k", "r", "s", "g", "pad", "stride", "dil"}
 	if len(recs) < 2 || len(recs[0]) < len(head) || !slices.Equal(recs[0][:len(head)], head) {
