@@ -270,17 +270,18 @@ func (c *gemmCtx) groupedRows(cls GroupedClass, cfg GroupedConfig, x, w, xC, wC,
 		if len(pairs) == 0 {
 			continue
 		}
-		skip := b.newLabel("GC_ROW")
+		// A row outside x is read as zeros, its loads predicated off rather
+		// than branched around: the rows stay one block of straight-line
+		// code, so that ptxas may issue a later row's loads before an
+		// earlier row's products.
 		h, hok := b.addImm32(hBase, o), b.reg(kPred)
 		b.ins("setp.lt.u32 %s, %s, %s", hok, h, p["H"]) // unsigned: a negative row is out too
-		b.insP("!"+hok, "bra %s", skip)                 // not .uni: the rows out of x differ between the warp's threads
 		xRow := b.reg(kB32)
 		b.ins("mad.lo.s32 %s, %s, %s, %s", xRow, h, p["xsH"], xC)
-		win, wlo := c.groupedWindow(cls, cfg, x, xRow, col0, p)
+		win, wlo := c.groupedWindowIn(cls, cfg, x, xRow, col0, hok, p)
 		for _, ir := range pairs {
 			groupedProducts(b, cls, ft, win, wlo, taps[ir[1]], sums[ir[0]])
 		}
-		b.label(skip)
 	}
 }
 
@@ -331,6 +332,12 @@ func groupedProducts(b *builder, cls GroupedClass, ft string, win [][]string, lo
 // the first output column. With vectors of channels (cls.Vec) each place
 // holds the vec channels' inputs, loaded as one vector.
 func (c *gemmCtx) groupedWindow(cls GroupedClass, cfg GroupedConfig, x, xRow, col0 string, p map[string]string) ([][]string, int) {
+	return c.groupedWindowIn(cls, cfg, x, xRow, col0, "", p)
+}
+
+// groupedWindowIn is groupedWindow of a row that lies inside x where
+// predicate rowOK holds ("": always), the window all zeros where not.
+func (c *gemmCtx) groupedWindowIn(cls GroupedClass, cfg GroupedConfig, x, xRow, col0, rowOK string, p map[string]string) ([][]string, int) {
 	b := c.b
 	acc := kF32
 	if cls.Compute == F64 {
@@ -350,6 +357,9 @@ func (c *gemmCtx) groupedWindow(cls GroupedClass, cfg GroupedConfig, x, xRow, co
 		col := b.addImm32(first, i)
 		ok := b.reg(kPred)
 		b.ins("setp.lt.u32 %s, %s, %s", ok, col, p["W"])
+		if rowOK != "" {
+			b.ins("and.pred %s, %s, %s", ok, ok, rowOK)
+		}
 		if i > 0 {
 			next := b.reg(kB64)
 			b.ins("add.s64 %s, %s, %s", next, a, step)
