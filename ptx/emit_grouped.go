@@ -250,6 +250,7 @@ func (c *gemmCtx) groupedRows(cls GroupedClass, cfg GroupedConfig, x, w, xC, wC,
 		}
 		taps[r] = c.groupedTaps(cls, w, wR, p)
 	}
+	straight := groupedStraightRows(cls, cfg)
 	// The input row of output row i and filter row r is hBase + i·StrideH + r·TapStepH.
 	lo, hi := 0, 0
 	for i := range sums {
@@ -270,19 +271,39 @@ func (c *gemmCtx) groupedRows(cls GroupedClass, cfg GroupedConfig, x, w, xC, wC,
 		if len(pairs) == 0 {
 			continue
 		}
-		// A row outside x is read as zeros, its loads predicated off rather
-		// than branched around: the rows stay one block of straight-line
-		// code, so that ptxas may issue a later row's loads before an
-		// earlier row's products.
 		h, hok := b.addImm32(hBase, o), b.reg(kPred)
 		b.ins("setp.lt.u32 %s, %s, %s", hok, h, p["H"]) // unsigned: a negative row is out too
 		xRow := b.reg(kB32)
 		b.ins("mad.lo.s32 %s, %s, %s, %s", xRow, h, p["xsH"], xC)
-		win, wlo := c.groupedWindowIn(cls, cfg, x, xRow, col0, hok, p)
+		if straight {
+			win, wlo := c.groupedWindowIn(cls, cfg, x, xRow, col0, hok, p)
+			for _, ir := range pairs {
+				groupedProducts(b, cls, ft, win, wlo, taps[ir[1]], sums[ir[0]])
+			}
+			continue
+		}
+		skip := b.newLabel("GC_ROW")
+		b.insP("!"+hok, "bra %s", skip) // not .uni: the rows out of x differ between the warp's threads
+		win, wlo := c.groupedWindow(cls, cfg, x, xRow, col0, p)
 		for _, ir := range pairs {
 			groupedProducts(b, cls, ft, win, wlo, taps[ir[1]], sums[ir[0]])
 		}
+		b.label(skip)
 	}
+}
+
+// groupedStraightRows reports whether a kernel of cls and cfg (with
+// unrolled rows) reads a row outside x as zeros by predicated loads rather
+// than branching around it. Straight-line rows let ptxas issue a later
+// row's loads before an earlier row's products, and it does, holding more
+// registers: on the H200 (gputest/results/h200/conv/call116) that made the
+// depthwise suite's kernels of about 60–90 registers (groupedRegisters'
+// estimate) up to 1.28× faster, and those of 16-bit vectors of 4 channels,
+// 4 columns and 4 rows (about 164) 1.17–1.26× slower (ptxas: 156 → 190
+// registers, 3 → 2 blocks of 128 threads an SM): kernels estimated above
+// 128 keep the branch.
+func groupedStraightRows(cls GroupedClass, cfg GroupedConfig) bool {
+	return groupedRegisters(cfg, cls) <= 128
 }
 
 // groupedTaps loads one filter row's taps of the thread's channels (Taps

@@ -439,3 +439,41 @@ func elemBytes(op string) int64 {
 	}
 	return int64(bits / 8)
 }
+
+// A kernel with unrolled rows reads the rows outside x by predicated loads
+// where groupedRegisters' estimate is at most 128 (straight-line rows), and
+// branches around them above it; both forms compute the convolution, with
+// padding rows at the top and bottom, on the CPU.
+func TestGroupedStraightRows(t *testing.T) {
+	light := GroupedClass{Data: F16, Compute: F32, ChannelsInner: true, Taps: 3, StrideW: 1, TapStepW: 1, TapsH: 3, StrideH: 1, TapStepH: 1, Vec: 1}
+	heavy := light
+	heavy.Vec = 4
+	for _, tc := range []struct {
+		cls      GroupedClass
+		cfg      GroupedConfig
+		straight bool
+	}{
+		{light, GroupedConfig{Threads: 64, Columns: 8, Rows: 2, Vec: 1}, true},
+		{heavy, GroupedConfig{Threads: 64, Columns: 4, Rows: 4, Vec: 4}, false},
+	} {
+		if got := groupedStraightRows(tc.cls.forConfig(tc.cfg), tc.cfg); got != tc.straight {
+			t.Errorf("%v: straight rows %v (estimate %d registers)", tc.cfg, got, groupedRegisters(tc.cfg, tc.cls))
+		}
+		k, err := GenerateGroupedConv(tc.cls, tc.cfg, "sm_90")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if branches := strings.Contains(k.PTX, "GC_ROW"); branches == tc.straight {
+			t.Errorf("%v: a branch around rows %v", tc.cfg, branches)
+		}
+		// 8 channels of 5×6 pixels, "same" padding: the first and last
+		// output rows read a row outside x.
+		pr := GroupedProblem{N: 2, H: 5, W: 6, R: 3, S: 3, StrH: 1, StrW: 1, HOff: -1, WOff: -1, HStep: 1, WStep: 1, G: 8, C: 8, K: 8, P: 5, Q: 6, Vec: tc.cls.forConfig(tc.cfg).vec()}
+		pr.X = [4]int{pr.H * pr.W * pr.C, 1, pr.W * pr.C, pr.C}
+		pr.Y = [4]int{pr.P * pr.Q * pr.K, 1, pr.Q * pr.K, pr.K}
+		pr.Filter = [4]int{pr.R * pr.S, pr.R * pr.S, pr.S, 1}
+		t.Run(tc.cfg.String(), func(t *testing.T) {
+			checkGroupedSimulated(t, tc.cls.forConfig(tc.cfg), tc.cfg, pr, false, "x nhwc y nhwc filter kcrs", 2, 0)
+		})
+	}
+}
