@@ -109,6 +109,16 @@ func NewSampler(in ptx.InputClass, dev ptx.DeviceLimits, warmup, maxDraws int, r
 	return newSampler(For(in), in, dev, warmup, maxDraws, rng)
 }
 
+// NewMMASampler is NewSampler over the class's mma.sync space (ForMMA),
+// or nil when the class has no mma.sync math.
+func NewMMASampler(in ptx.InputClass, dev ptx.DeviceLimits, warmup, maxDraws int, rng *rand.Rand) *Sampler {
+	sp := ForMMA(in)
+	if len(sp.Math) == 0 {
+		return nil
+	}
+	return newSampler(sp, in, dev, warmup, maxDraws, rng)
+}
+
 // NewWarpgroupSampler is NewSampler over the class's wgmma space
 // (ForWarpgroup), or nil when no wgmma kernel serves the class.
 func NewWarpgroupSampler(in ptx.InputClass, dev ptx.DeviceLimits, warmup, maxDraws int, rng *rand.Rand) *Sampler {

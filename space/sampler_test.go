@@ -104,3 +104,44 @@ func TestWarpgroupSampler(t *testing.T) {
 		}
 	}
 }
+
+// The mma.sync sampler exists only for classes with an mma.sync math,
+// draws legal configurations of those maths alone, and draws them where
+// the whole space's sampler rarely does: on a convolution's FP16 class the
+// categorical sampler's draws are mostly SIMT (the training data's conv
+// files hold about 200 mma.sync rows of each 16-bit type against 25,000
+// SIMT ones).
+func TestMMASampler(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	f32 := ptx.InputClass{AType: ptx.F32, BType: ptx.F32, CType: ptx.F32, Compute: ptx.F32, AlignA: 4, AlignB: 4, AlignC: 4}
+	if s := NewMMASampler(f32, ptx.H100(), 100, 100000, rng); s != nil {
+		t.Error("an mma.sync sampler for FP32 without TF32")
+	}
+	conv := ConvClass(suiteShape(suites.Table5()[8], request.ConvTypes[2], true), 1<<20, 2<<20) // conv9, FP16 (f32 compute), NHWC
+	for _, in := range []ptx.InputClass{
+		conv,
+		{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F16, AlignA: 2, AlignB: 2, AlignC: 2},
+		{AType: ptx.F64, BType: ptx.F64, CType: ptx.F64, Compute: ptx.F64, AlignA: 2, AlignB: 2, AlignC: 2},
+		{AType: ptx.F32, BType: ptx.F32, CType: ptx.F32, Compute: ptx.F32, AllowTF32: true, AlignA: 4, AlignB: 4, AlignC: 4},
+	} {
+		s := NewMMASampler(in, ptx.H100(), 200, 1000000, rng)
+		if s == nil {
+			t.Fatalf("%s: no mma.sync sampler", in)
+		}
+		all := NewSampler(in, ptx.H100(), 200, 1000000, rng)
+		mma := 0
+		for i := 0; i < 200; i++ {
+			c, ok := s.Draw(rng, nil, 20000)
+			if !ok {
+				t.Fatalf("%s: no legal draw", in)
+			}
+			if !c.Math.IsMMA() || c.Math.IsWGMMA() || ptx.Legal(c, in, ptx.H100()) != nil {
+				t.Fatalf("%s: draw %s is not a legal mma.sync configuration", in, c)
+			}
+			if c, ok := all.Draw(rng, nil, 20000); ok && c.Math.IsMMA() {
+				mma++
+			}
+		}
+		t.Logf("%s: %d of the whole space's 200 draws mma.sync", in, mma)
+	}
+}

@@ -160,6 +160,16 @@ func ForWarpgroup(in ptx.InputClass) Space {
 	return sp
 }
 
+// ForMMA is the class's space (For) restricted to its mma.sync maths (nil
+// Math when it has none): what the sampler draws from beside the whole
+// space so that the tensor cores' kernels are measured as often as the
+// SIMT kernels whose legal configurations outnumber theirs.
+func ForMMA(in ptx.InputClass) Space {
+	sp := For(in)
+	sp.Math = slices.DeleteFunc(sp.Math, func(m ptx.Math) bool { return !m.IsMMA() })
+	return sp
+}
+
 // Contains reports whether every parameter of c is one of the space's
 // values for it (KC 1 counts as in a space without cluster splits).
 func (s Space) Contains(c ptx.GemmConfig) bool {

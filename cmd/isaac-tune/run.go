@@ -84,18 +84,19 @@ func sampleLoop(o runOptions, have int, batch func(n, room int) (rows, skipped i
 }
 
 // samplerSet is a sampling run's samplers, one per input class, of the
-// categorical space (samplers) and of the wgmma space (wgmma: nil entries
-// where no wgmma kernel serves the class), each made at its first use.
+// categorical space (samplers), of the wgmma space (wgmma: nil entries
+// where no wgmma kernel serves the class) and of the mma.sync space (mma:
+// nil where the class has no mma.sync math), each made at its first use.
 type samplerSet struct {
-	samplers, wgmma     map[ptx.InputClass]*space.Sampler
-	limits              ptx.DeviceLimits
-	warmup, warmupDraws int
-	draws               *rand.Rand
+	samplers, wgmma, mma map[ptx.InputClass]*space.Sampler
+	limits               ptx.DeviceLimits
+	warmup, warmupDraws  int
+	draws                *rand.Rand
 }
 
 func newSamplerSet(limits ptx.DeviceLimits, o runOptions, rng *rand.Rand) samplerSet {
 	return samplerSet{samplers: map[ptx.InputClass]*space.Sampler{}, wgmma: map[ptx.InputClass]*space.Sampler{},
-		limits: limits, warmup: o.warmup, warmupDraws: o.warmupDraws, draws: rng}
+		mma: map[ptx.InputClass]*space.Sampler{}, limits: limits, warmup: o.warmup, warmupDraws: o.warmupDraws, draws: rng}
 }
 
 // samplerFor is the class's sampler of the space newSampler gives

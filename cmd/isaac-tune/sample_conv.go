@@ -27,6 +27,7 @@ type sampleConvOptions struct {
 	runOptions
 	layers, configs   int
 	warpgroup, direct int
+	mma               int // per convolution and path, configurations from the class's mma.sync space too
 	staged, lines     bool
 	paths             map[string]bool // the paths timed (tune.PathImplicit, …)
 	grouped           float64         // the share of grouped convolutions drawn (negative: the distribution's own)
@@ -39,6 +40,7 @@ func sampleConvCmd(args []string) error {
 	fs.IntVar(&o.layers, "layers", 6, "convolutions per batch (one type, math, layout and mode)")
 	fs.IntVar(&o.configs, "configs", 16, "configurations drawn per convolution and path (each also timed on the batch's other convolutions of its class it suits)")
 	fs.IntVar(&o.warpgroup, "warpgroup", 8, "per convolution and path, also this many configurations from the class's wgmma space (where it has one)")
+	fs.IntVar(&o.mma, "mma", 0, "per convolution and path, also this many configurations from the class's mma.sync space (space.ForMMA, where it has one: the tensor cores' mma.sync kernels, a few per cent of the whole space's legal draws)")
 	fs.IntVar(&o.direct, "direct", 12, "per grouped convolution, this many of the direct kernel's configurations (drawn without replacement)")
 	fs.BoolVar(&o.staged, "staged", true, "also each drawn configuration staged by the copy engine as the server runs it (space.ConvStaged: tma, ps), where the class's channels allow")
 	fs.BoolVar(&o.lines, "lines", false, "draw only what the copy engine stages (tune.LinesConvDistribution: wgmma types, channels of whole 128-byte lines) and only wgmma configurations with a staged twin (with -staged, data for the staged kernels)")
@@ -164,9 +166,9 @@ func (s *convSampleRun) provenance() []string {
 			"one untimed run, then the median of %d timed repeats (the first alone when it took over 10 ms); %s", s.Timer.Flush, s.opt.repeats, tune.ConvLaunchOnly),
 		fmt.Sprintf("sampler: categorical per parameter, Dirichlet prior alpha=%d, estimated from %d legal uniform draws per input class; per convolution "+
 			"and path (the implicit GEMM on x as it lies; on NHWC copies where the server may take them), %d configurations drawn (legal and suiting "+
-			"the implicit GEMM's NPQ x K x CRS: space.Suits) and %d from the class's wgmma space, each also timed on the batch's other convolutions "+
+			"the implicit GEMM's NPQ x K x CRS: space.Suits), %d from the class's wgmma space and %d from its mma.sync space, each also timed on the batch's other convolutions "+
 			"of its class it suits; staged twins (space.ConvStaged): %v; only wgmma configurations with a staged twin: %v; grouped ones: %d of the direct kernel's configurations; %d convolutions per batch; vendor-only: %v; paths timed: %s",
-			space.Alpha, s.opt.warmup, s.opt.configs, s.opt.warpgroup, s.opt.staged, s.opt.lines, s.opt.direct, s.opt.layers, s.opt.vendorOnly, s.pathsTimed()),
+			space.Alpha, s.opt.warmup, s.opt.configs, s.opt.warpgroup, s.opt.mma, s.opt.staged, s.opt.lines, s.opt.direct, s.opt.layers, s.opt.vendorOnly, s.pathsTimed()),
 		fmt.Sprintf("inputs: tune.%s: batch 1..%d, images 1..%d, channels 1..%d (%.0f%% rounded to a multiple of 16), "+
 			"filters 1x1, 3x3, 5x5, 7x7, 1xk, kx1, strides, dilations and padding as its code says, %.0f%% depthwise, %.0f%% grouped (up to 8 channels "+
 			"a group), %.0f%% near the suites' layers (never one), %.0f%% CUDNN_CONVOLUTION; every served type and math, NCHW or NHWC; "+
@@ -351,6 +353,9 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 				}
 			}
 			draw(s.samplerFor(t.Class, s.wgmma, space.NewWarpgroupSampler), s.opt.warpgroup)
+			if s.opt.mma > 0 {
+				draw(s.samplerFor(t.Class, s.mma, space.NewMMASampler), s.opt.mma)
+			}
 			if s.opt.staged {
 				// Each drawn configuration as the server would run it on
 				// this convolution: staged by the copy engine, persistent
