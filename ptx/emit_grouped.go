@@ -296,12 +296,10 @@ func (c *gemmCtx) groupedRows(cls GroupedClass, cfg GroupedConfig, x, w, xC, wC,
 // unrolled rows) reads a row outside x as zeros by predicated loads rather
 // than branching around it. Straight-line rows let ptxas issue a later
 // row's loads before an earlier row's products, and it does, holding more
-// registers: on the H200 (gputest/results/h200/conv/call116) that made the
-// depthwise suite's kernels of about 60–90 registers (groupedRegisters'
-// estimate) up to 1.28× faster, and those of 16-bit vectors of 4 channels,
-// 4 columns and 4 rows (about 164) 1.17–1.26× slower (ptxas: 156 → 190
-// registers, 3 → 2 blocks of 128 threads an SM): kernels estimated above
-// 128 keep the branch.
+// registers: that pays where a thread holds few (groupedRegisters'
+// estimate), and costs blocks an SM where it already holds many, so
+// kernels estimated above 128 keep the branch (the measurement:
+// gputest/results/h200/conv/call116).
 func groupedStraightRows(cls GroupedClass, cfg GroupedConfig) bool {
 	return groupedRegisters(cfg, cls) <= 128
 }

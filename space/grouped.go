@@ -81,9 +81,8 @@ const MaxDirectChannels = 8
 // (vectors of channels lost to it on the strided and 5×5 layers), 8 columns
 // and 2 rows of a filter up to 3 wide, 4 and 4 of a wider one; but 16-bit
 // data on large images (groupedVectorsPay) 4 channels, 4 columns and 4 rows
-// a thread (gputest/results/h100/conv/call28's variants: 10–14 % faster on
-// MobileNet's 56×56 layer at batches 8 and 32, 10–19 % slower on its 14×14
-// layer). Smaller
+// a thread (faster on MobileNet's 56×56 layer, slower on its 14×14 one:
+// gputest/results/h100/conv/call28's variants, and on the H200 call115's). Smaller
 // outputs keep more threads: one row, 4 columns, 256 threads (NCHW) or 128
 // of one channel (NHWC). Rows only where the filter's taps fit the
 // registers; fewer columns for narrow outputs, or where a wide window of

@@ -105,12 +105,10 @@ func TestWarpgroupSampler(t *testing.T) {
 	}
 }
 
-// The mma.sync sampler exists only for classes with an mma.sync math,
-// draws legal configurations of those maths alone, and draws them where
-// the whole space's sampler rarely does: on a convolution's FP16 class the
-// categorical sampler's draws are mostly SIMT (the training data's conv
-// files hold about 200 mma.sync rows of each 16-bit type against 25,000
-// SIMT ones).
+// The mma.sync sampler exists only for classes with an mma.sync math, and
+// draws legal configurations of those maths alone, which the whole space's
+// sampler draws rarely (the log says how rarely; the convolution data's
+// balance: weights/results/conv/README.md).
 func TestMMASampler(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	f32 := ptx.InputClass{AType: ptx.F32, BType: ptx.F32, CType: ptx.F32, Compute: ptx.F32, AlignA: 4, AlignB: 4, AlignC: 4}

@@ -40,7 +40,7 @@ func sampleConvCmd(args []string) error {
 	fs.IntVar(&o.layers, "layers", 6, "convolutions per batch (one type, math, layout and mode)")
 	fs.IntVar(&o.configs, "configs", 16, "configurations drawn per convolution and path (each also timed on the batch's other convolutions of its class it suits)")
 	fs.IntVar(&o.warpgroup, "warpgroup", 8, "per convolution and path, also this many configurations from the class's wgmma space (where it has one)")
-	fs.IntVar(&o.mma, "mma", 0, "per convolution and path, also this many configurations from the class's mma.sync space (space.ForMMA, where it has one: the tensor cores' mma.sync kernels, a few per cent of the whole space's legal draws)")
+	fs.IntVar(&o.mma, "mma", 0, "per convolution and path, also this many configurations from the class's mma.sync space (space.ForMMA, where it has one: the tensor cores' mma.sync kernels, which the whole space's draws seldom are)")
 	fs.IntVar(&o.direct, "direct", 12, "per grouped convolution, this many of the direct kernel's configurations (drawn without replacement)")
 	fs.BoolVar(&o.staged, "staged", true, "also each drawn configuration staged by the copy engine as the server runs it (space.ConvStaged: tma, ps), where the class's channels allow")
 	fs.BoolVar(&o.lines, "lines", false, "draw only what the copy engine stages (tune.LinesConvDistribution: wgmma types, channels of whole 128-byte lines) and only wgmma configurations with a staged twin (with -staged, data for the staged kernels)")
