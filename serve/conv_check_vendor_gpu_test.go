@@ -121,7 +121,8 @@ type clockProbe struct {
 	blocks int
 }
 
-// clockProbeSteps is the probe's chain: about 20 µs of an SM's cycles.
+// clockProbeSteps is the probe's chain: tens of thousands of an SM's
+// cycles, long against the timer's resolution.
 const clockProbeSteps = 4000
 
 func loadClockProbe(t *testing.T, sms int) clockProbe {
@@ -317,8 +318,9 @@ func checkVendorTimes(t *testing.T, h cudnn.Handle, tm *devbench.Timer, cp clock
 		listUS(clockAfterOurs), listUS(clockAfterVendor), listUS(clockIdle))
 	// Against the benchmark's median, not its fastest: cuDNN's TF32
 	// kernel for conv10 runs at one of two speeds from call to call even
-	// right after its own calls (56–61 or 68–70 µs on the H200), and the
-	// check takes three samples where the benchmark takes ten.
+	// right after its own calls (gputest/results/h200/conv/call109 and
+	// call113), and the check takes three samples where the benchmark
+	// takes ten.
 	if bench := median(vendorSelf); slices.Min(checkVendor) > convCheck.Ratio*bench+1 {
 		t.Errorf("%s: the check's fastest cuDNN sample %.1f µs, the benchmark's median %.1f µs", name, slices.Min(checkVendor), bench)
 	}
