@@ -48,42 +48,10 @@ func ConvLogTFLOPs(in predictor.ConvInput, us float64) float64 {
 // (folds 0–7), validation (fold 8) and test (fold 9) sets: a row per
 // (convolution, path, configuration) measured.
 func ConvConfigMatrices(samples []ConvSample) (train, valid, test Matrix) {
-	return ConvConfigMatricesWeighted(samples, 1)
-}
-
-// ConvConfigMatricesWeighted is ConvConfigMatrices with each training row
-// of an mma.sync kernel (IsMMASample) there mma times: a weight in the
-// loss for the tensor-core kernels the sampler draws seldom. The
-// validation and test sets keep one row a measurement.
-func ConvConfigMatricesWeighted(samples []ConvSample, mma int) (train, valid, test Matrix) {
 	f := predictor.ConvConfigFeatures
 	train.F, valid.F, test.F = f, f, f
-	x := make([]float64, f)
-	for _, s := range samples {
-		in := ConvSampleInput(s)
-		if !putConvSample(x, s, in) {
-			continue
-		}
-		m, y := convFoldOf(in, &train, &valid, &test), ConvLogTFLOPs(in, s.US)
-		n := 1
-		if m == &train && IsMMASample(s) {
-			n = max(mma, 1)
-		}
-		for range n {
-			m.add(x, y)
-		}
-	}
+	convConfigRows(samples, func(in predictor.ConvInput, x []float64, y float64) { convFoldOf(in, &train, &valid, &test).add(x, y) })
 	return
-}
-
-// IsMMASample reports whether a sample timed an implicit GEMM of mma.sync
-// math (not SIMT, not wgmma, not the direct kernel).
-func IsMMASample(s ConvSample) bool {
-	if s.Path != PathImplicit && s.Path != PathNHWCCopies {
-		return false
-	}
-	c, err := ptx.ParseConfig(s.Config)
-	return err == nil && c.Math.IsMMA() && !c.Math.IsWGMMA()
 }
 
 // convConfigRows calls row with the convolution configuration model's

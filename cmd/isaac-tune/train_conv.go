@@ -53,7 +53,6 @@ func trainConvCmd(args []string) error {
 	var t trainFlags
 	t.bind(fs, "cuDNN's model")
 	vmembers := fs.Int("vendor-ensemble", 5, "networks of cuDNN's model, averaged (its data are few and noisy: an ensemble predicts better than one network)")
-	mma := fs.Int("mma-weight", 1, "each training row of an mma.sync kernel counts this many times (the sampler draws them seldom)")
 	fs.Parse(args)
 	hidden, vhidden, err := t.archs()
 	if err != nil {
@@ -67,7 +66,7 @@ func trainConvCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	train, valid, test := tune.ConvConfigMatricesWeighted(samples, *mma)
+	train, valid, test := tune.ConvConfigMatrices(samples)
 	fmt.Fprintf(os.Stderr, "%d samples from %s (%s): %d train, %d validation, %d test rows (folds by convolution)\n",
 		len(samples), *data, dev.Name, train.N, valid.N, test.N)
 	first, err := t.table2(train, valid, test, len(samples), hash, dev, hidden)
@@ -96,8 +95,8 @@ func trainConvCmd(args []string) error {
 	w := &predictor.Weights{
 		Header: predictor.Header{
 			Device: dev, Dataset: hash, Samples: len(samples), Trained: time.Now().UTC().Format(time.RFC3339), Commit: buildCommit,
-			Comment: fmt.Sprintf("isaac-tune train-conv -arch %s -ensemble %d -vendor-arch %s -vendor-ensemble %d -epochs %d -patience %d -batch %d -lr %g -seed %d -mma-weight %d; folds 0-7 train, 8 early stopping, 9 test (by convolution)",
-				t.arch, t.members, t.vendorArch, len(vnet), t.epochs, t.patience, t.batch, t.lr, t.seed, max(*mma, 1)),
+			Comment: fmt.Sprintf("isaac-tune train-conv -arch %s -ensemble %d -vendor-arch %s -vendor-ensemble %d -epochs %d -patience %d -batch %d -lr %g -seed %d; folds 0-7 train, 8 early stopping, 9 test (by convolution)",
+				t.arch, t.members, t.vendorArch, len(vnet), t.epochs, t.patience, t.batch, t.lr, t.seed),
 		},
 		Models: []predictor.Model{
 			{ModelHeader: predictor.ModelHeader{Name: "conv-config", Target: "ln TFLOP/s of the path's kernels with the configuration", Schema: predictor.ConvConfigSchema, TestMSE: testMSE, Check: heldOutChecks(net, test)}, Nets: net},
