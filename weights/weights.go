@@ -111,10 +111,12 @@ func shipped(suffix string) []string {
 
 // DeviceKey is the key of a device's weights, from its name: "h100",
 // "h200", … for the GPUs we know, else the name in lower case with every
-// character other than a letter or digit replaced by '-'.
+// character other than a letter or digit replaced by '-'. Keys that
+// contain another ("gh200" holds "h200", "l40s" "l4") are matched first: a
+// GH200 is not an H200.
 func DeviceKey(name string) string {
 	n := strings.ToLower(name)
-	for _, k := range []string{"h100", "h200", "h800", "a100", "a800", "l40s", "l4", "b200", "gh200"} {
+	for _, k := range []string{"gh200", "h100", "h200", "h800", "a100", "a800", "l40s", "l4", "b200"} {
 		if strings.Contains(n, k) {
 			return k
 		}

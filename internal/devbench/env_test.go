@@ -12,6 +12,9 @@ func TestDeviceKey(t *testing.T) {
 	for name, want := range map[string]string{
 		"NVIDIA H100 80GB HBM3": "h100", "NVIDIA H200": "h200", "NVIDIA A100-SXM4-40GB": "a100",
 		"NVIDIA GeForce RTX 4090": "geforce-rtx-4090",
+		// a Grace Hopper's GPU is not an H200, whose weights it would
+		// take were "h200" matched first; an L40S not an L4
+		"NVIDIA GH200 480GB": "gh200", "NVIDIA H200 NVL": "h200", "NVIDIA L40S": "l40s", "NVIDIA L4": "l4",
 	} {
 		if got := DeviceKey(name); got != want {
 			t.Errorf("DeviceKey(%q) = %q, want %q", name, got, want)
