@@ -63,3 +63,52 @@ func TestTrainStart(t *testing.T) {
 		t.Errorf("config: held-out MSE %.4f fine-tuned, %.4f shipped", got, shipped)
 	}
 }
+
+// train-conv -start fine-tunes the shipped H100 convolution models on
+// another device's data (the H200's 2,000 convolution calibration samples):
+// the weights written keep the H100 networks' layer sizes, say where they
+// started, record their test MSE as it recomputes, and predict the data's
+// held-out convolutions no worse than the H100's models as shipped (the
+// starting networks count as epoch 0 of the early stopping; 5 % for the
+// test fold's difference from the validation fold).
+func TestTrainConvStart(t *testing.T) {
+	data := "../../weights/data/h200-conv-cal-01.csv.zst"
+	samples, _, _, err := loadConvData(data)
+	if err != nil || len(samples) == 0 {
+		t.Skipf("no H200 convolution data set here: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "ft.isw.zst")
+	if err := trainConvCmd([]string{"-data", data, "-start", "h100", "-epochs", "3", "-ensemble", "5", "-vendor-ensemble", "5",
+		"-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := weights.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := weights.ConvFor("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Device.Key != "h200" || !strings.Contains(w.Comment, "-start h100") {
+		t.Errorf("device %q, comment %q", w.Device.Key, w.Comment)
+	}
+	_, _, test := tune.ConvConfigMatrices(samples)
+	_, _, vtest := tune.ConvVendorMatrices(samples)
+	for _, c := range []struct {
+		name string
+		test tune.Matrix
+	}{{"conv-config", test}, {"conv-vendor", vtest}} {
+		m, _ := w.Model(c.name)
+		s, _ := src.Model(c.name)
+		if !slices.Equal(m.Nets[0].Sizes, s.Nets[0].Sizes) {
+			t.Errorf("%s: sizes %v, the H100's %v", c.name, m.Nets[0].Sizes, s.Nets[0].Sizes)
+		}
+		if got := tune.MSE(m.Nets, c.test); got != m.TestMSE {
+			t.Errorf("%s: held-out MSE %.4f recorded, %.4f recomputed", c.name, m.TestMSE, got)
+		}
+		if got, shipped := m.TestMSE, tune.MSE(s.Nets, c.test); got > 1.05*shipped {
+			t.Errorf("%s: held-out MSE %.4f fine-tuned, %.4f shipped", c.name, got, shipped)
+		}
+	}
+}
