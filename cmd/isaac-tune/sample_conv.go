@@ -81,6 +81,22 @@ type convSampleRun struct {
 	arenas  map[request.CudnnDataType][3]cuda.DevicePtr
 	rng     *rand.Rand
 	have    int
+	spent   convPhases // where the run's time went
+}
+
+// convPhases are the wall-clock times a sampling run spent in each of its
+// phases, for the report that says what bounds its rate.
+type convPhases struct {
+	cudnn, drawing, compiling, timing time.Duration
+}
+
+// add adds the time since start to *phase.
+func (convPhases) add(phase *time.Duration, start time.Time) { *phase += time.Since(start) }
+
+func (p convPhases) String() string {
+	r := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+	return fmt.Sprintf("time: cuDNN %s (its algorithms found and timed, and timed again after the configurations), drawing configurations %s, compiling them %s, timing them %s",
+		r(p.cudnn), r(p.drawing), r(p.compiling), r(p.timing))
 }
 
 // convArenaTypes are the element types of the served convolutions, as the
@@ -203,9 +219,9 @@ func (s *convSampleRun) run() error {
 		uni.Draws, uni.Accepted = uni.Draws+sm.Uniform.Draws, uni.Accepted+sm.Uniform.Accepted
 	}
 	report := []string{fmt.Sprintf("acceptance: %d input classes; legal draws categorical %.2f%% (%d of %d), uniform %.2f%% (%d of %d)",
-		len(s.samplers), 100*cat.Rate(), cat.Accepted, cat.Draws, 100*uni.Rate(), uni.Accepted, uni.Draws)}
+		len(s.samplers), 100*cat.Rate(), cat.Accepted, cat.Draws, 100*uni.Rate(), uni.Accepted, uni.Draws), s.spent.String()}
 	fmt.Fprintf(os.Stderr, "%d samples in %s (%d configurations failed to load or run); file now holds %d\n%s\n",
-		done, took.Round(time.Second), skipped, s.have+done, report[0])
+		done, took.Round(time.Second), skipped, s.have+done, strings.Join(report, "\n"))
 	return w.Comment(report)
 }
 
@@ -247,7 +263,9 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 		if !s.opt.vendorOnly && !s.takes(shape) {
 			continue
 		}
+		t0 := time.Now()
 		v7, best, algo, err := s.vendorAlgo(req)
+		s.spent.add(&s.spent.cudnn, t0)
 		if err != nil {
 			// cuDNN refusing both of its algorithms (a status, as for some
 			// wide grouped half convolutions) leaves the context usable:
@@ -285,7 +303,9 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 		all := space.GroupedConfigs(space.GroupedClass(in.shape, align))
 		for _, j := range s.rng.Perm(len(all))[:min(s.opt.direct, len(all))] {
 			cfg := all[j]
+			t0 := time.Now()
 			us, err := s.Median(func() error { return s.Kernels.Grouped(in.req, in.shape, cfg) }, s.opt.repeats)
+			s.spent.add(&s.spent.timing, t0)
 			if err != nil {
 				if errors.Is(err, kernels.ErrUnsupported) {
 					skipped++
@@ -300,6 +320,7 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 	// The implicit GEMMs: each path's classes, configurations drawn per
 	// convolution and timed on the class's others they suit.
 	paths := map[string]map[ptx.InputClass]*convPath{}
+	drawStart := time.Now()
 	for _, p := range []struct {
 		name   string
 		target func(*request.Conv, request.ConvShape) (kernels.Target, error)
@@ -370,9 +391,12 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 			}
 		}
 	}
+	s.spent.add(&s.spent.drawing, drawStart)
 	for _, name := range []string{tune.PathImplicit, tune.PathNHWCCopies} {
 		for _, cp := range paths[name] {
+			t0 := time.Now()
 			loaded := devsession.Load(s.Session, cp.cfgs, func(c ptx.GemmConfig) error { _, err := s.Kernels.Kernel(cp.target, c); return err })
+			s.spent.add(&s.spent.compiling, t0)
 			skipped += len(cp.cfgs) - len(loaded)
 			for _, i := range cp.ins {
 				in := ins[i]
@@ -380,7 +404,9 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 					if !space.Suits(cfg, in.shape.Pixels(), in.shape.K, in.shape.ReductionCRS()) {
 						continue
 					}
+					t0 := time.Now()
 					us, err := s.Median(func() error { return cp.run(in.req, in.shape, cfg) }, s.opt.repeats)
+					s.spent.add(&s.spent.timing, t0)
 					if err != nil {
 						// A launch the kernel's resources refuse leaves the
 						// context usable: skip it. A fault does not: stop.
@@ -404,7 +430,9 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 		if !slices.Contains(rowIn, i) {
 			continue
 		}
+		t0 := time.Now()
 		after, err := s.timeAlgo(in.req, in.best)
+		s.spent.add(&s.spent.cudnn, t0)
 		if err != nil {
 			return rows, skipped, fmt.Errorf("cuDNN again on %+v: %w", b.Layers[i], err)
 		}
