@@ -4,6 +4,7 @@
 usage: compare.py copies CALL BASE VARIANT...    BenchmarkGPUConvCopies logs: CALL/bench/copies-<build>.log
        compare.py table5 CALL BASE VARIANT...    bench_compare CSVs: CALL/bench/t5-<build>/table5.csv
        compare.py dispatch CSV...                a suite's dispatch and model columns
+       compare.py eval CSV...                    eval-conv.csv files, their convolutions together
 
 copies: each Table 5 layer's copies time per build and its speed-up over BASE,
 and the geometric mean of the speed-ups per type and layout and in all.
@@ -14,6 +15,9 @@ by more than 5 %.
 dispatch: the geometric means of the dispatch and model columns (the vendor's
 time over ours), the rows served (the dispatch ran ours) and those below 1.0x,
 in all and, for convolution suites, per type and layout.
+eval: each chooser's suboptimality S (median, p90, mean, S = 0) over the
+convolutions of every eval-conv.csv given (e.g. two calls' held-out
+convolutions), with the quantiles eval-conv itself takes.
 """
 import csv
 import math
@@ -89,6 +93,24 @@ def dispatch(paths):
                   f'{len(below)} of them below 1.0x' + (f' ({", ".join(below)})' if below else ''))
 
 
+def quantile(xs, q):
+    """xs sorted; the element eval-conv's quantile takes (index floor(q n))."""
+    if not xs:
+        return float('nan')
+    return xs[min(len(xs) - 1, int(math.floor(q * len(xs))))]
+
+
+def evals(paths):
+    rows = [r for p in paths for r in csv.DictReader(open(p, encoding='utf-8'))]
+    choosers = [c[:-2] for c in rows[0] if c.endswith('_s')] if rows else []
+    print(f'{len(rows)} convolutions of {len(paths)} files')
+    for c in choosers:
+        s = sorted(float(r[c + '_s']) for r in rows if r[c + '_s'] != '')
+        zero = sum(1 for x in s if x <= 0)
+        print(f'{c:12s} median {100 * quantile(s, 0.5):5.1f}%  p90 {100 * quantile(s, 0.9):6.1f}%  '
+              f'mean {100 * sum(s) / len(s):5.1f}%  S = 0 on {zero} of {len(s)}')
+
+
 if __name__ == '__main__':
     what = sys.argv[1]
     if what == 'copies':
@@ -97,5 +119,7 @@ if __name__ == '__main__':
         table5(sys.argv[2], sys.argv[3:])
     elif what == 'dispatch':
         dispatch(sys.argv[2:])
+    elif what == 'eval':
+        evals(sys.argv[2:])
     else:
         sys.exit(__doc__)
