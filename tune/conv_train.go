@@ -1,9 +1,12 @@
 package tune
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
@@ -163,4 +166,62 @@ func ConvRanking(net Predictor, samples []ConvSample, minConfigs int) (subopt []
 		subopt = append(subopt, rows[pick].us/best-1)
 	}
 	return subopt
+}
+
+// ConvKindError is a configuration model's error on the test fold's rows of
+// one kind of kernel: a type and math ("direct" for the direct kernel).
+type ConvKindError struct {
+	Type, Math string
+	Rows       int
+	MSE        float64 // mean squared error, in the target's units
+	Bias       float64 // mean of predicted less measured: > 0 predicts the kind too fast
+}
+
+// ConvKind is a sample's kind of kernel: its configuration's math, or
+// "direct" for the direct kernel ("" for a vendor-only row).
+func ConvKind(s ConvSample) string {
+	switch s.Path {
+	case PathDirect:
+		return "direct"
+	case "":
+		return ""
+	}
+	for _, p := range strings.Split(s.Config, ",") {
+		if m, ok := strings.CutPrefix(p, "math="); ok {
+			return m
+		}
+	}
+	return ""
+}
+
+// ConvErrorsByKind is net's error on the test fold (ConvFold 9) per type
+// and kind of kernel, in type and kind order: where a model's error
+// concentrates (a kind the training data hold few rows of predicts worse).
+func ConvErrorsByKind(net Predictor, samples []ConvSample) []ConvKindError {
+	type key struct{ t, m string }
+	groups := map[key][]ConvSample{}
+	for _, s := range samples {
+		if k := ConvKind(s); k != "" {
+			groups[key{s.Type, k}] = append(groups[key{s.Type, k}], s)
+		}
+	}
+	var out []ConvKindError
+	for k, ss := range groups {
+		_, _, test := ConvConfigMatrices(ss)
+		if test.N == 0 {
+			continue
+		}
+		pred := net.Predict(test.X, test.N)
+		e := ConvKindError{Type: k.t, Math: k.m, Rows: test.N}
+		for i, p := range pred {
+			d := p - test.Y[i]
+			e.MSE += d * d
+			e.Bias += d
+		}
+		e.MSE /= float64(test.N)
+		e.Bias /= float64(test.N)
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b ConvKindError) int { return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.Math, b.Math)) })
+	return out
 }

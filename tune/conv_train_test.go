@@ -118,3 +118,61 @@ func TestConvRanking(t *testing.T) {
 		}
 	}
 }
+
+// constPredictor predicts c for every row.
+type constPredictor struct{ c float64 }
+
+func (p constPredictor) Predict(_ []float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = p.c
+	}
+	return out
+}
+
+// ConvErrorsByKind: the test fold's rows grouped by type and kind of
+// kernel (the configuration's math, or the direct kernel), each group's
+// squared error and bias those of its own rows; rows of other folds and
+// vendor-only rows are left out.
+func TestConvErrorsByKind(t *testing.T) {
+	var samples []ConvSample
+	var want = map[string][]float64{} // kind: its test rows' targets
+	for i := 0; len(want["mma_bf16"]) < 4 || len(want["direct"]) < 2; i++ {
+		mma := ConvSample{Type: "bfloat16", Math: 1, Layout: "nhwc", N: 2, C: 64, H: 10 + i, W: 12, K: 64, R: 3, S: 3, G: 1, Pad: 1, Stride: 1, Dil: 1,
+			Path: PathImplicit, AlignA: 8, AlignB: 8, VendorV7US: 9, VendorBestUS: 9,
+			Config: "ms=4,ns=2,ml=128,nl=32,u=16,ks=1,kl=1,kg=1,va=1,vb=8,st=3,math=mma_bf16", US: float64(10 + i)}
+		direct := mma
+		direct.G, direct.K, direct.Path, direct.AlignA, direct.AlignB, direct.Config, direct.US = 64, 64, PathDirect, 8, 0, "direct t64 q8 r2 v1", float64(20+i)
+		vendor := mma
+		vendor.Path, vendor.Config, vendor.US = "", "", 0
+		samples = append(samples, mma, direct, vendor)
+		if ConvFold(ConvSampleInput(mma)) == 9 {
+			want["mma_bf16"] = append(want["mma_bf16"], ConvLogTFLOPs(ConvSampleInput(mma), mma.US))
+		}
+		if ConvFold(ConvSampleInput(direct)) == 9 {
+			want["direct"] = append(want["direct"], ConvLogTFLOPs(ConvSampleInput(direct), direct.US))
+		}
+	}
+	const c = 1.5
+	got := ConvErrorsByKind(constPredictor{c}, samples)
+	if len(got) != len(want) {
+		t.Fatalf("%d kinds %+v, want %d", len(got), got, len(want))
+	}
+	for i, e := range got {
+		if i > 0 && got[i-1].Math >= e.Math || e.Type != "bfloat16" {
+			t.Errorf("kinds out of order or of another type: %+v", got)
+		}
+		ys := want[e.Math]
+		var mse, bias float64
+		for _, y := range ys {
+			mse += (c - y) * (c - y) / float64(len(ys))
+			bias += (c - y) / float64(len(ys))
+		}
+		if e.Rows != len(ys) || math.Abs(e.MSE-mse) > 1e-9 || math.Abs(e.Bias-bias) > 1e-9 {
+			t.Errorf("%s: %+v, want %d rows, MSE %v, bias %v", e.Math, e, len(ys), mse, bias)
+		}
+	}
+	if ConvKind(samples[2]) != "" || ConvKind(samples[1]) != "direct" || ConvKind(samples[0]) != "mma_bf16" {
+		t.Errorf("kinds %q %q %q", ConvKind(samples[0]), ConvKind(samples[1]), ConvKind(samples[2]))
+	}
+}

@@ -89,6 +89,10 @@ func trainConvCmd(args []string) error {
 		fmt.Fprintf(os.Stderr, "held-out convolutions (fold 9, 8 or more measured configurations): %d; the model's pick against the fastest measured: median %.1f %%, p90 %.1f %% slower\n",
 			len(sub), 100*sub[len(sub)/2], 100*sub[len(sub)*9/10])
 	}
+	fmt.Fprintf(os.Stderr, "held-out rows by kind of kernel (fold 9): type, math, rows, MSE, mean of predicted less measured ln TFLOP/s\n")
+	for _, e := range tune.ConvErrorsByKind(net, samples) {
+		fmt.Fprintf(os.Stderr, "  %-12s %-14s %6d  %.4f  %+.3f\n", e.Type, e.Math, e.Rows, e.MSE, e.Bias)
+	}
 	vtrain, vvalid, vtest := tune.ConvVendorMatrices(samples)
 	vopts := t.options()
 	vopts.Hidden, vopts.Log = vhidden, nil
