@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -81,7 +82,8 @@ type convSampleRun struct {
 	arenas  map[request.CudnnDataType][3]cuda.DevicePtr
 	rng     *rand.Rand
 	have    int
-	spent   convPhases // where the run's time went
+	spent   convPhases     // where the run's time went
+	refused map[string]int // configurations that failed to load, by math
 }
 
 // convPhases are the wall-clock times a sampling run spent in each of its
@@ -110,7 +112,7 @@ func newConvSampleRun(o sampleConvOptions) (*convSampleRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &convSampleRun{Session: sess, opt: o, dist: tune.DefaultConvDistribution(), wsBytes: 1 << 30}
+	s := &convSampleRun{Session: sess, opt: o, dist: tune.DefaultConvDistribution(), wsBytes: 1 << 30, refused: map[string]int{}}
 	if o.lines {
 		s.dist = tune.LinesConvDistribution()
 	}
@@ -219,10 +221,23 @@ func (s *convSampleRun) run() error {
 		uni.Draws, uni.Accepted = uni.Draws+sm.Uniform.Draws, uni.Accepted+sm.Uniform.Accepted
 	}
 	report := []string{fmt.Sprintf("acceptance: %d input classes; legal draws categorical %.2f%% (%d of %d), uniform %.2f%% (%d of %d)",
-		len(s.samplers), 100*cat.Rate(), cat.Accepted, cat.Draws, 100*uni.Rate(), uni.Accepted, uni.Draws), s.spent.String()}
+		len(s.samplers), 100*cat.Rate(), cat.Accepted, cat.Draws, 100*uni.Rate(), uni.Accepted, uni.Draws), s.spent.String(),
+		"configurations that failed to load, by math: " + refusedByMath(s.refused)}
 	fmt.Fprintf(os.Stderr, "%d samples in %s (%d configurations failed to load or run); file now holds %d\n%s\n",
 		done, took.Round(time.Second), skipped, s.have+done, strings.Join(report, "\n"))
 	return w.Comment(report)
+}
+
+// refusedByMath lists the counts of refused in math order.
+func refusedByMath(refused map[string]int) string {
+	if len(refused) == 0 {
+		return "none"
+	}
+	var out []string
+	for _, m := range slices.Sorted(maps.Keys(refused)) {
+		out = append(out, fmt.Sprintf("%s %d", m, refused[m]))
+	}
+	return strings.Join(out, ", ")
 }
 
 // convInput is one convolution of a batch: its request, shape and cuDNN's
@@ -398,6 +413,13 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 			loaded := devsession.Load(s.Session, cp.cfgs, func(c ptx.GemmConfig) error { _, err := s.Kernels.Kernel(cp.target, c); return err })
 			s.spent.add(&s.spent.compiling, t0)
 			skipped += len(cp.cfgs) - len(loaded)
+			if len(loaded) < len(cp.cfgs) {
+				for _, c := range cp.cfgs {
+					if !slices.Contains(loaded, c) {
+						s.refused[c.Math.String()]++
+					}
+				}
+			}
 			for _, i := range cp.ins {
 				in := ins[i]
 				for _, cfg := range loaded {

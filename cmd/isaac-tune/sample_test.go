@@ -24,3 +24,14 @@ func TestSettled(t *testing.T) {
 		}
 	}
 }
+
+// sample-conv's report of the configurations that failed to load: by math,
+// in name order, or "none".
+func TestRefusedByMath(t *testing.T) {
+	if got := refusedByMath(nil); got != "none" {
+		t.Errorf("none refused: %q", got)
+	}
+	if got, want := refusedByMath(map[string]int{"mma_f16": 3, "ffma": 1, "wgmma_f16": 12}), "ffma 1, mma_f16 3, wgmma_f16 12"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
