@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/isaacgo/isaac/predictor"
@@ -119,10 +120,31 @@ func RankLoss(pred, y []float64, input []int) float64 {
 }
 
 // Calibration is one way of fitting a model to a device's rows: Fit
-// returns the calibrated networks.
+// returns the calibrated networks (train's folds let a way that trains
+// hold some of its rows out).
 type Calibration struct {
 	Name string
-	Fit  func(train Matrix) (predictor.Ensemble, error)
+	Fit  func(train Grouped) (predictor.Ensemble, error)
+}
+
+// FineTune trains every network of start further on train (TrainEnsemble
+// from o.Start = start, as train -start and train-conv -start do), its
+// highest fold held out for the early stopping: the calibration that
+// learns the most from a device's rows, and the one that needs the most
+// of them.
+func FineTune(start predictor.Ensemble, train Grouped, o TrainOptions) (predictor.Ensemble, error) {
+	last := -1
+	for _, f := range train.Fold {
+		last = max(last, f)
+	}
+	fit := train.Where(func(f int) bool { return f != last })
+	valid := train.Where(func(f int) bool { return f == last })
+	if fit.N == 0 || valid.N == 0 {
+		return nil, fmt.Errorf("tune: fine-tuning needs rows of two folds or more")
+	}
+	o.Start = start
+	nets, _ := TrainEnsemble(fit.Matrix, valid.Matrix, o, len(start))
+	return nets, nil
 }
 
 // Scored is a calibration's cross-validated error: the mean squared
@@ -153,7 +175,7 @@ func CrossValidate(g Grouped, cals []Calibration) ([]Scored, error) {
 			if train.N == 0 {
 				continue
 			}
-			nets, err := c.Fit(train.Matrix)
+			nets, err := c.Fit(train)
 			if err != nil {
 				return nil, err
 			}

@@ -45,7 +45,7 @@ func calibrateCmd(args []string) error {
 	fs.StringVar(&o.convData, "conv-data", "", "convolution data sets measured on the new device (glob of isaac-tune sample-conv files)")
 	fs.StringVar(&o.from, "from", "h100", "the weights to calibrate: a shipped device key, or a GEMM weights file (e.g. train -start's)")
 	fs.Float64Var(&o.lambda, "lambda", 0, "a refit's ridge strength per row, towards the shipped output layer (0: each of a grid, chosen by cross-validation)")
-	fs.StringVar(&o.method, "method", "auto", "auto: per model, the way that predicts the data's inputs best by cross-validation; as-is: the shipped models unchanged, relabelled for the new device (the baseline); affine: predictions scaled and shifted; refit: output layers refit by ridge regression")
+	fs.StringVar(&o.method, "method", "auto", "auto: per model, the way that predicts the data's inputs best by cross-validation; as-is: the shipped models unchanged, relabelled for the new device (the baseline); affine: predictions scaled and shifted; refit: output layers refit by ridge regression; fine-tune: every layer trained on from the shipped networks (auto tries it too on a model with 10,000 rows or more)")
 	fs.StringVar(&o.check, "check", "", "GEMM data sets of the same device not calibrated on (glob): every way is also scored on them, fit on all of -data")
 	fs.StringVar(&o.out, "out", "", "the GEMM weights file to write (default: where the shim finds it, in ISAAC_CACHE_DIR or ~/.cache/isaac)")
 	fs.StringVar(&o.convOut, "conv-out", "", "the convolution weights file to write (default: where the shim finds it)")
@@ -53,8 +53,8 @@ func calibrateCmd(args []string) error {
 	if o.data == "" && o.convData == "" {
 		return fmt.Errorf("calibrate: -data or -conv-data is required")
 	}
-	if !slices.Contains([]string{"auto", "as-is", "affine", "refit"}, o.method) {
-		return fmt.Errorf("calibrate: -method %q: want auto, as-is, affine or refit", o.method)
+	if !slices.Contains([]string{"auto", "as-is", "affine", "refit", "fine-tune"}, o.method) {
+		return fmt.Errorf("calibrate: -method %q: want auto, as-is, affine, refit or fine-tune", o.method)
 	}
 	cache := os.Getenv("ISAAC_CACHE_DIR")
 	if o.data != "" {
@@ -191,7 +191,7 @@ func calibrateModels(src *predictor.Weights, models []modelRows, dev predictor.D
 		if fit.N == 0 || test.N == 0 {
 			return nil, "", fmt.Errorf("calibrate: %s model: %d rows to fit, %d held out", c.name, fit.N, test.N)
 		}
-		cals := calibrations(m.Nets, o)
+		cals := calibrations(m.Nets, o, fit.N)
 		scores, err := tune.CrossValidate(fit, cals)
 		if err != nil {
 			return nil, "", fmt.Errorf("calibrate: %s model: %w", c.name, err)
@@ -202,7 +202,7 @@ func calibrateModels(src *predictor.Weights, models []modelRows, dev predictor.D
 		fmt.Fprintf(&report, "  %-14s %18s %18s %12s %12s\n", "way", "cv MSE (± se)", "cv rank (± se)", "held MSE", "held rank")
 		var chosen predictor.Ensemble
 		for i, cal := range cals {
-			nets, err := cal.Fit(fit.Matrix)
+			nets, err := cal.Fit(fit)
 			if err != nil {
 				return nil, "", fmt.Errorf("calibrate: %s model, %s: %w", c.name, cal.Name, err)
 			}
@@ -271,9 +271,9 @@ func choose(scores []tune.Scored, byRank bool) int {
 }
 
 // calibrations are the ways of calibrating nets that -method allows.
-func calibrations(nets predictor.Ensemble, o calibrateOptions) []tune.Calibration {
-	asIs := tune.Calibration{Name: "as-is", Fit: func(tune.Matrix) (predictor.Ensemble, error) { return nets, nil }}
-	affine := tune.Calibration{Name: "affine", Fit: func(tr tune.Matrix) (predictor.Ensemble, error) {
+func calibrations(nets predictor.Ensemble, o calibrateOptions, rows int) []tune.Calibration {
+	asIs := tune.Calibration{Name: "as-is", Fit: func(tune.Grouped) (predictor.Ensemble, error) { return nets, nil }}
+	affine := tune.Calibration{Name: "affine", Fit: func(tr tune.Grouped) (predictor.Ensemble, error) {
 		a, b, err := predictor.FitAffine(nets.Predict(tr.X, tr.N), tr.Y, affineRidge)
 		if err != nil {
 			return nil, err
@@ -281,7 +281,7 @@ func calibrations(nets predictor.Ensemble, o calibrateOptions) []tune.Calibratio
 		return nets.Affine(a, b), nil
 	}}
 	refit := func(l float64) tune.Calibration {
-		return tune.Calibration{Name: fmt.Sprintf("refit %g", l), Fit: func(tr tune.Matrix) (predictor.Ensemble, error) {
+		return tune.Calibration{Name: fmt.Sprintf("refit %g", l), Fit: func(tr tune.Grouped) (predictor.Ensemble, error) {
 			return nets.Calibrate(tr.X, tr.Y, tr.N, l)
 		}}
 	}
@@ -293,6 +293,9 @@ func calibrations(nets predictor.Ensemble, o calibrateOptions) []tune.Calibratio
 			refits = append(refits, refit(l))
 		}
 	}
+	fineTune := tune.Calibration{Name: "fine-tune", Fit: func(tr tune.Grouped) (predictor.Ensemble, error) {
+		return tune.FineTune(nets, tr, fineTuneOptions)
+	}}
 	switch o.method {
 	case "as-is":
 		return []tune.Calibration{asIs}
@@ -300,9 +303,26 @@ func calibrations(nets predictor.Ensemble, o calibrateOptions) []tune.Calibratio
 		return []tune.Calibration{affine}
 	case "refit":
 		return refits
+	case "fine-tune":
+		return []tune.Calibration{fineTune}
 	}
-	return append([]tune.Calibration{asIs, affine}, refits...)
+	all := append([]tune.Calibration{asIs, affine}, refits...)
+	if rows >= fineTuneRows {
+		all = append(all, fineTune)
+	}
+	return all
 }
+
+// fineTuneOptions are the fine-tuning calibration's (those of the H200's
+// shipped convolution models: weights/results/conv/h200/train-ft.log).
+var fineTuneOptions = tune.TrainOptions{Epochs: 100, Patience: 20, Batch: 256, LR: 1e-3, Seed: 1}
+
+// fineTuneRows are the rows a model's data need before -method auto also
+// tries fine-tuning: on the H200's 2,000 convolution calibration samples
+// it ranked later convolutions worse than the shipped model
+// (weights/results/conv/h200/finetune-cal01.log), and its cross-validation
+// trains the networks once per fold.
+const fineTuneRows = 10000
 
 // affineRidge pulls an affine calibration towards the identity, per row.
 const affineRidge = 1e-3
@@ -344,8 +364,8 @@ func checkCalibrations(samples, check []tune.Sample, o calibrateOptions) (string
 		m, _ := src.Model(c.name)
 		fit, held := c.rows(samples), c.rows(check)
 		fmt.Fprintf(&report, "%s model on the -check data (%d rows of %d inputs), each way fit on all %d calibration rows:\n", c.name, held.N, distinct(held.Input), fit.N)
-		for _, cal := range calibrations(m.Nets, calibrateOptions{lambda: o.lambda}) {
-			nets, err := cal.Fit(fit.Matrix)
+		for _, cal := range calibrations(m.Nets, calibrateOptions{lambda: o.lambda}, fit.N) {
+			nets, err := cal.Fit(fit)
 			if err != nil {
 				return "", err
 			}
