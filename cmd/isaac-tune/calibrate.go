@@ -45,7 +45,7 @@ func calibrateCmd(args []string) error {
 	fs.StringVar(&o.convData, "conv-data", "", "convolution data sets measured on the new device (glob of isaac-tune sample-conv files)")
 	fs.StringVar(&o.from, "from", "h100", "the weights to calibrate: a shipped device key, or a GEMM weights file (e.g. train -start's)")
 	fs.Float64Var(&o.lambda, "lambda", 0, "a refit's ridge strength per row, towards the shipped output layer (0: each of a grid, chosen by cross-validation)")
-	fs.StringVar(&o.method, "method", "auto", "auto: per model, the way that predicts the data's inputs best by cross-validation; as-is: the shipped models unchanged, relabelled for the new device (the baseline); affine: predictions scaled and shifted; refit: output layers refit by ridge regression; fine-tune: every layer trained on from the shipped networks (auto tries it too on a model with 10,000 rows or more)")
+	fs.StringVar(&o.method, "method", "auto", "auto: per model, the way that predicts the data's inputs best by cross-validation; as-is: the shipped models unchanged, relabelled for the new device (the baseline); affine: predictions scaled and shifted; refit: output layers refit by ridge regression; fine-tune: every layer trained on from the shipped networks (auto tries it too on a model of 500 inputs or more)")
 	fs.StringVar(&o.check, "check", "", "GEMM data sets of the same device not calibrated on (glob): every way is also scored on them, fit on all of -data")
 	fs.StringVar(&o.out, "out", "", "the GEMM weights file to write (default: where the shim finds it, in ISAAC_CACHE_DIR or ~/.cache/isaac)")
 	fs.StringVar(&o.convOut, "conv-out", "", "the convolution weights file to write (default: where the shim finds it)")
@@ -191,7 +191,7 @@ func calibrateModels(src *predictor.Weights, models []modelRows, dev predictor.D
 		if fit.N == 0 || test.N == 0 {
 			return nil, "", fmt.Errorf("calibrate: %s model: %d rows to fit, %d held out", c.name, fit.N, test.N)
 		}
-		cals := calibrations(m.Nets, o, fit.N)
+		cals := calibrations(m.Nets, o, distinct(fit.Input))
 		scores, err := tune.CrossValidate(fit, cals)
 		if err != nil {
 			return nil, "", fmt.Errorf("calibrate: %s model: %w", c.name, err)
@@ -271,7 +271,7 @@ func choose(scores []tune.Scored, byRank bool) int {
 }
 
 // calibrations are the ways of calibrating nets that -method allows.
-func calibrations(nets predictor.Ensemble, o calibrateOptions, rows int) []tune.Calibration {
+func calibrations(nets predictor.Ensemble, o calibrateOptions, inputs int) []tune.Calibration {
 	asIs := tune.Calibration{Name: "as-is", Fit: func(tune.Grouped) (predictor.Ensemble, error) { return nets, nil }}
 	affine := tune.Calibration{Name: "affine", Fit: func(tr tune.Grouped) (predictor.Ensemble, error) {
 		a, b, err := predictor.FitAffine(nets.Predict(tr.X, tr.N), tr.Y, affineRidge)
@@ -307,7 +307,7 @@ func calibrations(nets predictor.Ensemble, o calibrateOptions, rows int) []tune.
 		return []tune.Calibration{fineTune}
 	}
 	all := append([]tune.Calibration{asIs, affine}, refits...)
-	if rows >= fineTuneRows {
+	if inputs >= fineTuneInputs {
 		all = append(all, fineTune)
 	}
 	return all
@@ -317,12 +317,14 @@ func calibrations(nets predictor.Ensemble, o calibrateOptions, rows int) []tune.
 // shipped convolution models: weights/results/conv/h200/train-ft.log).
 var fineTuneOptions = tune.TrainOptions{Epochs: 100, Patience: 20, Batch: 256, LR: 1e-3, Seed: 1}
 
-// fineTuneRows are the rows a model's data need before -method auto also
-// tries fine-tuning: on the H200's 2,000 convolution calibration samples
-// it ranked later convolutions worse than the shipped model
-// (weights/results/conv/h200/finetune-cal01.log), and its cross-validation
-// trains the networks once per fold.
-const fineTuneRows = 10000
+// fineTuneInputs are the inputs a model's data need before -method auto
+// also tries fine-tuning: on the 258 convolutions of the H200's 2,000
+// calibration samples it ranked later convolutions worse than the shipped
+// model (weights/results/conv/h200/finetune-cal01.log); on its 661
+// convolutions of 30,273 rows, and cuDNN's model on 7,212, it predicted
+// held-out ones best (calibrate-all-ft.log, train-ft.log). Its
+// cross-validation trains the networks once per fold.
+const fineTuneInputs = 500
 
 // affineRidge pulls an affine calibration towards the identity, per row.
 const affineRidge = 1e-3
@@ -364,7 +366,7 @@ func checkCalibrations(samples, check []tune.Sample, o calibrateOptions) (string
 		m, _ := src.Model(c.name)
 		fit, held := c.rows(samples), c.rows(check)
 		fmt.Fprintf(&report, "%s model on the -check data (%d rows of %d inputs), each way fit on all %d calibration rows:\n", c.name, held.N, distinct(held.Input), fit.N)
-		for _, cal := range calibrations(m.Nets, calibrateOptions{lambda: o.lambda}, fit.N) {
+		for _, cal := range calibrations(m.Nets, calibrateOptions{lambda: o.lambda}, distinct(fit.Input)) {
 			nets, err := cal.Fit(fit)
 			if err != nil {
 				return "", err
