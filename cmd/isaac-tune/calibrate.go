@@ -33,8 +33,9 @@ type calibrateOptions struct {
 // its own, from a few measurements on it: isaac-tune sample's data sets
 // (configurations and cuBLAS) for the GEMM models, sample-conv's
 // (configurations of each path and cuDNN) for the convolution models. Each
-// model is kept as shipped, corrected affinely or has its output layer
-// refit, as cross-validation on the data chooses (calibrate). It writes
+// model is kept as shipped, corrected affinely, has its output layer
+// refit or, given enough inputs, every layer fine-tuned, as
+// cross-validation on the data chooses (calibrate). It writes
 // weights files for the new device, by default where the shim looks for
 // them (weights.CalibratedPath and CalibratedConvPath in ISAAC_CACHE_DIR),
 // and reports every way's errors.
@@ -172,7 +173,8 @@ func calibrateConv(samples []tune.ConvSample, dev predictor.DeviceID, hash strin
 // device, one of four ways (calibrations): as shipped; affinely (its
 // predictions scaled and shifted: the same ranking, another level); its
 // output layer refit by ridge regression towards the shipped one
-// (predictor.MLP.Calibrate) at each strength of ridgeGrid. With -method
+// (predictor.MLP.Calibrate) at each strength of ridgeGrid; on a model of
+// fineTuneInputs inputs or more, every layer fine-tuned (tune.FineTune). With -method
 // auto the way is chosen by cross-validation over the inputs of folds 0–8
 // (tune.CrossValidate) and the one-standard-error rule (choose). The
 // chosen way is then fit on folds 0–8 and fold 9 is reported.
