@@ -282,6 +282,11 @@ func (t *trainFlags) table2(train, valid, test tune.Matrix, samples int, hash st
 	if t.table == "" {
 		return nil, nil
 	}
+	if len(t.startConfig) > 0 {
+		// its networks are trained from scratch; one of them would join
+		// the fine-tuned ensemble as its first member
+		return nil, fmt.Errorf("-table2 trains the architectures from scratch: not with -start")
+	}
 	first, _, err := writeTable2(t.table, train, valid, test, t.options(), samples, hash, dev, hidden)
 	return first, err
 }

@@ -112,3 +112,16 @@ func TestTrainConvStart(t *testing.T) {
 		}
 	}
 }
+
+// -table2 trains its architectures from scratch, so it is refused beside
+// -start (one of its networks would join the fine-tuned ensemble).
+func TestTrainStartTable2(t *testing.T) {
+	data := "../../weights/data/h200-conv-cal-01.csv.zst"
+	if _, _, _, err := loadConvData(data); err != nil {
+		t.Skipf("no H200 convolution data set here: %v", err)
+	}
+	err := trainConvCmd([]string{"-data", data, "-start", "h100", "-table2", filepath.Join(t.TempDir(), "t2.md"), "-epochs", "1"})
+	if err == nil || !strings.Contains(err.Error(), "-start") {
+		t.Errorf("train-conv -start -table2: %v", err)
+	}
+}
