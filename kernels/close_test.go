@@ -31,12 +31,12 @@ func TestRuntimeClose(t *testing.T) {
 	}
 }
 
-// TestRuntimeLoadSlots: at most maxLoads loads are under way at once; one
+// TestRuntimeLoadSlots: at most DefaultLoads loads are under way at once; one
 // waiting for a slot when the runtime closes fails with ErrClosed, and
 // Close waits only for those holding a slot.
 func TestRuntimeLoadSlots(t *testing.T) {
 	rt := New("")
-	for range maxLoads {
+	for range DefaultLoads {
 		rt.jits <- struct{}{} // every slot taken
 	}
 	rt.loading.RLock() // one of them inside its load
@@ -57,10 +57,23 @@ func TestRuntimeLoadSlots(t *testing.T) {
 	if !<-closed {
 		t.Fatal("Close did not complete")
 	}
-	for range maxLoads {
+	for range DefaultLoads {
 		<-rt.jits // the slots freed
 	}
 	if err := <-errc; !errors.Is(err, ErrClosed) {
 		t.Fatalf("the waiting load: %v, want ErrClosed", err)
+	}
+}
+
+// TestNewLoadingSlots: NewLoading gives the runtime as many load slots as
+// asked, at least one; New gives DefaultLoads.
+func TestNewLoadingSlots(t *testing.T) {
+	for _, c := range []struct{ loads, want int }{{-3, 1}, {0, 1}, {1, 1}, {15, 15}} {
+		if got := cap(NewLoading("", c.loads).jits); got != c.want {
+			t.Errorf("NewLoading(%d): %d slots, want %d", c.loads, got, c.want)
+		}
+	}
+	if got := cap(New("").jits); got != DefaultLoads {
+		t.Errorf("New: %d slots, want %d", got, DefaultLoads)
 	}
 }

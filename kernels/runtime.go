@@ -41,8 +41,8 @@ type Runtime struct {
 
 	// loading is held for reading by each kernel load (JIT and module
 	// load), for writing by Close; closed: no load after Close. jits are
-	// the slots of the loads under way (at most maxLoads at once, so that
-	// Close waits for a few, not for every decision's).
+	// the slots of the loads under way (DefaultLoads at once in the shim,
+	// so that Close waits for a few, not for every decision's).
 	loading sync.RWMutex
 	closed  bool
 	jits    chan struct{}
@@ -51,16 +51,21 @@ type Runtime struct {
 	onCompiled   atomic.Pointer[func()] // AfterFirstCompile's f
 }
 
-// maxLoads is how many kernels a runtime compiles and loads at once: the
-// decisions made in the background of a program's first calls (hundreds
-// in a ResNet's first forward) each load theirs; at exit, Close waits for
-// those under way.
-const maxLoads = 4
+// DefaultLoads is how many kernels a runtime compiles and loads at once
+// unless told otherwise: the decisions made in the background of a
+// program's first calls (hundreds in a ResNet's first forward) each load
+// theirs; at exit, Close waits for those under way.
+const DefaultLoads = 4
 
 // New is a runtime that keeps compiled kernel images under cacheDir (""
-// keeps none).
-func New(cacheDir string) *Runtime {
-	return &Runtime{cacheDir: cacheDir, jits: make(chan struct{}, maxLoads)}
+// keeps none) and compiles DefaultLoads kernels at once.
+func New(cacheDir string) *Runtime { return NewLoading(cacheDir, DefaultLoads) }
+
+// NewLoading is New compiling and loading up to loads kernels at once
+// (at least one): a tool that compiles thousands of configurations gives
+// it the cores it has, since the driver's JIT of one kernel runs on one.
+func NewLoading(cacheDir string, loads int) *Runtime {
+	return &Runtime{cacheDir: cacheDir, jits: make(chan struct{}, max(1, loads))}
 }
 
 // Stats counts what the kernel cache did, for tests and ISAAC_LOG.

@@ -110,6 +110,10 @@ type Options struct {
 	LtAuto   bool
 	CacheDir string // "": nothing is kept on disk
 	Log      bool
+	// Loads is how many kernels the server's runtime compiles at once (0:
+	// kernels.DefaultLoads). Not read from the environment: the tools
+	// that compile thousands of configurations set it to their cores.
+	Loads int
 }
 
 // Defaults are the options of an empty environment, without a disk cache.

@@ -44,8 +44,15 @@ type Server struct {
 }
 
 // New is a server with options o and a kernel runtime of its own that
-// keeps compiled kernels under o.CacheDir.
-func New(o Options) *Server { return NewOn(kernels.New(o.CacheDir), o) }
+// keeps compiled kernels under o.CacheDir and compiles o.Loads at once
+// (0: kernels.DefaultLoads).
+func New(o Options) *Server {
+	loads := o.Loads
+	if loads <= 0 {
+		loads = kernels.DefaultLoads
+	}
+	return NewOn(kernels.NewLoading(o.CacheDir, loads), o)
+}
 
 // NewOn is a server with options o on the kernel runtime rt (whose
 // kernels it shares with rt's other users).

@@ -79,7 +79,9 @@ func New(o Options) (*Session, error) {
 	if v, err := s.Vendor.Version(); err == nil {
 		s.Env.CUBLAS = fmt.Sprintf("%d.%d.%d (%d)", v/10000, v/100%100, v%100, v)
 	}
-	s.Server = serve.New(serve.FromEnv())
+	so := serve.FromEnv()
+	so.Loads = max(1, runtime.NumCPU()-1) // as many at once as Load runs
+	s.Server = serve.New(so)
 	s.Kernels = s.Server.Runtime()
 	if s.Limits, err = s.Kernels.Limits(); err != nil {
 		return nil, err
