@@ -65,6 +65,9 @@ type Options struct {
 	// (one a line, ptx.ParseConfig's form) timed on every convolution's
 	// paths where they are legal, beside the sweep's.
 	ConvConfigs string
+	// VendorArrays (-vendor-arrays): also cuBLAS's batched GEMM of arrays
+	// of pointers on each batched input (column "cublas-arrays").
+	VendorArrays bool
 
 	Overhead bool   // -overhead: host time per call and first-call latency
 	Lib      string // -lib: libisaac.so for Overhead
@@ -105,6 +108,7 @@ func (o *Options) bind(fs *flag.FlagSet) {
 	fs.IntVar(&o.WindowSweep, "windowsweep", 0, "with a convolution suite: also try this many of the window kernel's configurations per input (besides -sweep's)")
 	fs.StringVar(&o.ConvConfigs, "convconfigs", "", "with a convolution suite: also time these implicit-GEMM configurations (a file, one a line; # starts a comment) on each row's paths where legal (variant \"listed\")")
 	fs.StringVar(&o.Variants, "variants", "", "with a convolution suite: also write every ISAAC variant's median time per input (suite, name, type, layout, variant, configuration, µs) to this file")
+	fs.BoolVar(&o.VendorArrays, "vendor-arrays", false, "also run each batched input through cuBLAS's batched GEMM of arrays of pointers, cublasGemmBatchedEx, on the same matrices (column \"cublas-arrays\"; unbatched inputs: the vendor's call): what serving that entry point would be measured against")
 	fs.BoolVar(&o.Model, "model", false, "also run the shipped model's choice per input (column \"model\") and the shim's default dispatch (column \"dispatch\": the model's choice where it predicts a win, the vendor elsewhere); for convolutions the shipped convolution model's")
 }
 
@@ -188,6 +192,9 @@ func run(o Options) error {
 			return err
 		}
 		engines = append(engines, e, dispatchEngine(b))
+	}
+	if o.VendorArrays {
+		engines = append(engines, arraysEngine(b))
 	}
 	fmt.Fprintf(os.Stderr, "%s (%d SMs, %d MHz), %s, cuBLAS %s, cuDNN %s\n", b.Env.Device, b.Env.SMs,
 		b.Env.SMClockMHz, b.Env.Driver, b.Env.CUBLAS, b.Env.CUDNN)

@@ -52,6 +52,9 @@ type bench struct {
 	// selfFirst: each interleaved timed run follows an untimed run of
 	// the same engine (-order self).
 	selfFirst bool
+	// arrays are the pointer arrays of the batched inputs that the
+	// cublas-arrays column ran (vendor.go), by their matrices.
+	arrays map[arraysKey][3]cuda.DevicePtr
 }
 
 // newBench sets up the session: the device, the vendor handle, the L2 flush

@@ -17,6 +17,8 @@ typedef int (*gemmex_fn)(void *, int, int, int, int, int, const void *, const vo
 	const void *, int, int, const void *, void *, int, int, int, int);
 typedef int (*gemm_sb_fn)(void *, int, int, int, int, int, const void *, const void *, int, int, long long,
 	const void *, int, int, long long, const void *, void *, int, int, long long, int, int, int);
+typedef int (*gemm_batched_fn)(void *, int, int, int, int, int, const void *, const void *const *, int, int,
+	const void *const *, int, int, const void *, void *const *, int, int, int, int, int);
 
 static void *lib;
 static create_fn p_create;
@@ -25,6 +27,7 @@ static set_ptr_fn p_set_stream;
 static set_int_fn p_set_pointer_mode, p_set_math_mode;
 static gemmex_fn p_gemmex;
 static gemm_sb_fn p_gemm_sb;
+static gemm_batched_fn p_gemm_batched;
 
 static int cublas_load(void)
 {
@@ -40,6 +43,7 @@ static int cublas_load(void)
 	p_set_math_mode = (set_int_fn)dlsym(lib, "cublasSetMathMode");
 	p_gemmex = (gemmex_fn)dlsym(lib, "cublasGemmEx");
 	p_gemm_sb = (gemm_sb_fn)dlsym(lib, "cublasGemmStridedBatchedEx");
+	p_gemm_batched = (gemm_batched_fn)dlsym(lib, "cublasGemmBatchedEx");
 	return p_create && p_destroy && p_set_stream && p_set_pointer_mode && p_set_math_mode && p_gemmex ? 0 : -2;
 }
 typedef int (*get_version_fn)(void *, int *);
@@ -69,16 +73,26 @@ static int cublas_gemm_sb(uintptr_t h, int ta, int tb, int m, int n, int k, uint
 	return p_gemm_sb((void *)h, ta, tb, m, n, k, (const void *)alpha, (const void *)A, at, lda, sa,
 		(const void *)B, bt, ldb, sb, (const void *)beta, (void *)C, ct, ldc, sc, batch, compute, -1);
 }
+static int cublas_gemm_batched(uintptr_t h, int ta, int tb, int m, int n, int k, uintptr_t alpha,
+	uintptr_t A, int at, int lda, uintptr_t B, int bt, int ldb, uintptr_t beta, uintptr_t C, int ct,
+	int ldc, int batch, int compute)
+{
+	if (!p_gemm_batched)
+		return -3;
+	return p_gemm_batched((void *)h, ta, tb, m, n, k, (const void *)alpha, (const void *const *)A, at, lda,
+		(const void *const *)B, bt, ldb, (const void *)beta, (void *const *)C, ct, ldc, batch, compute, -1);
+}
 */
 import "C"
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"unsafe"
 
+	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/request"
 )
 
@@ -119,11 +133,8 @@ func (h Handle) Version() (int, error) {
 	return int(v), nil
 }
 
-// Gemm runs g with cublasGemmEx (the legacy Sgemm/Dgemm/Hgemm are GemmEx
-// with the matching compute type), or a strided-batched g with
-// cublasGemmStridedBatchedEx, on g's stream, pointer mode and math mode.
-// Host scalars are read from g's Bits.
-func (h Handle) Gemm(g *request.Gemm) error {
+// setState sets the handle's stream, pointer mode and math mode to g's.
+func (h Handle) setState(g *request.Gemm) error {
 	hh := C.uintptr_t(h)
 	if s := C.cublas_set_stream(hh, C.uintptr_t(g.Stream)); s != 0 {
 		return fmt.Errorf("cublasSetStream: status %d", s)
@@ -134,21 +145,101 @@ func (h Handle) Gemm(g *request.Gemm) error {
 	if s := C.cublas_set_math_mode(hh, C.int(g.MathMode)); s != 0 {
 		return fmt.Errorf("cublasSetMathMode: status %d", s)
 	}
-	alpha, beta := C.uintptr_t(g.Alpha.Ptr), C.uintptr_t(g.Beta.Ptr)
-	var scal *[2]uint64
-	if g.PointerMode == request.PointerHost {
-		scal = (*[2]uint64)(C.malloc(16))
-		defer C.free(unsafe.Pointer(scal))
-		scal[0], scal[1] = g.Alpha.Bits, g.Beta.Bits
-		alpha = C.uintptr_t(uintptr(unsafe.Pointer(&scal[0])))
-		beta = C.uintptr_t(uintptr(unsafe.Pointer(&scal[1])))
+	return nil
+}
+
+// scalars returns g's alpha and beta as the call passes them: g's device
+// pointers, or host copies of g's Bits in C memory (freed by the returned
+// function, after the call).
+func scalars(g *request.Gemm) (alpha, beta C.uintptr_t, free func()) {
+	if g.PointerMode != request.PointerHost {
+		return C.uintptr_t(g.Alpha.Ptr), C.uintptr_t(g.Beta.Ptr), func() {}
 	}
+	scal := (*[2]uint64)(C.malloc(16))
+	scal[0], scal[1] = g.Alpha.Bits, g.Beta.Bits
+	return C.uintptr_t(uintptr(unsafe.Pointer(&scal[0]))), C.uintptr_t(uintptr(unsafe.Pointer(&scal[1]))),
+		func() { C.free(unsafe.Pointer(scal)) }
+}
+
+// GemmArrays runs g's matrices with cublasGemmBatchedEx, the batched GEMM
+// of arrays of pointers: a, b and c are device arrays of g.Batch pointers
+// to the matrices of A, B and C (MatrixPointers' of g's strided layout),
+// on g's stream, pointer mode and math mode.
+func (h Handle) GemmArrays(g *request.Gemm, a, b, c uintptr) error {
+	if err := h.setState(g); err != nil {
+		return err
+	}
+	alpha, beta, free := scalars(g)
+	defer free()
+	s := C.cublas_gemm_batched(C.uintptr_t(h), C.int(g.TransA), C.int(g.TransB), C.int(g.M), C.int(g.N), C.int(g.K),
+		alpha, C.uintptr_t(a), C.int(g.AType), C.int(g.LDA), C.uintptr_t(b), C.int(g.BType), C.int(g.LDB),
+		beta, C.uintptr_t(c), C.int(g.CType), C.int(g.LDC), C.int(g.Batch), C.int(g.Compute))
+	if s != 0 {
+		return fmt.Errorf("cublasGemmBatchedEx: status %d", s)
+	}
+	return nil
+}
+
+// MatrixPointers are the addresses of the batch matrices of a strided
+// layout: base plus i·stride elements of size bytes, for i < batch (a
+// stride of 0: one matrix for every entry).
+func MatrixPointers(base uintptr, stride int64, size int, batch int64) []uint64 {
+	out := make([]uint64, batch)
+	for i := range out {
+		out[i] = uint64(base) + uint64(int64(i)*stride*int64(size))
+	}
+	return out
+}
+
+// MatrixArrays are device arrays of the addresses of g's matrices of A, B
+// and C (MatrixPointers of g's strided layout), for GemmArrays: what a
+// caller of the arrays-of-pointers entry point would pass for the same
+// matrices. The caller frees them.
+func MatrixArrays(g *request.Gemm) ([3]cuda.DevicePtr, error) {
+	var arr [3]cuda.DevicePtr
+	for i, m := range []struct {
+		base   uintptr
+		stride int64
+		size   int
+	}{{g.A, g.StrideA, g.AType.Size()}, {g.B, g.StrideB, g.BType.Size()}, {g.C, g.StrideC, g.CType.Size()}} {
+		ptrs := MatrixPointers(m.base, m.stride, m.size, g.Batch)
+		raw := make([]byte, 8*len(ptrs))
+		for j, p := range ptrs {
+			binary.LittleEndian.PutUint64(raw[8*j:], p)
+		}
+		d, err := cuda.Alloc(len(raw))
+		if err == nil {
+			if err = d.CopyFromHost(raw); err != nil {
+				d.Free()
+			}
+		}
+		if err != nil {
+			for _, p := range arr[:i] {
+				p.Free()
+			}
+			return [3]cuda.DevicePtr{}, err
+		}
+		arr[i] = d
+	}
+	return arr, nil
+}
+
+// Gemm runs g with cublasGemmEx (the legacy Sgemm/Dgemm/Hgemm are GemmEx
+// with the matching compute type), or a strided-batched g with
+// cublasGemmStridedBatchedEx, on g's stream, pointer mode and math mode.
+// Host scalars are read from g's Bits.
+func (h Handle) Gemm(g *request.Gemm) error {
+	if err := h.setState(g); err != nil {
+		return err
+	}
+	hh := C.uintptr_t(h)
+	alpha, beta, free := scalars(g)
+	defer free()
 	if g.Entry.Batched() {
 		s := C.cublas_gemm_sb(hh, C.int(g.TransA), C.int(g.TransB), C.int(g.M), C.int(g.N), C.int(g.K),
 			alpha, C.uintptr_t(g.A), C.int(g.AType), C.int(g.LDA), C.longlong(g.StrideA), C.uintptr_t(g.B), C.int(g.BType),
 			C.int(g.LDB), C.longlong(g.StrideB), beta, C.uintptr_t(g.C), C.int(g.CType), C.int(g.LDC), C.longlong(g.StrideC),
 			C.int(g.Batch), C.int(g.Compute))
-		runtime.KeepAlive(scal)
 		if s != 0 {
 			return fmt.Errorf("cublasGemmStridedBatchedEx: status %d", s)
 		}
@@ -157,7 +248,6 @@ func (h Handle) Gemm(g *request.Gemm) error {
 	s := C.cublas_gemmex(hh, C.int(g.TransA), C.int(g.TransB), C.int(g.M), C.int(g.N), C.int(g.K),
 		alpha, C.uintptr_t(g.A), C.int(g.AType), C.int(g.LDA), C.uintptr_t(g.B), C.int(g.BType),
 		C.int(g.LDB), beta, C.uintptr_t(g.C), C.int(g.CType), C.int(g.LDC), C.int(g.Compute))
-	runtime.KeepAlive(scal)
 	if s != 0 {
 		return fmt.Errorf("cublasGemmEx: status %d", s)
 	}

@@ -44,7 +44,8 @@ var batchConfigs = []string{
 // TestGPUBatched runs random strided-batched GEMMs (ISAAC_GPU_BATCH_CASES,
 // 3000 by default) of every served type through ISAAC's kernels (the
 // heuristic's configuration, and one of batchConfigs), the server under
-// ISAAC_POLICY=always and cuBLAS's cublasGemmStridedBatchedEx: batches of
+// ISAAC_POLICY=always, cuBLAS's cublasGemmStridedBatchedEx and its
+// cublasGemmBatchedEx on arrays of pointers to the same matrices: batches of
 // 1 to 512 matrices, odd and aligned strides, broadcast (stride 0) and
 // overlapping A and B, one case in 8 aligned with many tiles
 // (AlignedBatchCase), every layout, alpha and beta (beta = 0 over NaN),
@@ -107,7 +108,7 @@ func TestGPUBatched(t *testing.T) {
 	worst := 0.0
 	report := func(ran int) string {
 		rep := fmt.Sprintf("batched: %d of %d cases; ours worst err/bound %.3g\n", ran, n, worst)
-		for _, name := range []string{"kernels/heuristic", "kernels/config", "kernels/copies", "serve", "cublas"} {
+		for _, name := range []string{"kernels/heuristic", "kernels/config", "kernels/copies", "serve", "cublas", "cublas-arrays"} {
 			if tl := tallies[name]; tl != nil {
 				rep += fmt.Sprintf("  %s: %d runs, %d outside the bound or failed\n", name, tl.runs, tl.bad)
 			}
@@ -159,6 +160,11 @@ func TestGPUBatched(t *testing.T) {
 		if cfg, ok := configFor(i, tg.Class); ok {
 			runs["kernels/config"] = func() error { return rt.Gemm(g, cfg) }
 		}
+		if g.Entry.Batched() {
+			// cuBLAS's batched GEMM of arrays of pointers on the same
+			// matrices (bench_compare -vendor-arrays times it).
+			runs["cublas-arrays"] = func() error { return gemmArrays(h, g) }
+		}
 		if i%8 == 5 {
 			// An aligned case: every configuration with tensor copies
 			// its class takes.
@@ -189,7 +195,7 @@ func TestGPUBatched(t *testing.T) {
 				continue
 			}
 			r := d.Check(c, got)
-			if name != "cublas" {
+			if !strings.HasPrefix(name, "cublas") {
 				worst = max(worst, r.MaxRelBound)
 			}
 			if r.Bad > 0 {
@@ -206,4 +212,19 @@ func TestGPUBatched(t *testing.T) {
 	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
 		os.WriteFile(dir+"/gemm-batched.txt", []byte(rep), 0o644)
 	}
+}
+
+// gemmArrays runs g's matrices through cuBLAS's batched GEMM of arrays of
+// pointers, the arrays made for the call and freed after it.
+func gemmArrays(h cublas.Handle, g *request.Gemm) error {
+	arr, err := cublas.MatrixArrays(g)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, p := range arr {
+			p.Free()
+		}
+	}()
+	return h.GemmArrays(g, uintptr(arr[0]), uintptr(arr[1]), uintptr(arr[2]))
 }
