@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -30,6 +31,7 @@ type sampleConvOptions struct {
 	warpgroup, direct int
 	mma               int // per convolution and path, configurations from the class's mma.sync space too
 	staged, lines     bool
+	overlap           bool            // the next batch drawn and compiled while one is timed
 	paths             map[string]bool // the paths timed (tune.PathImplicit, …)
 	grouped           float64         // the share of grouped convolutions drawn (negative: the distribution's own)
 }
@@ -45,6 +47,7 @@ func sampleConvCmd(args []string) error {
 	fs.IntVar(&o.direct, "direct", 12, "per grouped convolution, this many of the direct kernel's configurations (drawn without replacement)")
 	fs.BoolVar(&o.staged, "staged", true, "also each drawn configuration staged by the copy engine as the server runs it (space.ConvStaged: tma, ps), where the class's channels allow")
 	fs.BoolVar(&o.lines, "lines", false, "draw only what the copy engine stages (tune.LinesConvDistribution: wgmma types, channels of whole 128-byte lines) and only wgmma configurations with a staged twin (with -staged, data for the staged kernels)")
+	fs.BoolVar(&o.overlap, "overlap", false, "draw and compile the next batch's configurations while a batch is timed (on all cores but one), each timed call queued behind a hold kernel so that the host's load cannot stretch it")
 	paths := fs.String("paths", strings.Join(convSamplePaths, ","), "the paths timed, of "+strings.Join(convSamplePaths, ", ")+" (convolutions no listed path takes are not drawn)")
 	fs.Float64Var(&o.grouped, "grouped", -1, "the share of grouped convolutions drawn, depthwise two thirds of them (negative: the distribution's own)")
 	if err := o.parse(fs, args, "sample-conv"); err != nil {
@@ -87,13 +90,17 @@ type convSampleRun struct {
 }
 
 // convPhases are the wall-clock times a sampling run spent in each of its
-// phases, for the report that says what bounds its rate.
+// phases, for the report that says what bounds its rate. With -overlap,
+// drawing and compiling run beside cuDNN and timing, so the four add up
+// to more than the run.
 type convPhases struct {
 	cudnn, drawing, compiling, timing time.Duration
 }
 
-// add adds the time since start to *phase.
-func (convPhases) add(phase *time.Duration, start time.Time) { *phase += time.Since(start) }
+// add adds the time since start to *phase (a pointer receiver: with
+// -overlap the plan's phases and the measuring's are added from two
+// threads, each to its own fields).
+func (*convPhases) add(phase *time.Duration, start time.Time) { *phase += time.Since(start) }
 
 func (p convPhases) String() string {
 	r := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
@@ -108,7 +115,7 @@ var convArenaTypes = map[request.CudnnDataType]request.DataType{
 }
 
 func newConvSampleRun(o sampleConvOptions) (*convSampleRun, error) {
-	sess, err := devsession.New(devsession.Options{Flush: devbench.FlushWrite})
+	sess, err := devsession.New(devsession.Options{Flush: devbench.FlushWrite, Blocking: o.overlap})
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +188,7 @@ func (s *convSampleRun) provenance() []string {
 		"cudnn: " + e.CUDNN,
 		fmt.Sprintf("method: per convolution, cuDNN (cudnnGetConvolutionForwardAlgorithm_v7's pick and cudnnFindConvolutionForwardAlgorithmEx's fastest, "+
 			"each with its workspace, median of 5) then each configuration on the same buffers (alpha=1, beta=0, one stream); %s; CUDA events; "+
-			"one untimed run, then the median of %d timed repeats (the first alone when it took over 10 ms); %s", s.Timer.Flush, s.opt.repeats, tune.ConvLaunchOnly),
+			"one untimed run, then the median of %d timed repeats (the first alone when it took over 10 ms); %s; the next batch drawn and compiled meanwhile: %v", s.Timer.Describe(), s.opt.repeats, tune.ConvLaunchOnly, s.opt.overlap),
 		fmt.Sprintf("sampler: categorical per parameter, Dirichlet prior alpha=%d, estimated from %d legal uniform draws per input class; per convolution "+
 			"and path (the implicit GEMM on x as it lies; on NHWC copies where the server may take them), %d configurations drawn (legal and suiting "+
 			"the implicit GEMM's NPQ x K x CRS: space.Suits), %d from the class's wgmma space and %d from its mma.sync space, each also timed on the batch's other convolutions "+
@@ -203,15 +210,21 @@ func (s *convSampleRun) run() error {
 		return err
 	}
 	defer w.Close()
+	plans := s.planner()
+	defer plans.stop()
 	done, skipped, took, err := sampleLoop(s.opt.runOptions, s.have, func(_, room int) (int, int, string, error) {
-		b := s.dist.Batch(s.rng, s.opt.layers)
-		rows, skip, err := s.batch(b)
+		p, err := plans.next()
+		if err != nil {
+			return 0, 0, "plan", err
+		}
+		rows, skip, err := s.measure(p)
 		rows = upTo(rows, room)
 		if werr := w.WriteConv(rows); werr != nil && err == nil {
 			err = werr
 		}
-		return len(rows), skip, fmt.Sprintf("%s math %d %s", b.Type.Name, b.Math, b.Layout), err
+		return len(rows), skip, p.label(), err
 	})
+	plans.stop() // the plan under way writes the samplers' and refusals' counts read below
 	if err != nil {
 		return err
 	}
@@ -226,6 +239,79 @@ func (s *convSampleRun) run() error {
 	fmt.Fprintf(os.Stderr, "%d samples in %s (%d configurations failed to load or run); file now holds %d\n%s\n",
 		done, took.Round(time.Second), skipped, s.have+done, strings.Join(report, "\n"))
 	return w.Comment(report)
+}
+
+// convPlanner hands out the run's batch plans in order. With overlap the
+// plan of the batch after the one handed out is made meanwhile, on a
+// thread of its own that setup prepares (the session's context made
+// current there): drawing and compiling on the host while the batch is
+// timed on the GPU. Without, each plan is made when asked for.
+type convPlanner struct {
+	plan    func() (*convPlan, error)
+	setup   func() error
+	overlap bool
+	ahead   chan plannedBatch // the plan under way (overlap)
+}
+
+// plannedBatch is a plan or why it failed.
+type plannedBatch struct {
+	p   *convPlan
+	err error
+}
+
+// planner is the run's planner of s.plan, overlapped as -overlap says.
+func (s *convSampleRun) planner() *convPlanner {
+	return newConvPlanner(s.plan, s.Ctx.SetCurrent, s.opt.overlap)
+}
+
+func newConvPlanner(plan func() (*convPlan, error), setup func() error, overlap bool) *convPlanner {
+	pl := &convPlanner{plan: plan, setup: setup, overlap: overlap}
+	if overlap {
+		pl.ahead = pl.start()
+	}
+	return pl
+}
+
+// start makes the next plan on a new locked thread.
+func (pl *convPlanner) start() chan plannedBatch {
+	c := make(chan plannedBatch, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := pl.setup(); err != nil {
+			c <- plannedBatch{err: err}
+			return
+		}
+		p, err := pl.plan()
+		c <- plannedBatch{p, err}
+	}()
+	return c
+}
+
+// next is the next batch's plan; with overlap, the one after it is
+// started first (none after a failed plan).
+func (pl *convPlanner) next() (*convPlan, error) {
+	if !pl.overlap {
+		return pl.plan()
+	}
+	if pl.ahead == nil {
+		return nil, errors.New("sample-conv: no plan under way (an earlier one failed)")
+	}
+	r := <-pl.ahead
+	pl.ahead = nil
+	if r.err == nil {
+		pl.ahead = pl.start()
+	}
+	return r.p, r.err
+}
+
+// stop waits for the plan under way, if any (it uses the session and
+// writes the run's counts); a later stop returns at once.
+func (pl *convPlanner) stop() {
+	if pl.ahead != nil {
+		<-pl.ahead
+		pl.ahead = nil
+	}
 }
 
 // refusedByMath lists the counts of refused in math order.
@@ -259,84 +345,75 @@ type convPath struct {
 	ins    []int // the batch's convolutions of the class
 }
 
-// batch measures one batch: cuDNN per convolution, then each path's
-// configurations on every convolution of its class they suit. It returns
-// the samples measured so far even when it fails.
-func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) {
+// convPlan is one batch made ready on the host: its convolutions'
+// requests and shapes (ins, in the order of b.Layers; cuDNN's times are
+// measure's), the direct kernel's configurations of each grouped one, and
+// each path's classes with their configurations drawn and compiled (those
+// that failed to load left out). Its scalars are the requests' alpha and
+// beta, kept with the plan so that plans of two batches may be under way
+// at once.
+type convPlan struct {
+	b       tune.ConvBatch
+	ins     []convInput
+	direct  map[int][]ptx.GroupedConfig
+	paths   map[string]map[ptx.InputClass]*convPath
+	scalars [2]float64
+	skipped int
+}
+
+// label names the plan's batch in the progress line.
+func (p *convPlan) label() string {
+	return fmt.Sprintf("%s math %d %s", p.b.Type.Name, p.b.Math, p.b.Layout)
+}
+
+// plan draws a batch and prepares it: requests, the configurations of
+// every path and class each convolution takes, and their kernels compiled
+// (devsession.Load, on all cores but one). It runs on a thread with the
+// session's context current, and is the only user of the run's random
+// numbers: with -overlap the next batch's plan runs while this one's is
+// measured.
+func (s *convSampleRun) plan() (*convPlan, error) {
+	b := s.dist.Batch(s.rng, s.opt.layers)
+	p := &convPlan{b: b, direct: map[int][]ptx.GroupedConfig{}, paths: map[string]map[ptx.InputClass]*convPath{}}
+	p.scalars[0] = 1
 	tensors := s.arenas[b.Type.Data]
-	var scalars [2]float64
-	scalars[0] = 1
-	var ins []convInput
 	var kept []suites.Conv
-	skipped := 0
 	for i := range b.Layers {
-		req := b.Case(i).RequestAt(uintptr(tensors[0]), uintptr(tensors[1]), uintptr(tensors[2]), &scalars, s.Timer.Stream)
+		req := b.Case(i).RequestAt(uintptr(tensors[0]), uintptr(tensors[1]), uintptr(tensors[2]), &p.scalars, s.Timer.Stream)
 		shape, reason := req.Shape()
 		if reason != request.Served {
-			return nil, 0, fmt.Errorf("%+v: %v", b.Layers[i], reason)
+			return nil, fmt.Errorf("%+v: %v", b.Layers[i], reason)
 		}
 		if !s.opt.vendorOnly && !s.takes(shape) {
 			continue
 		}
-		t0 := time.Now()
-		v7, best, algo, err := s.vendorAlgo(req)
-		s.spent.add(&s.spent.cudnn, t0)
-		if err != nil {
-			// cuDNN refusing both of its algorithms (a status, as for some
-			// wide grouped half convolutions) leaves the context usable:
-			// the convolution is dropped. A fault does not: stop.
-			if s.Timer.Stream.Synchronize() == nil {
-				skipped++
-				continue
-			}
-			return nil, 0, fmt.Errorf("cuDNN on %+v: %w", b.Layers[i], err)
-		}
-		ins = append(ins, convInput{req, shape, v7, best, algo})
+		p.ins = append(p.ins, convInput{req: req, shape: shape})
 		kept = append(kept, b.Layers[i])
 	}
-	b.Layers = kept
-	var rows []tune.ConvSample
-	row := func(i int, path string, alignA, alignB int, cfg string, us float64) tune.ConvSample {
-		l, in := b.Layers[i], ins[i]
-		return tune.ConvSample{Type: b.Type.Name, Math: b.Math, Layout: b.Layout.String(), Flip: b.Flip,
-			N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S, G: l.Groups, Pad: l.Pad, Stride: l.Stride, Dil: l.Dil,
-			Path: path, AlignA: alignA, AlignB: alignB, Config: cfg, US: us, VendorV7US: in.v7US, VendorBestUS: in.bestUS}
-	}
+	p.b.Layers = kept
 	if s.opt.vendorOnly {
-		for i := range ins {
-			rows = append(rows, row(i, "", 0, 0, "", 0))
-		}
-		return rows, skipped, nil
+		return p, nil
 	}
-	rowIn := []int{} // the convolution of each row
+	drawStart := time.Now()
 	// The grouped convolutions: the direct kernel's configurations.
-	for i, in := range ins {
+	var direct []func() error
+	for i, in := range p.ins {
 		if in.shape.G == 1 || !s.opt.paths[tune.PathDirect] {
 			continue
 		}
 		align := space.GroupedAlign(in.req.XPtr, in.req.YPtr, in.shape)
 		all := space.GroupedConfigs(space.GroupedClass(in.shape, align))
 		for _, j := range s.rng.Perm(len(all))[:min(s.opt.direct, len(all))] {
-			cfg := all[j]
-			t0 := time.Now()
-			us, err := s.Median(func() error { return s.Kernels.Grouped(in.req, in.shape, cfg) }, s.opt.repeats)
-			s.spent.add(&s.spent.timing, t0)
-			if err != nil {
-				if errors.Is(err, kernels.ErrUnsupported) {
-					skipped++
-					continue
-				}
-				return rows, skipped, fmt.Errorf("%v on %+v: %w", cfg, b.Layers[i], err)
+			p.direct[i] = append(p.direct[i], all[j])
+			if t, err := s.Kernels.GroupedTarget(in.req, in.shape); err == nil {
+				cfg := all[j]
+				direct = append(direct, func() error { _, err := s.Kernels.GroupedKernel(t, in.shape, cfg); return err })
 			}
-			rows = append(rows, row(i, tune.PathDirect, align, 0, cfg.String(), us))
-			rowIn = append(rowIn, i)
 		}
 	}
 	// The implicit GEMMs: each path's classes, configurations drawn per
 	// convolution and timed on the class's others they suit.
-	paths := map[string]map[ptx.InputClass]*convPath{}
-	drawStart := time.Now()
-	for _, p := range []struct {
+	for _, path := range []struct {
 		name   string
 		target func(*request.Conv, request.ConvShape) (kernels.Target, error)
 		run    func(*request.Conv, request.ConvShape, ptx.GemmConfig) error
@@ -345,23 +422,23 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 		{tune.PathImplicit, s.Kernels.ConvTarget, s.Kernels.Conv, func(request.ConvShape) bool { return true }},
 		{tune.PathNHWCCopies, s.Kernels.ConvNHWCTarget, s.Kernels.ConvNHWC, kernels.Transposable},
 	} {
-		paths[p.name] = map[ptx.InputClass]*convPath{}
-		if !s.opt.paths[p.name] {
+		p.paths[path.name] = map[ptx.InputClass]*convPath{}
+		if !s.opt.paths[path.name] {
 			continue
 		}
-		for i, in := range ins {
-			if in.shape.G > 1 || !p.takes(in.shape) {
+		for i, in := range p.ins {
+			if in.shape.G > 1 || !path.takes(in.shape) {
 				continue
 			}
-			t, err := p.target(in.req, in.shape)
+			t, err := path.target(in.req, in.shape)
 			if err != nil {
-				skipped++
+				p.skipped++
 				continue
 			}
-			cp := paths[p.name][t.Class]
+			cp := p.paths[path.name][t.Class]
 			if cp == nil {
-				cp = &convPath{name: p.name, target: t, run: p.run}
-				paths[p.name][t.Class] = cp
+				cp = &convPath{name: path.name, target: t, run: path.run}
+				p.paths[path.name][t.Class] = cp
 			}
 			cp.ins = append(cp.ins, i)
 			m, n, k := in.shape.Pixels(), in.shape.K, in.shape.ReductionCRS()
@@ -407,22 +484,97 @@ func (s *convSampleRun) batch(b tune.ConvBatch) ([]tune.ConvSample, int, error) 
 		}
 	}
 	s.spent.add(&s.spent.drawing, drawStart)
+	t0 := time.Now()
+	// The direct kernels compiled ahead (a failure shows again when the
+	// configuration is timed); then each class's, those that fail to load
+	// left out.
+	devsession.Load(s.Session, direct, func(load func() error) error { return load() })
 	for _, name := range []string{tune.PathImplicit, tune.PathNHWCCopies} {
-		for _, cp := range paths[name] {
-			t0 := time.Now()
+		for _, cp := range p.paths[name] {
 			loaded := devsession.Load(s.Session, cp.cfgs, func(c ptx.GemmConfig) error { _, err := s.Kernels.Kernel(cp.target, c); return err })
-			s.spent.add(&s.spent.compiling, t0)
-			skipped += len(cp.cfgs) - len(loaded)
-			if len(loaded) < len(cp.cfgs) {
-				for _, c := range cp.cfgs {
-					if !slices.Contains(loaded, c) {
-						s.refused[c.Math.String()]++
-					}
+			p.skipped += len(cp.cfgs) - len(loaded)
+			for _, c := range cp.cfgs {
+				if !slices.Contains(loaded, c) {
+					s.refused[c.Math.String()]++
 				}
 			}
+			cp.cfgs = loaded
+		}
+	}
+	s.spent.add(&s.spent.compiling, t0)
+	return p, nil
+}
+
+// measure times a plan's batch: cuDNN per convolution (one it refuses is
+// dropped), then each configuration on every convolution of its class it
+// suits, then cuDNN again. It returns the samples measured so far even
+// when it fails.
+func (s *convSampleRun) measure(p *convPlan) ([]tune.ConvSample, int, error) {
+	b, ins := p.b, p.ins
+	skipped := p.skipped
+	timedBy := make([]bool, len(ins)) // cuDNN ran the convolution
+	for i := range ins {
+		t0 := time.Now()
+		v7, best, algo, err := s.vendorAlgo(ins[i].req)
+		s.spent.add(&s.spent.cudnn, t0)
+		if err != nil {
+			// cuDNN refusing both of its algorithms (a status, as for some
+			// wide grouped half convolutions) leaves the context usable:
+			// the convolution is dropped. A fault does not: stop.
+			if s.Timer.Stream.Synchronize() == nil {
+				skipped++
+				continue
+			}
+			return nil, 0, fmt.Errorf("cuDNN on %+v: %w", b.Layers[i], err)
+		}
+		ins[i].v7US, ins[i].bestUS, ins[i].best = v7, best, algo
+		timedBy[i] = true
+	}
+	var rows []tune.ConvSample
+	row := func(i int, path string, alignA, alignB int, cfg string, us float64) tune.ConvSample {
+		l, in := b.Layers[i], ins[i]
+		return tune.ConvSample{Type: b.Type.Name, Math: b.Math, Layout: b.Layout.String(), Flip: b.Flip,
+			N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S, G: l.Groups, Pad: l.Pad, Stride: l.Stride, Dil: l.Dil,
+			Path: path, AlignA: alignA, AlignB: alignB, Config: cfg, US: us, VendorV7US: in.v7US, VendorBestUS: in.bestUS}
+	}
+	if s.opt.vendorOnly {
+		for i := range ins {
+			if timedBy[i] {
+				rows = append(rows, row(i, "", 0, 0, "", 0))
+			}
+		}
+		return rows, skipped, nil
+	}
+	rowIn := []int{} // the convolution of each row
+	// The grouped convolutions: the direct kernel's configurations.
+	for i, in := range ins {
+		if !timedBy[i] {
+			continue
+		}
+		align := space.GroupedAlign(in.req.XPtr, in.req.YPtr, in.shape)
+		for _, cfg := range p.direct[i] {
+			t0 := time.Now()
+			us, err := s.Median(func() error { return s.Kernels.Grouped(in.req, in.shape, cfg) }, s.opt.repeats)
+			s.spent.add(&s.spent.timing, t0)
+			if err != nil {
+				if errors.Is(err, kernels.ErrUnsupported) {
+					skipped++
+					continue
+				}
+				return rows, skipped, fmt.Errorf("%v on %+v: %w", cfg, b.Layers[i], err)
+			}
+			rows = append(rows, row(i, tune.PathDirect, align, 0, cfg.String(), us))
+			rowIn = append(rowIn, i)
+		}
+	}
+	for _, name := range []string{tune.PathImplicit, tune.PathNHWCCopies} {
+		for _, cp := range p.paths[name] {
 			for _, i := range cp.ins {
 				in := ins[i]
-				for _, cfg := range loaded {
+				if !timedBy[i] {
+					continue
+				}
+				for _, cfg := range cp.cfgs {
 					if !space.Suits(cfg, in.shape.Pixels(), in.shape.K, in.shape.ReductionCRS()) {
 						continue
 					}
