@@ -403,10 +403,11 @@ func (s *convSampleRun) plan() (*convPlan, error) {
 		}
 		align := space.GroupedAlign(in.req.XPtr, in.req.YPtr, in.shape)
 		all := space.GroupedConfigs(space.GroupedClass(in.shape, align))
+		t, terr := s.Kernels.GroupedTarget(in.req, in.shape)
 		for _, j := range s.rng.Perm(len(all))[:min(s.opt.direct, len(all))] {
-			p.direct[i] = append(p.direct[i], all[j])
-			if t, err := s.Kernels.GroupedTarget(in.req, in.shape); err == nil {
-				cfg := all[j]
+			cfg := all[j]
+			p.direct[i] = append(p.direct[i], cfg)
+			if terr == nil {
 				direct = append(direct, func() error { _, err := s.Kernels.GroupedKernel(t, in.shape, cfg); return err })
 			}
 		}
