@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/isaacgo/isaac/internal/cublas"
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/request"
@@ -41,6 +43,10 @@ type arraysKey struct {
 	batch                     int64
 }
 
+// errArraysUnaligned: an input whose matrices cuBLAS's batched GEMM of
+// arrays of pointers may not be given (cublas.ArraysAligned).
+var errArraysUnaligned = errors.New("cublas-arrays: a matrix not 16-byte aligned")
+
 // arraysEngine is the column "cublas-arrays" (-vendor-arrays): a batched
 // input run by cuBLAS's batched GEMM of arrays of pointers
 // (cublasGemmBatchedEx), its arrays pointing at the strided layout's
@@ -53,6 +59,9 @@ func arraysEngine(b *bench) engine {
 		Run: func(g *request.Gemm) error {
 			if !g.Entry.Batched() {
 				return b.vendorGemm(g)
+			}
+			if !cublas.ArraysAligned(g) {
+				return errArraysUnaligned
 			}
 			arr, err := b.pointerArrays(g)
 			if err != nil {

@@ -191,6 +191,29 @@ func MatrixPointers(base uintptr, stride int64, size int, batch int64) []uint64 
 	return out
 }
 
+// ArraysAlignment is the alignment in bytes cuBLAS's documentation asks of
+// every matrix pointer in the arrays its batched GEMMs of pointers take
+// (cublas<t>gemmBatched, cublasGemmBatchedEx): given FP16 matrices at
+// odd element offsets, cublasGemmBatchedEx ends in a misaligned address
+// (gputest/results/h200/batched/call26).
+const ArraysAlignment = 16
+
+// ArraysAligned reports whether every pointer MatrixArrays would make for
+// g is a multiple of ArraysAlignment: what cuBLAS's batched GEMM of arrays
+// of pointers may be given.
+func ArraysAligned(g *request.Gemm) bool {
+	for _, m := range []struct {
+		base   uintptr
+		stride int64
+		size   int
+	}{{g.A, g.StrideA, g.AType.Size()}, {g.B, g.StrideB, g.BType.Size()}, {g.C, g.StrideC, g.CType.Size()}} {
+		if m.base%ArraysAlignment != 0 || m.stride*int64(m.size)%ArraysAlignment != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // MatrixArrays are device arrays of the addresses of g's matrices of A, B
 // and C (MatrixPointers of g's strided layout), for GemmArrays: what a
 // caller of the arrays-of-pointers entry point would pass for the same
