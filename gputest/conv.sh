@@ -4,17 +4,15 @@
 # with it passing everything through, and with it serving every convolution it can
 # (ISAAC_POLICY=always); results within tolerance of the run without the shim, and ISAAC_LOG
 # showing served cudnnConvolutionForward calls. Then (RESNET_TIME=1) each forward timed without
-# the shim and under the convolution dispatch (ISAAC_CONV_AUTO=1, or CONV_AUTO), its results (after the
+# the shim and under the convolution dispatch (ISAAC_CONV_AUTO=1), its results (after the
 # dispatch has settled) within tolerance too: dispatch.txt. Run on the GPU machine from the repository root
 # with build/device built by ./build.sh; OUT names the folder for the results. ISAAC_LIB names
 # another libisaac.so; CONV_WEIGHTS a convolution weights file (what `isaac-tune calibrate
 # -conv-out` writes for a GPU without shipped ones), put in the served and dispatch runs' caches
 # as calibrate would have put it there. RESNET_REPEAT=N (default 1) times the plain runs and the
 # dispatch's second runs N times each, alternately, so that the comparison can be set against the
-# plain runs' own spread from process to process: repeat.txt. CONV_AUTO is the dispatch runs'
-# ISAAC_CONV_AUTO (default 1; empty: the device's default, serve.convDispatchMeasured).
+# plain runs' own spread from process to process: repeat.txt.
 set -uo pipefail
-auto=${CONV_AUTO-1}
 out=${OUT:-gputest-conv}
 mkdir -p "$out"
 lib=${ISAAC_LIB:-$PWD/build/device/libisaac.so}
@@ -56,12 +54,12 @@ RESNET_TIME=1 python3 gputest/resnet.py "$work/plain-timed.json" >"$out/plain-ti
 # The dispatch twice with one cache: the first run compiles its kernels (in the background, while
 # cuDNN takes the calls) and leaves them and its choices on disk; the second, timed, is a program's
 # second run.
-ISAAC_CONV_AUTO=$auto ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch-first.json" >"$out/dispatch-first.txt" 2>&1 || fail=1
-ISAAC_CONV_AUTO=$auto ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch.json" >"$out/dispatch-run.txt" 2>&1 || fail=1
+ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch-first.json" >"$out/dispatch-first.txt" 2>&1 || fail=1
+ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch.json" >"$out/dispatch-run.txt" 2>&1 || fail=1
 repeat=${RESNET_REPEAT:-1}
 for ((i = 2; i <= repeat; i++)); do
 	RESNET_TIME=1 python3 gputest/resnet.py "$work/plain-timed-$i.json" >"$out/plain-timed-$i.txt" 2>&1 || fail=1
-	ISAAC_CONV_AUTO=$auto ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch-$i.json" >"$out/dispatch-run-$i.txt" 2>&1 || fail=1
+	ISAAC_CONV_AUTO=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch-$i.json" >"$out/dispatch-run-$i.txt" 2>&1 || fail=1
 done
 if [ "$repeat" -gt 1 ]; then
 	python3 - "$repeat" "$work" >"$out/repeat.txt" 2>&1 <<'PY' || fail=1

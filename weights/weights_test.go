@@ -88,14 +88,14 @@ func TestShippedH100Conv(t *testing.T) {
 
 // The H200's shipped convolution weights are the H100's models fine-tuned
 // on the committed H200 convolution samples (isaac-tune train-conv -start
-// h100 on data/h200-conv-*, 171,992 samples): their own value, keyed h200,
+// h100 on data/h200-conv-*, 100,165 samples): their own value, keyed h200,
 // with both models and the training-time predictions of their networks.
 func TestShippedH200Conv(t *testing.T) {
 	w, err := ConvFor("h200")
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkShipped(t, w, "h200", 170000, map[string]string{"conv-config": predictor.ConvConfigSchema, "conv-vendor": predictor.ConvVendorSchema})
+	checkShipped(t, w, "h200", 100000, map[string]string{"conv-config": predictor.ConvConfigSchema, "conv-vendor": predictor.ConvVendorSchema})
 	if h100, _ := ConvFor("h100"); h100 == w {
 		t.Error("the H100 and H200 convolution weights are one value")
 	}

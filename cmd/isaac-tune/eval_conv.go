@@ -124,10 +124,12 @@ func evalConvCmd(args []string) error {
 			return err
 		}
 		bar := newProgress(os.Stderr, len(batches), *budget, "convolutions", false)
+		done := 0
 		for i, b := range batches {
 			if time.Since(start) >= *budget {
 				break
 			}
+			done = i + 1
 			r, err := s.evalConv(b, ch, model, heuristic, *pool, rng)
 			if errors.Is(err, errVendorRefused) {
 				fmt.Fprintf(os.Stderr, "eval-conv: %s row %d: cuDNN refuses it on this device, left out\n", *inputs, i+2)
@@ -140,7 +142,10 @@ func evalConvCmd(args []string) error {
 			l := b.Layers[0]
 			bar.update(i+1, fmt.Sprintf("%s %s n%d c%d %dx%d k%d %dx%d", b.Type.Name, b.Layout, l.N, l.C, l.H, l.W, l.K, l.R, l.S), false)
 		}
-		bar.update(len(batches), "done", true)
+		bar.update(done, "done", true)
+		if done < len(batches) {
+			fmt.Fprintf(os.Stderr, "eval-conv: -duration %v reached after %d of %s's %d convolutions\n", *budget, done, *inputs, len(batches))
+		}
 	} else {
 		if rows, err = s.drawConvEval(ch, model, heuristic, *per, *pool, *budget, rng); err != nil {
 			return err
