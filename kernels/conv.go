@@ -424,6 +424,23 @@ func (rt *Runtime) specKernel(t Target, spec any, gen func() (*ptx.Kernel, error
 	return k, nil
 }
 
+// specLoaded reports whether specKernel(t, spec, gen) would be quick: the
+// kernel is loaded in t's context, or the disk cache holds its image, or
+// gen fails (an error specKernel reports at once). Otherwise specKernel
+// would compile. gen runs only where the kernel is not loaded.
+func (rt *Runtime) specLoaded(t Target, spec any, gen func() (*ptx.Kernel, error)) bool {
+	if v, ok := rt.specs.Load(specKey{t.Ctx, spec}); ok && v.(*Kernel).loaded.Load() {
+		return true
+	}
+	g, err := gen()
+	if err != nil {
+		return true
+	}
+	driver, _ := cuda.DriverVersion()
+	p := rt.imagePath(g.PTX, fmt.Sprintf("sm_%d%d", t.Dev.Limits.SMMajor, t.Dev.Limits.SMMinor), driver)
+	return p != "" && fileExists(p)
+}
+
 // namedKernel is generated kernel gen (one that is not a GEMM's: a
 // transpose, a direct convolution) loaded once in t's context, by name.
 func (rt *Runtime) namedKernel(t Target, gen *ptx.Kernel) (*Kernel, error) {

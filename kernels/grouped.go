@@ -29,13 +29,26 @@ func (rt *Runtime) GroupedTarget(c *request.Conv, s request.ConvShape) (Target, 
 // configuration cfg in t's context, loaded once.
 func (rt *Runtime) GroupedKernel(t Target, s request.ConvShape, cfg ptx.GroupedConfig) (*Kernel, error) {
 	cls := space.GroupedClass(s, t.Class.AlignA)
-	return rt.specKernel(t, groupedSpec{cls, cfg}, func() (*ptx.Kernel, error) {
+	return rt.specKernel(t, groupedSpec{cls, cfg}, groupedGen(t, cls, cfg))
+}
+
+// GroupedLoaded reports whether GroupedKernel(t, s, cfg) would be quick:
+// loaded already, its image in the disk cache, or not to be made.
+func (rt *Runtime) GroupedLoaded(t Target, s request.ConvShape, cfg ptx.GroupedConfig) bool {
+	cls := space.GroupedClass(s, t.Class.AlignA)
+	return rt.specLoaded(t, groupedSpec{cls, cfg}, groupedGen(t, cls, cfg))
+}
+
+// groupedGen generates the direct kernel of class cls and configuration
+// cfg for t's device.
+func groupedGen(t Target, cls ptx.GroupedClass, cfg ptx.GroupedConfig) func() (*ptx.Kernel, error) {
+	return func() (*ptx.Kernel, error) {
 		gen, err := ptx.GenerateGroupedConv(cls, cfg, t.Dev.Limits.Arch())
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 		}
 		return gen, nil
-	})
+	}
 }
 
 // groupedSpec is what a direct kernel's code depends on.

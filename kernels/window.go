@@ -37,30 +37,45 @@ func windowClass(t Target, s request.ConvShape) ptx.WindowClass {
 // configuration cfg in t's context (WindowTarget's), loaded once.
 func (rt *Runtime) WindowKernel(t Target, s request.ConvShape, cfg ptx.WindowConfig) (*Kernel, error) {
 	cls := windowClass(t, s)
+	if err := windowFits(t, s, cls, cfg); err != nil {
+		return nil, err
+	}
+	return rt.specKernel(t, windowSpec{cls, cfg}, windowGen(t, cls, cfg))
+}
+
+// WindowLoaded reports whether WindowKernel(t, s, cfg) would be quick:
+// loaded already, its image in the disk cache, or not to be made (it
+// answers at once either way).
+func (rt *Runtime) WindowLoaded(t Target, s request.ConvShape, cfg ptx.WindowConfig) bool {
+	cls := windowClass(t, s)
+	if windowFits(t, s, cls, cfg) != nil {
+		return true
+	}
+	return rt.specLoaded(t, windowSpec{cls, cfg}, windowGen(t, cls, cfg))
+}
+
+// windowFits is why the window kernel of cfg cannot serve shape s in t's
+// device, or nil.
+func windowFits(t Target, s request.ConvShape, cls ptx.WindowClass, cfg ptx.WindowConfig) error {
 	if cfg.KB<<10 > t.Dev.Limits.MaxSharedPerBlockOptin {
-		return nil, fmt.Errorf("%w: %d KiB of shared memory", ErrUnsupported, cfg.KB)
+		return fmt.Errorf("%w: %d KiB of shared memory", ErrUnsupported, cfg.KB)
 	}
 	if _, err := ptx.WindowGeometryOf(cfg, cls, WindowProblem(s)); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		return fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
-	return rt.specKernel(t, windowSpec{cls, cfg}, func() (*ptx.Kernel, error) {
+	return nil
+}
+
+// windowGen generates the window kernel of class cls and configuration
+// cfg for t's device.
+func windowGen(t Target, cls ptx.WindowClass, cfg ptx.WindowConfig) func() (*ptx.Kernel, error) {
+	return func() (*ptx.Kernel, error) {
 		gen, err := ptx.GenerateWindowConv(cls, cfg, t.Dev.Limits.Arch())
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 		}
 		return gen, nil
-	})
-}
-
-// WindowLoaded reports whether WindowKernel(t, s, cfg) is loaded already
-// (or cannot be made: it answers at once either way).
-func (rt *Runtime) WindowLoaded(t Target, s request.ConvShape, cfg ptx.WindowConfig) bool {
-	cls := windowClass(t, s)
-	if _, err := ptx.WindowGeometryOf(cfg, cls, WindowProblem(s)); err != nil {
-		return true
 	}
-	_, ok := rt.specs.Load(specKey{t.Ctx, windowSpec{cls, cfg}})
-	return ok
 }
 
 // windowSpec is what a window kernel's code depends on.

@@ -329,8 +329,9 @@ func (s *Server) convRoutes(t kernels.Target, c *request.Conv, shape request.Con
 // configuration, under Auto only where it predicts a win over cuDNN by
 // the margin (then checked on the calls); without a usable model, the
 // heuristic under Always and cuDNN under Auto. Without compile, a choice
-// whose kernel is not at hand (loaded or in the disk cache; for the
-// direct kernel, loaded) is the pending reason FwdCompiling.
+// whose kernels are not at hand (loaded, or their images in the disk
+// cache: the implicit GEMM's, the direct and window kernels') is the
+// pending reason FwdCompiling.
 func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvShape, compile bool) *convDecision {
 	if s.opts.ConvConfigErr != nil {
 		s.logOnce(s.opts.ConvConfigErr)
@@ -382,11 +383,12 @@ func (s *Server) convMake(t kernels.Target, c *request.Conv, shape request.ConvS
 		if auto && !choice.Serve {
 			return &convDecision{reason: request.FwdPredicted}
 		}
-		if !compile {
+		// The best-ranked direct configuration that compiles, and under
+		// the check the rest of the model's best too; without compile,
+		// only where every one of them is loaded or on disk.
+		if !compile && slices.ContainsFunc(choice.Top, func(r predictor.ConvRanked) bool { return !s.rt.GroupedLoaded(t, shape, r.Direct) }) {
 			return &convDecision{reason: request.FwdCompiling}
 		}
-		// The best-ranked direct configuration that compiles, and under
-		// the check the rest of the model's best too.
 		var cands []convRun
 		for _, r := range choice.Top {
 			if len(cands) > 0 && !checked {
