@@ -5,7 +5,7 @@
 # (ISAAC_POLICY=always); results within tolerance of the run without the shim, and ISAAC_LOG
 # showing served cudnnConvolutionForward calls. Then (RESNET_TIME=1) each forward timed without
 # the shim and under the convolution dispatch (ISAAC_CONV_AUTO=1), its results (after the
-# dispatch has settled) within tolerance too: dispatch.txt. Run on the GPU machine from the repository root
+# dispatch has settled) within tolerance too: dispatch.txt; every dispatch run logs (ISAAC_LOG). Run on the GPU machine from the repository root
 # with build/device built by ./build.sh; OUT names the folder for the results. ISAAC_LIB names
 # another libisaac.so; CONV_WEIGHTS a convolution weights file (what `isaac-tune calibrate
 # -conv-out` writes for a GPU without shipped ones), put in the served and dispatch runs' caches
@@ -59,7 +59,7 @@ ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_
 repeat=${RESNET_REPEAT:-1}
 for ((i = 2; i <= repeat; i++)); do
 	RESNET_TIME=1 python3 gputest/resnet.py "$work/plain-timed-$i.json" >"$out/plain-timed-$i.txt" 2>&1 || fail=1
-	ISAAC_CONV_AUTO=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch-$i.json" >"$out/dispatch-run-$i.txt" 2>&1 || fail=1
+	ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch-$i.json" >"$out/dispatch-run-$i.txt" 2>&1 || fail=1
 done
 if [ "$repeat" -gt 1 ]; then
 	python3 - "$repeat" "$work" >"$out/repeat.txt" 2>&1 <<'PY' || fail=1
