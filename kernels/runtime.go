@@ -159,23 +159,12 @@ func (rt *Runtime) Target(g *request.Gemm) (Target, error) {
 
 // current is the current context's device and ID.
 func (rt *Runtime) current() (*Device, uint64, error) {
-	if err := cuda.Load(); err != nil {
-		return nil, 0, err
-	}
-	ctx, err := cuda.CurrentContext()
+	ctx, id, d, err := cuda.Current()
 	if err != nil {
 		return nil, 0, err
 	}
 	if ctx == 0 {
 		return nil, 0, ErrNoContext
-	}
-	id, err := ctx.ID()
-	if err != nil {
-		return nil, 0, err
-	}
-	d, err := cuda.CurrentDevice()
-	if err != nil {
-		return nil, 0, err
 	}
 	dev, err := rt.device(d)
 	return dev, id, err

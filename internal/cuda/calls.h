@@ -74,6 +74,38 @@ static inline CUresult isaac_cu_ctx_get_current(CUcontext *c) { return ISAAC_CU_
 static inline CUresult isaac_cu_ctx_set_current(uintptr_t c) { return ISAAC_CU_CALL(cuCtxSetCurrent, (CUcontext)c); }
 static inline CUresult isaac_cu_ctx_get_device(CUdevice *d) { return ISAAC_CU_CALL(cuCtxGetDevice, d); }
 static inline CUresult isaac_cu_ctx_get_id(uintptr_t c, unsigned long long *id) { return ISAAC_CU_CALL(cuCtxGetId, (CUcontext)c, id); }
+
+/*
+ * isaac_cu_current reads the calling thread's current context, its unique
+ * ID and its device in one call from Go (one cgo transition, no Go memory
+ * passed: nothing escapes to Go's heap), what every served call asks first.
+ * r is the first failing driver call's result, which its index (0
+ * cuCtxGetCurrent, 1 cuCtxGetId, 2 cuCtxGetDevice); a thread without a
+ * current context gets ctx 0 and r 0.
+ */
+typedef struct {
+	CUresult r;
+	int which;
+	uintptr_t ctx;
+	unsigned long long id;
+	CUdevice dev;
+} isaac_cu_current_t;
+
+static inline isaac_cu_current_t isaac_cu_current(void)
+{
+	isaac_cu_current_t c = {0};
+	CUcontext ctx = NULL;
+	if ((c.r = ISAAC_CU_CALL(cuCtxGetCurrent, &ctx)) != 0 || ctx == NULL)
+		return c;
+	c.ctx = (uintptr_t)ctx;
+	if ((c.r = ISAAC_CU_CALL(cuCtxGetId, ctx, &c.id)) != 0) {
+		c.which = 1;
+		return c;
+	}
+	if ((c.r = ISAAC_CU_CALL(cuCtxGetDevice, &c.dev)) != 0)
+		c.which = 2;
+	return c;
+}
 static inline CUresult isaac_cu_module_unload(uintptr_t m) { return ISAAC_CU_RELAXED(cuModuleUnload, (CUmodule)m); }
 static inline CUresult isaac_cu_module_get_function(CUfunction *f, uintptr_t m, const char *name) { return ISAAC_CU_RELAXED(cuModuleGetFunction, f, (CUmodule)m, name); }
 static inline CUresult isaac_cu_func_get_attribute(int *v, int a, uintptr_t f) { return ISAAC_CU_RELAXED(cuFuncGetAttribute, v, a, (CUfunction)f); }

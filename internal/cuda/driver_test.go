@@ -104,6 +104,31 @@ func fakeDriverChild(t *testing.T) {
 	if v, err := Device(1).Attribute(AttrMultiprocessorCount); err != nil || v != 161 {
 		t.Errorf("Attribute = %d, %v; want 161 from the fake", v, err)
 	}
+	// The current context, its ID and its device in one call, as the
+	// three calls give them, without the three calls' allocations.
+	if ctx, id, d, err := Current(); err != nil || ctx != 0xc0ffee0 || id != 77 || d != 1 {
+		t.Errorf("Current = %#x, %d, %d, %v; want the fake's 0xc0ffee0, 77, 1", ctx, id, d, err)
+	}
+	ctx, err := CurrentContext()
+	if err != nil || ctx != 0xc0ffee0 {
+		t.Errorf("CurrentContext = %#x, %v", ctx, err)
+	}
+	if id, err := ctx.ID(); err != nil || id != 77 {
+		t.Errorf("ID = %d, %v", id, err)
+	}
+	if d, err := CurrentDevice(); err != nil || d != 1 {
+		t.Errorf("CurrentDevice = %d, %v", d, err)
+	}
+	one := testing.AllocsPerRun(100, func() { Current() })
+	three := testing.AllocsPerRun(100, func() {
+		c, _ := CurrentContext()
+		c.ID()
+		CurrentDevice()
+	})
+	if one != 0 || three <= one {
+		t.Errorf("allocations: Current %v a call, the three calls %v", one, three)
+	}
+	t.Logf("allocations a call: Current %v, the three calls %v", one, three)
 	st := make([]byte, 24)
 	for i := range st {
 		st[i] = byte(i + 1)

@@ -314,3 +314,42 @@ func BenchmarkGPUTensorMapEncode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGPUCurrent is the host time of what every served call asks the
+// driver first, with device 0's primary context current: the context, its
+// ID and its device, by Current's one call into C and by the three calls
+// it replaces.
+func BenchmarkGPUCurrent(b *testing.B) {
+	d := gpu(b)
+	ctx, err := d.RetainPrimaryContext()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.ReleasePrimaryContext()
+	// Each sub-benchmark runs on a goroutine of its own: its thread needs
+	// the context current.
+	current := func(b *testing.B) {
+		runtime.LockOSThread()
+		b.Cleanup(runtime.UnlockOSThread)
+		if err := ctx.SetCurrent(); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+	}
+	b.Run("one-call", func(b *testing.B) {
+		current(b)
+		for b.Loop() {
+			if c, _, _, err := Current(); err != nil || c != ctx {
+				b.Fatalf("Current: %#x, %v; want %#x", c, err, ctx)
+			}
+		}
+	})
+	b.Run("three-calls", func(b *testing.B) {
+		current(b)
+		for b.Loop() {
+			c, _ := CurrentContext()
+			c.ID()
+			CurrentDevice()
+		}
+	})
+}

@@ -21,6 +21,10 @@ static CUresult fake_count(int *n) { *n = 1; return 0; }
 static CUresult fake_attr(int *v, int attr, int dev) { *v = attr * 10 + dev; return 0; }
 static CUresult fake_error_name(CUresult r, const char **s) { *s = r == 1 ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_ERROR_FAKE"; return 0; }
 static CUresult fake_error_string(CUresult r, const char **s) { *s = "fake error"; return 0; }
+/* One current context, 0xc0ffee0, of ID 77 on device 1. */
+static CUresult fake_ctx_current(void **c) { *c = (void *)0xc0ffee0; return 0; }
+static CUresult fake_ctx_id(void *c, unsigned long long *id) { if (c != (void *)0xc0ffee0) return 201; *id = 77; return 0; }
+static CUresult fake_ctx_device(int *d) { *d = 1; return 0; }
 
 /* Kernel "params" of the test: an s32, a 24-byte struct, a u64, an f32, a b16. */
 static CUresult fake_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
@@ -128,6 +132,9 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsign
 	else if (strcmp(symbol, "cuGetErrorName") == 0) *pfn = (void *)fake_error_name;
 	else if (strcmp(symbol, "cuGetErrorString") == 0) *pfn = (void *)fake_error_string;
 	else if (strcmp(symbol, "cuLaunchKernel") == 0) *pfn = (void *)fake_launch;
+	else if (strcmp(symbol, "cuCtxGetCurrent") == 0) *pfn = (void *)fake_ctx_current;
+	else if (strcmp(symbol, "cuCtxGetId") == 0) *pfn = (void *)fake_ctx_id;
+	else if (strcmp(symbol, "cuCtxGetDevice") == 0) *pfn = (void *)fake_ctx_device;
 	else if (strcmp(symbol, "cuTensorMapEncodeTiled") == 0) *pfn = (void *)fake_tensor_map;
 	else if (strcmp(symbol, "cuTensorMapEncodeIm2col") == 0) *pfn = (void *)fake_tensor_map_im2col;
 	else *pfn = (void *)ok_void;
