@@ -307,11 +307,11 @@ func dispatchPlan(srv *serve.Server, req *request.Conv) string {
 	m := srv.ConvMeasured(req)
 	switch {
 	case r == request.FwdMeasured:
-		return fmt.Sprintf("cuDNN (measured: ours %.1f µs, cuDNN %.1f µs)", m.OursUS, m.VendorUS)
+		return fmt.Sprintf("cuDNN (measured: ours %.1f µs%s of candidates %.1f µs, cuDNN %.1f µs)", m.OursUS, retimed(m), m.CandidatesUS, m.VendorUS)
 	case r != request.Served:
 		return plan
 	case m.Checked && m.Settled:
-		return fmt.Sprintf("%s (checked: ours %.1f µs of candidates %.1f µs, cuDNN %.1f µs)", plan, m.OursUS, m.CandidatesUS, m.VendorUS)
+		return fmt.Sprintf("%s (checked: ours %.1f µs%s of candidates %.1f µs, cuDNN %.1f µs)", plan, m.OursUS, retimed(m), m.CandidatesUS, m.VendorUS)
 	}
 	return plan
 }

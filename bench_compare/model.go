@@ -129,8 +129,8 @@ func dispatchEngine(b *bench) engine {
 		}}
 }
 
-// candidatesOf names the check's candidates' fastest times where it timed
-// more than one.
+// candidatesOf names the check's candidates' fastest times (its first
+// round's) where it timed more than one.
 func candidatesOf(m serve.Measurement) string {
 	if len(m.CandidatesUS) < 2 {
 		return ""
@@ -142,7 +142,15 @@ func candidatesOf(m serve.Measurement) string {
 		}
 		fmt.Fprintf(&b, "%.1f", us)
 	}
-	return " of candidates [" + b.String() + "] µs"
+	return retimed(m) + " of candidates [" + b.String() + "] µs"
+}
+
+// retimed says when the check's ours is its kept candidate's second round.
+func retimed(m serve.Measurement) string {
+	if m.Retimed {
+		return " re-timed"
+	}
+	return ""
 }
 
 // settle runs g's calls, one at a time, until the check of its decision to

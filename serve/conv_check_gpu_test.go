@@ -81,6 +81,11 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 	if !m.OursFaster {
 		t.Skipf("cuDNN measured faster than both (%.1f µs): nothing served to check", m.VendorUS)
 	}
+	// Kept from two, it was timed again alone before the verdict: an
+	// untimed call and measureCalls samples more.
+	if !m.Retimed || counts[request.Served] < 2*2*(meas.warmups()+measureCalls)+1+measureCalls {
+		t.Errorf("kept without a second round (re-timed %v, calls %v)", m.Retimed, counts)
+	}
 	if plan, _ := srv.ConvPlan(req); plan != kf.Config().String() {
 		t.Errorf("plan %q, want the kept candidate's %q", plan, kf.Config())
 	}

@@ -160,3 +160,69 @@ func TestCheckCallOrder(t *testing.T) {
 		t.Errorf("every sample begun: side %d, want -1", side)
 	}
 }
+
+// When the first round keeps one of several candidates and it beats the
+// vendor, the check times it again alone (the others dropped) and judges
+// on those samples: the least of many candidates' samples is biased low.
+// One candidate, or a first round the vendor wins, ends without it.
+func TestCheckRetime(t *testing.T) {
+	three := []float64{12, 12, 12}
+	round := func(m *measurement, ours [][]float64) {
+		for i, o := range ours {
+			m.ours[i] = o
+			m.begun[i] = m.warmups() + measureCalls
+		}
+		m.vendor = three
+		m.begun[len(m.ours)] = m.warmups() + measureCalls
+		m.collect()
+	}
+	for _, c := range []struct {
+		name   string
+		again  []float64 // the kept candidate's second round
+		want   int32
+		wantUS float64
+	}{
+		{"confirmed", []float64{9.5, 9, 10}, oursFaster, 9},
+		{"a first round's luck", []float64{11.8, 12, 12.1}, vendorFaster, 11.8},
+	} {
+		m := newMeasurement(3, convCheck)
+		round(m, [][]float64{{10, 11, 12}, {8, 9, 9}, {13, 13, 13}})
+		if v := m.verdict.Load(); v != measuring || m.chosen.Load() != 1 || !slices.Equal(m.dead, []bool{true, false, true}) {
+			t.Fatalf("%s: after the first round verdict %d chosen %d dead %v, want measuring, 1, only 1 live", c.name, v, m.chosen.Load(), m.dead)
+		}
+		var sides []int
+		for {
+			side, timed := m.next()
+			if side < 0 {
+				break
+			}
+			if sides = append(sides, side); timed {
+				m.begun[side]++
+			}
+		}
+		if want := slices.Repeat([]int{1}, 1+measureCalls); !slices.Equal(sides, want) {
+			t.Errorf("%s: second round's calls %v, want %v (the kept candidate: an untimed call, then its samples)", c.name, sides, want)
+		}
+		m.collect()
+		if v := m.verdict.Load(); v != measuring {
+			t.Fatalf("%s: verdict %d before the second round's samples", c.name, v)
+		}
+		m.ours[1] = c.again
+		m.collect()
+		st := m.state()
+		if v := m.verdict.Load(); v != c.want || st.Candidate != 1 || !st.Retimed || st.OursUS != c.wantUS ||
+			!slices.Equal(st.CandidatesUS, []float64{10, 8, 13}) {
+			t.Errorf("%s: verdict %d, state %+v; want %d, candidate 1 re-timed at %.1f µs, first round [10 8 13]", c.name, v, st, c.want, c.wantUS)
+		}
+	}
+	m := newMeasurement(1, convCheck)
+	round(m, [][]float64{{8, 9, 9}})
+	if v := m.verdict.Load(); v != oursFaster || m.state().Retimed {
+		t.Errorf("one candidate: verdict %d retimed %v, want ours at once", v, m.state().Retimed)
+	}
+	m = newMeasurement(2, gemmCheck)
+	round(m, [][]float64{{13, 14, 15}, {12.5, 13, 13}})
+	if v := m.verdict.Load(); v != vendorFaster || m.state().Retimed {
+		t.Errorf("a first round the vendor wins: verdict %d retimed %v, want the vendor at once", v, m.state().Retimed)
+	}
+}
