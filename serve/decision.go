@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"runtime"
 	"slices"
 
@@ -180,7 +181,7 @@ func (s *Server) makeDecision(key decisionKey, t kernels.Target, g *request.Gemm
 	}
 	want := 1
 	if key.policy == Auto && s.opts.Check {
-		want = gemmCandidates
+		want = cmp.Or(s.opts.GemmCandidates, gemmCandidates)
 	}
 	cfgs := s.candidates(c, ch.Config.ConfigLayout(), t, g)
 	if !compile {
@@ -232,9 +233,10 @@ func (s *Server) worthServing(ch *predictor.Chooser, c *predictor.Choice, flops 
 const cheapCheckUS = 50
 
 // gemmCandidates is how many of the model's best kernels a GEMM's check
-// times (each as many times as the vendor): the model ranks the few best
-// of a shape within its error of each other, and a kernel's own
-// measurement settles what the prediction cannot.
+// times by default (Options.GemmCandidates; each as many times as the
+// vendor): the model ranks the few best of a shape within its error of
+// each other, and a kernel's own measurement settles what the prediction
+// cannot.
 const gemmCandidates = 3
 
 // candidates is the choice c of a model of layout l as the class runs it

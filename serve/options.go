@@ -70,6 +70,7 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_SEARCH=async  AsyncSearch   a call whose decision is not made goes to the vendor while it is made
 //	ISAAC_MEASURE=0     Check=false   no check of a decision to serve on its first calls
 //	ISAAC_CHECK_MARGIN  CheckMargin   the check keeps our kernel when ours × margin ≤ the vendor's (default 1; GEMM checks use at least gemmCheck's ratio, convolution checks convCheck's)
+//	ISAAC_CHECK_CANDIDATES GemmCandidates  how many of the model's best kernels a GEMM's check times (1 to 5; default 3)
 //	ISAAC_CHECK_EVICT=0 CheckEvict=false  a check times its samples as they find L2 (default: each after a read of twice the L2)
 //	ISAAC_TMA=0         TMA=false     chosen wgmma configurations keep their cp.async copies
 //	ISAAC_WEIGHTS       Weights       a weights file instead of the ones shipped for the device
@@ -87,6 +88,10 @@ type Options struct {
 	AsyncSearch   bool
 	Check         bool
 	CheckMargin   float64
+	// GemmCandidates is how many of the model's best-predicted kernels a
+	// GEMM's check times, each as many times as the vendor (1 to the
+	// choiceTopK the chooser keeps; other values are gemmCandidates).
+	GemmCandidates int
 	// CheckEvict empties L2 of the call's data before each timed sample
 	// of a check, GEMM or convolution (evict.go), so that the check compares the two
 	// sides as calls between other work run, not as back-to-back calls
@@ -118,7 +123,7 @@ type Options struct {
 
 // Defaults are the options of an empty environment, without a disk cache.
 func Defaults() Options {
-	return Options{Policy: Auto, Check: true, CheckMargin: 1, CheckEvict: true, TMA: true}
+	return Options{Policy: Auto, Check: true, CheckMargin: 1, GemmCandidates: gemmCandidates, CheckEvict: true, TMA: true}
 }
 
 // FromEnv reads the options from the environment (see Options).
@@ -131,6 +136,7 @@ func FromEnv() Options {
 	o.AsyncSearch = os.Getenv("ISAAC_SEARCH") == "async"
 	o.Check = os.Getenv("ISAAC_MEASURE") != "0"
 	o.CheckMargin = parseMargin(os.Getenv("ISAAC_CHECK_MARGIN"))
+	o.GemmCandidates = parseCandidates(os.Getenv("ISAAC_CHECK_CANDIDATES"))
 	o.CheckEvict = os.Getenv("ISAAC_CHECK_EVICT") != "0"
 	o.TMA = os.Getenv("ISAAC_TMA") != "0"
 	o.Weights = os.Getenv("ISAAC_WEIGHTS")
@@ -171,4 +177,14 @@ func parseMargin(s string) float64 {
 		return 1
 	}
 	return v
+}
+
+// parseCandidates is ISAAC_CHECK_CANDIDATES: a count from 1 to choiceTopK,
+// anything else gemmCandidates.
+func parseCandidates(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > choiceTopK {
+		return gemmCandidates
+	}
+	return n
 }

@@ -179,6 +179,20 @@ func TestCheckEvictOption(t *testing.T) {
 	}
 }
 
+// ISAAC_CHECK_CANDIDATES sets how many kernels a GEMM's check times, from
+// one to as many as the chooser keeps; anything else is the default.
+func TestCheckCandidatesOption(t *testing.T) {
+	for v, want := range map[string]int{"": gemmCandidates, "1": 1, "5": 5, "0": gemmCandidates, "6": gemmCandidates, "-2": gemmCandidates, "three": gemmCandidates} {
+		t.Setenv("ISAAC_CHECK_CANDIDATES", v)
+		if got := FromEnv().GemmCandidates; got != want {
+			t.Errorf("ISAAC_CHECK_CANDIDATES=%q: GemmCandidates %d, want %d", v, got, want)
+		}
+	}
+	if choiceTopK != 5 || Defaults().GemmCandidates != gemmCandidates {
+		t.Errorf("the chooser keeps %d, the defaults check %d: the table above assumes 5 and %d", choiceTopK, Defaults().GemmCandidates, gemmCandidates)
+	}
+}
+
 // The GEMM weights a device gets: ISAAC_WEIGHTS's file first (of the
 // device's key, else an error), then the shipped ones, then those isaac-tune
 // calibrate wrote for the device into the cache directory; none for a
