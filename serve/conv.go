@@ -14,31 +14,21 @@ import (
 	"github.com/isaacgo/isaac/space"
 )
 
-// convKey identifies a convolution's decision: the context, the class of
-// its implicit GEMM (none for a grouped convolution's direct kernel), the
-// window kernel's class where it is a candidate (its vectors of x and the
-// filter follow their addresses, which the implicit GEMM's class may not
-// tell apart: a decision for one would be refused at launch for the
-// other), for a 1×1 filter the addresses of x, the filter and y modulo 16
-// bytes (with the shape they settle its pointwise GEMM's class, which
-// would cost more to derive on every call), and its shape.
-type convKey struct {
-	ctx       uint64
-	class     ptx.InputClass
-	window    ptx.WindowClass
-	gemmAlign [3]uint8
-	shape     request.ConvShape
-}
-
 // newConvKey is the decision key of convolution c of shape s in context
-// ctx, with its implicit GEMM's (or the grouped kernel's) class.
+// ctx, with its implicit GEMM's (or the grouped kernel's) class. Where the
+// window kernel is a candidate the key holds its class: its vectors of x
+// and the filter follow their addresses, which the implicit GEMM's class
+// may not tell apart, and a decision for one would be refused at launch
+// for the other. For a 1×1 filter it holds the addresses of x, the filter
+// and y modulo 16 bytes: with the shape they settle its pointwise GEMM's
+// class, which would cost more to derive on every call.
 func newConvKey(ctx uint64, class ptx.InputClass, c *request.Conv, s request.ConvShape) convKey {
-	k := convKey{ctx: ctx, class: class, shape: s}
+	k := convKey{ctx: ctx, class: packClass(class), shape: packShape(s)}
 	if space.WindowCandidate(s) {
 		k.window = space.WindowClass(s, c.XPtr, c.WPtr)
 	}
 	if s.R == 1 && s.S == 1 {
-		k.gemmAlign = [3]uint8{uint8(c.XPtr & 15), uint8(c.WPtr & 15), uint8(c.YPtr & 15)}
+		k.gemmAlign = int(c.XPtr&15) | int(c.WPtr&15)<<8 | int(c.YPtr&15)<<16
 	}
 	return k
 }

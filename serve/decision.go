@@ -51,7 +51,7 @@ func (d *decision) served() *kernels.Kernel {
 
 type decisionKey struct {
 	ctx     uint64
-	class   ptx.InputClass
+	class   packedClass
 	m, n, k int
 	batch   int64 // a batched class's matrices (its check's verdict depends on them); else 0
 	policy  Policy
@@ -62,7 +62,7 @@ func keyOf(t kernels.Target, g *request.Gemm, p Policy) decisionKey {
 	if t.Class.Batched {
 		batch = g.Batch
 	}
-	return decisionKey{t.Ctx, t.Class, int(g.M), int(g.N), int(g.K), batch, p}
+	return decisionKey{t.Ctx, packClass(t.Class), int(g.M), int(g.N), int(g.K), batch, p}
 }
 
 // undecidedInCapture answers a captured call whose decision is not made.
