@@ -28,6 +28,9 @@ func TestVerdictOf(t *testing.T) {
 		{[]float64{5.0, 5.3}, []float64{6.2, 6.3}, gemmCheck, oursFaster},   // 6.1 ≤ 6.2
 		{[]float64{91, 95}, []float64{93, 94}, gemmCheck, vendorFaster},     // 91 × 1.02 = 92.82 ≤ 93, plus 1 µs > 93
 		{[]float64{80, 95}, []float64{93, 94}, gemmCheck, oursFaster},
+		// A convolution's: 5 % and half a microsecond.
+		{[]float64{6.0, 6.1}, []float64{6.6, 6.7}, convCheck, vendorFaster}, // 6.3 + 0.5 > 6.6
+		{[]float64{5.7, 6.1}, []float64{6.6, 6.7}, convCheck, oursFaster},   // 5.985 + 0.5 ≤ 6.6
 	} {
 		if got := verdictOf(c.ours, c.vendor, c.keep); got != c.want {
 			t.Errorf("ours %v vendor %v keep %+v: %d, want %d", c.ours, c.vendor, c.keep, got, c.want)
@@ -50,7 +53,7 @@ func TestCheckMargin(t *testing.T) {
 		if m := New(FromEnv()).newCheck(3, gemmCheck); m == nil || m.keep != (checkRule{Ratio: max(want, gemmCheck.Ratio), Micros: gemmCheck.Micros}) || len(m.ours) != 3 {
 			t.Errorf("ISAAC_CHECK_MARGIN=%q: a GEMM's check %+v, want ratio %g", v, m, max(want, gemmCheck.Ratio))
 		}
-		if m := New(FromEnv()).newCheck(2, convCheck); m == nil || m.keep != (checkRule{Ratio: max(want, convCheck.Ratio), SelfFirst: true}) || len(m.ours) != 2 {
+		if m := New(FromEnv()).newCheck(2, convCheck); m == nil || m.keep != (checkRule{Ratio: max(want, convCheck.Ratio), Micros: convCheck.Micros, SelfFirst: true}) || len(m.ours) != 2 {
 			t.Errorf("ISAAC_CHECK_MARGIN=%q: a convolution's check %+v, want ratio %g", v, m, max(want, convCheck.Ratio))
 		}
 	}
