@@ -5,6 +5,8 @@ usage: compare.py copies CALL BASE VARIANT...    BenchmarkGPUConvCopies logs: CA
        compare.py table5 CALL BASE VARIANT...    bench_compare CSVs: CALL/bench/t5-<build>/table5.csv
        compare.py dispatch CSV...                a suite's dispatch and model columns
        compare.py eval CSV...                    eval-conv.csv files, their convolutions together
+       compare.py evalpair A,A2... B,B2...      two weights' eval-conv.csv files, on the convolutions both have
+       compare.py drift CSV...                   the dispatch's check times against the benchmark's
 
 copies: each Table 5 layer's copies time per build and its speed-up over BASE,
 and the geometric mean of the speed-ups per type and layout and in all.
@@ -18,6 +20,14 @@ in all and, for convolution suites, per type and layout.
 eval: each chooser's suboptimality S (median, p90, mean, S = 0) over the
 convolutions of every eval-conv.csv given (e.g. two calls' held-out
 convolutions), with the quantiles eval-conv itself takes.
+evalpair: the model's S for two sets of eval-conv.csv files (each set
+comma-separated, e.g. one set of weights' calls), over the convolutions in both.
+drift: over the served rows of dispatch CSVs (their plans carry the check's
+times), by the number of candidates checked, how far the benchmark's time of
+ours and of cuDNN lies above the check's (median, p90); the second round's time
+of the kept candidate over its first round's; the served rows below 1.0x; and
+how many served rows a check bound of a fraction of a microsecond more would
+have forwarded, with their speed-ups.
 """
 import csv
 import math
@@ -111,6 +121,57 @@ def evals(paths):
               f'mean {100 * sum(s) / len(s):5.1f}%  S = 0 on {zero} of {len(s)}')
 
 
+CONV_KEY = ['type', 'math', 'layout', 'flip', 'n', 'c', 'h', 'w', 'k', 'r', 's', 'g', 'pad', 'stride', 'dil']
+
+
+def evalpair(a, b):
+    def load(paths):
+        return {tuple(r[k] for k in CONV_KEY): float(r['model_s'])
+                for p in paths.split(',') for r in csv.DictReader(open(p, encoding='utf-8')) if r.get('model_s')}
+    sa, sb = load(a), load(b)
+    common = [k for k in sa if k in sb]
+    print(f'{len(common)} convolutions in both')
+    for name, d in (('A', sa), ('B', sb)):
+        s = sorted(d[k] for k in common)
+        print(f'{name} model  median {100 * quantile(s, 0.5):5.1f}%  p90 {100 * quantile(s, 0.9):6.1f}%  mean {100 * sum(s) / len(s):5.1f}%')
+
+
+CHECK = re.compile(r'\((checked|measured): ours ([\d.]+) µs( re-timed)?(?: of candidates \[([^\]]*)\] µs)?, cuDNN ([\d.]+) µs\)')
+
+
+def drift(paths):
+    served = []
+    for p in paths:
+        for r in csv.DictReader(open(p, encoding='utf-8')):
+            m = CHECK.search(r['dispatch_config'])
+            if not m or m.group(1) != 'checked':
+                continue
+            cands = [float(x) for x in m.group(4).split()] if m.group(4) else []
+            served.append(dict(name=f"{r['name']} {r['dtype']} {r['layout']}", ours=float(m.group(2)), retimed=bool(m.group(3)),
+                               cands=cands, cudnn=float(m.group(5)), bench_ours=float(r['dispatch_us']),
+                               bench_cudnn=float(r['vendor_us']), speedup=float(r['dispatch_speedup'])))
+    print(f'{len(served)} served rows, {sum(s["retimed"] for s in served)} of them re-timed')
+    for lo, hi in ((1, 3), (4, 7), (8, 1 << 30)):
+        rows = [s for s in served if lo <= max(len(s['cands']), 1) <= hi]
+        if not rows:
+            continue
+        o = sorted(s['bench_ours'] / s['ours'] - 1 for s in rows)
+        v = sorted(s['bench_cudnn'] / s['cudnn'] - 1 for s in rows)
+        print(f'{lo}-{hi if hi < 1 << 30 else "":>2} candidates: {len(rows):3d} rows; benchmark over check: ours median {100 * quantile(o, 0.5):4.1f}% '
+              f'p90 {100 * quantile(o, 0.9):4.1f}%, cuDNN median {100 * quantile(v, 0.5):4.1f}% p90 {100 * quantile(v, 0.9):4.1f}%')
+    again = sorted(s['ours'] / min(s['cands']) - 1 for s in served if s['retimed'] and s['cands'])
+    if again:
+        print(f'second round over first: median {100 * quantile(again, 0.5):.1f}% p90 {100 * quantile(again, 0.9):.1f}% max {100 * again[-1]:.1f}%')
+    for s in sorted(served, key=lambda s: s['speedup']):
+        if s['speedup'] >= 1:
+            break
+        print(f"below 1.0x: {s['name']} {s['speedup']:.3f}x, {s['bench_ours']} against {s['bench_cudnn']} µs; "
+              f"check: ours {s['ours']}{' re-timed' if s['retimed'] else ''}, cuDNN {s['cudnn']} µs")
+    for us in (0.25, 0.5, 1.0):
+        lost = sorted(s['speedup'] for s in served if s['ours'] * 1.05 + us > s['cudnn'])
+        print(f'a bound of 5 % and {us} µs forwards {len(lost)}: ' + ' '.join(f'{x:.3f}' for x in lost))
+
+
 if __name__ == '__main__':
     what = sys.argv[1]
     if what == 'copies':
@@ -121,5 +182,9 @@ if __name__ == '__main__':
         dispatch(sys.argv[2:])
     elif what == 'eval':
         evals(sys.argv[2:])
+    elif what == 'evalpair':
+        evalpair(sys.argv[2], sys.argv[3])
+    elif what == 'drift':
+        drift(sys.argv[2:])
     else:
         sys.exit(__doc__)
