@@ -76,7 +76,9 @@ func (c gemmCall) SetToken(t serve.Token)                     { shim.SetToken(c.
 //export isaac_go_gemm
 func isaac_go_gemm(call *C.isaac_gemm_call) (reason C.int) {
 	defer recoverAsError(&reason)
-	return C.int(server().Gemm(gemmCall{unsafe.Pointer(call)}))
+	r := server().Gemm(gemmCall{unsafe.Pointer(call)})
+	shim.RememberGemm(unsafe.Pointer(call), r) // a settled reason: later calls like it stay in C
+	return C.int(r)
 }
 
 //export isaac_go_gemm_after

@@ -50,13 +50,18 @@ func DecodeGemm(call unsafe.Pointer, g *request.Gemm) {
 
 // ReadGemmState completes a decoded request with the handle's state, read
 // through the vendor's getters (stream, pointer mode, math mode, atomics
-// mode), and the scalars (their values when they live on the host). It
-// answers request.FwdHandle when a getter fails: the vendor then returns its
-// own status for that handle.
+// mode) unless the entry point read it for its lookup, and the scalars
+// (their values when they live on the host). It answers request.FwdHandle
+// when a getter fails: the vendor then returns its own status for that
+// handle. The call's answer then depends on the state (RememberGemm).
 func ReadGemmState(call unsafe.Pointer, g *request.Gemm) request.Reason {
 	c := (*C.isaac_gemm_call)(call)
-	var st C.isaac_cublas_state
-	C.isaac_read_cublas_state(c.handle, &st)
+	if c.state_read == 0 {
+		C.isaac_read_cublas_state(c.handle, &c.state)
+		c.state_read = 1
+	}
+	c.state_used = 1
+	st := c.state
 	if st.status != 0 {
 		return request.FwdHandle
 	}

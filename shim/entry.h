@@ -50,10 +50,12 @@ static inline int isaac_forward_first(int go_linked)
 	return 0;
 }
 
+/* A GEMM's answer: from C where it is settled (gemm_forwards.c), else from
+ * Go. */
 static inline int isaac_decide_gemm(isaac_gemm_call *call)
 {
 	int reason = isaac_forward_first(isaac_go_gemm != NULL);
-	if (reason == 0) {
+	if (reason == 0 && !isaac_gemm_forwarded(call, &reason)) {
 		isaac_go_enter();
 		reason = isaac_go_gemm(call);
 	}

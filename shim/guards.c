@@ -111,7 +111,7 @@ static void print_log(void)
 	}
 	if (n < sizeof line && strcmp(sep, " ") == 0)
 		n += snprintf(line + n, sizeof line - n, ")");
-	unsigned long settled = isaac_conv_settled_calls() + isaac_lt_settled_calls();
+	unsigned long settled = isaac_gemm_settled_calls() + isaac_conv_settled_calls() + isaac_lt_settled_calls();
 	if (n < sizeof line && settled > 0)
 		n += snprintf(line + n, sizeof line - n, "; forwarded by the entry point as settled %lu", settled);
 	if (n < sizeof line)

@@ -68,6 +68,13 @@ enum isaac_reason {
 	ISAAC_REASON_COUNT
 };
 
+/* The cuBLAS handle's state, read through the vendor's getters. */
+typedef struct isaac_cublas_state {
+	int status;                  /* first failing getter's status, or 0 */
+	void *stream;
+	int pointer_mode, math_mode, atomics_mode;
+} isaac_cublas_state;
+
 /* One GEMM call exactly as the application made it. Sizes are widened to
  * 64 bits so the int and _64 entry points share one record. */
 typedef struct isaac_gemm_call {
@@ -85,6 +92,9 @@ typedef struct isaac_gemm_call {
 	int64_t stride_a, stride_b, stride_c;  /* elements from one matrix of a batch to the next */
 	int64_t batch;               /* batchCount; 1 for the non-batched entry points */
 	uintptr_t token;             /* set by Go with ISAAC_FWD_MEASURING, for isaac_go_gemm_after */
+	isaac_cublas_state state;    /* the handle's, once state_read */
+	int state_read;              /* state is read (by the entry point for its lookup, or by Go) */
+	int state_used;              /* Go's answer depends on the state: it read it to decide */
 } isaac_gemm_call;
 
 #define ISAAC_MAX_DIMS 8
@@ -160,13 +170,6 @@ typedef struct isaac_lt_call {
 	isaac_lt_state state;
 } isaac_lt_call;
 
-/* The cuBLAS handle's state, read through the vendor's getters. */
-typedef struct isaac_cublas_state {
-	int status;                  /* first failing getter's status, or 0 */
-	void *stream;
-	int pointer_mode, math_mode, atomics_mode;
-} isaac_cublas_state;
-
 /* Go side (exports.go). Declared weak by the entry points so that the C
  * layer also links and works without it (reason ISAAC_FWD_NO_GO). */
 int isaac_go_gemm(isaac_gemm_call *call);
@@ -209,6 +212,17 @@ void isaac_conv_forward_all(void);
 extern int isaac_conv_all_forwarded;
 void isaac_conv_forget(void);  /* tests: empties the table; not while calls are made */
 unsigned long isaac_conv_settled_calls(void);  /* calls answered from the table (ISAAC_LOG) */
+
+/* GEMMs whose answer is settled (gemm_forwards.c), as for convolutions: a
+ * reason Go gave from the call's arguments alone (it read no handle state:
+ * isaac_gemm_call.state_used 0) is remembered by those, and any other with
+ * the handle's state too. isaac_gemm_forwarded answers 1 with the reason of
+ * a remembered call, the handle's state read into call->state when calls
+ * are remembered with it. */
+int isaac_gemm_forwarded(isaac_gemm_call *call, int *reason);
+void isaac_gemm_remember(const isaac_gemm_call *call, int reason);
+unsigned long isaac_gemm_settled_calls(void);  /* calls answered from the tables (ISAAC_LOG) */
+void isaac_gemm_forget(void);                  /* tests: empties the tables; not while calls are made */
 
 /* Handle state (handle_state.c), called from Go. */
 void isaac_read_cublas_state(void *handle, isaac_cublas_state *st);

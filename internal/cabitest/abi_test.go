@@ -269,6 +269,52 @@ func TestInvalidForwarded(t *testing.T) {
 	}
 }
 
+// TestGemmsRemembered: a GEMM whose answer Go gave from its arguments alone
+// and for good (a type ISAAC does not serve; under ISAAC_POLICY=never any
+// GEMM) is answered by the entry point for calls with other matrices of the
+// same alignments, no getter called; a less aligned A is another key, which
+// Go answers. Under the default policy a served class's GEMM, which finds no
+// CUDA driver here (not settled), asks Go each time, which reads the
+// handle's four getters. Each call reaches cuBLAS with its own arguments.
+func TestGemmsRemembered(t *testing.T) {
+	e := setup(t)
+	for _, c := range []struct {
+		env     []string
+		getters string // per call: the four GemmEx, the three Sgemm
+		settled string
+		reasons map[string]string
+	}{
+		{nil, "0 0 0 0 4 4 4", "2", map[string]string{"unsupported": "4", "no_driver": "3"}},
+		{[]string{"ISAAC_POLICY=never"}, "0 0 0 0 0 0 0", "4", map[string]string{"unsupported": "4", "policy": "3"}},
+	} {
+		r := e.exec(t, append([]string{"ISAAC_LOG=1"}, c.env...), "abi_linked", "gemmsettled")
+		if r.err != nil || !strings.Contains(r.stdout, "PASS") {
+			t.Fatalf("%v: %v\n%s", c.env, r.err, r)
+		}
+		var got []string
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if strings.Contains(l, "gemm") && strings.Contains(l, " getters=") {
+				got = append(got, l[strings.Index(l, "=")+1:])
+			}
+		}
+		if strings.Join(got, " ") != c.getters {
+			t.Errorf("%v: getters per call %q, want %q\n%s", c.env, got, c.getters, r)
+		}
+		if !strings.Contains(r.logLine(false), "; forwarded by the entry point as settled "+c.settled+";") {
+			t.Errorf("%v: want %s calls answered by the entry point: %s", c.env, c.settled, r.logLine(false))
+		}
+		_, _, _, reasons := parseLog(t, r.logLine(false))
+		if len(reasons) != len(c.reasons) {
+			t.Errorf("%v: reasons %v, want %v", c.env, reasons, c.reasons)
+		}
+		for k, v := range c.reasons {
+			if reasons[k] != v {
+				t.Errorf("%v: reason %s = %q, want %s (all: %v)", c.env, k, reasons[k], v, reasons)
+			}
+		}
+	}
+}
+
 // TestConvsRemembered: a convolution whose answer is settled (here one
 // cuDNN rejects: x is NULL) is answered by the entry point from then on
 // with the same reason, its descriptors read once a call (not the

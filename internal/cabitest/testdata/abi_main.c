@@ -10,6 +10,9 @@
  *   invalid          arguments cuBLAS rejects that a served class could
  *                    otherwise carry: an unknown algorithm, a NULL scalar,
  *                    a negative batch count
+ *   gemmsettled      an int8 GemmEx (a type ISAAC does not serve) four times (A at
+ *                    two alignments), then one Sgemm three times: the cuBLAS
+ *                    getters called by each call printed
  *   convs            a convolution cuDNN rejects (x NULL) twice, then one it
  *                    takes: the cuDNN getters called by each call printed
  *   lt               cublasLtMatmul calls of every kind the shim tells apart
@@ -541,6 +544,36 @@ static void run_lt(int null_handle)
 		lt.layout_destroy(layouts[i]);
 }
 
+/* GEMMs: a call like one Go answered for good is answered from what the shim
+ * remembers of it; each call's getters printed. */
+static void run_gemms_settled(void)
+{
+	int ia = 1, ib = 0;
+	float fa = 1, fb = 0;
+	cublasHandle_t h = (cublasHandle_t)(uintptr_t)0x1000;
+	char *p = (char *)(uintptr_t)0x7f0000000000ULL;
+	const size_t offsets[4] = {0, 256, 2, 258};  /* A aligned to 256 bytes, then to 2 */
+	set_status(0);
+	for (int i = 0; i < 4; i++) {
+		long before = getter_calls();
+		const void *A = p + offsets[i];
+		int s = cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &ia, A, CUDA_R_8I, 8, p + 4096, CUDA_R_8I, 8,
+			&ib, p + 8192, CUDA_R_32I, 8, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+		const fake_call *c = last_call();
+		CHECK(s == 0 && c->A == A && c->handle == h && c->atype == CUDA_R_8I, "GemmEx %d: status %d or arguments differ", i, s);
+		printf("gemmex%d getters=%ld\n", i, getter_calls() - before);
+	}
+	for (int i = 0; i < 3; i++) {
+		long before = getter_calls();
+		float *A = (float *)(p + 65536 * (i + 1));
+		int s = cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, 16, 16, 16, &fa, A, 16, (float *)(p + 4096), 16,
+			&fb, (float *)(p + 8192), 16);
+		const fake_call *c = last_call();
+		CHECK(s == 0 && c->A == A && c->handle == h && c->m == 16, "Sgemm %d: status %d or arguments differ", i, s);
+		printf("sgemm%d getters=%ld\n", i, getter_calls() - before);
+	}
+}
+
 /* Convolutions: the second of two alike that cuDNN rejects is answered
  * from what the shim remembers of the first; each call's getters printed. */
 static void run_convs(void)
@@ -700,6 +733,8 @@ int main(int argc, char **argv)
 		run_invalid();
 	} else if (strcmp(mode, "convs") == 0) {
 		run_convs();
+	} else if (strcmp(mode, "gemmsettled") == 0) {
+		run_gemms_settled();
 	} else if (strcmp(mode, "lt") == 0) {
 		run_lt(argc > 2 && strcmp(argv[2], "nullhandle") == 0);
 	} else if (strcmp(mode, "ltsettled") == 0) {

@@ -27,10 +27,10 @@ typedef enum { CUBLAS_ATOMICS_NOT_ALLOWED = 0, CUBLAS_ATOMICS_ALLOWED = 1 } cubl
 typedef enum { CUBLAS_DEFAULT_MATH = 0, CUBLAS_PEDANTIC_MATH = 2, CUBLAS_TF32_TENSOR_OP_MATH = 3 } cublasMath_t;
 typedef enum {
 	CUBLAS_COMPUTE_16F = 64, CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_64F = 70,
-	CUBLAS_COMPUTE_32F_FAST_TF32 = 77
+	CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_COMPUTE_32I = 72
 } cublasComputeType_t;
 typedef enum { CUBLAS_GEMM_DEFAULT = -1 } cublasGemmAlgo_t;
-typedef enum { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14 } cudaDataType;
+typedef enum { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_8I = 3, CUDA_R_32I = 10, CUDA_R_16BF = 14 } cudaDataType;
 /* library_types.h names the enum cudaDataType_t too; cublasLt.h uses both. */
 typedef cudaDataType cudaDataType_t;
 typedef struct cublasContext *cublasHandle_t;
