@@ -6,7 +6,48 @@ import (
 	"testing"
 )
 
-var ltCostRE = regexp.MustCompile(`ltcost served_class_ns=([0-9.]+) unsupported_ns=([0-9.]+)`)
+var (
+	ltCostRE   = regexp.MustCompile(`ltcost served_class_ns=([0-9.]+) unsupported_ns=([0-9.]+)`)
+	gemmCostRE = regexp.MustCompile(`gemmcost served_class_ns=([0-9.]+) unsupported_ns=([0-9.]+)`)
+)
+
+// BenchmarkGemmForward: host nanoseconds per cuBLAS GEMM the shim forwards
+// to the fake cuBLAS (no GPU here), for an Sgemm of a served class and an
+// int8 GemmEx (a type ISAAC does not serve): passed through
+// (ISAAC_DISABLE=1); under the default policy (the int8 call answered by
+// the entry point once Go settled it, the Sgemm asked of Go each time, its
+// handle read: no driver is not settled); and under ISAAC_POLICY=never
+// (both answered by the entry point once settled).
+//
+//	go test ./internal/cabitest -run '^$' -bench GemmForward -benchtime 1x
+func BenchmarkGemmForward(b *testing.B) {
+	e := setup(b)
+	for _, c := range []struct {
+		name string
+		env  []string
+	}{
+		{"disabled", []string{"ISAAC_DISABLE=1"}},
+		{"default", nil},
+		{"never", []string{"ISAAC_POLICY=never"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var served, unsupported float64
+			for i := 0; i < b.N; i++ {
+				r := e.exec(b, c.env, "abi_linked", "gemmcost", "200000")
+				m := gemmCostRE.FindStringSubmatch(r.stdout)
+				if r.err != nil || m == nil {
+					b.Fatalf("%v\n%s", r.err, r)
+				}
+				s, _ := strconv.ParseFloat(m[1], 64)
+				u, _ := strconv.ParseFloat(m[2], 64)
+				served += s
+				unsupported += u
+			}
+			b.ReportMetric(served/float64(b.N), "ns/served-class-call")
+			b.ReportMetric(unsupported/float64(b.N), "ns/unsupported-call")
+		})
+	}
+}
 
 // BenchmarkLtForward: host nanoseconds per cublasLtMatmul call the shim
 // forwards to the fake cuBLASLt (no GPU here: a call of a served class goes

@@ -20,6 +20,8 @@
  *                    getters refuse an attribute, a NULL layout): the
  *                    cuBLASLt getters called by each call printed
  *   lt nullhandle    one cublasLtMatmul with a NULL cuBLASLt handle
+ *   gemmcost N       host ns per forwarded Sgemm and int8 GemmEx, N calls each
+ *   ltcost N         host ns per forwarded cublasLtMatmul of two kinds, N calls each
  * Built three ways: linked -lisaac -lcublas -lcublasLt -lcudnn, linked to the
  * fakes only (run with LD_PRELOAD=libisaac.so), or linked -lisaac only (local,
  * novendor). cuBLASLt's descriptor functions are looked up with dlsym, as
@@ -652,6 +654,45 @@ static void lt_cost(long n)
 	lt.layout_destroy(C);
 }
 
+/* gemm_cost: host nanoseconds per forwarded call of a served class's Sgemm
+ * and of an int8 GemmEx (a type ISAAC does not serve), n calls each after
+ * n/10 that decide. */
+static double sgemm_ns(cublasHandle_t h, char *p, long n)
+{
+	float fa = 1, fb = 0;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < n; i++)
+		cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, 64, 64, 64, &fa, (float *)p, 64, (float *)(p + 65536), 64,
+			&fb, (float *)(p + 131072), 64);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (double)n;
+}
+
+static double int8_ns(cublasHandle_t h, char *p, long n)
+{
+	int ia = 1, ib = 0;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < n; i++)
+		cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 64, 64, 64, &ia, p, CUDA_R_8I, 64, p + 65536, CUDA_R_8I, 64,
+			&ib, p + 131072, CUDA_R_32I, 64, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (double)n;
+}
+
+static void gemm_cost(long n)
+{
+	cublasHandle_t h = (cublasHandle_t)(uintptr_t)0x1010;
+	char *p = (char *)(uintptr_t)0x7f0000000000ULL;
+	set_status(0);
+	sgemm_ns(h, p, n / 10);
+	double served = sgemm_ns(h, p, n);
+	int8_ns(h, p, n / 10);
+	double unsupported = int8_ns(h, p, n);
+	printf("gemmcost served_class_ns=%.1f unsupported_ns=%.1f\n", served, unsupported);
+}
+
 /* lt_settled: a call ISAAC never serves (an FP8 scale pointer set), three
  * times with other matrices and bias of the same alignments, then once
  * with A less aligned: each reaches cuBLASLt with its own arguments. */
@@ -739,6 +780,8 @@ int main(int argc, char **argv)
 		run_lt(argc > 2 && strcmp(argv[2], "nullhandle") == 0);
 	} else if (strcmp(mode, "ltsettled") == 0) {
 		lt_settled();
+	} else if (strcmp(mode, "gemmcost") == 0) {
+		gemm_cost(argc > 2 ? atol(argv[2]) : 200000);
 	} else if (strcmp(mode, "ltcost") == 0) {
 		lt_cost(argc > 2 ? atol(argv[2]) : 200000);
 	} else if (strcmp(mode, "threads") == 0) {
