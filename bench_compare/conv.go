@@ -549,6 +549,9 @@ func measureConvs(b *bench, inputs []convInput, sweep int, model bool, progress 
 	var rows []report.Row
 	start := time.Now()
 	for i, in := range inputs {
+		if b.stopped(i, len(inputs), progress) {
+			break
+		}
 		row, err := b.measureConv(srv, h, ws, wsBytes, in, sweep, rng)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s %s: %w", in.Name, in.Type.Name, in.Layout, err)

@@ -58,6 +58,11 @@ type Options struct {
 	Cases     string // -cases: this file's (input, configuration) pairs instead of suites
 	Variants  string // -variants: a file for every convolution variant's median time
 	Order     string // -order: what precedes each timed run (self, rotate)
+	// Deadline (-deadline): no input of a suite is begun once this long
+	// has passed since the start; the rows measured by then are written,
+	// their env saying where the suite stopped (0: no limit). For runs
+	// under a wall-clock limit, whose files a kill would lose.
+	Deadline time.Duration
 	// WindowSweep (-windowsweep) is the window kernel's configurations
 	// tried per convolution beside its heuristic's, whatever -sweep says.
 	WindowSweep int
@@ -104,6 +109,7 @@ func (o *Options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Floors, "floors", "", "with -replot -targets: a floor CSV (-floor) of the same inputs, to set each missed target against what reading the input takes")
 	fs.BoolVar(&o.Floor, "floor", false, "instead of GEMMs, measure each input's floor: the timer's reading for a kernel that only reads the input's bytes, and for an empty region (floor-<suite>.csv)")
 	fs.StringVar(&o.Cases, "cases", "", "instead of suites, measure the (input, configuration) pairs of this file (lines \"m n k layout dtype config\", ab.sh's format): per input cuBLAS and its configurations interleaved on the same buffers; writes <out>/cases.txt")
+	fs.DurationVar(&o.Deadline, "deadline", 0, "begin no more inputs once this long has passed since the start, and write the rows measured by then (their env says where each suite stopped; 0: no limit)")
 	fs.StringVar(&o.Order, "order", "self", "what precedes each interleaved timed run: self (an untimed run of the same engine, so that none is timed right after another engine's kernel, which slows it) or rotate (the engine before it in the rotation: the method before 2026-11-28)")
 	fs.IntVar(&o.WindowSweep, "windowsweep", 0, "with a convolution suite: also try this many of the window kernel's configurations per input (besides -sweep's)")
 	fs.StringVar(&o.ConvConfigs, "convconfigs", "", "with a convolution suite: also time these implicit-GEMM configurations (a file, one a line; # starts a comment) on each row's paths where legal (variant \"listed\")")
@@ -164,6 +170,9 @@ func run(o Options) error {
 		out = filepath.Join("results", b.Env.DeviceKey)
 	}
 	b.windowSweep = o.WindowSweep
+	if o.Deadline > 0 {
+		b.deadline = time.Now().Add(o.Deadline)
+	}
 	if o.ConvConfigs != "" {
 		cfgs, err := readConfigs(o.ConvConfigs)
 		if err != nil {
@@ -228,7 +237,7 @@ func run(o Options) error {
 			if err != nil {
 				return err
 			}
-			if err := writeResults(out, suite, b.Env, rows); err != nil {
+			if err := writeResults(out, suite, b.suiteEnv(), rows); err != nil {
 				return err
 			}
 			continue
@@ -281,7 +290,7 @@ func runSuite(b *bench, o Options, out, suite string, inputs []input, engines []
 			return err
 		}
 	}
-	env := b.Env
+	env := b.suiteEnv()
 	if slices.ContainsFunc(inputs, func(in input) bool { return in.Bias }) {
 		env.Method += "; inputs with a bias: the vendor is cublasLtMatmul (BIAS epilogue, in place; the first " +
 			"algorithm of cublasLtMatmulAlgoGetHeuristic with a 32 MiB workspace, descriptors and algorithm made " +
@@ -318,6 +327,9 @@ func measureAll(b *bench, inputs []input, engines []engine, progress io.Writer) 
 	var rows []report.Row
 	start := time.Now()
 	for i, in := range inputs {
+		if b.stopped(i, len(inputs), progress) {
+			break
+		}
 		row, err := b.measure(in, engines)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s %dx%dx%d %s: %w", in.Suite, in.DType.Name, in.M, in.N, in.K, in.Layout, err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"github.com/isaacgo/isaac/bench_compare/internal/report"
 	"github.com/isaacgo/isaac/internal/cublas"
@@ -55,6 +56,34 @@ type bench struct {
 	// arrays are the pointer arrays of the batched inputs that the
 	// cublas-arrays column ran (vendor.go), by their matrices.
 	arrays map[arraysKey][3]cuda.DevicePtr
+	// deadline is Options.Deadline's instant (zero: none); cut says where
+	// the suite being measured stopped at it ("": it did not).
+	deadline time.Time
+	cut      string
+}
+
+// stopped reports whether the deadline has passed before input done of
+// total is begun, and then says so on progress and records where the suite
+// stopped for its env (suiteEnv).
+func (b *bench) stopped(done, total int, progress io.Writer) bool {
+	if b.deadline.IsZero() || time.Now().Before(b.deadline) {
+		return false
+	}
+	b.cut = fmt.Sprintf("stopped at -deadline after %d of %d inputs", done, total)
+	fmt.Fprintf(progress, "bench_compare: %s: the rows measured are written\n", b.cut)
+	return true
+}
+
+// suiteEnv is the environment record of the suite just measured: where it
+// stopped at the deadline, if it did, follows its method. It clears that
+// note for the next suite.
+func (b *bench) suiteEnv() report.Env {
+	env := b.Env
+	if b.cut != "" {
+		env.Method += "; " + b.cut
+		b.cut = ""
+	}
+	return env
 }
 
 // newBench sets up the session: the device, the vendor handle, the L2 flush
