@@ -39,7 +39,7 @@
  * or Go is not linked in (go_linked 0). */
 static inline int isaac_forward_first(int go_linked)
 {
-	if (isaac_disabled)
+	if (__atomic_load_n(&isaac_disabled, __ATOMIC_RELAXED))
 		return ISAAC_FWD_DISABLED;
 	if (isaac_forked)
 		return ISAAC_FWD_FORK;

@@ -18,6 +18,11 @@
 
 int isaac_disabled;
 volatile int isaac_forked;
+
+ISAAC_EXPORT int isaac_passthrough(int on)
+{
+	return __atomic_exchange_n(&isaac_disabled, on != 0, __ATOMIC_RELAXED);
+}
 int isaac_log;
 __thread int isaac_in_vendor;
 

@@ -184,7 +184,12 @@ void isaac_go_lt_after(isaac_lt_call *call);
 void isaac_go_exit(void);
 
 /* Guards and counters (guards.c). */
-extern int isaac_disabled;          /* ISAAC_DISABLE=1 at load */
+extern int isaac_disabled;          /* ISAAC_DISABLE=1 at load, or isaac_passthrough(1); atomic */
+/* isaac_passthrough: from now on every call goes to the vendor untouched, as
+ * under ISAAC_DISABLE=1 (on 1), or is handled again (on 0); returns the
+ * setting before. Exported: a program (or a benchmark) compares its calls
+ * with and without the shim in one process. */
+ISAAC_EXPORT int isaac_passthrough(int on);
 extern volatile int isaac_forked;   /* set in a forked child */
 extern int isaac_log;               /* ISAAC_LOG=1 at load */
 extern __thread int isaac_in_vendor; /* this thread is inside a vendor function the shim called */

@@ -55,11 +55,14 @@ func TestSymbols(t *testing.T) {
 		if (strings.HasPrefix(s, "cublas") || strings.HasPrefix(s, "cudnn")) && !contains(entryPoints, s) {
 			t.Errorf("unexpected vendor symbol exported: %s", s)
 		}
-		if strings.HasPrefix(s, "isaac_") && !contains(goExports, s) {
+		if strings.HasPrefix(s, "isaac_") && !contains(goExports, s) && !contains(controls, s) {
 			t.Errorf("internal symbol exported: %s", s)
 		}
 	}
 }
+
+// controls are the shim's own functions a program may call (shim.h).
+var controls = []string{"isaac_passthrough"}
 
 // goExports are the Go side's functions (exports.go): cgo exports them.
 var goExports = []string{"isaac_go_gemm", "isaac_go_gemm_after", "isaac_go_conv", "isaac_go_conv_after",
@@ -363,6 +366,32 @@ func TestConvsRemembered(t *testing.T) {
 			if reasons[k] != v {
 				t.Errorf("%v: reason %s = %q, want %s (all: %v)", c.env, k, reasons[k], v, reasons)
 			}
+		}
+	}
+}
+
+// TestPassthroughSwitch: isaac_passthrough(1) makes the shim a pure
+// pass-through from the next call (no Go, no getters, reason disabled) and
+// isaac_passthrough(0) undoes it, each returning the setting before, in
+// the program linked -lisaac and in the one the shim is preloaded into.
+func TestPassthroughSwitch(t *testing.T) {
+	e := setup(t)
+	for _, c := range []struct {
+		prog string
+		env  []string
+	}{{"abi_linked", nil}, {"abi_vendor_only", []string{"LD_PRELOAD=" + e.lib}}} {
+		prog := c.prog
+		r := e.exec(t, append([]string{"ISAAC_LOG=1"}, c.env...), prog, "passthrough")
+		if r.err != nil || !strings.Contains(r.stdout, "PASS") {
+			t.Fatalf("%s: %v\n%s", prog, r.err, r)
+		}
+		for i, want := range []string{"4", "0", "4"} {
+			if !r.printed("pass"+strconv.Itoa(i)+" getters", want) {
+				t.Errorf("%s: call %d: want %s getters\n%s", prog, i, want, r)
+			}
+		}
+		if _, _, _, reasons := parseLog(t, r.logLine(false)); reasons["disabled"] != "1" || reasons["no_driver"] != "2" {
+			t.Errorf("%s: reasons %v, want disabled 1 and no_driver 2", prog, reasons)
 		}
 	}
 }

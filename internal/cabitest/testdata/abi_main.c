@@ -21,6 +21,8 @@
  *                    cuBLASLt getters called by each call printed
  *   lt nullhandle    one cublasLtMatmul with a NULL cuBLASLt handle
  *   gemmcost N       host ns per forwarded Sgemm and int8 GemmEx, N calls each
+ *   passthrough      an Sgemm, then one with isaac_passthrough(1), then one after
+ *                    isaac_passthrough(0): the cuBLAS getters of each printed
  *   ltcost N         host ns per forwarded cublasLtMatmul of two kinds, N calls each
  * Built three ways: linked -lisaac -lcublas -lcublasLt -lcudnn, linked to the
  * fakes only (run with LD_PRELOAD=libisaac.so), or linked -lisaac only (local,
@@ -654,6 +656,33 @@ static void lt_cost(long n)
 	lt.layout_destroy(C);
 }
 
+/* Pass-through switched at run time (isaac_passthrough, found with dlsym as
+ * a program that does not link -lisaac finds it): the call between the two
+ * switches reaches cuBLAS untouched, the others through Go. */
+static void run_passthrough(void)
+{
+	int (*passthrough)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "isaac_passthrough");
+	CHECK(passthrough != NULL, "isaac_passthrough not found: %s", dlerror());
+	if (passthrough == NULL)
+		return;
+	float fa = 1, fb = 0;
+	cublasHandle_t h = (cublasHandle_t)(uintptr_t)0x1000;
+	char *p = (char *)(uintptr_t)0x7f0000000000ULL;
+	set_status(0);
+	for (int i = 0; i < 3; i++) {
+		if (i == 1)
+			CHECK(passthrough(1) == 0, "pass-through was on before it was switched on");
+		if (i == 2)
+			CHECK(passthrough(0) == 1, "pass-through was off before it was switched off");
+		long before = getter_calls();
+		int s = cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, 16, 16, 16, &fa, (float *)p, 16, (float *)(p + 4096), 16,
+			&fb, (float *)(p + 8192), 16);
+		const fake_call *c = last_call();
+		CHECK(s == 0 && c->A == p && c->handle == h, "Sgemm %d: status %d or arguments differ", i, s);
+		printf("pass%d getters=%ld\n", i, getter_calls() - before);
+	}
+}
+
 /* gemm_cost: host nanoseconds per forwarded call of a served class's Sgemm
  * and of an int8 GemmEx (a type ISAAC does not serve), n calls each after
  * n/10 that decide. */
@@ -780,6 +809,8 @@ int main(int argc, char **argv)
 		run_lt(argc > 2 && strcmp(argv[2], "nullhandle") == 0);
 	} else if (strcmp(mode, "ltsettled") == 0) {
 		lt_settled();
+	} else if (strcmp(mode, "passthrough") == 0) {
+		run_passthrough();
 	} else if (strcmp(mode, "gemmcost") == 0) {
 		gemm_cost(argc > 2 ? atol(argv[2]) : 200000);
 	} else if (strcmp(mode, "ltcost") == 0) {
