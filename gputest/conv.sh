@@ -11,7 +11,9 @@
 # -conv-out` writes for a GPU without shipped ones), put in the served and dispatch runs' caches
 # as calibrate would have put it there. RESNET_REPEAT=N (default 1) times the plain runs and the
 # dispatch's second runs N times each, alternately, so that the comparison can be set against the
-# plain runs' own spread from process to process: repeat.txt.
+# plain runs' own spread from process to process: repeat.txt. RESNET_AB=N (default 0: none) also
+# compares each forward with and without the shim in one process, a program's second run under the
+# dispatch: N rounds of a batch passed through (isaac_passthrough) and a batch served, in turn: ab.txt.
 set -uo pipefail
 out=${OUT:-gputest-conv}
 mkdir -p "$out"
@@ -56,6 +58,28 @@ RESNET_TIME=1 python3 gputest/resnet.py "$work/plain-timed.json" >"$out/plain-ti
 # second run.
 ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch-first.json" >"$out/dispatch-first.txt" 2>&1 || fail=1
 ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch.json" >"$out/dispatch-run.txt" 2>&1 || fail=1
+ab=${RESNET_AB:-0}
+if [ "$ab" -gt 0 ]; then
+	ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_AB=$ab LD_PRELOAD=$lib python3 gputest/resnet.py "$work/ab.json" >"$out/ab-run.txt" 2>&1 || fail=1
+	python3 - "$work/ab.json" >"$out/ab.txt" 2>&1 <<'PY' || fail=1
+import json, math, statistics, sys
+runs = json.load(open(sys.argv[1]))
+g = lambda v: math.exp(sum(map(math.log, v)) / len(v))
+print("each forward in one process: batches of 5 passed through (plain) and served (isaac), in turn")
+print("run  rounds  plain_ms median (p10-p90)  isaac_ms median (p10-p90)  speed-up of the medians  rounds isaac faster")
+q = lambda v, f: sorted(v)[min(len(v) - 1, int(f * len(v)))]
+ratios = []
+for k, v in runs.items():
+    p, i = v["ab"]["plain"], v["ab"]["isaac"]
+    r = statistics.median(p) / statistics.median(i)
+    ratios.append(r)
+    wins = sum(a > b for a, b in zip(p, i))
+    print(f"{k}  {len(p)}  {statistics.median(p):.3f} ({q(p, .1):.3f}-{q(p, .9):.3f})  "
+          f"{statistics.median(i):.3f} ({q(i, .1):.3f}-{q(i, .9):.3f})  {r:.3f}x  {wins}/{len(p)}")
+print(f"{len(ratios)} forwards: speed-up of the medians geomean {g(ratios):.3f}x, min {min(ratios):.3f}x, max {max(ratios):.3f}x")
+PY
+	tail -1 "$out/ab.txt"
+fi
 repeat=${RESNET_REPEAT:-1}
 for ((i = 2; i <= repeat; i++)); do
 	RESNET_TIME=1 python3 gputest/resnet.py "$work/plain-timed-$i.json" >"$out/plain-timed-$i.txt" 2>&1 || fail=1

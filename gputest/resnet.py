@@ -14,7 +14,17 @@ pause (under the shim's dispatch its decisions are made in the background and
 checked on these calls), 20 more, then the median of 11 timed batches of 5
 forwards (CUDA events), in milliseconds per forward, as "ms".
 
+With RESNET_AB=N (the shim preloaded) each run is instead compared with and
+without the shim in this one process: settled as above under the shim, then N
+rounds that each time a batch of 5 forwards with the shim switched to a pure
+pass-through (isaac_passthrough(1): cuDNN called as without it) and a batch
+with it on, in turn (the order alternating from round to round), each after 2
+untimed forwards of its own, as "ab": both lists of milliseconds per forward.
+The noise from process to process (gputest/results/h200/conv/call128/resnet/
+repeat.txt) then does not enter the comparison.
+
 usage: TORCH_CUDNN_V8_API_DISABLED=1 python3 resnet.py out.json"""
+import ctypes
 import hashlib
 import json
 import os
@@ -116,6 +126,30 @@ def forward_ms(m, x):
     return statistics.median(times)
 
 
+def ab_ms(m, x, rounds):
+    """RESNET_AB: per forward of m on x, the milliseconds of `rounds` batches
+    of 5 with the shim passing every call through and as many with it on."""
+    switch = ctypes.CDLL(None).isaac_passthrough  # the preloaded shim's
+    switch.argtypes, switch.restype = [ctypes.c_int], ctypes.c_int
+    settle(m, x)
+    out = {"plain": [], "isaac": []}
+    with torch.no_grad():
+        for r in range(rounds):
+            for mode in (("plain", "isaac") if r % 2 == 0 else ("isaac", "plain")):
+                switch(1 if mode == "plain" else 0)
+                for _ in range(2):
+                    m(x)
+                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                a.record()
+                for _ in range(5):
+                    m(x)
+                b.record()
+                b.synchronize()
+                out[mode].append(a.elapsed_time(b) / 5)
+    switch(0)
+    return out
+
+
 def main():
     torch.backends.cudnn.enabled = True
     torch.backends.cudnn.benchmark = False
@@ -138,7 +172,9 @@ def main():
                     key = f"{name}/{str(dt)[6:]}/{fmt}/n{n}"
                     out[key] = {"digest": hashlib.sha256(y.numpy().tobytes()).hexdigest()[:16],
                                 "y": y.flatten()[:2000].tolist()}
-                    if os.environ.get("RESNET_TIME") == "1":
+                    if int(os.environ.get("RESNET_AB", "0")) > 0:
+                        out[key]["ab"] = ab_ms(m, x, int(os.environ["RESNET_AB"]))
+                    elif os.environ.get("RESNET_TIME") == "1":
                         out[key]["ms"] = forward_ms(m, x)
                         with torch.no_grad():  # the result again, once any dispatch has settled
                             out[key]["y_after"] = m(x).double().cpu().flatten()[:2000].tolist()
