@@ -114,16 +114,18 @@ def forward_ms(m, x):
     """The median time of one forward of m on x, in milliseconds (RESNET_TIME)."""
     settle(m, x)
     with torch.no_grad():
-        times = []
-        for _ in range(11):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            for _ in range(5):
-                m(x)
-            b.record()
-            b.synchronize()
-            times.append(a.elapsed_time(b) / 5)
-    return statistics.median(times)
+        return statistics.median(batch_ms(m, x) for _ in range(11))
+
+
+def batch_ms(m, x):
+    """Milliseconds per forward of a batch of 5 forwards of m on x (CUDA events)."""
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(5):
+        m(x)
+    b.record()
+    b.synchronize()
+    return a.elapsed_time(b) / 5
 
 
 def ab_ms(m, x, rounds):
@@ -139,13 +141,7 @@ def ab_ms(m, x, rounds):
                 switch(1 if mode == "plain" else 0)
                 for _ in range(2):
                     m(x)
-                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                a.record()
-                for _ in range(5):
-                    m(x)
-                b.record()
-                b.synchronize()
-                out[mode].append(a.elapsed_time(b) / 5)
+                out[mode].append(batch_ms(m, x))
     switch(0)
     return out
 

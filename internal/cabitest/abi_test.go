@@ -1,6 +1,7 @@
 package cabitest
 
 import (
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -294,26 +295,39 @@ func TestGemmsRemembered(t *testing.T) {
 		if r.err != nil || !strings.Contains(r.stdout, "PASS") {
 			t.Fatalf("%v: %v\n%s", c.env, r.err, r)
 		}
-		var got []string
-		for _, l := range strings.Split(r.stdout, "\n") {
-			if strings.Contains(l, "gemm") && strings.Contains(l, " getters=") {
-				got = append(got, l[strings.Index(l, "=")+1:])
-			}
-		}
-		if strings.Join(got, " ") != c.getters {
+		if got := r.gettersPerCall("gemm"); got != c.getters {
 			t.Errorf("%v: getters per call %q, want %q\n%s", c.env, got, c.getters, r)
 		}
 		if !strings.Contains(r.logLine(false), "; forwarded by the entry point as settled "+c.settled+";") {
 			t.Errorf("%v: want %s calls answered by the entry point: %s", c.env, c.settled, r.logLine(false))
 		}
-		_, _, _, reasons := parseLog(t, r.logLine(false))
-		if len(reasons) != len(c.reasons) {
-			t.Errorf("%v: reasons %v, want %v", c.env, reasons, c.reasons)
+		checkReasons(t, fmt.Sprint(c.env), r, c.reasons)
+	}
+}
+
+// gettersPerCall is what the program printed as "<prefix>N getters=G"
+// lines: each call's getters, in order, space-separated.
+func (r result) gettersPerCall(prefix string) string {
+	var got []string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, prefix) && strings.Contains(l, " getters=") {
+			got = append(got, l[strings.Index(l, "=")+1:])
 		}
-		for k, v := range c.reasons {
-			if reasons[k] != v {
-				t.Errorf("%v: reason %s = %q, want %s (all: %v)", c.env, k, reasons[k], v, reasons)
-			}
+	}
+	return strings.Join(got, " ")
+}
+
+// checkReasons checks that the ISAAC_LOG line of r counts exactly the
+// forward reasons want.
+func checkReasons(t *testing.T, name string, r result, want map[string]string) {
+	t.Helper()
+	_, _, _, reasons := parseLog(t, r.logLine(false))
+	if len(reasons) != len(want) {
+		t.Errorf("%s: reasons %v, want %v", name, reasons, want)
+	}
+	for k, v := range want {
+		if reasons[k] != v {
+			t.Errorf("%s: reason %s = %q, want %s (all: %v)", name, k, reasons[k], v, reasons)
 		}
 	}
 }
@@ -343,13 +357,7 @@ func TestConvsRemembered(t *testing.T) {
 		if r.err != nil || !strings.Contains(r.stdout, "PASS") {
 			t.Fatalf("%v: %v\n%s", c.env, r.err, r)
 		}
-		var got []string
-		for _, l := range strings.Split(r.stdout, "\n") {
-			if strings.HasPrefix(l, "conv") && strings.Contains(l, " getters=") {
-				got = append(got, l[strings.Index(l, "=")+1:])
-			}
-		}
-		if strings.Join(got, " ") != c.getters {
+		if got := r.gettersPerCall("conv"); got != c.getters {
 			t.Errorf("%v: getters per call %q, want %q\n%s", c.env, got, c.getters, r)
 		}
 		// The second call, remembered from the first, is the entry
@@ -358,15 +366,7 @@ func TestConvsRemembered(t *testing.T) {
 		if wantSettled := c.reasons["invalid"] == "2"; settled != wantSettled {
 			t.Errorf("%v: answered by the entry point: %v, want %v\n%s", c.env, settled, wantSettled, r.logLine(false))
 		}
-		_, _, _, reasons := parseLog(t, r.logLine(false))
-		if len(reasons) != len(c.reasons) {
-			t.Errorf("%v: reasons %v, want %v", c.env, reasons, c.reasons)
-		}
-		for k, v := range c.reasons {
-			if reasons[k] != v {
-				t.Errorf("%v: reason %s = %q, want %s (all: %v)", c.env, k, reasons[k], v, reasons)
-			}
-		}
+		checkReasons(t, fmt.Sprint(c.env), r, c.reasons)
 	}
 }
 

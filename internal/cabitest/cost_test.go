@@ -30,22 +30,7 @@ func BenchmarkGemmForward(b *testing.B) {
 		{"default", nil},
 		{"never", []string{"ISAAC_POLICY=never"}},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			var served, unsupported float64
-			for i := 0; i < b.N; i++ {
-				r := e.exec(b, c.env, "abi_linked", "gemmcost", "200000")
-				m := gemmCostRE.FindStringSubmatch(r.stdout)
-				if r.err != nil || m == nil {
-					b.Fatalf("%v\n%s", r.err, r)
-				}
-				s, _ := strconv.ParseFloat(m[1], 64)
-				u, _ := strconv.ParseFloat(m[2], 64)
-				served += s
-				unsupported += u
-			}
-			b.ReportMetric(served/float64(b.N), "ns/served-class-call")
-			b.ReportMetric(unsupported/float64(b.N), "ns/unsupported-call")
-		})
+		b.Run(c.name, func(b *testing.B) { reportCost(b, e, c.env, "abi_linked", "gemmcost", gemmCostRE) })
 	}
 }
 
@@ -70,21 +55,26 @@ func BenchmarkLtForward(b *testing.B) {
 		{"default", "abi_linked", nil},
 		{"lt_auto", "abi_linked", []string{"ISAAC_LT_AUTO=1"}},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			var served, unsupported float64
-			for i := 0; i < b.N; i++ {
-				r := e.exec(b, c.env, c.prog, "ltcost", "200000")
-				m := ltCostRE.FindStringSubmatch(r.stdout)
-				if r.err != nil || m == nil {
-					b.Fatalf("%v\n%s", r.err, r)
-				}
-				s, _ := strconv.ParseFloat(m[1], 64)
-				u, _ := strconv.ParseFloat(m[2], 64)
-				served += s
-				unsupported += u
-			}
-			b.ReportMetric(served/float64(b.N), "ns/served-class-call")
-			b.ReportMetric(unsupported/float64(b.N), "ns/unsupported-call")
-		})
+		b.Run(c.name, func(b *testing.B) { reportCost(b, e, c.env, c.prog, "ltcost", ltCostRE) })
 	}
+}
+
+// reportCost runs prog's cost mode (200,000 calls of each kind) b.N times
+// with env and reports the mean host nanoseconds per call of each kind
+// that re finds in its output.
+func reportCost(b *testing.B, e *env, env []string, prog, mode string, re *regexp.Regexp) {
+	var served, unsupported float64
+	for i := 0; i < b.N; i++ {
+		r := e.exec(b, env, prog, mode, "200000")
+		m := re.FindStringSubmatch(r.stdout)
+		if r.err != nil || m == nil {
+			b.Fatalf("%v\n%s", r.err, r)
+		}
+		s, _ := strconv.ParseFloat(m[1], 64)
+		u, _ := strconv.ParseFloat(m[2], 64)
+		served += s
+		unsupported += u
+	}
+	b.ReportMetric(served/float64(b.N), "ns/served-class-call")
+	b.ReportMetric(unsupported/float64(b.N), "ns/unsupported-call")
 }

@@ -565,7 +565,7 @@ static void run_gemms_settled(void)
 			&ib, p + 8192, CUDA_R_32I, 8, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
 		const fake_call *c = last_call();
 		CHECK(s == 0 && c->A == A && c->handle == h && c->atype == CUDA_R_8I, "GemmEx %d: status %d or arguments differ", i, s);
-		printf("gemmex%d getters=%ld\n", i, getter_calls() - before);
+		printf("gemm%d getters=%ld\n", i, getter_calls() - before);
 	}
 	for (int i = 0; i < 3; i++) {
 		long before = getter_calls();
@@ -574,7 +574,7 @@ static void run_gemms_settled(void)
 			&fb, (float *)(p + 8192), 16);
 		const fake_call *c = last_call();
 		CHECK(s == 0 && c->A == A && c->handle == h && c->m == 16, "Sgemm %d: status %d or arguments differ", i, s);
-		printf("sgemm%d getters=%ld\n", i, getter_calls() - before);
+		printf("gemm%d getters=%ld\n", 4 + i, getter_calls() - before);
 	}
 }
 
