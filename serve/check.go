@@ -127,11 +127,12 @@ var (
 	// near-ties by noise (served convolutions measured within 5 % of
 	// cuDNN by their check ran at 0.89–1.0 of its rate in bench_compare,
 	// call 56 of gputest/results/h100/conv), and each side is timed
-	// after itself. On calls of a few microseconds the noise is also
-	// a fraction of a microsecond whatever the call's length: the one
-	// served row below cuDNN in each of two runs of the H200's suites was
-	// a 6–10 µs call whose win in the check was under half a microsecond
-	// beyond the ratio (gputest/results/h200/conv/call125, call129).
+	// after itself. Part of the noise is a fraction of a microsecond
+	// whatever the call's length, which on calls of a few microseconds is
+	// more than the ratio allows for: the one served row below cuDNN in
+	// each of two runs of the H200's suites was such a call, whose check
+	// it won by less than Micros beyond the ratio
+	// (gputest/results/h200/conv/call125, call129; docs/method.md).
 	convCheck = checkRule{Ratio: 1.05, Micros: 0.5, SelfFirst: true}
 )
 
