@@ -15,6 +15,9 @@
 # compares each forward with and without the shim in one process, a program's second run under the
 # dispatch: N rounds of a batch passed through (isaac_passthrough) and a batch served, in turn: ab.txt.
 set -uo pipefail
+# RESNET_AB is the A/B run's alone: the other runs (some without the shim) must not see it.
+ab=${RESNET_AB:-0}
+unset RESNET_AB
 out=${OUT:-gputest-conv}
 mkdir -p "$out"
 lib=${ISAAC_LIB:-$PWD/build/device/libisaac.so}
@@ -58,7 +61,6 @@ RESNET_TIME=1 python3 gputest/resnet.py "$work/plain-timed.json" >"$out/plain-ti
 # second run.
 ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch-first.json" >"$out/dispatch-first.txt" 2>&1 || fail=1
 ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch.json" >"$out/dispatch-run.txt" 2>&1 || fail=1
-ab=${RESNET_AB:-0}
 if [ "$ab" -gt 0 ]; then
 	ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_AB=$ab LD_PRELOAD=$lib python3 gputest/resnet.py "$work/ab.json" >"$out/ab-run.txt" 2>&1 || fail=1
 	python3 - "$work/ab.json" >"$out/ab.txt" 2>&1 <<'PY' || fail=1
