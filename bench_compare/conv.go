@@ -551,7 +551,7 @@ func measureConvs(b *bench, inputs []convInput, sweep int, model bool, progress 
 	if model {
 		o.ConvWeights = b.Server.Options().ConvWeights
 		srv.model = serve.NewOn(b.Kernels, o)
-		o.Policy, o.ConvAuto = serve.Auto, true // the model's dispatch (ISAAC_CONV_AUTO=1)
+		o.Policy, o.ConvAuto = serve.Auto, serve.On // the model's dispatch (ISAAC_CONV_AUTO=1)
 		srv.dispatch = serve.NewOn(b.Kernels, o)
 	}
 	rng := rand.New(rand.NewPCG(1, 5))

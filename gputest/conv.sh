@@ -4,7 +4,7 @@
 # with it passing everything through, and with it serving every convolution it can
 # (ISAAC_POLICY=always); results within tolerance of the run without the shim, and ISAAC_LOG
 # showing served cudnnConvolutionForward calls. Then (RESNET_TIME=1) each forward timed without
-# the shim and under the convolution dispatch (ISAAC_CONV_AUTO=1), its results (after the
+# the shim and under the convolution dispatch (ISAAC_CONV_AUTO=1, or CONV_AUTO), its results (after the
 # dispatch has settled) within tolerance too: dispatch.txt; every dispatch run logs (ISAAC_LOG). Run on the GPU machine from the repository root
 # with build/device built by ./build.sh; OUT names the folder for the results. ISAAC_LIB names
 # another libisaac.so; CONV_WEIGHTS a convolution weights file (what `isaac-tune calibrate
@@ -14,10 +14,13 @@
 # plain runs' own spread from process to process: repeat.txt. RESNET_AB=N (default 0: none) also
 # compares each forward with and without the shim in one process, a program's second run under the
 # dispatch: N rounds of a batch passed through (isaac_passthrough) and a batch served, in turn: ab.txt.
+# CONV_AUTO is the dispatch runs' ISAAC_CONV_AUTO (default 1; empty: the device's default,
+# serve.convDispatchMeasured).
 set -uo pipefail
 # RESNET_AB is the A/B run's alone: the other runs (some without the shim) must not see it.
 ab=${RESNET_AB:-0}
 unset RESNET_AB
+auto=${CONV_AUTO-1}
 out=${OUT:-gputest-conv}
 mkdir -p "$out"
 lib=${ISAAC_LIB:-$PWD/build/device/libisaac.so}
@@ -59,10 +62,10 @@ RESNET_TIME=1 python3 gputest/resnet.py "$work/plain-timed.json" >"$out/plain-ti
 # The dispatch twice with one cache: the first run compiles its kernels (in the background, while
 # cuDNN takes the calls) and leaves them and its choices on disk; the second, timed, is a program's
 # second run.
-ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch-first.json" >"$out/dispatch-first.txt" 2>&1 || fail=1
-ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch.json" >"$out/dispatch-run.txt" 2>&1 || fail=1
+ISAAC_CONV_AUTO=$auto ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch-first.json" >"$out/dispatch-first.txt" 2>&1 || fail=1
+ISAAC_CONV_AUTO=$auto ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch.json" >"$out/dispatch-run.txt" 2>&1 || fail=1
 if [ "$ab" -gt 0 ]; then
-	ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_AB=$ab LD_PRELOAD=$lib python3 gputest/resnet.py "$work/ab.json" >"$out/ab-run.txt" 2>&1 || fail=1
+	ISAAC_CONV_AUTO=$auto ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_AB=$ab LD_PRELOAD=$lib python3 gputest/resnet.py "$work/ab.json" >"$out/ab-run.txt" 2>&1 || fail=1
 	python3 - "$work/ab.json" >"$out/ab.txt" 2>&1 <<'PY' || fail=1
 import json, math, statistics, sys
 runs = json.load(open(sys.argv[1]))
@@ -85,7 +88,7 @@ fi
 repeat=${RESNET_REPEAT:-1}
 for ((i = 2; i <= repeat; i++)); do
 	RESNET_TIME=1 python3 gputest/resnet.py "$work/plain-timed-$i.json" >"$out/plain-timed-$i.txt" 2>&1 || fail=1
-	ISAAC_CONV_AUTO=1 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch-$i.json" >"$out/dispatch-run-$i.txt" 2>&1 || fail=1
+	ISAAC_CONV_AUTO=$auto ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache-auto RESNET_TIME=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/dispatch-$i.json" >"$out/dispatch-run-$i.txt" 2>&1 || fail=1
 done
 if [ "$repeat" -gt 1 ]; then
 	python3 - "$repeat" "$work" >"$out/repeat.txt" 2>&1 <<'PY' || fail=1

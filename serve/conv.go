@@ -204,13 +204,29 @@ func (s *Server) ConvMeasured(c *request.Conv) Measurement {
 }
 
 // ConvPolicy is request.FwdPolicy where the options send every
-// convolution to cuDNN (ISAAC_POLICY=never; auto without ISAAC_CONV_AUTO),
-// else request.Served: the shim asks it before it decodes a call.
+// convolution to cuDNN (ISAAC_POLICY=never; auto with ISAAC_CONV_AUTO=0),
+// else request.Served: the shim asks it before it decodes a call. Under
+// auto by default each device's rule (convAuto) is asked once the call's
+// device is known.
 func (s *Server) ConvPolicy() request.Reason {
-	if s.opts.Policy == Never || s.opts.Policy == Auto && !s.opts.ConvAuto {
+	if s.opts.Policy == Never || s.opts.Policy == Auto && s.opts.ConvAuto == Off {
 		return request.FwdPolicy
 	}
 	return request.Served
+}
+
+// convAuto reports whether Auto dispatches the convolutions of dev:
+// ISAAC_CONV_AUTO's answer where it gives one, else whether the device's
+// convolution weights are the shipped ones of a device in
+// convDispatchMeasured.
+func (s *Server) convAuto(dev *kernels.Device) bool {
+	switch s.opts.ConvAuto {
+	case On:
+		return true
+	case Off:
+		return false
+	}
+	return s.deviceConvModel(dev).auto
 }
 
 // convTarget is c's decision key, target and shape, or why cuDNN takes c
@@ -230,8 +246,11 @@ func (s *Server) convTarget(c *request.Conv) (convKey, kernels.Target, request.C
 	} else {
 		t, err = s.rt.ConvTarget(c, shape)
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		return convKey{}, t, shape, reasonOf(err)
+	case s.opts.Policy == Auto && !s.convAuto(t.Dev):
+		return convKey{}, t, shape, request.FwdPolicy
 	}
 	return newConvKey(t.Ctx, t.Class, c, shape), t, shape, request.Served
 }

@@ -27,7 +27,7 @@ func TestGPUConvCheckCandidates(t *testing.T) {
 	d, b := uploadConv(t, c)
 	req := b.Request(0)
 	o := FromEnv()
-	o.Policy, o.ConvAuto = Auto, true
+	o.Policy, o.ConvAuto = Auto, On
 	srv := NewOn(testRT, o)
 	key, tg, shape, r := srv.convTarget(req)
 	if r != request.Served {
@@ -158,7 +158,7 @@ func TestGPUConvDecisionCandidates(t *testing.T) {
 	defer stream.Destroy()
 	req := b.Request(stream)
 	o := FromEnv()
-	o.Policy, o.ConvAuto, o.Check = Auto, true, true
+	o.Policy, o.ConvAuto, o.Check = Auto, On, true
 	srv := NewOn(testRT, o)
 	dec, r := srv.ConvDecide(req)
 	if r != request.Served {

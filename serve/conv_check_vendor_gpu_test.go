@@ -194,7 +194,7 @@ func checkVendorTimes(t *testing.T, h cudnn.Handle, tm *devbench.Timer, cp clock
 	vendor, algo := cudnnV7(t, h, req)
 
 	o := FromEnv()
-	o.Policy, o.ConvAuto, o.Check, o.CheckEvict = Auto, true, true, true
+	o.Policy, o.ConvAuto, o.Check, o.CheckEvict = Auto, On, true, true
 	srv := NewOn(testRT, o)
 	key, tg, shape, r := srv.convTarget(req)
 	if r != request.Served {

@@ -73,7 +73,7 @@ func BenchmarkGPUConvCachedDecision(b *testing.B) {
 	gemmcheck.GPUThread(b)
 	req := benchConvRequest()
 	o := FromEnv()
-	o.Policy, o.ConvAuto = Auto, true
+	o.Policy, o.ConvAuto = Auto, On
 	srv := NewOn(testRT, o)
 	key, _, _, r := srv.convTarget(req)
 	if r != request.Served {

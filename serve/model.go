@@ -62,39 +62,82 @@ type deviceConvModel struct {
 	ch   *predictor.ConvChooser
 	id   string
 	err  error
+	// auto: the weights are the shipped ones of a device in
+	// convDispatchMeasured, whose dispatch Auto runs by default.
+	auto bool
+}
+
+// convDispatchMeasured are the devices whose convolutions Auto dispatches
+// by default (ISAAC_CONV_AUTO unset) with their shipped convolution
+// weights: those where that dispatch was measured from an empty cache on
+// each of bench_compare's convolution suites (Table 5 in every served type
+// and layout, the CNN layers, the depthwise layers) and served no row
+// slower than cuDNN's fastest algorithm beyond the benchmark's noise
+// (docs/method.md says which calls, with their figures). Elsewhere, and
+// with other weights, the dispatch waits for ISAAC_CONV_AUTO=1.
+var convDispatchMeasured = map[string]bool{"h200": true}
+
+// convDispatchDefault reports whether Auto dispatches convolutions by
+// default with the weights for the device key that came from source
+// (findWeights' third result): only the shipped weights of a device in
+// convDispatchMeasured.
+func convDispatchDefault(source, key string) bool {
+	return source == "shipped" && convDispatchMeasured[key]
 }
 
 // convModel returns the device's convolution models: the weights in
 // Options.ConvWeights, none when that is "none", else those shipped for
 // the device's key.
 func (s *Server) convModel(dev *kernels.Device) (*predictor.ConvChooser, string, error) {
-	v, _ := s.convModels.LoadOrStore(dev.Dev, &deviceConvModel{})
-	m := v.(*deviceConvModel)
-	m.once.Do(func() { m.ch, m.id, m.err = loadConvModel(s.opts.ConvWeights, s.opts.CacheDir, s.opts.Log, dev) })
+	m := s.deviceConvModel(dev)
 	return m.ch, m.id, m.err
+}
+
+// deviceConvModel is the device's convolution models, loaded on first use.
+func (s *Server) deviceConvModel(dev *kernels.Device) *deviceConvModel {
+	v, ok := s.convModels.Load(dev.Dev)
+	if !ok {
+		v, _ = s.convModels.LoadOrStore(dev.Dev, &deviceConvModel{})
+	}
+	m := v.(*deviceConvModel)
+	m.once.Do(func() {
+		m.ch, m.id, m.auto, m.err = loadConvModel(s.opts.ConvWeights, s.opts.CacheDir, s.opts.Log, dev)
+	})
+	return m
 }
 
 // loadConvModel is the convolution chooser of the weights in path, else
 // those shipped for the device, else those calibrated for it in cacheDir
-// (weights.CalibratedConvPath); with log, which serve is said.
-func loadConvModel(path, cacheDir string, log bool, dev *kernels.Device) (*predictor.ConvChooser, string, error) {
+// (weights.CalibratedConvPath), and whether they are the shipped weights
+// of a device in convDispatchMeasured; with log, which serve is said.
+func loadConvModel(path, cacheDir string, log bool, dev *kernels.Device) (*predictor.ConvChooser, string, bool, error) {
 	if path == "none" {
-		return nil, "", fmt.Errorf("%w: ISAAC_CONV_WEIGHTS=none", ErrNoWeights)
+		return nil, "", false, fmt.Errorf("%w: ISAAC_CONV_WEIGHTS=none", ErrNoWeights)
 	}
 	name, err := deviceName(dev)
 	if err != nil {
-		return nil, "", err
+		return nil, "", false, err
 	}
 	w, id, source, err := loadConvWeights(path, cacheDir, name)
 	if err != nil {
-		return nil, "", err
+		return nil, "", false, err
 	}
 	ch, err := ConvChooserOf(w, dev.Limits)
+	auto := convDispatchDefault(source, w.Device.Key)
 	if err == nil && log {
-		os.Stderr.WriteString(fmt.Sprintf("isaac: convolution weights for %s: %s (measured on %s, %d samples, %s)\n",
-			w.Device.Key, source, w.Device.Name, w.Samples, w.Trained))
+		os.Stderr.WriteString(fmt.Sprintf("isaac: convolution weights for %s: %s (measured on %s, %d samples, %s)%s\n",
+			w.Device.Key, source, w.Device.Name, w.Samples, w.Trained, convAutoNote(auto)))
 	}
-	return ch, "conv-" + id, err
+	return ch, "conv-" + id, auto, err
+}
+
+// convAutoNote is what the log adds about the default dispatch of the
+// convolution weights just named.
+func convAutoNote(auto bool) string {
+	if auto {
+		return "; auto dispatches convolutions by default"
+	}
+	return "; auto dispatches convolutions only with ISAAC_CONV_AUTO=1"
 }
 
 // loadConvWeights finds the convolution weights of the device named name

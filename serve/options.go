@@ -75,7 +75,7 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_TMA=0         TMA=false     chosen wgmma configurations keep their cp.async copies
 //	ISAAC_WEIGHTS       Weights       a weights file instead of the ones shipped for the device
 //	ISAAC_CONV_WEIGHTS  ConvWeights   a convolution weights file instead of the shipped ones, or none (no convolution model)
-//	ISAAC_CONV_AUTO=1   ConvAuto      under auto, convolutions dispatched by the convolution model (else cuDNN takes them: reason policy)
+//	ISAAC_CONV_AUTO     ConvAuto      under auto, 1: convolutions dispatched by the convolution model, 0: cuDNN takes them (reason policy); unset: as convDispatchMeasured says for the device
 //	ISAAC_LT_AUTO=1     LtAuto        under auto, cublasLtMatmul calls dispatched like the cuBLAS GEMMs (else cuBLASLt takes them: reason policy)
 //	ISAAC_CACHE_DIR     CacheDir      compiled kernels, choices and seed pools, calibrated weights (default ~/.cache/isaac)
 //	ISAAC_LOG           Log           why a model cannot be used, once, on standard error
@@ -101,12 +101,13 @@ type Options struct {
 	TMA         bool
 	Weights     string
 	ConvWeights string
-	// ConvAuto turns the convolution model's dispatch on under Auto. It
-	// is off by default: measured on Table 5 and the CNN suite it served
-	// rows slower than cuDNN's fastest algorithm
-	// (results/h100/conv/README.md), and the default must never be slower
-	// than the vendor.
-	ConvAuto bool
+	// ConvAuto turns the convolution model's dispatch on or off under
+	// Auto. By default (ByDevice) it is on only with the shipped weights
+	// of a device where that dispatch was measured on every convolution
+	// suite and served no row slower than cuDNN's fastest algorithm
+	// beyond noise (convDispatchMeasured): the default must never be
+	// slower than the vendor.
+	ConvAuto Switch
 	// LtAuto turns the dispatch of cublasLtMatmul calls on under Auto. It
 	// is off by default: a call the shim forwards costs about 2 µs of host
 	// time more than cuBLASLt alone (descriptors read through cuBLASLt's
@@ -141,7 +142,7 @@ func FromEnv() Options {
 	o.TMA = os.Getenv("ISAAC_TMA") != "0"
 	o.Weights = os.Getenv("ISAAC_WEIGHTS")
 	o.ConvWeights = os.Getenv("ISAAC_CONV_WEIGHTS")
-	o.ConvAuto = os.Getenv("ISAAC_CONV_AUTO") == "1"
+	o.ConvAuto = parseSwitch(os.Getenv("ISAAC_CONV_AUTO"))
 	o.LtAuto = os.Getenv("ISAAC_LT_AUTO") == "1"
 	o.CacheDir = os.Getenv("ISAAC_CACHE_DIR")
 	if o.CacheDir == "" {
@@ -152,6 +153,27 @@ func FromEnv() Options {
 	v := os.Getenv("ISAAC_LOG")
 	o.Log = v != "" && v != "0"
 	return o
+}
+
+// A Switch is an option the environment turns on (1) or off (0), or
+// leaves to the server's rule for the device (ByDevice, unset).
+type Switch int8
+
+const (
+	ByDevice Switch = iota
+	On
+	Off
+)
+
+// parseSwitch reads a Switch: "1" is On, "0" Off, anything else ByDevice.
+func parseSwitch(v string) Switch {
+	switch v {
+	case "1":
+		return On
+	case "0":
+		return Off
+	}
+	return ByDevice
 }
 
 // parseConfig reads a forced configuration (nil when the variable is unset).

@@ -96,7 +96,7 @@ func TestConvWeightsOption(t *testing.T) {
 		t.Fatalf("ConvWeights %q", o.ConvWeights)
 	}
 	dev := testTarget().Dev
-	if _, _, err := loadConvModel(o.ConvWeights, "", false, dev); !errors.Is(err, ErrNoWeights) || reasonOf(err) != request.FwdNoWeights {
+	if _, _, _, err := loadConvModel(o.ConvWeights, "", false, dev); !errors.Is(err, ErrNoWeights) || reasonOf(err) != request.FwdNoWeights {
 		t.Errorf("none: %v", err)
 	}
 	w, err := weights.ConvFor("h100")
@@ -112,29 +112,52 @@ func TestConvWeightsOption(t *testing.T) {
 	}
 }
 
-// Under auto a convolution goes to cuDNN by policy unless ISAAC_CONV_AUTO=1
-// turns the convolution model's dispatch on (no device is needed for that
-// answer); under never it always does.
+// ISAAC_CONV_AUTO turns the convolution model's dispatch under auto on (1)
+// or off (0); unset, each device's rule decides (convDispatchDefault). Off,
+// and under never, a convolution goes to cuDNN by policy before any device
+// is asked.
 func TestConvAutoOption(t *testing.T) {
-	t.Setenv("ISAAC_CONV_AUTO", "")
-	if FromEnv().ConvAuto {
-		t.Error("the convolution model's dispatch is on by default")
-	}
-	t.Setenv("ISAAC_CONV_AUTO", "1")
-	if !FromEnv().ConvAuto {
-		t.Error("ISAAC_CONV_AUTO=1 ignored")
+	for v, want := range map[string]Switch{"": ByDevice, "1": On, "0": Off, "yes": ByDevice} {
+		t.Setenv("ISAAC_CONV_AUTO", v)
+		if got := FromEnv().ConvAuto; got != want {
+			t.Errorf("ISAAC_CONV_AUTO=%q: %v, want %v", v, got, want)
+		}
 	}
 	var scalars [2]float64
 	c := convcheck.Case{Type: request.ConvTypes[0], Math: request.CudnnFMAMath, N: 1, C: 8, H: 8, W: 8, K: 8, R: 3, S: 3,
 		PadH: 1, PadW: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1, X: convcheck.NCHW, Y: convcheck.NCHW, Alpha: 1}
 	req := c.RequestAt(0x1000000, 0x2000000, 0x3000000, &scalars, 0)
-	if r, _ := New(Defaults()).Conv(req); r != request.FwdPolicy {
-		t.Errorf("auto without ISAAC_CONV_AUTO: %v, want policy", r)
-	}
 	o := Defaults()
-	o.Policy, o.ConvAuto = Never, true
+	o.ConvAuto = Off
+	if r, _ := New(o).Conv(req); r != request.FwdPolicy {
+		t.Errorf("auto with ISAAC_CONV_AUTO=0: %v, want policy", r)
+	}
+	if r := New(Defaults()).ConvPolicy(); r != request.Served {
+		t.Errorf("auto by device: the policy forwards every convolution (%v) before the device is known", r)
+	}
+	o.Policy, o.ConvAuto = Never, On
 	if r, _ := New(o).Conv(req); r != request.FwdPolicy {
 		t.Errorf("never: %v, want policy", r)
+	}
+}
+
+// The convolution dispatch is on by default only with the shipped weights
+// of a device where it was measured (convDispatchMeasured): not with a
+// weights file, calibrated weights, or another device's shipped weights.
+func TestConvDispatchDefault(t *testing.T) {
+	for _, c := range []struct {
+		source, key string
+		want        bool
+	}{
+		{"shipped", "h200", true},
+		{"shipped", "h100", false},
+		{"ISAAC_CONV_WEIGHTS=/tmp/w.isw.zst", "h200", false},
+		{"calibrated, /cache/h200.conv.isw.zst", "h200", false},
+		{"shipped", "sm_89-unknown", false},
+	} {
+		if got := convDispatchDefault(c.source, c.key); got != c.want {
+			t.Errorf("%s weights of %s: %v, want %v", c.source, c.key, got, c.want)
+		}
 	}
 }
 

@@ -173,7 +173,7 @@ func TestForwarding(t *testing.T) {
 		policy, status, served, handle, conv string
 		read                                 bool
 	}{
-		{"never", "0", "policy", "policy", "policy", false}, {"", "13", "no_driver", "handle", "policy", true},
+		{"never", "0", "policy", "policy", "policy", false}, {"", "13", "no_driver", "handle", "no_driver", true},
 		{"always", "13", "no_driver", "handle", "no_driver", true},
 	} {
 		status := c.status
@@ -213,8 +213,8 @@ func TestForwarding(t *testing.T) {
 		// The 15 calls of served classes (two of them batches of one
 		// matrix, four batches of several, two cublasLtMatmul) go to the
 		// vendor by the policy (never), or for want of a CUDA driver here;
-		// the convolution (a served one) by the policy (never, and auto
-		// without ISAAC_CONV_AUTO=1) or for want of a driver. A batch with
+		// the convolution (a served one) by the policy (never) or for want
+		// of a driver (auto asks the device's rule, always serves). A batch with
 		// a negative stride is not served, and a batch of none is empty.
 		// The cublasLtMatmul with a NULL matmul descriptor goes to
 		// cuBLASLt unread (handle; policy under never, whose first
@@ -351,7 +351,10 @@ func TestConvsRemembered(t *testing.T) {
 		{[]string{"ISAAC_POLICY=always"}, "7 6 7", map[string]string{"invalid": "2", "no_driver": "1"}},
 		{[]string{"ISAAC_CONV_AUTO=1"}, "7 6 7", map[string]string{"invalid": "2", "no_driver": "1"}},
 		{[]string{"ISAAC_POLICY=never"}, "0 0 0", map[string]string{"policy": "3"}},
-		{nil, "0 0 0", map[string]string{"policy": "3"}}, // auto without ISAAC_CONV_AUTO
+		{[]string{"ISAAC_CONV_AUTO=0"}, "0 0 0", map[string]string{"policy": "3"}},
+		// auto without ISAAC_CONV_AUTO: decoded, for the device's rule
+		// (serve.convDispatchMeasured), which needs the driver.
+		{nil, "7 6 7", map[string]string{"invalid": "2", "no_driver": "1"}},
 	} {
 		r := e.exec(t, append([]string{"ISAAC_LOG=1"}, c.env...), "abi_linked", "convs")
 		if r.err != nil || !strings.Contains(r.stdout, "PASS") {

@@ -253,7 +253,7 @@ func TestGPUConvServe(t *testing.T) {
 	o := serve.Defaults()
 	o.Policy, o.ConvWeights = serve.Always, "none"
 	srv := serve.NewOn(rt, o)
-	o.Policy, o.ConvAuto = serve.Auto, true
+	o.Policy, o.ConvAuto = serve.Auto, serve.On
 	auto := serve.NewOn(rt, o)
 	runs, failed, worst := 0, 0, 0.0
 	for i, c := range table() {
@@ -673,7 +673,7 @@ func TestGPUConvServeModel(t *testing.T) {
 	o := serve.Defaults()
 	o.Policy = serve.Always
 	always := serve.NewOn(rt, o)
-	o.Policy, o.ConvAuto = serve.Auto, true
+	o.Policy, o.ConvAuto = serve.Auto, serve.On
 	auto := serve.NewOn(rt, o)
 	const wsBytes = 256 << 20
 	ws, err := cuda.Alloc(wsBytes)
