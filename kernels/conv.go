@@ -254,7 +254,8 @@ func (rt *Runtime) ConvNHWCTarget(c *request.Conv, s request.ConvShape) (Target,
 // that transposes x to a packed NHWC copy and the filter to NHWC format
 // (unless it is already; a second kernel where one grid cannot hold both),
 // both in the call's workspace, then kernel k (of ConvNHWCTarget's class)
-// on the copies, writing y through its strides.
+// on the copies, writing y through its strides: a programmatic dependent of
+// the transposes unless SetDependentLaunch turned that off.
 func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape, k *Kernel) error {
 	m, n, kk := s.Pixels(), s.K, s.ReductionCRS()
 	if !Transposable(s) {
@@ -282,7 +283,7 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	if err := packConvParams(p, v, sv, k, ws, ctrs); err != nil {
 		return err
 	}
-	return launch(k.fn, k.gen, grid, stream, p)
+	return launchAfter(k.fn, k.gen, grid, stream, p, !rt.plainAfterCopies.Load())
 }
 
 // launchConvCopies launches on c's stream the transposes that make the

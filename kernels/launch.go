@@ -197,6 +197,21 @@ func (rt *Runtime) legalKernel(t Target, cfg ptx.GemmConfig) (*Kernel, error) {
 }
 
 func launch(f cuda.Function, k *ptx.Kernel, grid [3]int, s cuda.Stream, p *cuda.Params) error {
+	return launchAfter(f, k, grid, s, p, false)
+}
+
+// launchAfter is launch, as a programmatic dependent of the grid before it
+// in s where dependent is set and k waits for that grid
+// (ptx.Kernel.WaitsOnPrior).
+func launchAfter(f cuda.Function, k *ptx.Kernel, grid [3]int, s cuda.Stream, p *cuda.Params, dependent bool) error {
+	if dependent && k.WaitsOnPrior() {
+		var cluster cuda.Dim3
+		if cl := k.Cluster(); cl > 0 {
+			cluster = cuda.Dim3{1, 1, uint32(cl)}
+		}
+		return cuda.LaunchEx(f, cuda.Dim3{uint32(grid[0]), uint32(grid[1]), uint32(grid[2])},
+			cuda.Dim3{uint32(k.Block[0]), uint32(k.Block[1]), uint32(k.Block[2])}, cluster, true, k.SharedBytes, s, p)
+	}
 	if cl := k.Cluster(); cl > 0 {
 		return cuda.LaunchCluster(f, cuda.Dim3{uint32(grid[0]), uint32(grid[1]), uint32(grid[2])},
 			cuda.Dim3{uint32(k.Block[0]), uint32(k.Block[1]), uint32(k.Block[2])}, cuda.Dim3{1, 1, uint32(cl)},

@@ -86,6 +86,11 @@ func residentBlocks(f cuda.Function, threads, shared int, dev ptx.DeviceLimits) 
 // Config is the kernel's configuration.
 func (k *Kernel) Config() ptx.GemmConfig { return k.cfg }
 
+// WaitsOnPrior reports whether the kernel waits for the grids before it in
+// its stream (ptx.Kernel.WaitsOnPrior), so that LaunchConvNHWC may launch
+// it as a programmatic dependent of its copies' transposes.
+func (k *Kernel) WaitsOnPrior() bool { return k.gen.WaitsOnPrior() }
+
 // Registers is the driver's count of registers per thread of the kernel.
 func (k *Kernel) Registers() (int, error) { return k.fn.Attribute(cuda.FuncNumRegs) }
 

@@ -49,7 +49,18 @@ type Runtime struct {
 
 	compiledOnce sync.Once
 	onCompiled   atomic.Pointer[func()] // AfterFirstCompile's f
+
+	// plainAfterCopies: a kernel after its NHWC copies' transposes is
+	// launched plainly, not as their programmatic dependent
+	// (SetDependentLaunch).
+	plainAfterCopies atomic.Bool
 }
+
+// SetDependentLaunch says whether a kernel that runs on the NHWC copies
+// (LaunchConvNHWC) is launched as a programmatic dependent of the
+// transposes before it, its blocks starting as theirs end (on by default;
+// ISAAC_PDL=0 turns it off, and benchmarks compare the two).
+func (rt *Runtime) SetDependentLaunch(on bool) { rt.plainAfterCopies.Store(!on) }
 
 // DefaultLoads is how many kernels a runtime compiles and loads at once
 // unless told otherwise: the decisions made in the background of a

@@ -459,3 +459,54 @@ func TestTransposesSimulated(t *testing.T) {
 		}
 	}
 }
+
+// On sm_90 a convolution's kernel begins by waiting for the grids before
+// it (griddepcontrol.wait, before any other instruction, so before it
+// touches memory: Kernel.WaitsOnPrior), which makes it safe to launch as a
+// programmatic dependent of its copies' transposes; on sm_80 (no such
+// launch) and for a GEMM's kernel there is no wait. The transposes kernel
+// lets its dependent be scheduled from its start on sm_90.
+func TestConvWaitsOnPrior(t *testing.T) {
+	first := func(k *Kernel) string {
+		body := k.PTX[strings.Index(k.PTX, "{"):]
+		for _, l := range strings.Split(body, "\n") {
+			l = strings.TrimSpace(l)
+			if l == "" || l == "{" || strings.HasPrefix(l, "//") || strings.HasPrefix(l, ".") {
+				continue
+			}
+			return l
+		}
+		return ""
+	}
+	for _, in := range convClasses() {
+		for _, cfg := range convConfigs(in) {
+			for _, arch := range []string{"sm_80", "sm_90"} {
+				k, err := GenerateGemm(cfg, in, arch)
+				if err != nil {
+					continue // a wgmma configuration for sm_80
+				}
+				want := arch == "sm_90"
+				if k.WaitsOnPrior() != want || (first(k) == "griddepcontrol.wait;") != want || strings.Count(k.PTX, "griddepcontrol") != map[bool]int{true: 1}[want] {
+					t.Errorf("%s %v %s: WaitsOnPrior %v, first instruction %q", in, cfg, arch, k.WaitsOnPrior(), first(k))
+				}
+			}
+		}
+	}
+	gemm := InputClass{AType: F16, BType: F16, CType: F16, Compute: F32, TransA: T, TransB: N, AlignA: 8, AlignB: 8, AlignC: 8}
+	cfg, err := ParseConfig("ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, err := GenerateGemm(cfg, gemm, "sm_90"); err != nil || k.WaitsOnPrior() || strings.Contains(k.PTX, "griddepcontrol") {
+		t.Errorf("a GEMM's kernel waits on the grid before it (%v)", err)
+	}
+	for _, arch := range []string{"sm_80", "sm_90"} {
+		k, err := GenerateTransposes(2, []TransposeJob{TransposePairs}, arch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(k.PTX, "griddepcontrol.launch_dependents;"); got != (arch == "sm_90") {
+			t.Errorf("transposes for %s: launch_dependents %v", arch, got)
+		}
+	}
+}

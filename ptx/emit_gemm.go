@@ -49,6 +49,10 @@ const smemSymbol = "isaac_smem"
 func emitGemm(g geometry, name, arch string) string {
 	b := &builder{}
 	c := &gemmCtx{g: g, b: b}
+	if waitsOnPrior(g.in, arch) {
+		b.comment("a programmatic dependent launch's start: the grids before it end first (Kernel.WaitsOnPrior)")
+		b.ins("griddepcontrol.wait")
+	}
 	c.prologue()
 	var la, lb tileLoader
 	switch {

@@ -154,6 +154,12 @@ func generateTransposes(es int, jobs []TransposeJob, arch string, roundTF32 bool
 	}
 	b := &builder{}
 	c := &gemmCtx{b: b}
+	if arch == "sm_90" {
+		// The kernel after it (the implicit GEMM on the copies, which waits
+		// for this grid to end: Kernel.WaitsOnPrior) may be scheduled once
+		// every block of this one has started.
+		b.ins("griddepcontrol.launch_dependents")
+	}
 	tid := b.reg(kB32)
 	b.ins("mov.u32 %s, %%tid.x", tid)
 	var blk [3]string

@@ -50,7 +50,21 @@ type Kernel struct {
 	windowClass WindowClass  // and its class
 
 	persistent bool // GemmConfig.PS: the blocks walk the tiles (Grid, Persistent)
+
+	waitsOnPrior bool // WaitsOnPrior
 }
+
+// WaitsOnPrior reports whether the kernel's threads first wait for the
+// grids before it in its stream to complete (griddepcontrol.wait) and touch
+// no memory before: it may then be launched as a programmatic dependent of
+// the one before it (cuda.LaunchEx), its blocks starting as that grid's
+// end. Launched plainly, the wait returns at once.
+func (k *Kernel) WaitsOnPrior() bool { return k.waitsOnPrior }
+
+// waitsOnPrior reports whether the GEMM kernel of class in for arch waits
+// for the grids before it (Kernel.WaitsOnPrior): a convolution's, on sm_90,
+// which the NHWC copies' transposes may precede.
+func waitsOnPrior(in InputClass, arch string) bool { return in.Conv != NotConv && arch == "sm_90" }
 
 // Persistent reports whether the kernel is persistent (GemmConfig.PS): its
 // blocks walk the output tiles, so the runtime launches at most as many as
@@ -214,6 +228,7 @@ func GenerateGemm(cfg GemmConfig, in InputClass, arch string) (*Kernel, error) {
 		tileM:       cfg.ML, tileN: cfg.NL,
 		splits: cfg.KG, wsElem: g.epiType.Size(), cluster: g.kc,
 		serial: serialSplit(g), persistent: cfg.PS == 1,
+		waitsOnPrior: waitsOnPrior(in, arch),
 	}
 	if k.serial {
 		k.tileCounters = splitCounters(g)

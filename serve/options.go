@@ -73,6 +73,7 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_CHECK_CANDIDATES GemmCandidates  how many of the model's best kernels a GEMM's check times (1 to 5; default 3)
 //	ISAAC_CHECK_EVICT=0 CheckEvict=false  a check times its samples as they find L2 (default: each after a read of twice the L2)
 //	ISAAC_TMA=0         TMA=false     chosen wgmma configurations keep their cp.async copies
+//	ISAAC_PDL=0         DependentLaunch=false  a convolution's kernel after its NHWC copies waits for them in the stream (no programmatic dependent launch)
 //	ISAAC_WEIGHTS       Weights       a weights file instead of the ones shipped for the device
 //	ISAAC_CONV_WEIGHTS  ConvWeights   a convolution weights file instead of the shipped ones, or none (no convolution model)
 //	ISAAC_CONV_AUTO     ConvAuto      under auto, 1: convolutions dispatched by the convolution model, 0: cuDNN takes them (reason policy); unset: as convDispatchMeasured says for the device
@@ -97,10 +98,14 @@ type Options struct {
 	// sides as calls between other work run, not as back-to-back calls
 	// on buffers that stay in L2. It costs a buffer of twice the L2 per
 	// context, allocated on the context's first check.
-	CheckEvict  bool
-	TMA         bool
-	Weights     string
-	ConvWeights string
+	CheckEvict bool
+	TMA        bool
+	// DependentLaunch launches a convolution's kernel on the NHWC copies
+	// as a programmatic dependent of the transposes that make them
+	// (kernels.Runtime.SetDependentLaunch): New's runtime only.
+	DependentLaunch bool
+	Weights         string
+	ConvWeights     string
 	// ConvAuto turns the convolution model's dispatch on or off under
 	// Auto. By default (ByDevice) it is on only with the shipped weights
 	// of a device where that dispatch was measured on every convolution
@@ -140,6 +145,7 @@ func FromEnv() Options {
 	o.GemmCandidates = parseCandidates(os.Getenv("ISAAC_CHECK_CANDIDATES"))
 	o.CheckEvict = os.Getenv("ISAAC_CHECK_EVICT") != "0"
 	o.TMA = os.Getenv("ISAAC_TMA") != "0"
+	o.DependentLaunch = os.Getenv("ISAAC_PDL") != "0"
 	o.Weights = os.Getenv("ISAAC_WEIGHTS")
 	o.ConvWeights = os.Getenv("ISAAC_CONV_WEIGHTS")
 	o.ConvAuto = parseSwitch(os.Getenv("ISAAC_CONV_AUTO"))

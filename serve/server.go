@@ -51,7 +51,9 @@ func New(o Options) *Server {
 	if loads <= 0 {
 		loads = kernels.DefaultLoads
 	}
-	return NewOn(kernels.NewLoading(o.CacheDir, loads), o)
+	rt := kernels.NewLoading(o.CacheDir, loads)
+	rt.SetDependentLaunch(o.DependentLaunch)
+	return NewOn(rt, o)
 }
 
 // NewOn is a server with options o on the kernel runtime rt (whose

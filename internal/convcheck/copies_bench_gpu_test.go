@@ -13,6 +13,7 @@ import (
 	"github.com/isaacgo/isaac/internal/suites"
 	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/request"
+	"github.com/isaacgo/isaac/space"
 )
 
 // BenchmarkGPUConvCopies times the copies the NHWC-copies path makes before
@@ -81,5 +82,169 @@ func BenchmarkGPUConvCopies(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// copiesCases are Table 5's layers with x in NCHW in FP16 and in FP32 with
+// TF32 allowed: the rows the NHWC-copies path serves.
+func copiesCases() []convcheck.Case {
+	var out []convcheck.Case
+	for _, v := range []struct {
+		typ  request.ConvType
+		math int
+	}{{request.ConvTypes[2], request.CudnnTensorOpMath}, {request.ConvTypes[0], request.CudnnDefaultMath}} {
+		for _, l := range suites.Table5() {
+			out = append(out, convcheck.Case{Type: v.typ, Math: v.math, N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S,
+				PadH: l.Pad, PadW: l.Pad, StrH: l.Stride, StrW: l.Stride, DilH: l.Dil, DilW: l.Dil,
+				X: convcheck.NCHW, Y: convcheck.NCHW, Alpha: 1, Seed: 1})
+		}
+	}
+	return out
+}
+
+// TestGPUConvCopiesDependent: the kernel on the NHWC copies launched as a
+// programmatic dependent of the transposes (kernels.Runtime.
+// SetDependentLaunch, the default) writes the bits the plain launch
+// writes, on Table 5's layers in FP16 and TF32 with x in NCHW and the
+// heuristic's configuration. Calls of two inputs alternate on one stream,
+// so that a kernel which read its copies before the transposes ended
+// would find the other input's copies in the workspace.
+func TestGPUConvCopiesDependent(t *testing.T) {
+	gemmcheck.GPUThread(t)
+	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
+	lim, err := rt.Limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := cuda.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Destroy()
+	checked := 0
+	for _, c := range copiesCases() {
+		other := c
+		other.Seed = 2
+		var bufs [2]*convcheck.Buffers
+		for i, cc := range []convcheck.Case{c, other} {
+			if bufs[i], err = convcheck.Upload(cc, convcheck.Fill(cc)); err != nil {
+				t.Fatal(err)
+			}
+			defer bufs[i].Free()
+		}
+		reqs := [2]*request.Conv{bufs[0].Request(stream), bufs[1].Request(stream)}
+		shape, reason := reqs[0].Shape()
+		if reason != request.Served || !kernels.Transposable(shape) {
+			continue
+		}
+		tg, err := rt.ConvNHWCTarget(reqs[0], shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := space.ConvDefault(tg.Class, shape, lim)
+		k, err := rt.Kernel(tg, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !k.WaitsOnPrior() {
+			t.Fatalf("%v [%s]: the kernel does not wait for the transposes", c, cfg)
+		}
+		run := func(i int, dependent bool) []float64 {
+			rt.SetDependentLaunch(dependent)
+			if err := bufs[i].ResetY(); err != nil {
+				t.Fatal(err)
+			}
+			if err := rt.ConvNHWC(reqs[i], shape, cfg); err != nil {
+				t.Fatalf("%v [%s]: %v", c, cfg, err)
+			}
+			y, err := bufs[i].ReadY(stream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return y
+		}
+		want := [2][]float64{run(0, false), run(1, false)}
+		for round := 0; round < 4; round++ {
+			i := round % 2
+			// The other input's call first, plainly: its copies are in the
+			// workspace when this one's transposes start.
+			rt.SetDependentLaunch(false)
+			if err := rt.ConvNHWC(reqs[1-i], shape, cfg); err != nil {
+				t.Fatal(err)
+			}
+			got := run(i, true)
+			for j := range got {
+				if got[j] != want[i][j] && !(got[j] != got[j] && want[i][j] != want[i][j]) {
+					t.Fatalf("%v [%s] round %d: y[%d] = %g launched as a dependent, %g plainly", c, cfg, round, j, got[j], want[i][j])
+				}
+			}
+		}
+		checked++
+	}
+	rt.SetDependentLaunch(true)
+	if checked == 0 {
+		t.Fatal("no case ran on the NHWC copies")
+	}
+	t.Logf("%d layers: the dependent launch wrote the plain launch's bits in 4 alternating rounds each", checked)
+}
+
+// BenchmarkGPUConvCopiesDependent times the NHWC-copies path (the
+// transposes, then the heuristic's kernel on the copies) on Table 5's
+// layers in FP16 and TF32 with x in NCHW, its kernel launched plainly
+// and as a programmatic dependent of the transposes, in turn (L2 flushed
+// before each call, 30 of each): the medians and their ratio.
+func BenchmarkGPUConvCopiesDependent(b *testing.B) {
+	gemmcheck.GPUThread(b)
+	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
+	defer rt.SetDependentLaunch(true)
+	lim, err := rt.Limits()
+	if err != nil {
+		b.Fatal(err)
+	}
+	tm, err := devbench.NewTimerBlocking(64<<20, devbench.FlushRead)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range copiesCases() {
+		b.Run(fmt.Sprintf("%s-nchw/%dx%dx%dx%d-k%d-%dx%d", c.Type.Name, c.N, c.C, c.H, c.W, c.K, c.R, c.S), func(b *testing.B) {
+			gemmcheck.GPUThread(b)
+			buf, err := convcheck.Upload(c, convcheck.Fill(c))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer buf.Free()
+			req := buf.Request(tm.Stream)
+			shape, reason := req.Shape()
+			if reason != request.Served || !kernels.Transposable(shape) {
+				b.Skipf("%v: no NHWC copies", c)
+			}
+			tg, err := rt.ConvNHWCTarget(req, shape)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := space.ConvDefault(tg.Class, shape, lim)
+			if err := rt.ConvNHWC(req, shape, cfg); err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < b.N; i++ {
+				var ts [2][]float64
+				for round := 0; round < 60; round++ {
+					dependent := round%2 == 1
+					rt.SetDependentLaunch(dependent)
+					us, err := tm.Time(func() error { return rt.ConvNHWC(req, shape, cfg) })
+					if err != nil {
+						b.Fatal(err)
+					}
+					ts[round%2] = append(ts[round%2], us)
+				}
+				for i := range ts {
+					sort.Float64s(ts[i])
+				}
+				plain, dep := ts[0][len(ts[0])/2], ts[1][len(ts[1])/2]
+				b.ReportMetric(plain, "plain_us")
+				b.ReportMetric(dep, "dependent_us")
+				b.ReportMetric(plain/dep, "speedup")
+			}
+		})
 	}
 }

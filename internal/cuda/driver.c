@@ -111,6 +111,7 @@ static int build_params(void **params, unsigned char *args, const int *offsets, 
 
 #define CUDA_ERROR_NOT_INITIALIZED 3
 #define CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION 4
+#define CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION 6
 
 CUresult isaac_cuda_launch(uintptr_t f, const unsigned int *grid, const unsigned int *block,
 	unsigned int shared_bytes, uintptr_t stream, unsigned char *args, const int *offsets, int nargs)
@@ -124,8 +125,8 @@ CUresult isaac_cuda_launch(uintptr_t f, const unsigned int *grid, const unsigned
 		block[0], block[1], block[2], shared_bytes, (CUstream)stream, params, NULL);
 }
 
-CUresult isaac_cuda_launch_cluster(uintptr_t f, const unsigned int *grid, const unsigned int *block,
-	const unsigned int *cluster, unsigned int shared_bytes, uintptr_t stream,
+CUresult isaac_cuda_launch_ex(uintptr_t f, const unsigned int *grid, const unsigned int *block,
+	const unsigned int *cluster, int dependent, unsigned int shared_bytes, uintptr_t stream,
 	unsigned char *args, const int *offsets, int nargs)
 {
 	void *params[ISAAC_MAX_KERNEL_PARAMS];
@@ -133,15 +134,24 @@ CUresult isaac_cuda_launch_cluster(uintptr_t f, const unsigned int *grid, const 
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (build_params(params, args, offsets, nargs) != 0)
 		return CUDA_ERROR_INVALID_VALUE;
-	isaac_launch_attr attr;
-	memset(&attr, 0, sizeof attr);
-	attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-	attr.value.u32[0] = cluster[0];
-	attr.value.u32[1] = cluster[1];
-	attr.value.u32[2] = cluster[2];
+	isaac_launch_attr attrs[2];
+	unsigned int n = 0;
+	memset(attrs, 0, sizeof attrs);
+	if (cluster[0] * cluster[1] * cluster[2] > 0) {
+		attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+		attrs[n].value.u32[0] = cluster[0];
+		attrs[n].value.u32[1] = cluster[1];
+		attrs[n].value.u32[2] = cluster[2];
+		n++;
+	}
+	if (dependent) {
+		attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+		attrs[n].value.i32 = 1;
+		n++;
+	}
 	isaac_launch_config cfg = {
 		grid[0], grid[1], grid[2], block[0], block[1], block[2],
-		shared_bytes, (CUstream)stream, &attr, 1,
+		shared_bytes, (CUstream)stream, attrs, n,
 	};
 	return isaac_cu.cuLaunchKernelEx(&cfg, (CUfunction)f, params, NULL);
 }

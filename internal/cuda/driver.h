@@ -127,8 +127,12 @@ int isaac_cuda_load(char *err, size_t errlen);
  * buffer and offsets (so no Go pointer is stored in C memory). */
 CUresult isaac_cuda_launch(uintptr_t f, const unsigned int *grid, const unsigned int *block,
 	unsigned int shared_bytes, uintptr_t stream, unsigned char *args, const int *offsets, int nargs);
-CUresult isaac_cuda_launch_cluster(uintptr_t f, const unsigned int *grid, const unsigned int *block,
-	const unsigned int *cluster, unsigned int shared_bytes, uintptr_t stream,
+/* cuLaunchKernelEx with thread-block clusters (cluster all non-zero) and,
+ * with dependent, as a programmatic dependent of the grid before it in the
+ * stream (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: the kernel
+ * must wait for it, griddepcontrol.wait, before it touches memory). */
+CUresult isaac_cuda_launch_ex(uintptr_t f, const unsigned int *grid, const unsigned int *block,
+	const unsigned int *cluster, int dependent, unsigned int shared_bytes, uintptr_t stream,
 	unsigned char *args, const int *offsets, int nargs);
 
 /* JIT: load a PTX image with the error and info logs captured. */

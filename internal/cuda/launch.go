@@ -110,11 +110,24 @@ func Launch(f Function, grid, block Dim3, sharedBytes int, stream Stream, p *Par
 // LaunchCluster launches f with thread-block clusters of the given shape
 // (cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, sm_90+).
 func LaunchCluster(f Function, grid, block, cluster Dim3, sharedBytes int, stream Stream, p *Params) error {
+	return LaunchEx(f, grid, block, cluster, false, sharedBytes, stream, p)
+}
+
+// LaunchEx launches f through cuLaunchKernelEx: with thread-block clusters
+// of the given shape unless it is zero, and with dependent as a
+// programmatic dependent launch (sm_90+): f's blocks may start while the
+// grid before it in the stream is still running, so f must wait for that
+// grid (griddepcontrol.wait) before it reads or writes memory.
+func LaunchEx(f Function, grid, block, cluster Dim3, dependent bool, sharedBytes int, stream Stream, p *Params) error {
 	args, offs, err := p.pointers()
 	if err != nil {
 		return err
 	}
-	r := C.isaac_cuda_launch_cluster(C.uintptr_t(f), (*C.uint)(&grid[0]), (*C.uint)(&block[0]),
-		(*C.uint)(&cluster[0]), C.uint(sharedBytes), C.uintptr_t(stream), args, offs, C.int(p.Len()))
+	dep := C.int(0)
+	if dependent {
+		dep = 1
+	}
+	r := C.isaac_cuda_launch_ex(C.uintptr_t(f), (*C.uint)(&grid[0]), (*C.uint)(&block[0]),
+		(*C.uint)(&cluster[0]), dep, C.uint(sharedBytes), C.uintptr_t(stream), args, offs, C.int(p.Len()))
 	return check("cuLaunchKernelEx", r)
 }
