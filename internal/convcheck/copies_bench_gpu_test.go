@@ -110,12 +110,25 @@ func copiesCases() []convcheck.Case {
 // so that a kernel which read its copies before the transposes ended
 // would find the other input's copies in the workspace.
 func TestGPUConvCopiesDependent(t *testing.T) {
-	gemmcheck.GPUThread(t)
+	ctx := gemmcheck.GPUThread(t)
 	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
 	lim, err := rt.Limits()
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The kernels first, on 16 threads.
+	var scalars [2]float64
+	var todo []compileJob
+	for _, c := range copiesCases() {
+		req := c.RequestAt(1<<20, 2<<20, 3<<20, &scalars, 0)
+		shape, _ := req.Shape()
+		if kernels.Transposable(shape) {
+			if tg, err := rt.ConvNHWCTarget(req, shape); err == nil {
+				todo = append(todo, compileJob{space.ConvDefault(tg.Class, shape, lim), func() (kernels.Target, error) { return rt.ConvNHWCTarget(req, shape) }})
+			}
+		}
+	}
+	compileAll(t, ctx, rt, todo)
 	stream, err := cuda.NewStream()
 	if err != nil {
 		t.Fatal(err)
