@@ -255,7 +255,8 @@ func (rt *Runtime) ConvNHWCTarget(c *request.Conv, s request.ConvShape) (Target,
 // (unless it is already; a second kernel where one grid cannot hold both),
 // both in the call's workspace, then kernel k (of ConvNHWCTarget's class)
 // on the copies, writing y through its strides: a programmatic dependent of
-// the transposes unless SetDependentLaunch turned that off.
+// the transposes where its grid does not split the reduction, unless
+// SetDependentLaunch turned that off.
 func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape, k *Kernel) error {
 	m, n, kk := s.Pixels(), s.K, s.ReductionCRS()
 	if !Transposable(s) {
@@ -283,7 +284,10 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	if err := packConvParams(p, v, sv, k, ws, ctrs); err != nil {
 		return err
 	}
-	return launchAfter(k.fn, k.gen, grid, stream, p, !rt.plainAfterCopies.Load())
+	// A kernel whose tiles' reductions are split across blocks (KG > 1,
+	// finished in order through arrival counters) runs slower launched as
+	// a dependent (docs/method.md): it is launched plainly.
+	return launchAfter(k.fn, k.gen, grid, stream, p, !rt.plainAfterCopies.Load() && k.cfg.KG == 1)
 }
 
 // launchConvCopies launches on c's stream the transposes that make the

@@ -57,8 +57,8 @@ type Runtime struct {
 }
 
 // SetDependentLaunch says whether a kernel that runs on the NHWC copies
-// (LaunchConvNHWC) is launched as a programmatic dependent of the
-// transposes before it, its blocks starting as theirs end (on by default;
+// (LaunchConvNHWC) without a grid split is launched as a programmatic
+// dependent of the transposes before it, its blocks starting as theirs end (on by default;
 // ISAAC_PDL=0 turns it off, and benchmarks compare the two).
 func (rt *Runtime) SetDependentLaunch(on bool) { rt.plainAfterCopies.Store(!on) }
 

@@ -204,7 +204,8 @@ func TestGPUConvCopiesDependent(t *testing.T) {
 // BenchmarkGPUConvCopiesDependent times the NHWC-copies path (the
 // transposes, then the heuristic's kernel on the copies) on Table 5's
 // layers in FP16 and TF32 with x in NCHW, its kernel launched plainly
-// and as a programmatic dependent of the transposes, in turn (L2 flushed
+// and as a programmatic dependent of the transposes where it may be (no
+// grid split: LaunchConvNHWC), in turn (L2 flushed
 // before each call, 30 of each): the medians and their ratio.
 func BenchmarkGPUConvCopiesDependent(b *testing.B) {
 	gemmcheck.GPUThread(b)
@@ -257,6 +258,7 @@ func BenchmarkGPUConvCopiesDependent(b *testing.B) {
 				b.ReportMetric(plain, "plain_us")
 				b.ReportMetric(dep, "dependent_us")
 				b.ReportMetric(plain/dep, "speedup")
+				b.ReportMetric(float64(cfg.KG), "kg") // launched plainly either way where > 1
 			}
 		})
 	}
