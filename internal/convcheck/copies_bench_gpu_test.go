@@ -259,6 +259,11 @@ func BenchmarkGPUConvCopiesDependent(b *testing.B) {
 				b.ReportMetric(dep, "dependent_us")
 				b.ReportMetric(plain/dep, "speedup")
 				b.ReportMetric(float64(cfg.KG), "kg") // launched plainly either way where > 1
+				// The grid's blocks (a persistent kernel's: its tiles), to set
+				// against the SMs: a grid of less than a wave may be placed
+				// less evenly when its blocks start as the transposes end.
+				tiles := (shape.Pixels() + cfg.ML - 1) / cfg.ML * ((shape.K + cfg.NL - 1) / cfg.NL)
+				b.ReportMetric(float64(tiles*cfg.KG), "blocks")
 			}
 		})
 	}
