@@ -42,24 +42,11 @@ func BenchmarkGPUConvCopies(b *testing.B) {
 	}
 	for _, v := range variants {
 		for _, l := range suites.Table5() {
-			c := convcheck.Case{Type: v.typ, Math: v.math, N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S,
-				PadH: l.Pad, PadW: l.Pad, StrH: l.Stride, StrW: l.Stride, DilH: l.Dil, DilW: l.Dil,
-				X: v.layout, Y: v.layout, FilterNHWC: v.layout == convcheck.NHWC, Alpha: 1, Seed: 1}
+			c := table5Case(l, v.typ, v.math, v.layout)
 			b.Run(fmt.Sprintf("%s/%s", v.name, l.Name), func(b *testing.B) {
 				gemmcheck.GPUThread(b) // a sub-benchmark's goroutine: the context current on its thread
-				buf, err := convcheck.Upload(c, convcheck.Fill(c))
-				if err != nil {
-					b.Fatal(err)
-				}
+				buf, req, shape := uploadCopies(b, c, tm.Stream)
 				defer buf.Free()
-				req := buf.Request(tm.Stream)
-				shape, reason := req.Shape()
-				if reason != request.Served {
-					b.Fatalf("%v: %v", c, reason)
-				}
-				if !kernels.Transposable(shape) {
-					b.Skipf("%v: no NHWC copies", c)
-				}
 				n := kernels.CopyBytes(shape)
 				dst, err := cuda.Alloc(n)
 				if err != nil {
@@ -94,12 +81,39 @@ func copiesCases() []convcheck.Case {
 		math int
 	}{{request.ConvTypes[2], request.CudnnTensorOpMath}, {request.ConvTypes[0], request.CudnnDefaultMath}} {
 		for _, l := range suites.Table5() {
-			out = append(out, convcheck.Case{Type: v.typ, Math: v.math, N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S,
-				PadH: l.Pad, PadW: l.Pad, StrH: l.Stride, StrW: l.Stride, DilH: l.Dil, DilW: l.Dil,
-				X: convcheck.NCHW, Y: convcheck.NCHW, Alpha: 1, Seed: 1})
+			out = append(out, table5Case(l, v.typ, v.math, convcheck.NCHW))
 		}
 	}
 	return out
+}
+
+// table5Case is layer l of a suite as a case of type typ and math with x
+// and y in layout (the filter in NHWC format with NHWC tensors).
+func table5Case(l suites.Conv, typ request.ConvType, math int, layout convcheck.Layout) convcheck.Case {
+	return convcheck.Case{Type: typ, Math: math, N: l.N, C: l.C, H: l.H, W: l.W, K: l.K, R: l.R, S: l.S,
+		PadH: l.Pad, PadW: l.Pad, StrH: l.Stride, StrW: l.Stride, DilH: l.Dil, DilW: l.Dil,
+		X: layout, Y: layout, FilterNHWC: layout == convcheck.NHWC, Alpha: 1, Seed: 1}
+}
+
+// uploadCopies uploads case c's tensors and returns them with its request
+// on stream and its shape; the benchmark is skipped where the NHWC-copies
+// path cannot run c.
+func uploadCopies(b *testing.B, c convcheck.Case, stream cuda.Stream) (*convcheck.Buffers, *request.Conv, request.ConvShape) {
+	buf, err := convcheck.Upload(c, convcheck.Fill(c))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := buf.Request(stream)
+	shape, reason := req.Shape()
+	if reason != request.Served {
+		buf.Free()
+		b.Fatalf("%v: %v", c, reason)
+	}
+	if !kernels.Transposable(shape) {
+		buf.Free()
+		b.Skipf("%v: no NHWC copies", c)
+	}
+	return buf, req, shape
 }
 
 // TestGPUConvCopiesDependent: the kernel on the NHWC copies launched as a
@@ -222,16 +236,8 @@ func BenchmarkGPUConvCopiesDependent(b *testing.B) {
 	for _, c := range copiesCases() {
 		b.Run(fmt.Sprintf("%s-nchw/%dx%dx%dx%d-k%d-%dx%d", c.Type.Name, c.N, c.C, c.H, c.W, c.K, c.R, c.S), func(b *testing.B) {
 			gemmcheck.GPUThread(b)
-			buf, err := convcheck.Upload(c, convcheck.Fill(c))
-			if err != nil {
-				b.Fatal(err)
-			}
+			buf, req, shape := uploadCopies(b, c, tm.Stream)
 			defer buf.Free()
-			req := buf.Request(tm.Stream)
-			shape, reason := req.Shape()
-			if reason != request.Served || !kernels.Transposable(shape) {
-				b.Skipf("%v: no NHWC copies", c)
-			}
 			tg, err := rt.ConvNHWCTarget(req, shape)
 			if err != nil {
 				b.Fatal(err)
