@@ -287,7 +287,7 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	// A kernel whose tiles' reductions are split across blocks (KG > 1,
 	// finished in order through arrival counters) runs slower launched as
 	// a dependent (docs/method.md): it is launched plainly.
-	return launchAfter(k.fn, k.gen, grid, stream, p, !rt.plainAfterCopies.Load() && k.cfg.KG == 1)
+	return launchAfter(k.fn, k.gen, grid, stream, p, rt.dependentLaunch() != DependentOff && k.cfg.KG == 1)
 }
 
 // launchConvCopies launches on c's stream the transposes that make the
@@ -374,9 +374,13 @@ func (rt *Runtime) ConvNHWC(c *request.Conv, s request.ConvShape, cfg ptx.GemmCo
 
 // transposesKernel is the transposes kernel of es-byte elements for
 // plans' jobs in t's context (rounding to TF32 with roundTF32), loaded
-// once.
+// once, with the trigger SetDependentLaunch's mode asks for.
 func (rt *Runtime) transposesKernel(t Target, es int, roundTF32 bool, plans []transposePlan) (*Kernel, error) {
-	spec := transposesSpec{es: es, n: len(plans), roundTF32: roundTF32}
+	trigger := ptx.TriggerAtStart
+	if rt.dependentLaunch() == DependentAtEnd {
+		trigger = ptx.TriggerAtEnd
+	}
+	spec := transposesSpec{es: es, n: len(plans), roundTF32: roundTF32, trigger: trigger}
 	for i, p := range plans[:min(len(plans), len(spec.jobs))] {
 		spec.jobs[i] = p.job
 	}
@@ -386,9 +390,9 @@ func (rt *Runtime) transposesKernel(t Target, es int, roundTF32 bool, plans []tr
 			jobs[i] = p.job
 		}
 		if roundTF32 {
-			return ptx.GenerateTransposesTF32(jobs, t.Dev.Limits.Arch())
+			return ptx.GenerateTransposesTF32(jobs, t.Dev.Limits.Arch(), trigger)
 		}
-		return ptx.GenerateTransposes(es, jobs, t.Dev.Limits.Arch())
+		return ptx.GenerateTransposes(es, jobs, t.Dev.Limits.Arch(), trigger)
 	})
 }
 
@@ -397,6 +401,7 @@ type transposesSpec struct {
 	es, n     int
 	jobs      [2]ptx.TransposeJob
 	roundTF32 bool
+	trigger   ptx.Trigger
 }
 
 // specKey names a generated kernel (not a GEMM's) in a context by what

@@ -50,17 +50,51 @@ type Runtime struct {
 	compiledOnce sync.Once
 	onCompiled   atomic.Pointer[func()] // AfterFirstCompile's f
 
-	// plainAfterCopies: a kernel after its NHWC copies' transposes is
-	// launched plainly, not as their programmatic dependent
-	// (SetDependentLaunch).
-	plainAfterCopies atomic.Bool
+	// dependent is how a kernel after its NHWC copies' transposes is
+	// launched (SetDependentLaunch), stored as a DependentLaunch.
+	dependent atomic.Int32
 }
 
-// SetDependentLaunch says whether a kernel that runs on the NHWC copies
-// (LaunchConvNHWC) without a grid split is launched as a programmatic
-// dependent of the transposes before it, its blocks starting as theirs end (on by default;
-// ISAAC_PDL=0 turns it off, and benchmarks compare the two).
-func (rt *Runtime) SetDependentLaunch(on bool) { rt.plainAfterCopies.Store(!on) }
+// DependentLaunch is how LaunchConvNHWC launches a kernel that runs on the
+// NHWC copies without a grid split, after the transposes that make them.
+type DependentLaunch int32
+
+const (
+	// DependentAtStart: as a programmatic dependent of the transposes,
+	// which let it be scheduled once each of their blocks has started
+	// (ptx.TriggerAtStart); its blocks wait on the SMs for the copies.
+	DependentAtStart DependentLaunch = iota
+	// DependentAtEnd: as a programmatic dependent of transposes that do
+	// not trigger it (ptx.TriggerAtEnd): its blocks are scheduled as
+	// theirs end.
+	DependentAtEnd
+	// DependentOff: plainly, after the transposes in the stream.
+	DependentOff
+)
+
+// DefaultDependentLaunch is New's DependentLaunch.
+const DefaultDependentLaunch = DependentAtStart
+
+func (d DependentLaunch) String() string {
+	switch d {
+	case DependentAtStart:
+		return "at start"
+	case DependentAtEnd:
+		return "at end"
+	case DependentOff:
+		return "off"
+	}
+	return fmt.Sprintf("DependentLaunch(%d)", int32(d))
+}
+
+// SetDependentLaunch says how a kernel that runs on the NHWC copies
+// (LaunchConvNHWC) without a grid split is launched after the transposes
+// before it (DefaultDependentLaunch unless told otherwise; ISAAC_PDL
+// chooses, and benchmarks compare them).
+func (rt *Runtime) SetDependentLaunch(d DependentLaunch) { rt.dependent.Store(int32(d)) }
+
+// dependentLaunch is SetDependentLaunch's value.
+func (rt *Runtime) dependentLaunch() DependentLaunch { return DependentLaunch(rt.dependent.Load()) }
 
 // DefaultLoads is how many kernels a runtime compiles and loads at once
 // unless told otherwise: the decisions made in the background of a
@@ -76,7 +110,9 @@ func New(cacheDir string) *Runtime { return NewLoading(cacheDir, DefaultLoads) }
 // (at least one): a tool that compiles thousands of configurations gives
 // it the cores it has, since the driver's JIT of one kernel runs on one.
 func NewLoading(cacheDir string, loads int) *Runtime {
-	return &Runtime{cacheDir: cacheDir, jits: make(chan struct{}, max(1, loads))}
+	rt := &Runtime{cacheDir: cacheDir, jits: make(chan struct{}, max(1, loads))}
+	rt.SetDependentLaunch(DefaultDependentLaunch)
+	return rt
 }
 
 // Stats counts what the kernel cache did, for tests and ISAAC_LOG.

@@ -241,14 +241,15 @@ func transposesKernels(t *testing.T) []*Kernel {
 			all = append(all, []TransposeJob{TransposePairs}, []TransposeJob{TransposePairs, TransposeRows}, []TransposeJob{TransposePairs, RowsJob(9)},
 				[]TransposeJob{TransposePairs, TransposeTiles}, []TransposeJob{TransposeRows, TransposePairs}, []TransposeJob{TransposePairs, TransposePairs})
 		}
-		for _, jobs := range all {
-			k, err := GenerateTransposes(es, jobs, "sm_90")
+		for i, jobs := range all {
+			trigger := Trigger(i % 2) // both triggers through ptxas
+			k, err := GenerateTransposes(es, jobs, "sm_90", trigger)
 			if err != nil {
 				t.Fatal(err)
 			}
 			out = append(out, k)
 			if es == 4 {
-				if k, err = GenerateTransposesTF32(jobs, "sm_90"); err != nil {
+				if k, err = GenerateTransposesTF32(jobs, "sm_90", trigger); err != nil {
 					t.Fatal(err)
 				}
 				out = append(out, k)
@@ -291,11 +292,11 @@ func TestPTXASTranspose(t *testing.T) {
 	}{{3, []TransposeJob{TransposeTiles}}, {2, nil}, {2, []TransposeJob{TransposeTiles, TransposeTiles, TransposeRows}},
 		{4, []TransposeJob{TransposePairs}}, {8, []TransposeJob{TransposeRows, TransposePairs}}, {2, []TransposeJob{shortRows - 1}},
 		{2, []TransposeJob{shortRows + RowsMaxD/rowsGroup - 1}}} {
-		if _, err := GenerateTransposes(bad.es, bad.jobs, "sm_90"); err == nil {
+		if _, err := GenerateTransposes(bad.es, bad.jobs, "sm_90", TriggerAtStart); err == nil {
 			t.Errorf("%+v: generated", bad)
 		}
 	}
-	if _, err := GenerateTransposesTF32([]TransposeJob{TransposePairs}, "sm_90"); err == nil {
+	if _, err := GenerateTransposesTF32([]TransposeJob{TransposePairs}, "sm_90", TriggerAtStart); err == nil {
 		t.Errorf("a pairs job rounding to TF32: generated")
 	}
 	if gx, gy, _ := TransposeTileBlocks(1000, 64, 100, 100); true {
@@ -355,10 +356,10 @@ func TestTransposesSimulated(t *testing.T) {
 		if r.rowsD > 0 {
 			rows = rowsOf(r.rowsD)
 		}
-		gen := func() (*Kernel, error) { return GenerateTransposes(r.es, r.jobs, "sm_90") }
+		gen := func() (*Kernel, error) { return GenerateTransposes(r.es, r.jobs, "sm_90", TriggerAtEnd) }
 		if r.es == -4 {
 			r.es = 4
-			gen = func() (*Kernel, error) { return GenerateTransposesTF32(r.jobs, "sm_90") }
+			gen = func() (*Kernel, error) { return GenerateTransposesTF32(r.jobs, "sm_90", TriggerAtEnd) }
 		}
 		k, err := gen()
 		if err != nil {
@@ -500,13 +501,23 @@ func TestConvWaitsOnPrior(t *testing.T) {
 	if k, err := GenerateGemm(cfg, gemm, "sm_90"); err != nil || k.WaitsOnPrior() || strings.Contains(k.PTX, "griddepcontrol") {
 		t.Errorf("a GEMM's kernel waits on the grid before it (%v)", err)
 	}
+	names := map[string]bool{}
 	for _, arch := range []string{"sm_80", "sm_90"} {
-		k, err := GenerateTransposes(2, []TransposeJob{TransposePairs}, arch)
-		if err != nil {
-			t.Fatal(err)
+		for _, trigger := range []Trigger{TriggerAtStart, TriggerAtEnd} {
+			k, err := GenerateTransposes(2, []TransposeJob{TransposePairs}, arch, trigger)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(k.PTX, "griddepcontrol.launch_dependents;"); got != (arch == "sm_90" && trigger == TriggerAtStart) {
+				t.Errorf("transposes for %s, trigger %d: launch_dependents %v", arch, trigger, got)
+			}
+			names[arch+" "+k.Name] = true
 		}
-		if got := strings.Contains(k.PTX, "griddepcontrol.launch_dependents;"); got != (arch == "sm_90") {
-			t.Errorf("transposes for %s: launch_dependents %v", arch, got)
-		}
+	}
+	if len(names) != 4 { // the runtime loads kernels by name
+		t.Errorf("the two triggers' kernels share a name: %v", names)
+	}
+	if _, err := GenerateTransposes(2, []TransposeJob{TransposePairs}, "sm_90", Trigger(7)); err == nil {
+		t.Error("no error for an unknown trigger")
 	}
 }

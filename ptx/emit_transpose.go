@@ -109,21 +109,40 @@ func transposeParams(j TransposeJob) []string {
 // job 1's are the n1 first of the slices after them, numbered x fastest,
 // then y, then z (its block index divided out; the rest of those slices
 // exit). Parameters: job i's as its TransposeJob says, prefixed "j<i>_",
-// then s32 z0 and n1 (two jobs only).
-func GenerateTransposes(es int, jobs []TransposeJob, arch string) (*Kernel, error) {
-	return generateTransposes(es, jobs, arch, false)
+// then s32 z0 and n1 (two jobs only). On sm_90, trigger says when the
+// kernel after it, launched as its programmatic dependent, may be
+// scheduled.
+func GenerateTransposes(es int, jobs []TransposeJob, arch string, trigger Trigger) (*Kernel, error) {
+	return generateTransposes(es, jobs, arch, false, trigger)
 }
+
+// Trigger is when a transposes kernel lets the kernel after it in the
+// stream, launched as its programmatic dependent (one that waits for it:
+// Kernel.WaitsOnPrior), be scheduled on sm_90.
+type Trigger int
+
+const (
+	// TriggerAtStart: each block executes griddepcontrol.launch_dependents
+	// first, so that the dependent's blocks may be scheduled once every
+	// block of the transposes has started, and wait on the SMs beside the
+	// last of them.
+	TriggerAtStart Trigger = iota
+	// TriggerAtEnd: no griddepcontrol.launch_dependents, so that the
+	// dependent's blocks are scheduled as the transposes' blocks end (the
+	// launch's latency hidden, the SMs not shared with blocks that wait).
+	TriggerAtEnd
+)
 
 // GenerateTransposesTF32 is GenerateTransposes for 4-byte floats that
 // rounds each element to TF32 (cvt.rna: to nearest, ties away from zero)
 // as it copies it: the copies of a convolution whose math allows TF32,
 // which wgmma reads from shared memory by their top 19 bits (truncated, a
 // bias of half a TF32 unit toward zero in every product).
-func GenerateTransposesTF32(jobs []TransposeJob, arch string) (*Kernel, error) {
-	return generateTransposes(4, jobs, arch, true)
+func GenerateTransposesTF32(jobs []TransposeJob, arch string, trigger Trigger) (*Kernel, error) {
+	return generateTransposes(4, jobs, arch, true, trigger)
 }
 
-func generateTransposes(es int, jobs []TransposeJob, arch string, roundTF32 bool) (*Kernel, error) {
+func generateTransposes(es int, jobs []TransposeJob, arch string, roundTF32 bool, trigger Trigger) (*Kernel, error) {
 	ty, ok := map[int]string{2: "b16", 4: "b32", 8: "b64"}[es]
 	if !ok {
 		return nil, fmt.Errorf("ptx: no transpose of %d-byte elements", es)
@@ -152,9 +171,16 @@ func generateTransposes(es int, jobs []TransposeJob, arch string, roundTF32 bool
 	if len(jobs) == 2 {
 		params = append(params, Param{"z0", ".s32", 4}, Param{"n1", ".s32", 4})
 	}
+	switch trigger {
+	case TriggerAtStart:
+	case TriggerAtEnd:
+		name += "_te"
+	default:
+		return nil, fmt.Errorf("ptx: no transposes trigger %d", trigger)
+	}
 	b := &builder{}
 	c := &gemmCtx{b: b}
-	if arch == "sm_90" {
+	if arch == "sm_90" && trigger == TriggerAtStart {
 		// The kernel after it (the implicit GEMM on the copies, which waits
 		// for this grid to end: Kernel.WaitsOnPrior) may be scheduled once
 		// every block of this one has started.

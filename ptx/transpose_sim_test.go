@@ -78,7 +78,7 @@ func TestTransposePairsSimulated(t *testing.T) {
 }
 
 func checkTransposesSimulated(t *testing.T, kinds []TransposeJob, jobs []transposeSimJob) {
-	k, err := GenerateTransposes(2, kinds, "sm_90")
+	k, err := GenerateTransposes(2, kinds, "sm_90", TriggerAtStart)
 	if err != nil {
 		t.Fatal(err)
 	}

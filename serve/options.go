@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/isaacgo/isaac/kernels"
 	"github.com/isaacgo/isaac/ptx"
 )
 
@@ -73,7 +74,7 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_CHECK_CANDIDATES GemmCandidates  how many of the model's best kernels a GEMM's check times (1 to 5; default 3)
 //	ISAAC_CHECK_EVICT=0 CheckEvict=false  a check times its samples as they find L2 (default: each after a read of twice the L2)
 //	ISAAC_TMA=0         TMA=false     chosen wgmma configurations keep their cp.async copies
-//	ISAAC_PDL=0         DependentLaunch=false  a convolution's kernel after its NHWC copies waits for them in the stream (no programmatic dependent launch)
+//	ISAAC_PDL           DependentLaunch  a convolution's kernel after its NHWC copies: 0, a plain launch that waits for them in the stream; start or end, a programmatic dependent scheduled once each transposes block has started or as they end (kernels.DependentLaunch); unset: kernels.DefaultDependentLaunch
 //	ISAAC_WEIGHTS       Weights       a weights file instead of the ones shipped for the device
 //	ISAAC_CONV_WEIGHTS  ConvWeights   a convolution weights file instead of the shipped ones, or none (no convolution model)
 //	ISAAC_CONV_AUTO     ConvAuto      under auto, 1: convolutions dispatched by the convolution model, 0: cuDNN takes them (reason policy); unset: as convDispatchMeasured says for the device
@@ -100,10 +101,10 @@ type Options struct {
 	// context, allocated on the context's first check.
 	CheckEvict bool
 	TMA        bool
-	// DependentLaunch launches a convolution's kernel on the NHWC copies
-	// as a programmatic dependent of the transposes that make them
+	// DependentLaunch is how a convolution's kernel on the NHWC copies is
+	// launched after the transposes that make them
 	// (kernels.Runtime.SetDependentLaunch): New's runtime only.
-	DependentLaunch bool
+	DependentLaunch kernels.DependentLaunch
 	Weights         string
 	ConvWeights     string
 	// ConvAuto turns the convolution model's dispatch on or off under
@@ -129,7 +130,8 @@ type Options struct {
 
 // Defaults are the options of an empty environment, without a disk cache.
 func Defaults() Options {
-	return Options{Policy: Auto, Check: true, CheckMargin: 1, GemmCandidates: gemmCandidates, CheckEvict: true, TMA: true}
+	return Options{Policy: Auto, Check: true, CheckMargin: 1, GemmCandidates: gemmCandidates, CheckEvict: true, TMA: true,
+		DependentLaunch: kernels.DefaultDependentLaunch}
 }
 
 // FromEnv reads the options from the environment (see Options).
@@ -145,7 +147,7 @@ func FromEnv() Options {
 	o.GemmCandidates = parseCandidates(os.Getenv("ISAAC_CHECK_CANDIDATES"))
 	o.CheckEvict = os.Getenv("ISAAC_CHECK_EVICT") != "0"
 	o.TMA = os.Getenv("ISAAC_TMA") != "0"
-	o.DependentLaunch = os.Getenv("ISAAC_PDL") != "0"
+	o.DependentLaunch = parseDependentLaunch(os.Getenv("ISAAC_PDL"))
 	o.Weights = os.Getenv("ISAAC_WEIGHTS")
 	o.ConvWeights = os.Getenv("ISAAC_CONV_WEIGHTS")
 	o.ConvAuto = parseSwitch(os.Getenv("ISAAC_CONV_AUTO"))
@@ -180,6 +182,20 @@ func parseSwitch(v string) Switch {
 		return Off
 	}
 	return ByDevice
+}
+
+// parseDependentLaunch reads ISAAC_PDL: "0" is kernels.DependentOff,
+// "start" DependentAtStart, "end" DependentAtEnd, anything else the default.
+func parseDependentLaunch(v string) kernels.DependentLaunch {
+	switch v {
+	case "0":
+		return kernels.DependentOff
+	case "start":
+		return kernels.DependentAtStart
+	case "end":
+		return kernels.DependentAtEnd
+	}
+	return kernels.DefaultDependentLaunch
 }
 
 // parseConfig reads a forced configuration (nil when the variable is unset).

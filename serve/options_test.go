@@ -319,3 +319,20 @@ func TestLoadConvWeights(t *testing.T) {
 		t.Errorf("ISAAC_CONV_WEIGHTS: %q, %v", src, err)
 	}
 }
+
+// ISAAC_PDL chooses how a convolution's kernel on the NHWC copies follows
+// their transposes: 0 plainly, start or end as a programmatic dependent
+// scheduled as they start or end; anything else is the default.
+func TestDependentLaunchOption(t *testing.T) {
+	d := kernels.DefaultDependentLaunch
+	for v, want := range map[string]kernels.DependentLaunch{"": d, "1": d, "x": d, "0": kernels.DependentOff,
+		"start": kernels.DependentAtStart, "end": kernels.DependentAtEnd} {
+		t.Setenv("ISAAC_PDL", v)
+		if got := FromEnv().DependentLaunch; got != want {
+			t.Errorf("ISAAC_PDL=%q: DependentLaunch %v, want %v", v, got, want)
+		}
+	}
+	if Defaults().DependentLaunch != d {
+		t.Errorf("the defaults launch %v, not the default %v", Defaults().DependentLaunch, d)
+	}
+}

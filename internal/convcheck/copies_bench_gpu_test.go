@@ -118,11 +118,12 @@ func uploadCopies(b *testing.B, c convcheck.Case, stream cuda.Stream) (*convchec
 
 // TestGPUConvCopiesDependent: the kernel on the NHWC copies launched as a
 // programmatic dependent of the transposes (kernels.Runtime.
-// SetDependentLaunch, the default) writes the bits the plain launch
-// writes, on Table 5's layers in FP16 and TF32 with x in NCHW and the
-// heuristic's configuration. Calls of two inputs alternate on one stream,
-// so that a kernel which read its copies before the transposes ended
-// would find the other input's copies in the workspace.
+// SetDependentLaunch), scheduled as they start or as they end, writes the
+// bits the plain launch writes, on Table 5's layers in FP16 and TF32 with
+// x in NCHW and the heuristic's configuration. Calls of two inputs
+// alternate on one stream, so that a kernel which read its copies before
+// the transposes ended would find the other input's copies in the
+// workspace.
 func TestGPUConvCopiesDependent(t *testing.T) {
 	ctx := gemmcheck.GPUThread(t)
 	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
@@ -176,8 +177,8 @@ func TestGPUConvCopiesDependent(t *testing.T) {
 		if !k.WaitsOnPrior() {
 			t.Fatalf("%v [%s]: the kernel does not wait for the transposes", c, cfg)
 		}
-		run := func(i int, dependent bool) []float64 {
-			rt.SetDependentLaunch(dependent)
+		run := func(i int, d kernels.DependentLaunch) []float64 {
+			rt.SetDependentLaunch(d)
 			if err := bufs[i].ResetY(); err != nil {
 				t.Fatal(err)
 			}
@@ -190,41 +191,43 @@ func TestGPUConvCopiesDependent(t *testing.T) {
 			}
 			return y
 		}
-		want := [2][]float64{run(0, false), run(1, false)}
-		for round := 0; round < 4; round++ {
+		want := [2][]float64{run(0, kernels.DependentOff), run(1, kernels.DependentOff)}
+		for round := 0; round < 8; round++ {
 			i := round % 2
+			d := []kernels.DependentLaunch{kernels.DependentAtStart, kernels.DependentAtEnd}[round/2%2]
 			// The other input's call first, plainly: its copies are in the
 			// workspace when this one's transposes start.
-			rt.SetDependentLaunch(false)
+			rt.SetDependentLaunch(kernels.DependentOff)
 			if err := rt.ConvNHWC(reqs[1-i], shape, cfg); err != nil {
 				t.Fatal(err)
 			}
-			got := run(i, true)
+			got := run(i, d)
 			for j := range got {
 				if got[j] != want[i][j] && !(got[j] != got[j] && want[i][j] != want[i][j]) {
-					t.Fatalf("%v [%s] round %d: y[%d] = %g launched as a dependent, %g plainly", c, cfg, round, j, got[j], want[i][j])
+					t.Fatalf("%v [%s] round %d: y[%d] = %g launched as a dependent (%v), %g plainly", c, cfg, round, j, got[j], d, want[i][j])
 				}
 			}
 		}
 		checked++
 	}
-	rt.SetDependentLaunch(true)
+	rt.SetDependentLaunch(kernels.DefaultDependentLaunch)
 	if checked == 0 {
 		t.Fatal("no case ran on the NHWC copies")
 	}
-	t.Logf("%d layers: the dependent launch wrote the plain launch's bits in 4 alternating rounds each", checked)
+	t.Logf("%d layers: the dependent launch, at start and at end, wrote the plain launch's bits in 8 alternating rounds each", checked)
 }
 
 // BenchmarkGPUConvCopiesDependent times the NHWC-copies path (the
 // transposes, then the heuristic's kernel on the copies) on Table 5's
 // layers in FP16 and TF32 with x in NCHW, its kernel launched plainly
 // and as a programmatic dependent of the transposes where it may be (no
-// grid split: LaunchConvNHWC), in turn (L2 flushed
-// before each call, 30 of each): the medians and their ratio.
+// grid split: LaunchConvNHWC), scheduled as they start and as they end,
+// in turn (L2 flushed before each call, 30 of each): the medians and the
+// plain launch's over each dependent's.
 func BenchmarkGPUConvCopiesDependent(b *testing.B) {
 	gemmcheck.GPUThread(b)
 	rt := kernels.New(os.Getenv("ISAAC_CACHE_DIR"))
-	defer rt.SetDependentLaunch(true)
+	defer rt.SetDependentLaunch(kernels.DefaultDependentLaunch)
 	lim, err := rt.Limits()
 	if err != nil {
 		b.Fatal(err)
@@ -243,27 +246,33 @@ func BenchmarkGPUConvCopiesDependent(b *testing.B) {
 				b.Fatal(err)
 			}
 			cfg := space.ConvDefault(tg.Class, shape, lim)
-			if err := rt.ConvNHWC(req, shape, cfg); err != nil {
-				b.Fatal(err)
+			modes := []kernels.DependentLaunch{kernels.DependentOff, kernels.DependentAtStart, kernels.DependentAtEnd}
+			for _, d := range modes { // each mode's transposes kernel loaded before timing
+				rt.SetDependentLaunch(d)
+				if err := rt.ConvNHWC(req, shape, cfg); err != nil {
+					b.Fatal(err)
+				}
 			}
 			for i := 0; i < b.N; i++ {
-				var ts [2][]float64
-				for round := 0; round < 60; round++ {
-					dependent := round%2 == 1
-					rt.SetDependentLaunch(dependent)
+				ts := make([][]float64, len(modes))
+				for round := 0; round < 30*len(modes); round++ {
+					m := round % len(modes)
+					rt.SetDependentLaunch(modes[m])
 					us, err := tm.Time(func() error { return rt.ConvNHWC(req, shape, cfg) })
 					if err != nil {
 						b.Fatal(err)
 					}
-					ts[round%2] = append(ts[round%2], us)
+					ts[m] = append(ts[m], us)
 				}
 				for i := range ts {
 					sort.Float64s(ts[i])
 				}
-				plain, dep := ts[0][len(ts[0])/2], ts[1][len(ts[1])/2]
+				plain, start, end := ts[0][len(ts[0])/2], ts[1][len(ts[1])/2], ts[2][len(ts[2])/2]
 				b.ReportMetric(plain, "plain_us")
-				b.ReportMetric(dep, "dependent_us")
-				b.ReportMetric(plain/dep, "speedup")
+				b.ReportMetric(start, "dependent_us")
+				b.ReportMetric(plain/start, "speedup")
+				b.ReportMetric(end, "end_us")
+				b.ReportMetric(plain/end, "end_speedup")
 				b.ReportMetric(float64(cfg.KG), "kg") // launched plainly either way where > 1
 				// The grid's blocks (a persistent kernel's: its tiles), to set
 				// against the SMs: a grid of less than a wave may be placed
