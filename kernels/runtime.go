@@ -60,20 +60,21 @@ type Runtime struct {
 type DependentLaunch int32
 
 const (
-	// DependentAtStart: as a programmatic dependent of the transposes,
-	// which let it be scheduled once each of their blocks has started
-	// (ptx.TriggerAtStart); its blocks wait on the SMs for the copies.
-	DependentAtStart DependentLaunch = iota
 	// DependentAtEnd: as a programmatic dependent of transposes that do
 	// not trigger it (ptx.TriggerAtEnd): its blocks are scheduled as
-	// theirs end.
-	DependentAtEnd
+	// theirs end, the launch's latency hidden.
+	DependentAtEnd DependentLaunch = iota
+	// DependentAtStart: as a programmatic dependent of the transposes,
+	// which let it be scheduled once each of their blocks has started
+	// (ptx.TriggerAtStart); its blocks wait on the SMs beside the last
+	// of theirs, which on some layers slows those (docs/method.md).
+	DependentAtStart
 	// DependentOff: plainly, after the transposes in the stream.
 	DependentOff
 )
 
-// DefaultDependentLaunch is New's DependentLaunch.
-const DefaultDependentLaunch = DependentAtStart
+// DefaultDependentLaunch is New's DependentLaunch (the zero value).
+const DefaultDependentLaunch = DependentAtEnd
 
 func (d DependentLaunch) String() string {
 	switch d {
