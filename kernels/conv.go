@@ -255,8 +255,7 @@ func (rt *Runtime) ConvNHWCTarget(c *request.Conv, s request.ConvShape) (Target,
 // (unless it is already; a second kernel where one grid cannot hold both),
 // both in the call's workspace, then kernel k (of ConvNHWCTarget's class)
 // on the copies, writing y through its strides: a programmatic dependent of
-// the transposes where its grid does not split the reduction, unless
-// SetDependentLaunch turned that off.
+// the transposes as SetDependentLaunch says.
 func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape, k *Kernel) error {
 	m, n, kk := s.Pixels(), s.K, s.ReductionCRS()
 	if !Transposable(s) {
@@ -285,9 +284,11 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 		return err
 	}
 	// A kernel whose tiles' reductions are split across blocks (KG > 1,
-	// finished in order through arrival counters) runs slower launched as
-	// a dependent (docs/method.md): it is launched plainly.
-	return launchAfter(k.fn, k.gen, grid, stream, p, rt.dependentLaunch() != DependentOff && k.cfg.KG == 1)
+	// finished in order through arrival counters) ran slower as a
+	// dependent scheduled at the transposes' start (docs/method.md): under
+	// that mode it is launched plainly.
+	d := rt.dependentLaunch()
+	return launchAfter(k.fn, k.gen, grid, stream, p, d == DependentAtEnd || d == DependentAtStart && k.cfg.KG == 1)
 }
 
 // launchConvCopies launches on c's stream the transposes that make the

@@ -89,8 +89,8 @@ func (d DependentLaunch) String() string {
 }
 
 // SetDependentLaunch says how a kernel that runs on the NHWC copies
-// (LaunchConvNHWC) without a grid split is launched after the transposes
-// before it (DefaultDependentLaunch unless told otherwise; ISAAC_PDL
+// (LaunchConvNHWC) is launched after the transposes before it (under
+// DependentAtStart, one with a grid split plainly) (DefaultDependentLaunch unless told otherwise; ISAAC_PDL
 // chooses, and benchmarks compare them).
 func (rt *Runtime) SetDependentLaunch(d DependentLaunch) { rt.dependent.Store(int32(d)) }
 

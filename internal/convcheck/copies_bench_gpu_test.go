@@ -220,9 +220,9 @@ func TestGPUConvCopiesDependent(t *testing.T) {
 // BenchmarkGPUConvCopiesDependent times the NHWC-copies path (the
 // transposes, then the heuristic's kernel on the copies) on Table 5's
 // layers in FP16 and TF32 with x in NCHW, its kernel launched plainly
-// and as a programmatic dependent of the transposes where it may be (no
-// grid split: LaunchConvNHWC), scheduled as they start and as they end,
-// in turn (L2 flushed before each call, 30 of each): the medians and the
+// and as a programmatic dependent of the transposes, scheduled as they
+// start (a kernel with a grid split plainly: LaunchConvNHWC) and as they
+// end, in turn (L2 flushed before each call, 30 of each): the medians and the
 // plain launch's over each dependent's.
 func BenchmarkGPUConvCopiesDependent(b *testing.B) {
 	gemmcheck.GPUThread(b)
@@ -273,7 +273,7 @@ func BenchmarkGPUConvCopiesDependent(b *testing.B) {
 				b.ReportMetric(plain/start, "speedup")
 				b.ReportMetric(end, "end_us")
 				b.ReportMetric(plain/end, "end_speedup")
-				b.ReportMetric(float64(cfg.KG), "kg") // launched plainly either way where > 1
+				b.ReportMetric(float64(cfg.KG), "kg") // where > 1, launched plainly at the start
 				// The grid's blocks (a persistent kernel's: its tiles), to set
 				// against the SMs: a grid of less than a wave may be placed
 				// less evenly when its blocks start as the transposes end.
