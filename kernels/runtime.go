@@ -215,7 +215,13 @@ func (rt *Runtime) current() (*Device, uint64, error) {
 		return nil, 0, ErrNoContext
 	}
 	dev, err := rt.device(d)
-	return dev, id, err
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := dev.Limits.Supported(); err != nil {
+		return nil, 0, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	return dev, id, nil
 }
 
 // Limits are the current context's device limits, as ptx.Legal takes them.

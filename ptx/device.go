@@ -1,5 +1,7 @@
 package ptx
 
+import "fmt"
+
 // DeviceLimits are the hardware limits Legal checks against.
 type DeviceLimits struct {
 	SMMajor, SMMinor       int
@@ -36,7 +38,19 @@ func A100() DeviceLimits {
 	return d
 }
 
-// Arch is the ptxas/PTX target name for the device, e.g. "sm_90".
+// Supported reports whether the generator's kernels can run on the device:
+// their PTX targets sm_80 (sm_90 from compute capability 9.0 on), which
+// the driver cannot load on an older device, so there no configuration is
+// legal and every call is the vendor's.
+func (d DeviceLimits) Supported() error {
+	if d.SMMajor < 8 {
+		return fmt.Errorf("ptx: compute capability %d.%d: the generated kernels need sm_80 or newer", d.SMMajor, d.SMMinor)
+	}
+	return nil
+}
+
+// Arch is the ptxas/PTX target name for the device, e.g. "sm_90" (a device
+// that is not Supported gets none its driver can load).
 func (d DeviceLimits) Arch() string {
 	if d.SMMajor >= 9 {
 		return "sm_90"

@@ -14,20 +14,19 @@ func Legal(cfg GemmConfig, in InputClass, dev DeviceLimits) error {
 	if err := in.Validate(); err != nil {
 		return err
 	}
+	if err := dev.Supported(); err != nil {
+		return illegal("%v", err)
+	}
 	m := cfg.Math
 	switch {
 	case m < FFMA || m > lastWGMMA:
 		return illegal("ptx: unknown math %d", int(m))
 	case !m.compatible(in.AType, in.Compute, in.AllowTF32):
 		return illegal("ptx: math %s incompatible with A=%s compute=%s (tf32 allowed: %v)", m, in.AType, in.Compute, in.AllowTF32)
-	case m.IsMMA() && dev.SMMajor < 8:
-		return illegal("ptx: math %s needs sm_80 or newer", m)
 	case m.sm90Only() && dev.SMMajor < 9:
 		return illegal("ptx: math %s needs sm_90 or newer", m)
 	case m.IsWGMMA() && (dev.SMMajor != 9 || dev.SMMinor != 0):
 		return illegal("ptx: math %s needs sm_90a (compute capability 9.0 exactly)", m)
-	case cfg.Stages >= 2 && dev.SMMajor < 8:
-		return illegal("ptx: cp.async stages need sm_80 or newer")
 	}
 	msMax, nsMax := 8, 8
 	if !m.IsMMA() {

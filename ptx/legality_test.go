@@ -1,6 +1,7 @@
 package ptx
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -158,6 +159,57 @@ func TestTMATwin(t *testing.T) {
 		}
 		if TMATwin(got, tc.in, H100()) != got {
 			t.Errorf("%s: the twin of a twin changed", got)
+		}
+	}
+}
+
+// TestLegalOtherGenerations: the generator's PTX targets sm_80, and sm_90
+// from compute capability 9.0 on, so a device of another generation gets a
+// target its driver loads (sm_89 and sm_100 the older target, wgmma only on
+// 9.0 exactly), and one below sm_80 no legal configuration at all (the
+// driver could load none of its kernels).
+func TestLegalOtherGenerations(t *testing.T) {
+	f16 := InputClass{AType: F16, BType: F16, CType: F16, Compute: F32, AlignA: 8, AlignB: 8, AlignC: 8}
+	f32 := InputClass{AType: F32, BType: F32, CType: F32, Compute: F32, AlignA: 4, AlignB: 4, AlignC: 4}
+	with := func(major, minor int) DeviceLimits {
+		d := A100()
+		d.SMMajor, d.SMMinor = major, minor
+		return d
+	}
+	simt := mustParse(t, "ms=2,ns=2,ml=16,nl=16,u=8,ks=1,kl=1,kg=1,va=1,vb=1,st=1,math=ffma")
+	mma := mustParse(t, "ms=4,ns=8,ml=128,nl=128,u=32,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=mma_f16")
+	wgmma := mustParse(t, "ms=1,ns=8,ml=128,nl=64,u=64,ks=1,kl=1,kg=1,va=8,vb=8,st=4,math=wgmma_f16")
+	for _, tc := range []struct {
+		dev              DeviceLimits
+		arch             string
+		simt, mma, wgmma bool
+	}{
+		{with(7, 0), "", false, false, false},
+		{with(7, 5), "", false, false, false},
+		{with(8, 0), "sm_80", true, true, false},
+		{with(8, 9), "sm_80", true, true, false},
+		{H100(), "sm_90", true, true, true},
+		{with(10, 0), "sm_90", true, true, false},
+		{with(12, 0), "sm_90", true, true, false},
+	} {
+		name := fmt.Sprintf("sm_%d%d", tc.dev.SMMajor, tc.dev.SMMinor)
+		if err := tc.dev.Supported(); (err == nil) != (tc.arch != "") {
+			t.Errorf("%s: Supported() = %v", name, err)
+		} else if err == nil && tc.dev.Arch() != tc.arch {
+			t.Errorf("%s: Arch() = %s, want %s", name, tc.dev.Arch(), tc.arch)
+		}
+		for _, c := range []struct {
+			cfg  GemmConfig
+			in   InputClass
+			want bool
+		}{{simt, f32, tc.simt}, {mma, f16, tc.mma}, {wgmma, f16, tc.wgmma}} {
+			err := Legal(c.cfg, c.in, tc.dev)
+			if (err == nil) != c.want {
+				t.Errorf("%s: Legal(%s) = %v, want legal %v", name, c.cfg, err, c.want)
+			}
+			if err != nil && !c.want && tc.arch == "" && !strings.Contains(err.Error(), "sm_80 or newer") {
+				t.Errorf("%s: Legal(%s) = %v, want the device's generation named", name, c.cfg, err)
+			}
 		}
 	}
 }

@@ -50,9 +50,6 @@ func simtMath(in ptx.InputClass) ptx.Math {
 }
 
 func preferredMath(in ptx.InputClass, dev ptx.DeviceLimits) ptx.Math {
-	if dev.SMMajor < 8 {
-		return simtMath(in)
-	}
 	switch {
 	case in.Compute == ptx.F64 && dev.SMMajor >= 9:
 		return ptx.MMA_F64_K8
