@@ -23,14 +23,6 @@ type Chooser struct {
 	Check  float64          // serve under a measurement of the first calls when exp(ours − vendor) ≥ Check (Choice.Ratio): below Margin, since the measurement settles what the models' errors leave open
 	Pool   int              // legal configurations drawn per input class (the search's seeds)
 	Screen int              // per batch of the search, configurations the ensemble scores, kept by its first member's prediction (0: all)
-	// Spread, when positive, makes Top the best-predicted configuration,
-	// then the best of each other tile family (Family) predicted within a
-	// factor Spread of it, best first, then the rest in rank order: the
-	// model's errors are alike within a family, so that a measurement of
-	// a few of Top (serve's check) covers the families the model cannot
-	// tell apart rather than near copies of its first choice. 0 keeps Top
-	// in rank order.
-	Spread float64
 	pools  seedPools
 }
 
@@ -97,7 +89,7 @@ func (c *Chooser) ChooseBatch(in Input, batch int, cls ptx.InputClass) *Choice {
 // model's prediction of in).
 func (c *Chooser) choice(ranked []Ranked, in Input) *Choice {
 	ch := &Choice{VendorTFLOPs: math.NaN()}
-	ch.Top = spread(ranked, min(max(c.TopK, 1), len(ranked)), c.Spread)
+	ch.Top = ranked[:min(max(c.TopK, 1), len(ranked))]
 	if len(ch.Top) > 0 {
 		ch.OursTFLOPs = math.Exp(ch.Top[0].Score)
 		if c.Vendor != nil {
@@ -109,56 +101,9 @@ func (c *Chooser) choice(ranked []Ranked, in Input) *Choice {
 	return ch
 }
 
-// A Family is what sets a configuration's tile apart: its math, its
-// block's tile of C and whether it splits K across blocks. Configurations
-// of one family differ in their pipeline depth, slice, vector widths and
-// staging, where a model's errors are small next to its errors between
-// families.
-type Family struct {
-	Math   ptx.Math
-	ML, NL int
-	Split  bool
-}
-
-// FamilyOf is a configuration's family.
-func FamilyOf(c ptx.GemmConfig) Family {
-	return Family{Math: c.Math, ML: c.ML, NL: c.NL, Split: c.KG > 1}
-}
-
-// spread is the first k of ranked (best first) with the best of each
-// family predicted within a factor within of the first before any
-// family's second (Chooser.Spread); within ≤ 0 keeps the rank order.
-func spread(ranked []Ranked, k int, within float64) []Ranked {
-	if !(within > 0) || len(ranked) == 0 {
-		return ranked[:k]
-	}
-	floor := ranked[0].Score - math.Log(max(within, 1))
-	out := make([]Ranked, 0, k)
-	taken := make([]bool, len(ranked))
-	seen := map[Family]bool{}
-	for i, r := range ranked {
-		if len(out) == k || r.Score < floor {
-			break
-		}
-		if f := FamilyOf(r.Config); !seen[f] {
-			seen[f], taken[i] = true, true
-			out = append(out, r)
-		}
-	}
-	for i, r := range ranked {
-		if len(out) == k {
-			break
-		}
-		if !taken[i] {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // Choice is the chooser's answer for one input.
 type Choice struct {
-	Top          []Ranked // best-predicted configurations, best first (at most TopK; with Spread, each family's best first)
+	Top          []Ranked // best-predicted configurations, best first (at most TopK)
 	OursTFLOPs   float64  // predicted rate of Top[0]
 	VendorTFLOPs float64  // predicted rate of the vendor (NaN without a vendor model)
 	Serve        bool     // a predicted win by the margin

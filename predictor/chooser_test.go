@@ -1,9 +1,7 @@
 package predictor_test
 
 import (
-	"math"
 	"reflect"
-	"slices"
 	"testing"
 	"time"
 
@@ -171,65 +169,4 @@ func TestChooseBatch(t *testing.T) {
 		t.Errorf("a batch of 32 chose a smaller tile (%v) than one matrix (%v)", ch.Top[0].Config, single.Top[0].Config)
 	}
 	t.Logf("batch of 32: %v (%.1f TFLOP/s predicted); one matrix: %v", ch.Top[0].Config, ch.OursTFLOPs, single.Top[0].Config)
-}
-
-// With a spread the chooser's Top is its best-predicted configuration, then
-// the best of each other tile family within the factor, in rank order, then
-// the rest in rank order: the same set of first places as a ranking would
-// give to families, and the first choice unchanged.
-func TestChooserSpread(t *testing.T) {
-	plain := h100Chooser(t)
-	plain.TopK = 400
-	spread := h100Chooser(t)
-	spread.Spread = 1.5
-	f16 := ptx.InputClass{AType: ptx.F16, BType: ptx.F16, CType: ptx.F16, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.T, AlignA: 8, AlignB: 8, AlignC: 8}
-	f32 := ptx.InputClass{AType: ptx.F32, BType: ptx.F32, CType: ptx.F32, Compute: ptx.F32, TransA: ptx.N, TransB: ptx.T, AlignA: 4, AlignB: 4, AlignC: 4}
-	for _, tc := range []struct {
-		in  predictor.Input
-		cls ptx.InputClass
-	}{
-		{predictor.Input{Type: "hgemm", M: 1024, N: 1024, K: 1024, AlignA: 8, AlignB: 8, AlignC: 8}, f16},
-		{predictor.Input{Type: "sgemm", M: 2560, N: 32, K: 2560, AlignA: 4, AlignB: 4, AlignC: 4}, f32},
-	} {
-		ranked := plain.Choose(tc.in, tc.cls).Top
-		got := spread.Choose(tc.in, tc.cls).Top
-		if len(got) != 5 || got[0] != ranked[0] {
-			t.Fatalf("%+v: spread top %v, ranked first %v", tc.in, got, ranked[0])
-		}
-		// the expected order, from the full ranking
-		var want []predictor.Ranked
-		seen := map[predictor.Family]bool{}
-		for _, r := range ranked {
-			if r.Score < ranked[0].Score-math.Log(1.5) {
-				break
-			}
-			if f := predictor.FamilyOf(r.Config); !seen[f] && len(want) < 5 {
-				seen[f] = true
-				want = append(want, r)
-			}
-		}
-		for _, r := range ranked {
-			if len(want) == 5 {
-				break
-			}
-			if !slices.Contains(want, r) {
-				want = append(want, r)
-			}
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%+v: spread top\n%v\nwant\n%v", tc.in, got, want)
-		}
-		families := map[predictor.Family]bool{}
-		for _, r := range got {
-			families[predictor.FamilyOf(r.Config)] = true
-		}
-		rankedFamilies := map[predictor.Family]bool{}
-		for _, r := range ranked[:5] {
-			rankedFamilies[predictor.FamilyOf(r.Config)] = true
-		}
-		if len(families) < len(rankedFamilies) {
-			t.Errorf("%+v: the spread top has %d families, rank order's %d", tc.in, len(families), len(rankedFamilies))
-		}
-		t.Logf("%s %dx%dx%d: %d families in the top 5 spread, %d in rank order", tc.in.Type, tc.in.M, tc.in.N, tc.in.K, len(families), len(rankedFamilies))
-	}
 }

@@ -239,11 +239,6 @@ const cheapCheckUS = 50
 // cannot.
 const gemmCandidates = 3
 
-// gemmSpread is the default Options.GemmSpread: families predicted within
-// 1.5× of the model's best (about two standard errors of the difference of
-// two predictions) share the check's candidates with it.
-const gemmSpread = 1.5
-
 // candidates is the choice c of a model of layout l as the class runs it
 // (chosen): its distinct configurations legal here, best first.
 func (s *Server) candidates(c *predictor.Choice, l *predictor.ConfigLayout, t kernels.Target, g *request.Gemm) []ptx.GemmConfig {

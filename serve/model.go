@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strconv"
 	"sync"
 
 	"github.com/isaacgo/isaac/kernels"
@@ -179,12 +178,6 @@ func (s *Server) model(dev *kernels.Device) (*predictor.Chooser, string, error) 
 		}
 		if m.err == nil {
 			m.ch, m.err = newChooser(w, dev.Limits)
-		}
-		if m.err == nil && s.opts.GemmSpread > 0 {
-			// the choices a spread makes are not those of rank order: a
-			// choice store of either is not the other's
-			m.ch.Spread = s.opts.GemmSpread
-			m.id += "-spread" + strconv.FormatFloat(s.opts.GemmSpread, 'g', -1, 64)
 		}
 		if m.err == nil && s.opts.Log {
 			os.Stderr.WriteString(fmt.Sprintf("isaac: GEMM weights for %s: %s (measured on %s, %d samples, %s)\n",

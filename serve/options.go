@@ -72,7 +72,6 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_MEASURE=0     Check=false   no check of a decision to serve on its first calls
 //	ISAAC_CHECK_MARGIN  CheckMargin   the check keeps our kernel when ours × margin ≤ the vendor's (default 1; GEMM checks use at least gemmCheck's ratio, convolution checks convCheck's)
 //	ISAAC_CHECK_CANDIDATES GemmCandidates  how many of the model's best kernels a GEMM's check times (1 to 5; default 3)
-//	ISAAC_CHECK_SPREAD  GemmSpread    the checked GEMM candidates: the model's best, then each other tile family's best predicted within this factor of it (predictor.Chooser.Spread; default gemmSpread; 0 or 1: the model's best in rank order)
 //	ISAAC_CHECK_EVICT=0 CheckEvict=false  a check times its samples as they find L2 (default: each after a read of twice the L2)
 //	ISAAC_TMA=0         TMA=false     chosen wgmma configurations keep their cp.async copies
 //	ISAAC_PDL           DependentLaunch  a convolution's kernel after its NHWC copies: 0, a plain launch that waits for them in the stream; start or end, a programmatic dependent scheduled once each transposes block has started or as they end (kernels.DependentLaunch); unset: kernels.DefaultDependentLaunch
@@ -95,10 +94,6 @@ type Options struct {
 	// GEMM's check times, each as many times as the vendor (1 to the
 	// choiceTopK the chooser keeps; other values are gemmCandidates).
 	GemmCandidates int
-	// GemmSpread is the chooser's Spread (0: rank order): the GEMM
-	// candidates a check times are the model's best and the best of
-	// other tile families predicted within this factor of it.
-	GemmSpread float64
 	// CheckEvict empties L2 of the call's data before each timed sample
 	// of a check, GEMM or convolution (evict.go), so that the check compares the two
 	// sides as calls between other work run, not as back-to-back calls
@@ -135,7 +130,7 @@ type Options struct {
 
 // Defaults are the options of an empty environment, without a disk cache.
 func Defaults() Options {
-	return Options{Policy: Auto, Check: true, CheckMargin: 1, GemmCandidates: gemmCandidates, GemmSpread: gemmSpread, CheckEvict: true, TMA: true,
+	return Options{Policy: Auto, Check: true, CheckMargin: 1, GemmCandidates: gemmCandidates, CheckEvict: true, TMA: true,
 		DependentLaunch: kernels.DefaultDependentLaunch}
 }
 
@@ -150,7 +145,6 @@ func FromEnv() Options {
 	o.Check = os.Getenv("ISAAC_MEASURE") != "0"
 	o.CheckMargin = parseMargin(os.Getenv("ISAAC_CHECK_MARGIN"))
 	o.GemmCandidates = parseCandidates(os.Getenv("ISAAC_CHECK_CANDIDATES"))
-	o.GemmSpread = parseSpread(os.Getenv("ISAAC_CHECK_SPREAD"))
 	o.CheckEvict = os.Getenv("ISAAC_CHECK_EVICT") != "0"
 	o.TMA = os.Getenv("ISAAC_TMA") != "0"
 	o.DependentLaunch = parseDependentLaunch(os.Getenv("ISAAC_PDL"))
@@ -225,19 +219,6 @@ func parseMargin(s string) float64 {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(v >= 1) || math.IsInf(v, 1) {
 		return 1
-	}
-	return v
-}
-
-// parseSpread is ISAAC_CHECK_SPREAD: a factor above 1, or 0 (rank order)
-// for 0 or 1; anything else gemmSpread.
-func parseSpread(s string) float64 {
-	v, err := strconv.ParseFloat(s, 64)
-	switch {
-	case err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
-		return gemmSpread
-	case v <= 1:
-		return 0
 	}
 	return v
 }

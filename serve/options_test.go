@@ -216,23 +216,6 @@ func TestCheckCandidatesOption(t *testing.T) {
 	}
 }
 
-// ISAAC_CHECK_SPREAD sets the factor within which other tile families'
-// best configurations join a GEMM's checked candidates: 0 or 1 is the
-// model's rank order, a factor above 1 is taken, anything else is the
-// default; the server's chooser gets it, and its choice store's key tells
-// the two orders apart.
-func TestCheckSpreadOption(t *testing.T) {
-	for v, want := range map[string]float64{"": gemmSpread, "0": 0, "1": 0, "0.5": 0, "2": 2, "1.25": 1.25, "-1": gemmSpread, "NaN": gemmSpread, "Inf": gemmSpread, "wide": gemmSpread} {
-		t.Setenv("ISAAC_CHECK_SPREAD", v)
-		if got := FromEnv().GemmSpread; got != want {
-			t.Errorf("ISAAC_CHECK_SPREAD=%q: GemmSpread %v, want %v", v, got, want)
-		}
-	}
-	if Defaults().GemmSpread != gemmSpread || !(gemmSpread > 1) {
-		t.Errorf("the defaults spread %v, gemmSpread %v", Defaults().GemmSpread, gemmSpread)
-	}
-}
-
 // The GEMM weights a device gets: ISAAC_WEIGHTS's file first (of the
 // device's key, else an error), then the shipped ones, then those isaac-tune
 // calibrate wrote for the device into the cache directory; none for a
