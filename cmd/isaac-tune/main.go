@@ -6,6 +6,7 @@
 //	isaac-tune acceptance  the sampler's acceptance rate against uniform sampling (CPU only)
 //	isaac-tune train       fit the MLP to data sets, compare architectures, export weights
 //	isaac-tune train-conv  the same for the convolution models (configurations and cuDNN)
+//	isaac-tune score       GEMM models' suboptimality among the timed configurations of data sets' held-out inputs (CPU only)
 //	isaac-tune eval        suboptimality of the model's choices on held-out inputs (GPU machine)
 //	isaac-tune eval-conv   the same for the convolution model, against the heuristic (GPU machine)
 //	isaac-tune score-conv  a convolution model's suboptimality on eval-conv's timed candidates (CPU only)
@@ -23,7 +24,7 @@ import (
 var buildCommit string
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|sample-conv|acceptance|train|train-conv|eval|eval-conv|score-conv|calibrate [flags]")
+	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|sample-conv|acceptance|train|train-conv|score|eval|eval-conv|score-conv|calibrate [flags]")
 	os.Exit(2)
 }
 
@@ -42,6 +43,8 @@ func main() {
 		err = trainCmd(args)
 	case "train-conv":
 		err = trainConvCmd(args)
+	case "score":
+		err = scoreCmd(args)
 	case "eval":
 		err = evalCmd(args)
 	case "eval-conv":

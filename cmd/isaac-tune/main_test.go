@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -52,5 +53,36 @@ func TestParseArch(t *testing.T) {
 	}
 	if len(table2) != 7 {
 		t.Errorf("Table 2 has %d architectures", len(table2))
+	}
+}
+
+// isaac-tune score ranks the held-out inputs' timed configurations of a
+// data set with each model: a shipped model's picks are within a few times
+// the best (not random), and a model cannot beat the fastest measured.
+func TestScore(t *testing.T) {
+	var out strings.Builder
+	if err := score(&out, []string{"-data", "../../weights/data/h200-gemm-03.csv.zst", "-weights", "h200,h100", "-min", "8", "-types"}); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	t.Log("\n" + text)
+	var inputs int
+	var median, p90, mean float64
+	lines := 0
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "  plain rows") && !strings.HasPrefix(line, "  all rows") {
+			continue
+		}
+		lines++
+		f := strings.Fields(strings.TrimPrefix(strings.TrimPrefix(line, "  plain rows"), "  all rows"))
+		if _, err := fmt.Sscanf(strings.Join(f, " "), "%d inputs median %f %% p90 %f %% mean %f %%", &inputs, &median, &p90, &mean); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if inputs < 5 || median < 0 || median > p90 || p90 > 100 || mean < 0 {
+			t.Errorf("%q: implausible", line)
+		}
+	}
+	if lines != 4 {
+		t.Errorf("%d figure lines for two models, want 4", lines)
 	}
 }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/isaacgo/isaac/ptx"
+	"github.com/isaacgo/isaac/tune"
+)
+
+// scoreCmd is isaac-tune score: GEMM configuration models' suboptimality
+// on the held-out fold of data sets (CPU only). For each input of fold 9
+// (tune.HeldOut: inputs no model trained on these files saw) with enough
+// measured configurations, the model's best-scored one is set against the
+// fastest measured (tune.Suboptimality); the figures are a ranking's among
+// the timed configurations, not the server's search over the whole space.
+func scoreCmd(args []string) error { return score(os.Stdout, args) }
+
+func score(out io.Writer, args []string) error {
+	fs := flag.NewFlagSet("score", flag.ExitOnError)
+	data := fs.String("data", "weights/data/h200-*.csv.zst", "data sets (globs, comma-separated)")
+	models := fs.String("weights", "h200", "weights to score, comma-separated: shipped device keys or weights files")
+	minConfigs := fs.Int("min", 8, "inputs with fewer measured configurations are left out")
+	byType := fs.Bool("types", false, "also the figures per type")
+	fs.Parse(args)
+	files, err := globs(*data)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("score: no data set matches %s", *data)
+	}
+	var samples []tune.Sample
+	for _, f := range files {
+		s, _, err := tune.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		samples = append(samples, s...)
+	}
+	sets := []struct {
+		name string
+		in   []tune.InputTimes
+	}{
+		{"plain rows", tune.HeldOut(samples, func(c ptx.GemmConfig) bool { return !tune.Staged(c) }, *minConfigs)},
+		{"all rows", tune.HeldOut(samples, nil, *minConfigs)},
+	}
+	fmt.Fprintf(out, "%d samples of %d files; held-out fold 9: %d inputs with %d or more plain configurations, %d with twins too (tma, ps, pp, mr)\n",
+		len(samples), len(files), len(sets[0].in), *minConfigs, len(sets[1].in))
+	for _, key := range strings.Split(*models, ",") {
+		w, err := gemmWeightsFrom(key)
+		if err != nil {
+			return fmt.Errorf("score: -weights %s: %w", key, err)
+		}
+		m, ok := w.ConfigModel()
+		if !ok {
+			return fmt.Errorf("score: %s has no configuration model of a schema this build knows", key)
+		}
+		fmt.Fprintf(out, "%s (%s, %d samples, schema %s):\n", key, w.Device.Name, w.Samples, strings.SplitN(m.Schema, ":", 2)[0])
+		for _, set := range sets {
+			all, per := suboptimalities(set.in, func(t tune.InputTimes) []float64 { return m.Scores(t.In, t.Configs) })
+			writeSubopt(out, "  "+set.name, all)
+			if *byType && set.name == "all rows" {
+				types := make([]string, 0, len(per))
+				for t := range per {
+					types = append(types, t)
+				}
+				slices.Sort(types)
+				for _, t := range types {
+					writeSubopt(out, "    "+t, per[t])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// suboptimalities are the suboptimality of score's pick on each input, and
+// the same per type.
+func suboptimalities(ins []tune.InputTimes, score func(tune.InputTimes) []float64) ([]float64, map[string][]float64) {
+	var all []float64
+	per := map[string][]float64{}
+	for _, t := range ins {
+		s := tune.Suboptimality(score(t), t.Rates)
+		all = append(all, s)
+		per[t.In.Type] = append(per[t.In.Type], s)
+	}
+	return all, per
+}
+
+func writeSubopt(w io.Writer, name string, s []float64) {
+	var mean float64
+	for _, v := range s {
+		mean += v / float64(len(s))
+	}
+	fmt.Fprintf(w, "%-26s %4d inputs  median %5.1f %%  p90 %5.1f %%  mean %5.1f %%\n", name, len(s), 100*quantile(s, 0.5), 100*quantile(s, 0.9), 100*mean)
+}
