@@ -22,7 +22,7 @@ func scoreCmd(args []string) error { return score(os.Stdout, args) }
 
 func score(out io.Writer, args []string) error {
 	fs := flag.NewFlagSet("score", flag.ExitOnError)
-	data := fs.String("data", "weights/data/h200-*.csv.zst", "data sets (globs, comma-separated)")
+	data := fs.String("data", "weights/data/h200-cal-01.csv.zst,weights/data/h200-gemm-*.csv.zst", "GEMM data sets (isaac-tune sample files; globs, comma-separated)")
 	models := fs.String("weights", "h200", "weights to score, comma-separated: shipped device keys or weights files")
 	minConfigs := fs.Int("min", 8, "inputs with fewer measured configurations are left out")
 	byType := fs.Bool("types", false, "also the figures per type")
@@ -38,7 +38,7 @@ func score(out io.Writer, args []string) error {
 	for _, f := range files {
 		s, _, err := tune.ReadFile(f)
 		if err != nil {
-			return err
+			return fmt.Errorf("score: %s: %w", f, err)
 		}
 		samples = append(samples, s...)
 	}
