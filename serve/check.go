@@ -93,6 +93,9 @@ func (s *Server) newCheck(cands int, keep checkRule) *measurement {
 		return nil
 	}
 	keep.Ratio = max(s.opts.CheckMargin, keep.Ratio)
+	if s.opts.CheckSamples > 0 {
+		keep.Samples = s.opts.CheckSamples
+	}
 	return newMeasurement(max(cands, 1), keep)
 }
 
@@ -112,6 +115,17 @@ type checkRule struct {
 	// its own (gputest/results/h200/conv/call108), and a check that timed
 	// it there kept a kernel of ours that is slower than cuDNN.
 	SelfFirst bool
+	// Samples is how many timed samples a side takes after its warm-ups
+	// (0: measureCalls).
+	Samples int
+}
+
+// samples is the rule's timed samples a side.
+func (r checkRule) samples() int {
+	if r.Samples > 0 {
+		return r.Samples
+	}
+	return measureCalls
 }
 
 var (
@@ -221,7 +235,7 @@ func (m *measurement) serve(launch func(cand int) error, hold func() (release fu
 // vendor; with SelfFirst a side's call is timed only right after an
 // untimed call of its own.
 func (m *measurement) next() (side int, timed bool) {
-	side, fewest := -1, m.warmups()+measureCalls
+	side, fewest := -1, m.warmups()+m.keep.samples()
 	for i, n := range m.begun {
 		if n < fewest && (i == len(m.ours) || !m.dead[i]) {
 			side, fewest = i, n
@@ -312,7 +326,8 @@ func (m *measurement) record(stream cuda.Stream) (cuda.Event, bool) {
 }
 
 // collect reads the samples whose events have completed and gives the
-// verdict once the vendor and every candidate that runs have measureCalls.
+// verdict once the vendor and every candidate that runs have the rule's
+// samples.
 func (m *measurement) collect() {
 	if m.verdict.Load() != measuring {
 		return
@@ -385,11 +400,11 @@ func (m *measurement) retime(best int) bool {
 }
 
 // judge is the verdict once the vendor and every candidate that runs (not
-// dead) have measureCalls samples (measuring before): the candidate with
+// dead) have keep's samples (measuring before): the candidate with
 // the fastest sample against the vendor (verdictOf), or the vendor when no
 // candidate runs; best is the candidate kept (-1: none).
 func judge(ours [][]float64, dead []bool, vendor []float64, keep checkRule) (verdict int32, best int) {
-	if len(vendor) < measureCalls {
+	if len(vendor) < keep.samples() {
 		return measuring, -1
 	}
 	best = -1
@@ -397,7 +412,7 @@ func judge(ours [][]float64, dead []bool, vendor []float64, keep checkRule) (ver
 		if dead[i] {
 			continue
 		}
-		if len(o) < measureCalls {
+		if len(o) < keep.samples() {
 			return measuring, -1
 		}
 		if best < 0 || fastest(o) < fastest(ours[best]) {

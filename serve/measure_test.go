@@ -229,3 +229,47 @@ func TestCheckRetime(t *testing.T) {
 		t.Errorf("a first round the vendor wins: verdict %d retimed %v, want the vendor at once", v, m.state().Retimed)
 	}
 }
+
+// A rule's Samples sets how many timed samples each side takes after its
+// warm-ups (the call order and the verdict wait for them); 0 is
+// measureCalls, and a server's ISAAC_CHECK_SAMPLES sets it on its checks.
+func TestCheckSamples(t *testing.T) {
+	rule := gemmCheck
+	rule.Samples = 7
+	m := newMeasurement(2, rule)
+	calls := 0
+	for ; calls < 200; calls++ {
+		side, timed := m.next()
+		if side < 0 {
+			break
+		}
+		if !timed {
+			t.Fatalf("call %d untimed under the GEMM rule", calls)
+		}
+		m.begun[side]++
+	}
+	if want := 3 * (measureWarmups + 7); calls != want {
+		t.Errorf("%d calls before every sample was begun, want %d", calls, want)
+	}
+	six, seven := slices.Repeat([]float64{10}, 6), slices.Repeat([]float64{10}, 7)
+	vendor := slices.Repeat([]float64{20}, 7)
+	if v, _ := judge([][]float64{seven, six}, []bool{false, false}, vendor, rule); v != measuring {
+		t.Errorf("a candidate with 6 of 7 samples: verdict %d, want measuring", v)
+	}
+	if v, best := judge([][]float64{seven, seven}, []bool{false, false}, vendor[:6], rule); v != measuring || best != -1 {
+		t.Errorf("the vendor with 6 of 7 samples: verdict %d, want measuring", v)
+	}
+	if v, _ := judge([][]float64{seven, seven}, []bool{false, false}, vendor, rule); v != oursFaster {
+		t.Errorf("7 samples each: verdict %d, want ours faster", v)
+	}
+	if (checkRule{}).samples() != measureCalls {
+		t.Errorf("a rule without Samples takes %d, want measureCalls", (checkRule{}).samples())
+	}
+	s := NewOn(nil, Options{Check: true, CheckSamples: 9})
+	if m := s.newCheck(3, gemmCheck); m == nil || m.keep.samples() != 9 || m.keep.Ratio != gemmCheck.Ratio {
+		t.Errorf("ISAAC_CHECK_SAMPLES=9: the server's check takes %+v", m.keep)
+	}
+	if m := NewOn(nil, Options{Check: true}).newCheck(1, convCheck); m.keep.samples() != measureCalls {
+		t.Errorf("the default check takes %d samples, want measureCalls", m.keep.samples())
+	}
+}

@@ -72,6 +72,7 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_MEASURE=0     Check=false   no check of a decision to serve on its first calls
 //	ISAAC_CHECK_MARGIN  CheckMargin   the check keeps our kernel when ours × margin ≤ the vendor's (default 1; GEMM checks use at least gemmCheck's ratio, convolution checks convCheck's)
 //	ISAAC_CHECK_CANDIDATES GemmCandidates  how many of the model's best kernels a GEMM's check times (1 to 5; default 3)
+//	ISAAC_CHECK_SAMPLES CheckSamples  timed samples a side of every check takes after its warm-ups (2 to 32; default 3, measureCalls)
 //	ISAAC_CHECK_EVICT=0 CheckEvict=false  a check times its samples as they find L2 (default: each after a read of twice the L2)
 //	ISAAC_TMA=0         TMA=false     chosen wgmma configurations keep their cp.async copies
 //	ISAAC_PDL           DependentLaunch  a convolution's kernel after its NHWC copies: 0, a plain launch that waits for them in the stream; start or end, a programmatic dependent scheduled once each transposes block has started or as they end (kernels.DependentLaunch); unset: kernels.DefaultDependentLaunch
@@ -94,6 +95,11 @@ type Options struct {
 	// GEMM's check times, each as many times as the vendor (1 to the
 	// choiceTopK the chooser keeps; other values are gemmCandidates).
 	GemmCandidates int
+	// CheckSamples is how many timed samples each side of a check takes
+	// after its warm-ups, GEMM or convolution (0: measureCalls): more
+	// samples scatter the fastest less, at the price of more of the
+	// shape's first calls run on the side that loses.
+	CheckSamples int
 	// CheckEvict empties L2 of the call's data before each timed sample
 	// of a check, GEMM or convolution (evict.go), so that the check compares the two
 	// sides as calls between other work run, not as back-to-back calls
@@ -145,6 +151,7 @@ func FromEnv() Options {
 	o.Check = os.Getenv("ISAAC_MEASURE") != "0"
 	o.CheckMargin = parseMargin(os.Getenv("ISAAC_CHECK_MARGIN"))
 	o.GemmCandidates = parseCandidates(os.Getenv("ISAAC_CHECK_CANDIDATES"))
+	o.CheckSamples = parseSamples(os.Getenv("ISAAC_CHECK_SAMPLES"))
 	o.CheckEvict = os.Getenv("ISAAC_CHECK_EVICT") != "0"
 	o.TMA = os.Getenv("ISAAC_TMA") != "0"
 	o.DependentLaunch = parseDependentLaunch(os.Getenv("ISAAC_PDL"))
@@ -222,6 +229,20 @@ func parseMargin(s string) float64 {
 	}
 	return v
 }
+
+// parseSamples is ISAAC_CHECK_SAMPLES: a count from 2 to maxCheckSamples,
+// anything else 0 (measureCalls).
+func parseSamples(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 2 || n > maxCheckSamples {
+		return 0
+	}
+	return n
+}
+
+// maxCheckSamples bounds ISAAC_CHECK_SAMPLES: a check of that many samples
+// a side runs a few dozen of a shape's calls on the losing side.
+const maxCheckSamples = 32
 
 // parseCandidates is ISAAC_CHECK_CANDIDATES: a count from 1 to choiceTopK,
 // anything else gemmCandidates.

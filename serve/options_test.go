@@ -216,6 +216,21 @@ func TestCheckCandidatesOption(t *testing.T) {
 	}
 }
 
+// ISAAC_CHECK_SAMPLES sets how many timed samples a side of a check takes,
+// from 2 to maxCheckSamples; anything else is 0 (the rule's own,
+// measureCalls).
+func TestCheckSamplesOption(t *testing.T) {
+	for v, want := range map[string]int{"": 0, "2": 2, "9": 9, "32": 32, "1": 0, "33": 0, "-3": 0, "nine": 0} {
+		t.Setenv("ISAAC_CHECK_SAMPLES", v)
+		if got := FromEnv().CheckSamples; got != want {
+			t.Errorf("ISAAC_CHECK_SAMPLES=%q: CheckSamples %d, want %d", v, got, want)
+		}
+	}
+	if Defaults().CheckSamples != 0 {
+		t.Errorf("the defaults take %d samples, want 0 (measureCalls)", Defaults().CheckSamples)
+	}
+}
+
 // The GEMM weights a device gets: ISAAC_WEIGHTS's file first (of the
 // device's key, else an error), then the shipped ones, then those isaac-tune
 // calibrate wrote for the device into the cache directory; none for a
