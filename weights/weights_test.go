@@ -23,19 +23,21 @@ func TestMain(m *testing.M) {
 
 // The shipped GEMM weights of each device (the H100's, and the H200's
 // trained on its own measurements) decode, carry both models with the
-// feature schemas they were trained on (v2 for the configuration models,
-// which this build, writing v3, still scores: predictor.ConfigV2), and
-// reproduce the trainer's own predictions exactly.
+// feature schemas they were trained on (the H100's configuration model v2,
+// which this build, writing v3, still scores: predictor.ConfigV2; the
+// H200's v3, which also scores the twins the server runs), and reproduce
+// the trainer's own predictions exactly.
 func TestShippedGemm(t *testing.T) {
 	for _, d := range []struct {
 		key     string
 		samples int
-	}{{"h100", 150000}, {"h200", 100000}} {
+		config  string
+	}{{"h100", 150000, predictor.ConfigV2.Schema}, {"h200", 200000, predictor.ConfigV3.Schema}} {
 		w, err := For(d.key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkShipped(t, w, d.key, d.samples, map[string]string{"config": predictor.ConfigV2.Schema, "vendor": predictor.VendorSchema})
+		checkShipped(t, w, d.key, d.samples, map[string]string{"config": d.config, "vendor": predictor.VendorSchema})
 		if again, _ := For(d.key); again != w {
 			t.Errorf("%s weights decoded twice", d.key)
 		}
