@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/internal/gemmcheck"
 	"github.com/isaacgo/isaac/request"
 	"github.com/isaacgo/isaac/space"
+	"github.com/isaacgo/isaac/weights"
 )
 
 // serveCases are inputs the H100 model may serve or forward (DeepBench,
@@ -170,15 +172,26 @@ func TestGPUServeWeights(t *testing.T) {
 	if os.Getenv("ISAAC_SERVE_CHILD") != "" {
 		t.Skip("child")
 	}
+	// The shipped file of the GPU this runs on: weights of another device
+	// are refused (reason "weights") whatever they hold.
+	d, err := cuda.GetDevice(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, err := d.Name()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := weights.DeviceKey(name) + ".isw.zst"
 	var raw []byte
-	for _, p := range []string{"weights/h100.isw.zst", "../weights/h100.isw.zst"} {
+	for _, p := range []string{filepath.Join("weights", file), filepath.Join("..", "weights", file)} {
 		if b, err := os.ReadFile(p); err == nil {
 			raw = b
 			break
 		}
 	}
 	if raw == nil {
-		t.Skip("weights/h100.isw.zst not found from the working directory")
+		t.Skipf("weights/%s not found from the working directory (no weights shipped for %s?)", file, name)
 	}
 	user := filepath.Join(t.TempDir(), "user.isw.zst")
 	if err := os.WriteFile(user, raw, 0o644); err != nil {
