@@ -83,6 +83,10 @@ type Options struct {
 	// and -floors fill ReplotOptions.
 	Replot string
 	report.ReplotOptions
+	// Predicted (-predicted), with Replot: the weights (a device key or a
+	// file) whose predictions to set against the CSV's times instead of
+	// regenerating its reports.
+	Predicted string
 }
 
 // bind defines the command's flags on fs, each with its default, into o.
@@ -106,6 +110,7 @@ func (o *Options) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Readme, "readme", "", "with -replot: update this README's bench_compare section")
 	fs.BoolVar(&o.Targets, "targets", false, "with -replot: also write <csv>-targets.md, the GEMM issue's targets met or missed")
 	fs.StringVar(&o.Column, "column", "", "with -replot: report this extra column of the run (model, dispatch) in place of ISAAC's first: <csv>-<column>.md and .svg, README section <suite>-<column>")
+	fs.StringVar(&o.Predicted, "predicted", "", "with -replot: instead of reports, set these weights' predictions (a device key such as h200, or a weights file) against the CSV's measured times: ln(predicted / measured) per column that ran our configurations, and the vendor model's")
 	fs.StringVar(&o.Floors, "floors", "", "with -replot -targets: a floor CSV (-floor) of the same inputs, to set each missed target against what reading the input takes")
 	fs.BoolVar(&o.Floor, "floor", false, "instead of GEMMs, measure each input's floor: the timer's reading for a kernel that only reads the input's bytes, and for an empty region (floor-<suite>.csv)")
 	fs.StringVar(&o.Cases, "cases", "", "instead of suites, measure the (input, configuration) pairs of this file (lines \"m n k layout dtype config\", ab.sh's format): per input cuBLAS and its configurations interleaved on the same buffers; writes <out>/cases.txt")
@@ -123,7 +128,9 @@ func main() {
 	o.bind(flag.CommandLine)
 	flag.Parse()
 	var err error
-	if o.Replot != "" {
+	if o.Replot != "" && o.Predicted != "" {
+		err = predictedReport(o.Replot, o.Predicted, os.Stdout)
+	} else if o.Replot != "" {
 		err = report.Replot(o.Replot, o.ReplotOptions, os.Stdout)
 	} else {
 		err = run(o)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +85,25 @@ func TestScore(t *testing.T) {
 	}
 	if lines != 4 {
 		t.Errorf("%d figure lines for two models, want 4", lines)
+	}
+	// Each model's error on the fastest timed configurations: a few tens of
+	// per cent at most, ordered.
+	biases := 0
+	for _, line := range strings.Split(text, "\n") {
+		rest, ok := strings.CutPrefix(line, "    fastest timed: ln(predicted / measured time) ")
+		if !ok {
+			continue
+		}
+		biases++
+		var med, p10, p90 float64
+		if _, err := fmt.Sscanf(rest, "median %f p10 %f p90 %f", &med, &p10, &p90); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if p10 > med || med > p90 || math.Abs(med) > 0.7 {
+			t.Errorf("%q: implausible", line)
+		}
+	}
+	if biases != 2 {
+		t.Errorf("%d fastest-timed lines for two models, want 2", biases)
 	}
 }

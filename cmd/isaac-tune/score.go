@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/isaacgo/isaac/predictor"
 	"github.com/isaacgo/isaac/ptx"
 	"github.com/isaacgo/isaac/tune"
 )
@@ -64,6 +65,9 @@ func score(out io.Writer, args []string) error {
 		for _, set := range sets {
 			all, per := suboptimalities(set.in, func(t tune.InputTimes) []float64 { return m.Scores(t.In, t.Configs) })
 			writeSubopt(out, "  "+set.name, all)
+			if set.name == "all rows" {
+				writeFastestBias(out, set.in, m.Scores)
+			}
 			if *byType && set.name == "all rows" {
 				types := make([]string, 0, len(per))
 				for t := range per {
@@ -98,4 +102,24 @@ func writeSubopt(w io.Writer, name string, s []float64) {
 		mean += v / float64(len(s))
 	}
 	fmt.Fprintf(w, "%-26s %4d inputs  median %5.1f %%  p90 %5.1f %%  mean %5.1f %%\n", name, len(s), 100*quantile(s, 0.5), 100*quantile(s, 0.9), 100*mean)
+}
+
+// writeFastestBias is the model's error on each input's fastest timed
+// configuration, ln(predicted / measured time): the selection alone makes
+// it positive (the fastest of many is among those the model underrates),
+// so it is the in-distribution reference for the same figure on a suite's
+// best configurations (bench_compare -replot sweep.csv -predicted).
+func writeFastestBias(w io.Writer, ins []tune.InputTimes, score func(predictor.Input, []ptx.GemmConfig) []float64) {
+	var e []float64
+	for _, t := range ins {
+		best := 0
+		for i, r := range t.Rates {
+			if r > t.Rates[best] {
+				best = i
+			}
+		}
+		e = append(e, t.Rates[best]-score(t.In, t.Configs[best:best+1])[0])
+	}
+	fmt.Fprintf(w, "    fastest timed: ln(predicted / measured time) median %+.3f  p10 %+.3f  p90 %+.3f\n",
+		quantile(e, 0.5), quantile(e, 0.1), quantile(e, 0.9))
 }
