@@ -22,6 +22,12 @@ type InputTimes struct {
 // (nil: all); inputs with fewer than min kept configurations are left
 // out, since a ranking among a few says little.
 func HeldOut(samples []Sample, keep func(ptx.GemmConfig) bool, min int) []InputTimes {
+	return InputsOf(samples, func(in predictor.Input) bool { return Fold(in) == 9 }, keep, min)
+}
+
+// InputsOf is HeldOut over the inputs that take accepts (nil: every input,
+// for a data set no model being scored trained on).
+func InputsOf(samples []Sample, take func(predictor.Input) bool, keep func(ptx.GemmConfig) bool, min int) []InputTimes {
 	var out []InputTimes
 	at := map[predictor.Input]int{}
 	for _, s := range samples {
@@ -29,7 +35,7 @@ func HeldOut(samples []Sample, keep func(ptx.GemmConfig) bool, min int) []InputT
 			continue
 		}
 		in := SampleInput(s)
-		if Fold(in) != 9 {
+		if take != nil && !take(in) {
 			continue
 		}
 		i, ok := at[in]

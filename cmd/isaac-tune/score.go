@@ -26,8 +26,17 @@ func score(out io.Writer, args []string) error {
 	data := fs.String("data", "weights/data/h200-cal-01.csv.zst,weights/data/h200-gemm-*.csv.zst", "GEMM data sets (isaac-tune sample files; globs, comma-separated)")
 	models := fs.String("weights", "h200", "weights to score, comma-separated: shipped device keys or weights files")
 	minConfigs := fs.Int("min", 8, "inputs with fewer measured configurations are left out")
-	byType := fs.Bool("types", false, "also the figures per type")
+	byType := fs.Bool("types", false, "also the figures per type, and on round inputs (m, n and k all multiples of 64) and the rest")
+	fold := fs.String("fold", "9", "inputs scored: 9 (the held-out fold, which no model trained on these files saw) or all (for files none of the weights trained on)")
 	fs.Parse(args)
+	var take func(predictor.Input) bool
+	switch *fold {
+	case "9":
+		take = func(in predictor.Input) bool { return tune.Fold(in) == 9 }
+	case "all":
+	default:
+		return fmt.Errorf("score: -fold %q: want 9 or all", *fold)
+	}
 	files, err := globs(*data)
 	if err != nil {
 		return err
@@ -47,11 +56,15 @@ func score(out io.Writer, args []string) error {
 		name string
 		in   []tune.InputTimes
 	}{
-		{"plain rows", tune.HeldOut(samples, func(c ptx.GemmConfig) bool { return !tune.Staged(c) }, *minConfigs)},
-		{"all rows", tune.HeldOut(samples, nil, *minConfigs)},
+		{"plain rows", tune.InputsOf(samples, take, func(c ptx.GemmConfig) bool { return !tune.Staged(c) }, *minConfigs)},
+		{"all rows", tune.InputsOf(samples, take, nil, *minConfigs)},
 	}
-	fmt.Fprintf(out, "%d samples of %d files; held-out fold 9: %d inputs with %d or more plain configurations, %d with twins too (tma, ps, pp, mr)\n",
-		len(samples), len(files), len(sets[0].in), *minConfigs, len(sets[1].in))
+	scored := "held-out fold 9"
+	if take == nil {
+		scored = "every input"
+	}
+	fmt.Fprintf(out, "%d samples of %d files; %s: %d inputs with %d or more plain configurations, %d with twins too (tma, ps, pp, mr)\n",
+		len(samples), len(files), scored, len(sets[0].in), *minConfigs, len(sets[1].in))
 	for _, key := range strings.Split(*models, ",") {
 		w, err := gemmWeightsFrom(key)
 		if err != nil {
@@ -77,10 +90,35 @@ func score(out io.Writer, args []string) error {
 				for _, t := range types {
 					writeSubopt(out, "    "+t, per[t])
 				}
+				round, odd := splitRound(set.in)
+				for _, part := range []struct {
+					name string
+					in   []tune.InputTimes
+				}{{"round (m, n, k % 64 = 0)", round}, {"the rest", odd}} {
+					if len(part.in) == 0 {
+						continue
+					}
+					a, _ := suboptimalities(part.in, func(t tune.InputTimes) []float64 { return m.Scores(t.In, t.Configs) })
+					writeSubopt(out, "    "+part.name, a)
+					writeFastestBias(out, part.in, m.Scores)
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// splitRound parts inputs into those with m, n and k all multiples of 64
+// (Table 4's, nn.Linear's and attention's kind) and the rest.
+func splitRound(ins []tune.InputTimes) (round, rest []tune.InputTimes) {
+	for _, t := range ins {
+		if t.In.M%64 == 0 && t.In.N%64 == 0 && t.In.K%64 == 0 {
+			round = append(round, t)
+		} else {
+			rest = append(rest, t)
+		}
+	}
+	return round, rest
 }
 
 // suboptimalities are the suboptimality of score's pick on each input, and
