@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Set the attention suite's default dispatch against what its rows allow.
 
-Usage: python3 bench_compare/scripts/attention_floor.py <attention.csv> <floor-attention.csv>
+Usage: python3 bench_compare/scripts/attention_floor.py <attention.csv> <floor-attention.csv> [DTYPE=FLOORDTYPE ...]
 
 attention.csv is bench_compare -suite attention -model's output (one or more data types),
 floor-attention.csv bench_compare -suite attention -floor's: for each row, a kernel that only reads
@@ -11,7 +11,8 @@ checked). A row can run no faster than its bound, the larger of that floor and t
 roofline_us (whose compute term is the flops at the tensor cores' peak), so cuBLAS's time over the
 bound is the most any kernel could gain on it: the ceiling. Per data type and product (QKᵀ, PV):
 the dispatch's and the model's geomean against cuBLAS, the ceiling's, and how near cuBLAS runs to
-its bound.
+its bound. DTYPE=FLOORDTYPE takes a data type's floors from another's of the same operand widths (a floor
+reads bytes, not values: bf16gemmex-f32acc=hgemmex-f32acc), said in the output.
 """
 import csv
 import math
@@ -24,10 +25,14 @@ def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
-def bound_rows(bench, floors):
+def bound_rows(bench, floors, alias):
     floor = defaultdict(list)
     for r in csv.DictReader(open(floors)):
         floor[r["dtype"]].append(r)
+    for dt, src in alias.items():
+        if dt not in floor:
+            floor[dt] = floor[src]
+            print(f"{dt}: the floors of {src} (same operand widths)")
     seen = defaultdict(int)
     rows = []
     for r in csv.DictReader(open(bench)):
@@ -46,8 +51,8 @@ def bound_rows(bench, floors):
     return rows
 
 
-def main(bench, floors):
-    rows = bound_rows(bench, floors)
+def main(bench, floors, alias):
+    rows = bound_rows(bench, floors, alias)
     print("dtype              product  rows  dispatch  model   ceiling (cuBLAS/bound)  dispatch/ceiling  cuBLAS at bound (median, min-max)")
     for dt in sorted({r["dtype"] for r in rows}):
         for prod in ("qk", "pv", "all"):
@@ -71,6 +76,6 @@ def main(bench, floors):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3 or any("=" not in a for a in sys.argv[3:]):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], dict(a.split("=", 1) for a in sys.argv[3:]))
