@@ -26,8 +26,9 @@ import (
 // for the vendor model against the vendor's time. A sweep's CSV (the best
 // of each row's timed configurations) shows the model's error on the
 // configurations that win the row; a -model run's, its error on its own
-// picks. Batched rows (the attention suite) are left out: the CSV does not
-// record their batch count.
+// picks. Under each column the same figure per kernel math (ffma, mma_f16,
+// wgmma_bf16, …), where the column ran more than one. Batched rows (the
+// attention suite) are left out: the CSV does not record their batch count.
 func predictedReport(path, from string, out io.Writer) error {
 	w, err := weights.For(from)
 	if err != nil {
@@ -50,13 +51,20 @@ func predictedReport(path, from string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	errs := map[string][]float64{} // column → ln(predicted / measured)
+	errs := map[string][]float64{}              // column → ln(predicted / measured)
+	byMath := map[string]map[string][]float64{} // column → kernel math → the same
 	var columns []string
 	add := func(col string, e float64) {
 		if _, ok := errs[col]; !ok {
 			columns = append(columns, col)
 		}
 		errs[col] = append(errs[col], e)
+	}
+	addMath := func(col string, m ptx.Math, e float64) {
+		if byMath[col] == nil {
+			byMath[col] = map[string][]float64{}
+		}
+		byMath[col][m.String()] = append(byMath[col][m.String()], e)
 	}
 	for _, r := range rows {
 		if r.Op != "gemm" || r.Suite == "attention" {
@@ -73,7 +81,9 @@ func predictedReport(path, from string, out io.Writer) error {
 			if err != nil || a.US <= 0 || !cm.ConfigLayout().Describes(c) {
 				continue // the vendor's (a forwarded dispatch), or what the model cannot score
 			}
-			add(a.Name, predictedLog(r.Flops, cm.Scores(in, []ptx.GemmConfig{c})[0], a.US))
+			e := predictedLog(r.Flops, cm.Scores(in, []ptx.GemmConfig{c})[0], a.US)
+			add(a.Name, e)
+			addMath(a.Name, c.Math, e)
 		}
 		if vm != nil && r.VendorUS > 0 {
 			add("vendor model", predictedLog(r.Flops, vm.InputScore(in), r.VendorUS))
@@ -82,12 +92,29 @@ func predictedReport(path, from string, out io.Writer) error {
 	fmt.Fprintf(out, "%s: the %s weights' predictions (%s, %d samples) against the measured times, ln(predicted / measured)\n",
 		path, w.Device.Key, w.Device.Name, w.Samples)
 	for _, col := range columns {
-		e := slices.Clone(errs[col])
-		slices.Sort(e)
-		fmt.Fprintf(out, "  %-14s %4d rows  median %+.3f  p10 %+.3f  p90 %+.3f  (median: predicted %.0f %% %s)\n", col, len(e),
-			e[len(e)/2], e[len(e)/10], e[9*len(e)/10], 100*math.Abs(math.Expm1(e[len(e)/2])), map[bool]string{true: "slower", false: "faster"}[e[len(e)/2] > 0])
+		writePredicted(out, "  ", col, errs[col])
+		if maths := byMath[col]; len(maths) > 1 {
+			names := make([]string, 0, len(maths))
+			for m := range maths {
+				names = append(names, m)
+			}
+			slices.Sort(names)
+			for _, m := range names {
+				writePredicted(out, "      ", m, maths[m])
+			}
+		}
 	}
 	return nil
+}
+
+// writePredicted is one line of the report: the errors' count, median,
+// p10 and p90.
+func writePredicted(out io.Writer, indent, name string, errs []float64) {
+	e := slices.Clone(errs)
+	slices.Sort(e)
+	med := e[len(e)/2]
+	fmt.Fprintf(out, "%s%-14s %4d rows  median %+.3f  p10 %+.3f  p90 %+.3f  (median: predicted %.0f %% %s)\n", indent, name, len(e),
+		med, e[len(e)/10], e[9*len(e)/10], 100*math.Abs(math.Expm1(med)), map[bool]string{true: "slower", false: "faster"}[med > 0])
 }
 
 // predictedLog is ln(predicted / measured time) of a prediction score (ln
