@@ -45,14 +45,7 @@ func TestPredictedReport(t *testing.T) {
 		fmt.Fprintf(&csv, "deepbench-f,gemm,s,%d,%d,%d,NN,%g,%g,1,1,\"%s\",%g,\"%s\",%g,\"cuBLAS (measured: ours 1 µs, cuBLAS 1 µs)\"\n",
 			row.m, row.n, row.k, vus, us, cfgText, us/2, cfgText, vus)
 	}
-	path := filepath.Join(t.TempDir(), "t.csv")
-	if err := os.WriteFile(path, csv.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := predictedReport(path, "h100", &out); err != nil {
-		t.Fatal(err)
-	}
+	out := reportOf(t, csv.Bytes())
 	want := map[string]float64{"ours": 0, "model": math.Ln2, "vendor model": 0}
 	re := regexp.MustCompile(`(?m)^  (\S+(?: model)?)\s+(\d+) rows  median ([-+][\d.]+)`)
 	got := map[string]bool{}
@@ -103,14 +96,7 @@ func TestPredictedReportByMath(t *testing.T) {
 		// in half the time.
 		fmt.Fprintf(&csv, "linpack,gemm,d,%d,%d,%d,NT,%g,%g,1,1,\"%s\",%g,\"%s\"\n", s[0], s[1], s[2], us, us, configs[i], us/2, configs[i])
 	}
-	path := filepath.Join(t.TempDir(), "t.csv")
-	if err := os.WriteFile(path, csv.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := predictedReport(path, "h100", &out); err != nil {
-		t.Fatal(err)
-	}
+	out := reportOf(t, csv.Bytes())
 	re := regexp.MustCompile(`(?m)^( +)(\S+)\s+(\d+) rows  median ([-+][\d.]+)`)
 	type line struct {
 		column, math string
@@ -141,4 +127,18 @@ func TestPredictedReportByMath(t *testing.T) {
 			t.Errorf("line %d: %+v, want %+v\n%s", i, l, w, out.String())
 		}
 	}
+}
+
+// reportOf is -predicted h100's report on a results CSV's text.
+func reportOf(t *testing.T, csv []byte) *bytes.Buffer {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "t.csv")
+	if err := os.WriteFile(path, csv, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := predictedReport(path, "h100", &out); err != nil {
+		t.Fatal(err)
+	}
+	return &out
 }
