@@ -3,7 +3,6 @@ package gemmcheck_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -211,9 +210,7 @@ func TestGPUBatched(t *testing.T) {
 	}
 	rep := report(ran)
 	t.Log(rep)
-	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
-		os.WriteFile(dir+"/gemm-batched.txt", []byte(rep), 0o644)
-	}
+	writeReport(t, "gemm-batched.txt", []byte(rep))
 }
 
 // gemmArrays runs g's matrices through cuBLAS's batched GEMM of arrays of

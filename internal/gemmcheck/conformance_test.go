@@ -244,10 +244,24 @@ func report(t *testing.T, name string, total int, results <-chan outcome) {
 		fmt.Fprintf(&b, "worst case %s: %s\n", n, stats[n].WorstCase)
 	}
 	t.Logf("conformance of %s\n%s", name, b.String())
-	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
-		js, _ := json.MarshalIndent(stats, "", "  ")
-		if err := os.WriteFile(filepath.Join(dir, name+".txt"), append([]byte(b.String()+"\n"), js...), 0o644); err != nil {
-			t.Error(err)
-		}
+	js, _ := json.MarshalIndent(stats, "", "  ")
+	writeReport(t, name+".txt", append([]byte(b.String()+"\n"), js...))
+}
+
+// writeReport writes a GPU run's report to ISAAC_GPU_REPORT_DIR/file,
+// creating the directory, where that variable names one; a report that
+// cannot be written fails the test.
+func writeReport(t *testing.T, file string, data []byte) {
+	t.Helper()
+	dir := os.Getenv("ISAAC_GPU_REPORT_DIR")
+	if dir == "" {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Error(err)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), data, 0o644); err != nil {
+		t.Error(err)
 	}
 }

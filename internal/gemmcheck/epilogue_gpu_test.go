@@ -3,7 +3,6 @@ package gemmcheck_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/isaacgo/isaac/internal/cuda"
@@ -153,7 +152,5 @@ func TestGPUEpilogue(t *testing.T) {
 		rep += fmt.Sprintf("  %s: %d runs, %d wrong or failed\n", name, runs[name], bad[name])
 	}
 	t.Log(rep)
-	if dir := os.Getenv("ISAAC_GPU_REPORT_DIR"); dir != "" {
-		os.WriteFile(dir+"/gemm-epilogue.txt", []byte(rep), 0o644)
-	}
+	writeReport(t, "gemm-epilogue.txt", []byte(rep))
 }
