@@ -32,7 +32,7 @@ func TestShippedGemm(t *testing.T) {
 		key     string
 		samples int
 		config  string
-	}{{"h100", 150000, predictor.ConfigV2.Schema}, {"h200", 550000, predictor.ConfigV3.Schema}} {
+	}{{"h100", 150000, predictor.ConfigV2.Schema}, {"h200", 400000, predictor.ConfigV3.Schema}} {
 		w, err := For(d.key)
 		if err != nil {
 			t.Fatal(err)
