@@ -53,9 +53,9 @@ func (o *runOptions) parse(fs *flag.FlagSet, args []string, name string) error {
 // sampleLoop runs batches until o.duration has passed or the file holds
 // o.rows samples (have of them when the run started), with a progress
 // line on standard error. batch measures batch number n and returns the
-// samples it wrote (at most room of them, room < 0: no bound), the
-// configurations it skipped and its label; its error ends the loop.
-func sampleLoop(o runOptions, have int, batch func(n, room int) (rows, skipped int, label string, err error)) (done, skipped int, took time.Duration, err error) {
+// samples it wrote (at most room of them, room < 0: no bound) and its
+// label; its error ends the loop.
+func sampleLoop(o runOptions, have int, batch func(n, room int) (rows int, label string, err error)) (done int, took time.Duration, err error) {
 	target := 0
 	if o.rows > 0 {
 		target = o.rows - have
@@ -71,16 +71,15 @@ func sampleLoop(o runOptions, have int, batch func(n, room int) (rows, skipped i
 		if target > 0 {
 			room = target - done
 		}
-		rows, skip, label, err := batch(n, room)
+		rows, label, err := batch(n, room)
 		done += rows
-		skipped += skip
 		if err != nil {
-			return done, skipped, time.Since(start), fmt.Errorf("batch %d (%s): %w", n, label, err)
+			return done, time.Since(start), fmt.Errorf("batch %d (%s): %w", n, label, err)
 		}
 		bar.update(done, fmt.Sprintf("batch %d %s", n, label), false)
 	}
 	bar.update(done, "done", true)
-	return done, skipped, time.Since(start), nil
+	return done, time.Since(start), nil
 }
 
 // samplerSet is a sampling run's samplers, one per input class, of the

@@ -84,6 +84,7 @@ type sampleRun struct {
 	rng    *rand.Rand
 	have   int              // samples in the file when the run started
 	guide  *predictor.Model // the embedded configuration model, with -guided
+	tally  sampleTally      // what the run measured and did not keep
 }
 
 func newSampleRun(o sampleOptions) (*sampleRun, error) {
@@ -189,25 +190,24 @@ func (s *sampleRun) run() error {
 		return err
 	}
 	defer w.Close()
-	done, skipped, took, err := sampleLoop(s.opt.runOptions, s.have, func(_, room int) (int, int, string, error) {
+	done, took, err := sampleLoop(s.opt.runOptions, s.have, func(_, room int) (int, string, error) {
 		b := s.dist.Batch(s.rng, s.opt.shapes)
 		batchFn := s.batch
 		if s.opt.vendorOnly {
 			batchFn = s.vendorBatch
 		}
-		rows, skip, err := batchFn(b)
+		rows, err := batchFn(b)
 		rows = upTo(rows, room)
 		if werr := w.Write(rows); werr != nil && err == nil {
 			err = werr
 		}
-		return len(rows), skip, fmt.Sprintf("%s %s%s align %d", b.Type.Name, b.TransA, b.TransB, b.Align), err
+		return len(rows), fmt.Sprintf("%s %s%s align %d", b.Type.Name, b.TransA, b.TransB, b.Align), err
 	})
 	if err != nil {
 		return err
 	}
-	report := s.acceptance()
-	fmt.Fprintf(os.Stderr, "%d samples in %s (%d configurations failed to load or run); file now holds %d\n",
-		done, took.Round(time.Second), skipped, s.have+done)
+	report := append(s.acceptance(), s.tally.lines("cuBLAS", "inputs")...)
+	fmt.Fprintf(os.Stderr, "%d samples in %s; file now holds %d\n", done, took.Round(time.Second), s.have+done)
 	fmt.Fprint(os.Stderr, strings.Join(report, "\n")+"\n")
 	// The run's acceptance figures go into the file as '#' lines.
 	return w.Comment(report)
@@ -250,7 +250,7 @@ func (s *sampleRun) acceptance() []string {
 // batch measures one batch: cuBLAS per input, then every compiled
 // configuration of the batch on every input it suits. It returns the
 // samples measured so far even when it fails.
-func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
+func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, error) {
 	type input struct {
 		g   *request.Gemm
 		cls ptx.InputClass
@@ -271,7 +271,7 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 		g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.Timer.Stream))
 		cls, err := space.Class(g)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		ins = append(ins, input{g, cls, b.Shapes[i]})
 		sm := s.samplerFor(cls, s.samplers, space.NewSampler)
@@ -334,18 +334,22 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 	}
 	// Compile every class's configurations in parallel (the JIT is the cost).
 	loaded := map[ptx.InputClass][]ptx.GemmConfig{}
-	skipped := 0
+	compile := func(g *request.Gemm, cfgs []ptx.GemmConfig) []ptx.GemmConfig {
+		ok := s.Compile(g, cfgs)
+		for _, c := range cfgs {
+			if !slices.Contains(ok, c) {
+				s.tally.failedLoad(c.Math.String())
+			}
+		}
+		return ok
+	}
 	for _, in := range ins {
 		if _, done := loaded[in.cls]; done {
 			continue
 		}
-		ok := s.Compile(in.g, drawn[in.cls])
-		skipped += len(drawn[in.cls]) - len(ok)
+		ok := compile(in.g, drawn[in.cls])
 		if s.opt.capped {
-			capped := s.cappedTwins(in.g, in.cls, ok, seen[in.cls])
-			more := s.Compile(in.g, capped)
-			skipped += len(capped) - len(more)
-			ok = append(ok, more...)
+			ok = append(ok, compile(in.g, s.cappedTwins(in.g, in.cls, ok, seen[in.cls]))...)
 		}
 		loaded[in.cls] = ok
 	}
@@ -354,7 +358,7 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 		g := in.g
 		vendor, err := s.Median(func() error { return s.Vendor.Gemm(g) }, 5)
 		if err != nil {
-			return rows, skipped, fmt.Errorf("cuBLAS on %v: %w", in.m, err)
+			return rows, fmt.Errorf("cuBLAS on %v: %w", in.m, err)
 		}
 		start := len(rows)
 		for _, cfg := range loaded[in.cls] {
@@ -367,10 +371,10 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 				// A launch the kernel's resources refuse leaves the context
 				// usable: skip the configuration. A fault does not: stop.
 				if errors.Is(err, kernels.ErrUnsupported) || s.Timer.Stream.Synchronize() == nil && s.Vendor.Gemm(g) == nil && s.Timer.Stream.Synchronize() == nil {
-					skipped++
+					s.tally.failedRun(cfg.Math.String())
 					continue
 				}
-				return rows, skipped, fmt.Errorf("%v on %v: %w", cfg, in.m, err)
+				return rows, fmt.Errorf("%v on %v: %w", cfg, in.m, err)
 			}
 			rows = append(rows, tune.Sample{
 				Type: b.Type.Name, TransA: opByte(b.TransA), TransB: opByte(b.TransB),
@@ -384,16 +388,16 @@ func (s *sampleRun) batch(b tune.Batch) ([]tune.Sample, int, error) {
 		// another machine, so the input's rows are dropped.
 		after, err := s.Median(func() error { return s.Vendor.Gemm(g) }, 5)
 		if err != nil {
-			return rows, skipped, fmt.Errorf("cuBLAS on %v: %w", in.m, err)
+			return rows, fmt.Errorf("cuBLAS on %v: %w", in.m, err)
 		}
 		if !settled(vendor, after) {
 			fmt.Fprintf(os.Stderr, "sample: %v: cuBLAS took %.1f µs before its configurations and %.1f µs after: its %d rows dropped\n",
 				in.m, vendor, after, len(rows)-start)
-			skipped += len(rows) - start
+			s.tally.dropped(len(rows) - start)
 			rows = rows[:start]
 		}
 	}
-	return rows, skipped, nil
+	return rows, nil
 }
 
 // driftLimit is the largest ratio between cuBLAS's times on an input before
@@ -424,7 +428,7 @@ func (s *sampleRun) cappedTwins(g *request.Gemm, cls ptx.InputClass, loaded []pt
 }
 
 // vendorBatch times cuBLAS alone on each input of the batch.
-func (s *sampleRun) vendorBatch(b tune.Batch) ([]tune.Sample, int, error) {
+func (s *sampleRun) vendorBatch(b tune.Batch) ([]tune.Sample, error) {
 	pair := s.arenas[b.Type.AB]
 	var rows []tune.Sample
 	for i := range b.Shapes {
@@ -432,17 +436,17 @@ func (s *sampleRun) vendorBatch(b tune.Batch) ([]tune.Sample, int, error) {
 		g := c.RequestAt(uintptr(pair[0]), uintptr(pair[1]), uintptr(s.c), 0, uintptr(s.Timer.Stream))
 		cls, err := space.Class(g)
 		if err != nil {
-			return rows, 0, err
+			return rows, err
 		}
 		us, err := s.Median(func() error { return s.Vendor.Gemm(g) }, 5)
 		if err != nil {
-			return rows, 0, fmt.Errorf("cuBLAS on %v: %w", b.Shapes[i], err)
+			return rows, fmt.Errorf("cuBLAS on %v: %w", b.Shapes[i], err)
 		}
 		rows = append(rows, tune.Sample{Type: b.Type.Name, TransA: opByte(b.TransA), TransB: opByte(b.TransB),
 			M: b.Shapes[i][0], N: b.Shapes[i][1], K: b.Shapes[i][2],
 			AlignA: cls.AlignA, AlignB: cls.AlignB, AlignC: cls.AlignC, VendorUS: us})
 	}
-	return rows, 0, nil
+	return rows, nil
 }
 
 // gridConfigs are -grid configurations for an m×n×k input of class cls,

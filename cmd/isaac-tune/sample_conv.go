@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -85,8 +84,8 @@ type convSampleRun struct {
 	arenas  map[request.CudnnDataType][3]cuda.DevicePtr
 	rng     *rand.Rand
 	have    int
-	spent   convPhases     // where the run's time went
-	refused map[string]int // configurations that failed to load, by math
+	spent   convPhases  // where the run's time went
+	tally   sampleTally // what the run measured and did not keep (each plan's added as it is measured)
 }
 
 // convPhases are the wall-clock times a sampling run spent in each of its
@@ -119,7 +118,7 @@ func newConvSampleRun(o sampleConvOptions) (*convSampleRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &convSampleRun{Session: sess, opt: o, dist: tune.DefaultConvDistribution(), wsBytes: 1 << 30, refused: map[string]int{}}
+	s := &convSampleRun{Session: sess, opt: o, dist: tune.DefaultConvDistribution(), wsBytes: 1 << 30}
 	if o.lines {
 		s.dist = tune.LinesConvDistribution()
 	}
@@ -212,19 +211,19 @@ func (s *convSampleRun) run() error {
 	defer w.Close()
 	plans := s.planner()
 	defer plans.stop()
-	done, skipped, took, err := sampleLoop(s.opt.runOptions, s.have, func(_, room int) (int, int, string, error) {
+	done, took, err := sampleLoop(s.opt.runOptions, s.have, func(_, room int) (int, string, error) {
 		p, err := plans.next()
 		if err != nil {
-			return 0, 0, "plan", err
+			return 0, "plan", err
 		}
-		rows, skip, err := s.measure(p)
+		rows, err := s.measure(p)
 		rows = upTo(rows, room)
 		if werr := w.WriteConv(rows); werr != nil && err == nil {
 			err = werr
 		}
-		return len(rows), skip, p.label(), err
+		return len(rows), p.label(), err
 	})
-	plans.stop() // the plan under way writes the samplers' and refusals' counts read below
+	plans.stop() // the plan under way writes the samplers' counts read below
 	if err != nil {
 		return err
 	}
@@ -233,11 +232,11 @@ func (s *convSampleRun) run() error {
 		cat.Draws, cat.Accepted = cat.Draws+sm.Categorical.Draws, cat.Accepted+sm.Categorical.Accepted
 		uni.Draws, uni.Accepted = uni.Draws+sm.Uniform.Draws, uni.Accepted+sm.Uniform.Accepted
 	}
-	report := []string{fmt.Sprintf("acceptance: %d input classes; legal draws categorical %.2f%% (%d of %d), uniform %.2f%% (%d of %d)",
-		len(s.samplers), 100*cat.Rate(), cat.Accepted, cat.Draws, 100*uni.Rate(), uni.Accepted, uni.Draws), s.spent.String(),
-		"configurations that failed to load, by math: " + refusedByMath(s.refused)}
-	fmt.Fprintf(os.Stderr, "%d samples in %s (%d configurations failed to load or run); file now holds %d\n%s\n",
-		done, took.Round(time.Second), skipped, s.have+done, strings.Join(report, "\n"))
+	report := append([]string{fmt.Sprintf("acceptance: %d input classes; legal draws categorical %.2f%% (%d of %d), uniform %.2f%% (%d of %d)",
+		len(s.samplers), 100*cat.Rate(), cat.Accepted, cat.Draws, 100*uni.Rate(), uni.Accepted, uni.Draws), s.spent.String()},
+		s.tally.lines("cuDNN", "convolutions")...)
+	fmt.Fprintf(os.Stderr, "%d samples in %s; file now holds %d\n%s\n",
+		done, took.Round(time.Second), s.have+done, strings.Join(report, "\n"))
 	return w.Comment(report)
 }
 
@@ -314,18 +313,6 @@ func (pl *convPlanner) stop() {
 	}
 }
 
-// refusedByMath lists the counts of refused in math order.
-func refusedByMath(refused map[string]int) string {
-	if len(refused) == 0 {
-		return "none"
-	}
-	var out []string
-	for _, m := range slices.Sorted(maps.Keys(refused)) {
-		out = append(out, fmt.Sprintf("%s %d", m, refused[m]))
-	}
-	return strings.Join(out, ", ")
-}
-
 // convInput is one convolution of a batch: its request, shape and cuDNN's
 // times.
 type convInput struct {
@@ -358,7 +345,7 @@ type convPlan struct {
 	direct  map[int][]ptx.GroupedConfig
 	paths   map[string]map[ptx.InputClass]*convPath
 	scalars [2]float64
-	skipped int
+	tally   sampleTally // what making the plan left out (no kernel target, a kernel that failed to load)
 }
 
 // label names the plan's batch in the progress line.
@@ -433,7 +420,7 @@ func (s *convSampleRun) plan() (*convPlan, error) {
 			}
 			t, err := path.target(in.req, in.shape)
 			if err != nil {
-				p.skipped++
+				p.tally.refused++
 				continue
 			}
 			cp := p.paths[path.name][t.Class]
@@ -493,10 +480,9 @@ func (s *convSampleRun) plan() (*convPlan, error) {
 	for _, name := range []string{tune.PathImplicit, tune.PathNHWCCopies} {
 		for _, cp := range p.paths[name] {
 			loaded := devsession.Load(s.Session, cp.cfgs, func(c ptx.GemmConfig) error { _, err := s.Kernels.Kernel(cp.target, c); return err })
-			p.skipped += len(cp.cfgs) - len(loaded)
 			for _, c := range cp.cfgs {
 				if !slices.Contains(loaded, c) {
-					s.refused[c.Math.String()]++
+					p.tally.failedLoad(c.Math.String())
 				}
 			}
 			cp.cfgs = loaded
@@ -510,9 +496,9 @@ func (s *convSampleRun) plan() (*convPlan, error) {
 // dropped), then each configuration on every convolution of its class it
 // suits, then cuDNN again. It returns the samples measured so far even
 // when it fails.
-func (s *convSampleRun) measure(p *convPlan) ([]tune.ConvSample, int, error) {
+func (s *convSampleRun) measure(p *convPlan) ([]tune.ConvSample, error) {
 	b, ins := p.b, p.ins
-	skipped := p.skipped
+	s.tally.add(p.tally)
 	timedBy := make([]bool, len(ins)) // cuDNN ran the convolution
 	for i := range ins {
 		t0 := time.Now()
@@ -523,10 +509,10 @@ func (s *convSampleRun) measure(p *convPlan) ([]tune.ConvSample, int, error) {
 			// wide grouped half convolutions) leaves the context usable:
 			// the convolution is dropped. A fault does not: stop.
 			if s.Timer.Stream.Synchronize() == nil {
-				skipped++
+				s.tally.refused++
 				continue
 			}
-			return nil, 0, fmt.Errorf("cuDNN on %+v: %w", b.Layers[i], err)
+			return nil, fmt.Errorf("cuDNN on %+v: %w", b.Layers[i], err)
 		}
 		ins[i].v7US, ins[i].bestUS, ins[i].best = v7, best, algo
 		timedBy[i] = true
@@ -544,7 +530,7 @@ func (s *convSampleRun) measure(p *convPlan) ([]tune.ConvSample, int, error) {
 				rows = append(rows, row(i, "", 0, 0, "", 0))
 			}
 		}
-		return rows, skipped, nil
+		return rows, nil
 	}
 	rowIn := []int{} // the convolution of each row
 	// The grouped convolutions: the direct kernel's configurations.
@@ -559,10 +545,10 @@ func (s *convSampleRun) measure(p *convPlan) ([]tune.ConvSample, int, error) {
 			s.spent.add(&s.spent.timing, t0)
 			if err != nil {
 				if errors.Is(err, kernels.ErrUnsupported) {
-					skipped++
+					s.tally.failedRun("direct")
 					continue
 				}
-				return rows, skipped, fmt.Errorf("%v on %+v: %w", cfg, b.Layers[i], err)
+				return rows, fmt.Errorf("%v on %+v: %w", cfg, b.Layers[i], err)
 			}
 			rows = append(rows, row(i, tune.PathDirect, align, 0, cfg.String(), us))
 			rowIn = append(rowIn, i)
@@ -586,10 +572,10 @@ func (s *convSampleRun) measure(p *convPlan) ([]tune.ConvSample, int, error) {
 						// A launch the kernel's resources refuse leaves the
 						// context usable: skip it. A fault does not: stop.
 						if errors.Is(err, kernels.ErrUnsupported) || s.Timer.Stream.Synchronize() == nil {
-							skipped++
+							s.tally.failedRun(cfg.Math.String())
 							continue
 						}
-						return rows, skipped, fmt.Errorf("%s %v on %+v: %w", name, cfg, b.Layers[i], err)
+						return rows, fmt.Errorf("%s %v on %+v: %w", name, cfg, b.Layers[i], err)
 					}
 					rows = append(rows, row(i, name, cp.target.Class.AlignA, cp.target.Class.AlignB, cfg.String(), us))
 					rowIn = append(rowIn, i)
@@ -609,7 +595,7 @@ func (s *convSampleRun) measure(p *convPlan) ([]tune.ConvSample, int, error) {
 		after, err := s.timeAlgo(in.req, in.best)
 		s.spent.add(&s.spent.cudnn, t0)
 		if err != nil {
-			return rows, skipped, fmt.Errorf("cuDNN again on %+v: %w", b.Layers[i], err)
+			return rows, fmt.Errorf("cuDNN again on %+v: %w", b.Layers[i], err)
 		}
 		if !settled(in.bestUS, after) {
 			fmt.Fprintf(os.Stderr, "sample-conv: %+v: cuDNN took %.1f µs before its configurations and %.1f µs after: its rows dropped\n",
@@ -618,14 +604,18 @@ func (s *convSampleRun) measure(p *convPlan) ([]tune.ConvSample, int, error) {
 		}
 	}
 	timed := rows[:0]
+	dropped := map[int]int{} // rows of each dropped convolution
 	for r, i := range rowIn {
 		if drop[i] {
-			skipped++
+			dropped[i]++
 			continue
 		}
 		timed = append(timed, rows[r])
 	}
-	return timed, skipped, nil
+	for _, n := range dropped {
+		s.tally.dropped(n)
+	}
+	return timed, nil
 }
 
 // vendor is cuDNN's median time on req with the algorithm

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -30,14 +31,42 @@ func TestSettled(t *testing.T) {
 	}
 }
 
-// sample-conv's report of the configurations that failed to load: by math,
-// in name order, or "none".
-func TestRefusedByMath(t *testing.T) {
-	if got := refusedByMath(nil); got != "none" {
-		t.Errorf("none refused: %q", got)
+// A sampling run's report of what it did not keep: configurations that
+// failed to load and to run by math, in name order, totalled, or "none";
+// refused inputs only where there were any; an input dropped for its
+// vendor's drift with its rows, not as failed configurations; a plan's
+// tally added to the run's.
+func TestSampleTally(t *testing.T) {
+	var none sampleTally
+	want := []string{
+		"configurations that failed to load: none",
+		"configurations whose launch failed: none",
+		"inputs dropped because cuBLAS's time on them moved while their configurations ran: 0, with 0 rows",
 	}
-	if got, want := refusedByMath(map[string]int{"mma_f16": 3, "ffma": 1, "wgmma_f16": 12}), "ffma 1, mma_f16 3, wgmma_f16 12"; got != want {
-		t.Errorf("got %q, want %q", got, want)
+	if got := none.lines("cuBLAS", "inputs"); !slices.Equal(got, want) {
+		t.Errorf("nothing left out:\n%q\nwant\n%q", got, want)
+	}
+	var run, plan sampleTally
+	for _, m := range []string{"wgmma_f16", "ffma", "mma_f16", "wgmma_f16", "mma_f16", "wgmma_f16"} {
+		plan.failedLoad(m)
+	}
+	plan.refused = 2
+	run.failedRun("direct")
+	run.failedLoad("ffma")
+	run.dropped(289)
+	run.dropped(11)
+	run.add(plan)
+	want = []string{
+		"configurations that failed to load: 7 (ffma 2, mma_f16 2, wgmma_f16 3)",
+		"configurations whose launch failed: 1 (direct 1)",
+		"convolutions refused (by cuDNN, or no kernel target takes them): 2",
+		"convolutions dropped because cuDNN's time on them moved while their configurations ran: 2, with 300 rows",
+	}
+	if got := run.lines("cuDNN", "convolutions"); !slices.Equal(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	if plan.load["ffma"] != 1 || plan.droppedRows != 0 {
+		t.Errorf("adding a plan's tally changed it: %+v", plan)
 	}
 }
 
@@ -60,7 +89,7 @@ func TestConvPlanner(t *testing.T) {
 			if made == 4 {
 				return nil, errors.New("plan 4 fails")
 			}
-			return &convPlan{skipped: made}, nil
+			return &convPlan{tally: sampleTally{refused: made}}, nil
 		}
 		setup := func() error { mu.Lock(); setups++; mu.Unlock(); return nil }
 		pl := newConvPlanner(plan, setup, overlap)
@@ -70,7 +99,7 @@ func TestConvPlanner(t *testing.T) {
 				release <- struct{}{}
 			}
 			p, err := pl.next()
-			if err != nil || p.skipped != want {
+			if err != nil || p.tally.refused != want {
 				t.Fatalf("overlap %v: plan %d: %+v, %v", overlap, want, p, err)
 			}
 			if overlap {
