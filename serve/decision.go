@@ -225,6 +225,13 @@ func (s *Server) worthServing(ch *predictor.Chooser, c *predictor.Choice, flops 
 	if !s.opts.Check {
 		return c.Serve
 	}
+	return checkWorthy(ch, c, flops)
+}
+
+// checkWorthy is worthServing under a check: c predicted at least ch's
+// Check margin as fast as the vendor, or the vendor predicted to take at
+// most cheapCheckUS on the call's flops.
+func checkWorthy(ch *predictor.Chooser, c *predictor.Choice, flops float64) bool {
 	return c.Ratio() >= ch.Check || flops/(c.VendorTFLOPs*1e6) <= cheapCheckUS
 }
 
@@ -242,12 +249,18 @@ const gemmCandidates = 3
 // candidates is the choice c of a model of layout l as the class runs it
 // (chosen): its distinct configurations legal here, best first.
 func (s *Server) candidates(c *predictor.Choice, l *predictor.ConfigLayout, t kernels.Target, g *request.Gemm) []ptx.GemmConfig {
+	return distinctLegal(c, t.Class, t.Dev.Limits, func(cfg ptx.GemmConfig) ptx.GemmConfig { return s.chosen(cfg, l, t, g) })
+}
+
+// distinctLegal is c's configurations legal for cls on a device of limits
+// lim, each as the class runs it (run), best first, each once.
+func distinctLegal(c *predictor.Choice, cls ptx.InputClass, lim ptx.DeviceLimits, run func(ptx.GemmConfig) ptx.GemmConfig) []ptx.GemmConfig {
 	var out []ptx.GemmConfig
 	for _, r := range c.Top {
-		if ptx.Legal(r.Config, t.Class, t.Dev.Limits) != nil {
+		if ptx.Legal(r.Config, cls, lim) != nil {
 			continue // a disk cache written for other limits
 		}
-		cfg := s.chosen(r.Config, l, t, g)
+		cfg := run(r.Config)
 		if !slices.Contains(out, cfg) {
 			out = append(out, cfg)
 		}

@@ -221,23 +221,39 @@ func (s *Server) Chosen(g *request.Gemm, cfg ptx.GemmConfig, m *predictor.Model)
 // own k-slice); a batch's, and any choice of a model without Staging, is
 // staged (staged).
 func (s *Server) chosen(c ptx.GemmConfig, l *predictor.ConfigLayout, t kernels.Target, g *request.Gemm) ptx.GemmConfig {
-	switch {
-	case !l.Staging || t.Class.Batched:
-		return s.staged(c, t, g)
-	case !s.opts.TMA && c.TMA != 0:
-		c.TMA, c.PS = 0, 0
+	if !s.opts.TMA {
+		if l.Staging && !t.Class.Batched && c.TMA != 0 {
+			c.TMA, c.PS = 0, 0
+		}
+		return c
+	}
+	return chosenStaged(c, l, t.Class, t.Dev.Limits, g)
+}
+
+// chosenStaged is chosen with Options.TMA on (the default), for class cls
+// on a device of limits lim.
+func chosenStaged(c ptx.GemmConfig, l *predictor.ConfigLayout, cls ptx.InputClass, lim ptx.DeviceLimits, g *request.Gemm) ptx.GemmConfig {
+	if !l.Staging || cls.Batched {
+		return stagedConfig(c, cls, lim, g)
 	}
 	return c
 }
 
 func (s *Server) staged(c ptx.GemmConfig, t kernels.Target, g *request.Gemm) ptx.GemmConfig {
-	switch {
-	case !s.opts.TMA:
+	if !s.opts.TMA {
 		return c
-	case t.Class.Batched:
-		return space.BatchStaged(c, t.Class, int(g.M), int(g.N), int(g.K), int(g.Batch), t.Dev.Limits)
 	}
-	return ptx.TMATwin(c, t.Class, t.Dev.Limits)
+	return stagedConfig(c, t.Class, t.Dev.Limits, g)
+}
+
+// stagedConfig is c staged by the tensor copy engine as class cls runs it
+// for g on a device of limits lim: a batch's staging (space.BatchStaged),
+// else c's copy-engine twin where it has one (ptx.TMATwin).
+func stagedConfig(c ptx.GemmConfig, cls ptx.InputClass, lim ptx.DeviceLimits, g *request.Gemm) ptx.GemmConfig {
+	if cls.Batched {
+		return space.BatchStaged(c, cls, int(g.M), int(g.N), int(g.K), int(g.Batch), lim)
+	}
+	return ptx.TMATwin(c, cls, lim)
 }
 
 // Heuristic is the configuration the server runs for g without a model:

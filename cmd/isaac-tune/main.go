@@ -10,6 +10,7 @@
 //	isaac-tune eval        suboptimality of the model's choices on held-out inputs (GPU machine)
 //	isaac-tune eval-conv   the same for the convolution model, against the heuristic (GPU machine)
 //	isaac-tune score-conv  a convolution model's suboptimality on eval-conv's timed candidates (CPU only)
+//	isaac-tune choose      what the default policy makes of one GEMM under a weights file: ranking, check, candidates (CPU only)
 //	isaac-tune calibrate   shipped weights refit to a device without its own, from a few samples measured on it
 //
 // Each subcommand's -h lists its flags.
@@ -24,7 +25,7 @@ import (
 var buildCommit string
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|sample-conv|acceptance|train|train-conv|score|eval|eval-conv|score-conv|calibrate [flags]")
+	fmt.Fprintln(os.Stderr, "usage: isaac-tune sample|sample-conv|acceptance|train|train-conv|score|eval|eval-conv|score-conv|choose|calibrate [flags]")
 	os.Exit(2)
 }
 
@@ -51,6 +52,8 @@ func main() {
 		err = evalConvCmd(args)
 	case "score-conv":
 		err = scoreConvCmd(args)
+	case "choose":
+		err = chooseCmd(args)
 	case "acceptance":
 		err = acceptanceCmd(args)
 	case "calibrate":
