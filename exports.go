@@ -121,6 +121,16 @@ func isaac_go_conv_after(call *C.isaac_conv_call) {
 	}
 }
 
+//export isaac_go_graph_plan
+func isaac_go_graph_plan(plan *C.isaac_graph_plan, js *C.char, n C.int64_t, notes *C.int, nnotes C.int) (reason C.int) {
+	defer recoverAsError(&reason)
+	ns := make([]int, int(nnotes))
+	for i, v := range unsafe.Slice(notes, int(nnotes)) {
+		ns[i] = int(v)
+	}
+	return C.int(shim.DecodeGraphPlan(unsafe.Pointer(plan), C.GoBytes(unsafe.Pointer(js), C.int(n)), ns))
+}
+
 // ltCall is an intercepted cublasLtMatmul, decoded (g), as serve.GemmCall.
 type ltCall struct {
 	p unsafe.Pointer

@@ -16,6 +16,8 @@
 # dispatch: N rounds of a batch passed through (isaac_passthrough) and a batch served, in turn: ab.txt.
 # CONV_AUTO is the dispatch runs' ISAAC_CONV_AUTO (default 1; empty: the device's default,
 # serve.convDispatchMeasured).
+# CONV_API=graph runs every forward but the FP32 reference through PyTorch's default path, cuDNN's
+# graph API (cudnnBackendExecute), instead of the legacy entry point.
 set -uo pipefail
 # RESNET_AB is the A/B run's alone: the other runs (some without the shim) must not see it.
 ab=${RESNET_AB:-0}
@@ -28,12 +30,19 @@ work=$(mktemp -d)
 if [ -n "${CONV_WEIGHTS:-}" ]; then
 	for c in cache cache-auto; do mkdir -p "$work/$c/weights" && cp "$CONV_WEIGHTS" "$work/$c/weights/" || exit 1; done
 fi
-export TORCH_CUDNN_V8_API_DISABLED=1
+entry=cudnnConvolutionForward
+if [ "${CONV_API:-legacy}" = graph ]; then
+	export RESNET_API=graph
+	unset TORCH_CUDNN_V8_API_DISABLED
+	entry=cudnnBackendExecute
+else
+	export TORCH_CUDNN_V8_API_DISABLED=1
+fi
 fail=0
 python3 gputest/resnet.py "$work/plain.json" >"$out/plain.txt" 2>&1 || fail=1
 ISAAC_DISABLE=1 LD_PRELOAD=$lib python3 gputest/resnet.py "$work/disabled.json" >"$out/disabled.txt" 2>&1 || fail=1
 ISAAC_POLICY=always ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/cache LD_PRELOAD=$lib python3 gputest/resnet.py "$work/served.json" >"$out/served.txt" 2>&1 || fail=1
-TORCH_CUDNN_V8_API_DISABLED=1 RESNET_TF32=0 python3 gputest/resnet.py "$work/fp32.json" >"$out/fp32.txt" 2>&1 || fail=1
+RESNET_API= TORCH_CUDNN_V8_API_DISABLED=1 RESNET_TF32=0 python3 gputest/resnet.py "$work/fp32.json" >"$out/fp32.txt" 2>&1 || fail=1
 python3 - "$work/plain.json" "$work/disabled.json" "$work/served.json" "$work/fp32.json" >"$out/compare.txt" 2>&1 <<'PY' || fail=1
 import json, math, sys
 plain, disabled, served, fp32 = (json.load(open(p)) for p in sys.argv[1:])
@@ -134,6 +143,6 @@ sys.exit(1 if bad else 0)
 PY
 grep -h '^isaac:' "$out/dispatch-run.txt" >"$out/isaac_log_dispatch.txt"
 grep -h '^isaac:' "$out/served.txt" | tee "$out/isaac_log.txt"
-grep -q 'served by entry ([^)]*cudnnConvolutionForward=[1-9]' "$out/isaac_log.txt" || { echo "no convolution reached the shim, or none was served" | tee -a "$out/compare.txt"; fail=1; }
+grep -q "served by entry ([^)]*$entry=[1-9]" "$out/isaac_log.txt" || { echo "no convolution reached the shim, or none was served" | tee -a "$out/compare.txt"; fail=1; }
 tail -1 "$out/compare.txt"
 exit $fail

@@ -1,6 +1,7 @@
 """ResNet-18 and ResNet-50 forwards through PyTorch's legacy cuDNN path
-(TORCH_CUDNN_V8_API_DISABLED=1: cudnnConvolutionForward), so that
-LD_PRELOAD=libisaac.so intercepts their convolutions. The networks are the
+(TORCH_CUDNN_V8_API_DISABLED=1: cudnnConvolutionForward), or its default
+one (RESNET_API=graph: cuDNN's graph API), so that LD_PRELOAD=libisaac.so
+intercepts their convolutions. The networks are the
 torchvision architectures written out here (torchvision need not be
 installed), with fixed-seed weights; batches 1 and 32, FP32 and FP16, NCHW and
 channels_last. Writes one JSON object: per run the output's float64 values'
@@ -23,7 +24,11 @@ untimed forwards of its own, as "ab": both lists of milliseconds per forward.
 The noise from process to process (gputest/results/h200/conv/call128/resnet/
 repeat.txt) then does not enter the comparison.
 
-usage: TORCH_CUDNN_V8_API_DISABLED=1 python3 resnet.py out.json"""
+With RESNET_API=graph the forwards take PyTorch's default path instead,
+cuDNN's graph API (cudnnBackendExecute), which the shim serves too.
+
+usage: TORCH_CUDNN_V8_API_DISABLED=1 python3 resnet.py out.json
+       RESNET_API=graph python3 resnet.py out.json"""
 import ctypes
 import hashlib
 import json
@@ -35,7 +40,10 @@ import time
 import torch
 from torch import nn
 
-assert os.environ.get("TORCH_CUDNN_V8_API_DISABLED") == "1", "set TORCH_CUDNN_V8_API_DISABLED=1 (the legacy cuDNN API)"
+if os.environ.get("RESNET_API") == "graph":
+    assert os.environ.get("TORCH_CUDNN_V8_API_DISABLED") != "1", "RESNET_API=graph: PyTorch's default path, without TORCH_CUDNN_V8_API_DISABLED"
+else:
+    assert os.environ.get("TORCH_CUDNN_V8_API_DISABLED") == "1", "set TORCH_CUDNN_V8_API_DISABLED=1 (the legacy cuDNN API), or RESNET_API=graph"
 
 
 class Basic(nn.Module):

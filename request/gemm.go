@@ -34,6 +34,10 @@ const (
 	// cublasLtMatmul: one call of its descriptors (LtMatmul), a batch when
 	// its layouts say so (Gemm.Batch), with an epilogue.
 	EntryLtMatmul
+	// cudnnBackendExecute: cuDNN's graph API, the executions of plans
+	// whose one operation is a convolution (request.Conv, as
+	// EntryConvForward's).
+	EntryConvGraph
 )
 
 // Is64 reports whether the entry point takes 64-bit sizes.

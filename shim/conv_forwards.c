@@ -16,7 +16,7 @@
 typedef struct conv_key {
 	void *handle;
 	unsigned char align[3];      /* x, w, y (isaac_settled_align) */
-	unsigned char scalars;       /* alpha, beta not NULL: bits 0, 1 */
+	unsigned char scalars;       /* alpha, beta not NULL: bits 0, 1; bit 2: a graph API call */
 	isaac_conv_state state;      /* status 0, stream NULL */
 } conv_key;
 
@@ -32,7 +32,7 @@ static void key_of(const isaac_conv_call *call, conv_key *k)
 	k->align[0] = isaac_settled_align(call->x);
 	k->align[1] = isaac_settled_align(call->w);
 	k->align[2] = isaac_settled_align(call->y);
-	k->scalars = (call->alpha != NULL) | (call->beta != NULL) << 1;
+	k->scalars = (call->alpha != NULL) | (call->beta != NULL) << 1 | (call->graph != 0) << 2;
 	k->state = call->state;
 	k->state.status = 0;
 	k->state.stream = NULL;
@@ -44,7 +44,11 @@ int isaac_conv_find(const isaac_conv_call *call, int *reason)
 		return 0;
 	conv_key k;
 	key_of(call, &k);
-	return isaac_settled_find(&table, &k, sizeof k, reason);
+	if (!isaac_settled_find(&table, &k, sizeof k, reason))
+		return 0;
+	if (isaac_log)
+		__atomic_fetch_add(&table.answered, 1, __ATOMIC_RELAXED);
+	return 1;
 }
 
 int isaac_conv_forwarded(isaac_conv_call *call, int *reason)
@@ -53,11 +57,7 @@ int isaac_conv_forwarded(isaac_conv_call *call, int *reason)
 		return 0;
 	isaac_read_conv_descriptors(call, &call->state);  /* the stream is not part of the key */
 	call->state_read = ISAAC_CONV_DESCRIPTORS;
-	if (!isaac_conv_find(call, reason))
-		return 0;
-	if (isaac_log)
-		__atomic_fetch_add(&table.answered, 1, __ATOMIC_RELAXED);
-	return 1;
+	return isaac_conv_find(call, reason);
 }
 
 unsigned long isaac_conv_settled_calls(void) { return __atomic_load_n(&table.answered, __ATOMIC_RELAXED); }

@@ -13,6 +13,7 @@
 #pragma weak isaac_go_conv_after
 #pragma weak isaac_go_lt
 #pragma weak isaac_go_lt_after
+#pragma weak isaac_go_graph_plan
 
 /* CALL_VENDOR(status, call) makes the vendor's call with the thread marked
  * as inside the vendor (isaac_in_vendor), so that what the vendor's library
@@ -94,6 +95,27 @@ static inline void isaac_after_conv(isaac_conv_call *call, int reason)
 {
 	if (reason == ISAAC_FWD_MEASURING && isaac_go_conv_after != NULL)
 		isaac_go_conv_after(call);
+}
+
+/* A cudnnBackendExecute's answer: cuDNN's where the plan is not one
+ * convolution the shim serves, else as for cudnnConvolutionForward (from C
+ * where it is settled, else from Go), the call made from the plan and the
+ * variant pack. */
+static inline int isaac_decide_graph(void *handle, void *plan, void *variant_pack,
+	isaac_conv_call *call, isaac_graph_scalars *sc)
+{
+	int reason = isaac_forward_first(isaac_go_conv != NULL && isaac_go_graph_plan != NULL);
+	if (reason == 0) {
+		if (__atomic_load_n(&isaac_conv_all_forwarded, __ATOMIC_ACQUIRE))
+			reason = ISAAC_FWD_POLICY;
+		else if ((reason = isaac_graph_call(handle, plan, variant_pack, call, sc)) == 0 &&
+				!isaac_conv_find(call, &reason)) {
+			isaac_go_enter();
+			reason = isaac_go_conv(call);
+		}
+	}
+	isaac_count(ISAAC_ENTRY_CONV_GRAPH, reason);
+	return reason;
 }
 
 /* A cublasLtMatmul's answer: from C when the policy serves none (Go said so

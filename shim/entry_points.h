@@ -124,4 +124,16 @@ ISAAC_EXPORT cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const v
 	void *workSpace, size_t workSpaceSizeInBytes, const void *beta,
 	const cudnnTensorDescriptor_t yDesc, void *y);
 
+/* cuDNN's graph API: an execution plan run on a variant pack's pointers
+ * (cudnnBackendExecute), and the two calls whose arguments the shim must see
+ * to know a variant pack's pointers and a descriptor's end. */
+ISAAC_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle,
+	cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack);
+
+ISAAC_EXPORT cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor,
+	cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType,
+	int64_t elementCount, const void *arrayOfElements);
+
+ISAAC_EXPORT cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor);
+
 #endif /* ISAAC_ENTRY_POINTS_H */

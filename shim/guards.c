@@ -37,7 +37,7 @@ static const char *entry_names[ISAAC_ENTRY_COUNT] = {
 	"cublasSgemmStridedBatched", "cublasDgemmStridedBatched", "cublasHgemmStridedBatched",
 	"cublasGemmStridedBatchedEx", "cublasSgemmStridedBatched_64", "cublasDgemmStridedBatched_64",
 	"cublasHgemmStridedBatched_64", "cublasGemmStridedBatchedEx_64",
-	"cublasLtMatmul",
+	"cublasLtMatmul", "cudnnBackendExecute",
 };
 
 static const char *reason_names[ISAAC_REASON_COUNT] = {

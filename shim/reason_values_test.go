@@ -15,8 +15,8 @@ func TestReasonsMatchC(t *testing.T) {
 			t.Errorf("C reason %d is %d, Go's %v is %d", i, c, request.Reason(i), i)
 		}
 	}
-	if int(cEntryCount) != len(cEntries) || len(cEntries) != int(request.EntryLtMatmul)+1 {
-		t.Fatalf("C has %d entries (%d listed), Go has %d", cEntryCount, len(cEntries), request.EntryLtMatmul+1)
+	if int(cEntryCount) != len(cEntries) || len(cEntries) != int(request.EntryConvGraph)+1 {
+		t.Fatalf("C has %d entries (%d listed), Go has %d", cEntryCount, len(cEntries), request.EntryConvGraph+1)
 	}
 	for i, c := range cEntries {
 		if int(c) != i {

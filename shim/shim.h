@@ -38,6 +38,9 @@ enum isaac_entry {
 	ISAAC_ENTRY_HGEMM_STRIDED_BATCHED_64,
 	ISAAC_ENTRY_GEMM_STRIDED_BATCHED_EX_64,
 	ISAAC_ENTRY_LT_MATMUL,
+	/* cuDNN's graph API: the executions of plans whose one operation is a
+	 * convolution (graph_plans.c). */
+	ISAAC_ENTRY_CONV_GRAPH,
 	ISAAC_ENTRY_COUNT
 };
 
@@ -125,8 +128,27 @@ typedef struct isaac_conv_call {
 	size_t workspace_bytes;
 	uintptr_t token;             /* set by Go with ISAAC_FWD_MEASURING, for isaac_go_conv_after */
 	int state_read;              /* what state holds: ISAAC_CONV_DESCRIPTORS (isaac_conv_forwarded read them), | ISAAC_CONV_STREAM */
+	int graph;                   /* 1: a cudnnBackendExecute, its descriptors x_desc… unset and state read from its plan */
 	isaac_conv_state state;
 } isaac_conv_call;
+
+/* What a cuDNN execution plan computes where it is one convolution the
+ * shim may serve, decoded once per plan (by Go, from the plan's JSON and
+ * its engine's numerical notes: isaac_go_graph_plan). */
+typedef struct isaac_graph_plan {
+	int reason;                  /* ISAAC_SERVED: the convolution below; else why cuDNN takes the plan's every execution */
+	isaac_conv_state state;      /* status 0, stream NULL */
+	int64_t uid_x, uid_w, uid_y; /* the tensors' unique ids, by which a variant pack names their pointers */
+	double alpha, beta;
+} isaac_graph_plan;
+
+/* The scalars of one graph convolution, in the width cuDNN's legacy entry
+ * point would read (float, double for double data): isaac_conv_call points
+ * at them. */
+typedef struct isaac_graph_scalars {
+	float alpha_f, beta_f;
+	double alpha_d, beta_d;
+} isaac_graph_scalars;
 
 /* A cuBLASLt matrix layout, read through cublasLtMatrixLayoutGetAttribute. */
 typedef struct isaac_lt_layout {
@@ -180,6 +202,9 @@ void isaac_go_gemm_after(isaac_gemm_call *call);
 void isaac_go_conv_after(isaac_conv_call *call);
 int isaac_go_lt(isaac_lt_call *call);
 void isaac_go_lt_after(isaac_lt_call *call);
+/* A plan's decoding (exports.go): fills plan from its JSON (json_bytes
+ * bytes) and its engine's numerical notes; answers plan->reason. */
+int isaac_go_graph_plan(isaac_graph_plan *plan, char *json, int64_t json_bytes, int *notes, int nnotes);
 /* At the process's exit: Go's background work ends (serve.Server.Close). */
 void isaac_go_exit(void);
 
@@ -217,6 +242,19 @@ void isaac_conv_forward_all(void);
 extern int isaac_conv_all_forwarded;
 void isaac_conv_forget(void);  /* tests: empties the table; not while calls are made */
 unsigned long isaac_conv_settled_calls(void);  /* calls answered from the table (ISAAC_LOG) */
+
+/* cuDNN's graph API (graph_plans.c). The shim sees every
+ * cudnnBackendSetAttribute and cudnnBackendDestroyDescriptor: it keeps the
+ * unique ids, pointers and workspace set on variant packs
+ * (isaac_graph_record, after cuDNN accepted them) and each decoded plan
+ * until its descriptor is destroyed (isaac_graph_forget). isaac_graph_call
+ * makes the convolution call of one cudnnBackendExecute (its plan decoded
+ * on first sight, its pointers from the variant pack, the handle's stream
+ * read): 0, or the reason cuDNN takes it. */
+void isaac_graph_record(void *desc, int name, int type, int64_t count, const void *elements);
+void isaac_graph_forget(void *desc);
+int isaac_graph_call(void *handle, void *plan, void *variant_pack, isaac_conv_call *call, isaac_graph_scalars *sc);
+void isaac_graph_forget_all(void);  /* tests: empties the tables; not while calls are made */
 
 /* GEMMs whose answer is settled (gemm_forwards.c), as for convolutions: a
  * reason Go gave from the call's arguments alone (it read no handle state:

@@ -58,6 +58,10 @@ typedef int cudnnTensorFormat_t;
 typedef int cudnnConvolutionMode_t;
 typedef int cudnnConvolutionFwdAlgo_t;
 typedef int cudnnMathType_t;
+typedef void *cudnnBackendDescriptor_t;
+typedef int cudnnBackendAttributeName_t;
+typedef int cudnnBackendAttributeType_t;
+typedef int cudnnBackendDescriptorType_t;
 
 #endif /* ISAAC_VENDOR_HEADERS */
 

@@ -14,6 +14,7 @@ var entryPoints = append([]string{
 	"cublasSgemm_v2", "cublasDgemm_v2", "cublasHgemm", "cublasGemmEx",
 	"cublasSgemm_v2_64", "cublasDgemm_v2_64", "cublasHgemm_64", "cublasGemmEx_64",
 	"cudnnConvolutionForward", "cublasLtMatmul",
+	"cudnnBackendExecute", "cudnnBackendSetAttribute", "cudnnBackendDestroyDescriptor",
 }, batchedEntryPoints...)
 
 // batchedEntryPoints are the strided-batched GEMMs, forwarded for now.
@@ -67,7 +68,7 @@ var controls = []string{"isaac_passthrough"}
 
 // goExports are the Go side's functions (exports.go): cgo exports them.
 var goExports = []string{"isaac_go_gemm", "isaac_go_gemm_after", "isaac_go_conv", "isaac_go_conv_after",
-	"isaac_go_lt", "isaac_go_lt_after", "isaac_go_exit"}
+	"isaac_go_lt", "isaac_go_lt_after", "isaac_go_graph_plan", "isaac_go_exit"}
 
 func contains(list []string, s string) bool {
 	for _, v := range list {
@@ -83,7 +84,8 @@ func contains(list []string, s string) bool {
 // A deliberately wrong definition shows that the check can fail.
 func TestPrototypes(t *testing.T) {
 	e := setup(t)
-	for _, src := range []string{"cublas_entry.c", "cudnn_entry.c", "handle_state.c", "lt_entry.c", "lt_state.c"} {
+	for _, src := range []string{"cublas_entry.c", "cudnn_entry.c", "cudnn_graph_entry.c", "graph_plans.c",
+		"handle_state.c", "lt_entry.c", "lt_state.c"} {
 		out, err := run(e.shimDir, "gcc", "-fsyntax-only", "-Wall", "-Werror",
 			`-DISAAC_VENDOR_HEADERS="vendor_api.h"`, "-I"+e.testdata, "-I"+e.shimDir, src)
 		if err != nil {
@@ -370,6 +372,61 @@ func TestConvsRemembered(t *testing.T) {
 			t.Errorf("%v: answered by the entry point: %v, want %v\n%s", c.env, settled, wantSettled, r.logLine(false))
 		}
 		checkReasons(t, fmt.Sprint(c.env), r, c.reasons)
+	}
+}
+
+// TestGraphExecute: cuDNN's graph API through the shim, in the program
+// linked -lisaac and in the one it is preloaded into. Every
+// cudnnBackendExecute, cudnnBackendSetAttribute and
+// cudnnBackendDestroyDescriptor reaches cuDNN with its own arguments and
+// returns cuDNN's status; a plan's JSON is read on its first execution
+// only, and again once its descriptor is destroyed and another made; an
+// execution on a variant pack the shim did not see set goes to cuDNN
+// (unsupported); a call cuDNN rejects (x NULL) is remembered and the next
+// like it answered by the entry point; under a policy that serves no
+// convolution only the first plan is read.
+func TestGraphExecute(t *testing.T) {
+	e := setup(t)
+	for _, c := range []struct {
+		prog    string
+		env     []string
+		reads   []string
+		reasons map[string]string
+	}{
+		// No driver here: a plan decoded to a convolution the kernels
+		// compute is forwarded for want of it.
+		{"abi_linked", []string{"ISAAC_POLICY=always"}, []string{"1", "0", "0", "0", "1"},
+			map[string]string{"no_driver": "4", "unsupported": "1", "invalid": "3"}},
+		{"abi_vendor_only", []string{"ISAAC_POLICY=always"}, []string{"1", "0", "0", "0", "1"},
+			map[string]string{"no_driver": "4", "unsupported": "1", "invalid": "3"}},
+		{"abi_linked", []string{"ISAAC_POLICY=never"}, []string{"1", "0", "0", "0", "0"},
+			map[string]string{"policy": "8"}},
+		{"abi_linked", []string{"ISAAC_DISABLE=1"}, []string{"0", "0", "0", "0", "0"},
+			map[string]string{"disabled": "8"}},
+	} {
+		env := append([]string{"ISAAC_LOG=1"}, c.env...)
+		if c.prog == "abi_vendor_only" {
+			env = append(env, "LD_PRELOAD="+e.lib)
+		}
+		r := e.exec(t, env, c.prog, "graph")
+		name := fmt.Sprint(c.prog, c.env)
+		if r.err != nil || !strings.Contains(r.stdout, "PASS") {
+			t.Fatalf("%s: %v\n%s", name, r.err, r)
+		}
+		for i, want := range c.reads {
+			if !r.printed("graph"+strconv.Itoa(i)+" reads", want) {
+				t.Errorf("%s: execution %d: want %s reads of the plan\n%s", name, i, want, r)
+			}
+		}
+		calls, _, _, _ := parseLog(t, r.logLine(false))
+		if calls["cudnnBackendExecute"] != "8" {
+			t.Errorf("%s: ISAAC_LOG calls %v, want cudnnBackendExecute=8", name, calls)
+		}
+		settled := strings.Contains(r.logLine(false), "; forwarded by the entry point as settled 1;")
+		if want := c.reasons["invalid"] == "3"; settled != want {
+			t.Errorf("%s: answered by the entry point: %v, want %v\n%s", name, settled, want, r.logLine(false))
+		}
+		checkReasons(t, name, r, c.reasons)
 	}
 }
 

@@ -15,6 +15,9 @@
  *                    getters called by each call printed
  *   convs            a convolution cuDNN rejects (x NULL) twice, then one it
  *                    takes: the cuDNN getters called by each call printed
+ *   graph            cuDNN's graph API: a variant pack set, a plan executed three
+ *                    times on it, once on a variant pack never set, then
+ *                    destroyed and made again: each execution's plan reads printed
  *   lt               cublasLtMatmul calls of every kind the shim tells apart
  *                    (served classes, unsupported, invalid, descriptors whose
  *                    getters refuse an attribute, a NULL layout): the
@@ -598,6 +601,74 @@ static void run_convs(void)
 	}
 }
 
+/* cuDNN's graph API: every call reaches the fake with its own arguments
+ * and returns its status; a plan's JSON is read once until its descriptor
+ * is destroyed. */
+static void run_graph(void)
+{
+	long (*json_reads)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "fake_graph_json_reads");
+	long (*destroys)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "fake_graph_destroys");
+	long (*sets)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "fake_graph_sets");
+	/* Not an entry point of the shim: the program linked -lisaac only has none. */
+	__typeof__(&cudnnBackendCreateDescriptor) create =
+		(__typeof__(&cudnnBackendCreateDescriptor))dlsym(RTLD_DEFAULT, "cudnnBackendCreateDescriptor");
+	if (!json_reads || !destroys || !sets || !create) {
+		printf("FAIL: fake graph hooks not found\n");
+		exit(2);
+	}
+	void *h = (void *)(uintptr_t)0x1000;
+	char *p = (char *)(uintptr_t)0x7f0000000000ULL;
+	cudnnBackendDescriptor_t plan = NULL, vp = NULL, unset = NULL;
+	set_status(0);
+	CHECK(create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan) == 0, "plan");
+	CHECK(create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &vp) == 0, "variant pack");
+	CHECK(create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &unset) == 0, "variant pack");
+	int64_t uids[3] = {120, 119, 121};  /* x, w, y */
+	void *ptrs[3] = {p, p + 8, p + 24}, *ws = p + 4096;
+	long s0 = sets();
+	CHECK(cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids) == 0, "ids");
+	CHECK(cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, ptrs) == 0, "pointers");
+	CHECK(cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws) == 0, "workspace");
+	CHECK(cudnnBackendSetAttribute(NULL, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws) == CUDNN_STATUS_BAD_PARAM,
+		"a NULL descriptor: cuDNN's status");
+	CHECK(sets() - s0 == 4, "sets reached cuDNN: %ld", sets() - s0);
+	for (int i = 0; i < 5; i++) {
+		cudnnBackendDescriptor_t v = i == 3 ? unset : vp;
+		if (i == 4) {  /* the plan destroyed, and another made (its address may be the old one's) */
+			long d0 = destroys();
+			CHECK(cudnnBackendDestroyDescriptor(plan) == 0 && destroys() - d0 == 1, "destroy");
+			CHECK(create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan) == 0, "plan again");
+			set_status(3);
+		}
+		long before = json_reads();
+		int st = cudnnBackendExecute((cudnnHandle_t)h, plan, v);
+		const fake_call *c = last_call();
+		int want = i == 4 ? 3 + 1000 : 0;
+		CHECK(st == want && strcmp(c->fn, "cudnnBackendExecute") == 0 && c->handle == h && c->x_desc == plan && c->w_desc == v,
+			"execution %d: status %d or arguments differ", i, st);
+		printf("graph%d reads=%ld\n", i, json_reads() - before);
+	}
+	set_status(0);
+	CHECK(cudnnBackendExecute(NULL, plan, vp) == CUDNN_STATUS_BAD_PARAM, "a NULL handle: cuDNN's status");
+	/* x NULL, twice: cuDNN's to reject, the second answered from what the
+	 * shim remembers of the first. */
+	cudnnBackendDescriptor_t nullx = NULL;
+	void *nptrs[3] = {NULL, p + 8, p + 24};
+	CHECK(create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &nullx) == 0, "variant pack");
+	CHECK(cudnnBackendSetAttribute(nullx, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids) == 0 &&
+		cudnnBackendSetAttribute(nullx, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, nptrs) == 0, "x NULL");
+	for (int i = 0; i < 2; i++) {
+		int st = cudnnBackendExecute((cudnnHandle_t)h, plan, nullx);
+		const fake_call *c = last_call();
+		CHECK(st == 0 && c->x_desc == plan && c->w_desc == nullx, "x NULL %d: status %d or arguments differ", i, st);
+	}
+	CHECK(cudnnBackendDestroyDescriptor(nullx) == 0, "destroy");
+	long d0 = destroys();
+	CHECK(cudnnBackendDestroyDescriptor(vp) == 0 && cudnnBackendDestroyDescriptor(unset) == 0 &&
+		cudnnBackendDestroyDescriptor(plan) == 0 && destroys() - d0 == 3, "destroys reached cuDNN");
+	CHECK(cudnnBackendDestroyDescriptor(NULL) == CUDNN_STATUS_BAD_PARAM, "destroying NULL: cuDNN's status");
+}
+
 static void *thread_main(void *arg)
 {
 	int id = (int)(intptr_t)arg;
@@ -803,6 +874,8 @@ int main(int argc, char **argv)
 		run_invalid();
 	} else if (strcmp(mode, "convs") == 0) {
 		run_convs();
+	} else if (strcmp(mode, "graph") == 0) {
+		run_graph();
 	} else if (strcmp(mode, "gemmsettled") == 0) {
 		run_gemms_settled();
 	} else if (strcmp(mode, "lt") == 0) {

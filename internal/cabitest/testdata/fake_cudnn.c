@@ -102,3 +102,105 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha,
 	fake_record(&c);
 	return (cudnnStatus_t)(fake_status() == 0 ? 0 : fake_status() + 1000);
 }
+
+/* cuDNN's graph API, as cuDNN 9 answers it: descriptors made and freed, a
+ * plan's JSON representation (that of the convolution the getters above
+ * describe, with PyTorch's unique ids) and its engine's numerical notes
+ * read back, a variant pack's ids and pointers not (NOT_SUPPORTED). */
+#include <stdlib.h>
+
+typedef struct fake_desc {
+	int type;
+} fake_desc;
+
+static long json_reads, destroys, sets;
+
+long fake_graph_json_reads(void) { return __atomic_load_n(&json_reads, __ATOMIC_RELAXED); }
+long fake_graph_destroys(void) { return __atomic_load_n(&destroys, __ATOMIC_RELAXED); }
+long fake_graph_sets(void) { return __atomic_load_n(&sets, __ATOMIC_RELAXED); }
+
+static const char plan_json[] =
+	"{\"cudnnVersion\":91900,\"schemaVersion\":4,\"operationGraph\":{\"finalizeMode\":\"CONV_FORWARD\",\"tensors\":["
+	"{\"name\":\"119\",\"dataType\":\"CUDNN_DATA_HALF\",\"dim\":[16,3,3,3],\"stride\":[27,9,3,1],\"isVirtual\":false,\"isByValue\":false,\"vectCount\":1,\"vectDim\":-1,\"ptrAlignment\":16,\"reordering\":\"CUDNN_TENSOR_REORDERING_NONE\"},"
+	"{\"name\":\"120\",\"dataType\":\"CUDNN_DATA_HALF\",\"dim\":[8,3,32,32],\"stride\":[3072,1024,32,1],\"isVirtual\":false,\"isByValue\":false,\"vectCount\":1,\"vectDim\":-1,\"ptrAlignment\":16,\"reordering\":\"CUDNN_TENSOR_REORDERING_NONE\"},"
+	"{\"name\":\"121\",\"dataType\":\"CUDNN_DATA_HALF\",\"dim\":[8,16,32,32],\"stride\":[16384,1024,32,1],\"isVirtual\":false,\"isByValue\":false,\"vectCount\":1,\"vectDim\":-1,\"ptrAlignment\":16,\"reordering\":\"CUDNN_TENSOR_REORDERING_NONE\"}],"
+	"\"nodes\":[{\"operation\":\"CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR\",\"mode\":\"CUDNN_CROSS_CORRELATION\",\"mathPrec\":\"CUDNN_DATA_FLOAT\","
+	"\"alpha\":1.0,\"beta\":0.0,\"pad\":[1,1],\"stride\":[1,1],\"dilation\":[1,1],\"X\":\"120\",\"W\":\"119\",\"Y\":\"121\"}]},"
+	"\"engine\":{\"engineId\":45,\"smVersion\":900,\"knobChoices\":{}}}";
+
+cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t *d)
+{
+	if (d == NULL)
+		return CUDNN_STATUS_BAD_PARAM;
+	fake_desc *f = calloc(1, sizeof *f);
+	f->type = (int)type;
+	*d = f;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t d)
+{
+	if (d == NULL)
+		return CUDNN_STATUS_BAD_PARAM;
+	__atomic_fetch_add(&destroys, 1, __ATOMIC_RELAXED);
+	free(d);
+	return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
+	cudnnBackendAttributeType_t type, int64_t count, const void *elements)
+{
+	(void)name; (void)type;
+	__atomic_fetch_add(&sets, 1, __ATOMIC_RELAXED);
+	if (d == NULL || count < 0 || (count > 0 && elements == NULL))
+		return CUDNN_STATUS_BAD_PARAM;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const d, cudnnBackendAttributeName_t name,
+	cudnnBackendAttributeType_t type, int64_t requested, int64_t *count, void *elements)
+{
+	const fake_desc *f = d;
+	if (f == NULL || count == NULL)
+		return CUDNN_STATUS_BAD_PARAM;
+	switch (name) {
+	case CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION:
+		if (f->type != CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR || type != CUDNN_TYPE_CHAR)
+			return CUDNN_STATUS_BAD_PARAM;
+		*count = sizeof plan_json;  /* the terminating NUL too, as cuDNN counts it */
+		if (requested > 0) {
+			__atomic_fetch_add(&json_reads, 1, __ATOMIC_RELAXED);
+			memcpy(elements, plan_json, requested < (int64_t)sizeof plan_json ? requested : (int64_t)sizeof plan_json);
+		}
+		return CUDNN_STATUS_SUCCESS;
+	case CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG:
+	case CUDNN_ATTR_ENGINECFG_ENGINE:
+		if (type != CUDNN_TYPE_BACKEND_DESCRIPTOR || requested != 1 || elements == NULL)
+			return CUDNN_STATUS_BAD_PARAM;
+		*count = 1;
+		return CUDNN_STATUS_SUCCESS;
+	case CUDNN_ATTR_ENGINE_NUMERICAL_NOTE:
+		if (type != CUDNN_TYPE_NUMERICAL_NOTE)
+			return CUDNN_STATUS_BAD_PARAM;
+		*count = 1;
+		if (requested >= 1)
+			*(cudnnBackendNumericalNote_t *)elements = CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
+		return CUDNN_STATUS_SUCCESS;
+	default:
+		return CUDNN_STATUS_NOT_SUPPORTED;  /* a variant pack's ids and pointers among them */
+	}
+}
+
+cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan, cudnnBackendDescriptor_t vp)
+{
+	fake_call c;
+	memset(&c, 0, sizeof c);
+	c.fn = "cudnnBackendExecute";
+	c.handle = handle;
+	c.x_desc = plan;
+	c.w_desc = vp;
+	fake_record(&c);
+	if (handle == NULL || plan == NULL || vp == NULL)
+		return CUDNN_STATUS_BAD_PARAM;
+	return (cudnnStatus_t)(fake_status() == 0 ? 0 : fake_status() + 1000);
+}

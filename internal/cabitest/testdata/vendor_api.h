@@ -249,4 +249,35 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha,
 	void *workSpace, size_t workSpaceSizeInBytes, const void *beta,
 	const cudnnTensorDescriptor_t yDesc, void *y);
 
+/* cuDNN's graph API (cudnn_graph.h): the names and values the shim and the
+ * fake use. */
+typedef void *cudnnBackendDescriptor_t;
+typedef enum {
+	CUDNN_BACKEND_ENGINE_DESCRIPTOR = 2, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR = 3,
+	CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR = 5, CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR = 16
+} cudnnBackendDescriptorType_t;
+typedef enum {
+	CUDNN_ATTR_ENGINECFG_ENGINE = 300, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG = 401,
+	CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION = 405, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS = 1000,
+	CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS = 1001, CUDNN_ATTR_VARIANT_PACK_WORKSPACE = 1003,
+	CUDNN_ATTR_ENGINE_NUMERICAL_NOTE = 1303
+} cudnnBackendAttributeName_t;
+typedef enum {
+	CUDNN_TYPE_INT64 = 3, CUDNN_TYPE_VOID_PTR = 6, CUDNN_TYPE_NUMERICAL_NOTE = 11,
+	CUDNN_TYPE_BACKEND_DESCRIPTOR = 15, CUDNN_TYPE_CHAR = 24
+} cudnnBackendAttributeType_t;
+typedef enum { CUDNN_NUMERICAL_NOTE_TENSOR_CORE = 0 } cudnnBackendNumericalNote_t;
+
+cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType,
+	cudnnBackendDescriptor_t *descriptor);
+cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor);
+cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor,
+	cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType,
+	int64_t elementCount, const void *arrayOfElements);
+cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const descriptor,
+	cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType,
+	int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements);
+cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan,
+	cudnnBackendDescriptor_t variantPack);
+
 #endif /* VENDOR_API_H */
