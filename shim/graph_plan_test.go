@@ -24,36 +24,29 @@ func readPlan(t testing.TB, name string) []byte {
 // convolution it is.
 func TestParseGraphPlan(t *testing.T) {
 	tc := []int{noteTensorCore}
+	// FP32 NCHW, as cuDNN described it: 2×16×20×20 by 32 filters of 3×3,
+	// padding 1.
+	nchw := func(t request.CudnnDataType, math int) GraphConv {
+		return GraphConv{
+			X:    Tensor64{t, [4]int64{2, 16, 20, 20}, [4]int64{6400, 400, 20, 1}},
+			W:    Tensor64{t, [4]int64{32, 16, 3, 3}, [4]int64{144, 9, 3, 1}},
+			Y:    Tensor64{t, [4]int64{2, 32, 20, 20}, [4]int64{12800, 400, 20, 1}},
+			UIDX: 120, UIDW: 119, UIDY: 121, Pad: [2]int64{1, 1}, Stride: [2]int64{1, 1}, Dilation: [2]int64{1, 1},
+			Mode: 1, Compute: t, Groups: 1, MathType: math, Alpha: 1}
+	}
+	nhwc := nchw(request.CudnnHalf, request.CudnnTensorOpMath)
+	nhwc.Compute, nhwc.FilterFormat = request.CudnnFloat, 1
+	nhwc.X.Strides, nhwc.W.Strides, nhwc.Y.Strides = [4]int64{6400, 1, 320, 16}, [4]int64{144, 1, 48, 16}, [4]int64{12800, 1, 640, 32}
 	for _, c := range []struct {
 		file  string
 		notes []int
 		want  GraphConv
 	}{
-		{"fp32-nchw", nil, GraphConv{
-			X:    Tensor64{request.CudnnFloat, [4]int64{2, 16, 20, 20}, [4]int64{6400, 400, 20, 1}},
-			W:    Tensor64{request.CudnnFloat, [4]int64{32, 16, 3, 3}, [4]int64{144, 9, 3, 1}},
-			Y:    Tensor64{request.CudnnFloat, [4]int64{2, 32, 20, 20}, [4]int64{12800, 400, 20, 1}},
-			UIDX: 120, UIDW: 119, UIDY: 121, Pad: [2]int64{1, 1}, Stride: [2]int64{1, 1}, Dilation: [2]int64{1, 1},
-			Mode: 1, Compute: request.CudnnFloat, Groups: 1, MathType: request.CudnnFMAMath, Alpha: 1}},
+		{"fp32-nchw", nil, nchw(request.CudnnFloat, request.CudnnFMAMath)},
 		// The same plan on an engine of tensor cores: TF32.
-		{"fp32-nchw", tc, GraphConv{
-			X:    Tensor64{request.CudnnFloat, [4]int64{2, 16, 20, 20}, [4]int64{6400, 400, 20, 1}},
-			W:    Tensor64{request.CudnnFloat, [4]int64{32, 16, 3, 3}, [4]int64{144, 9, 3, 1}},
-			Y:    Tensor64{request.CudnnFloat, [4]int64{2, 32, 20, 20}, [4]int64{12800, 400, 20, 1}},
-			UIDX: 120, UIDW: 119, UIDY: 121, Pad: [2]int64{1, 1}, Stride: [2]int64{1, 1}, Dilation: [2]int64{1, 1},
-			Mode: 1, Compute: request.CudnnFloat, Groups: 1, MathType: request.CudnnTensorOpMath, Alpha: 1}},
-		{"fp16-nhwc", tc, GraphConv{
-			X:    Tensor64{request.CudnnHalf, [4]int64{2, 16, 20, 20}, [4]int64{6400, 1, 320, 16}},
-			W:    Tensor64{request.CudnnHalf, [4]int64{32, 16, 3, 3}, [4]int64{144, 1, 48, 16}},
-			Y:    Tensor64{request.CudnnHalf, [4]int64{2, 32, 20, 20}, [4]int64{12800, 1, 640, 32}},
-			UIDX: 120, UIDW: 119, UIDY: 121, Pad: [2]int64{1, 1}, Stride: [2]int64{1, 1}, Dilation: [2]int64{1, 1},
-			Mode: 1, Compute: request.CudnnFloat, Groups: 1, FilterFormat: 1, MathType: request.CudnnTensorOpMath, Alpha: 1}},
-		{"fp64-nchw", nil, GraphConv{
-			X:    Tensor64{request.CudnnDouble, [4]int64{2, 16, 20, 20}, [4]int64{6400, 400, 20, 1}},
-			W:    Tensor64{request.CudnnDouble, [4]int64{32, 16, 3, 3}, [4]int64{144, 9, 3, 1}},
-			Y:    Tensor64{request.CudnnDouble, [4]int64{2, 32, 20, 20}, [4]int64{12800, 400, 20, 1}},
-			UIDX: 120, UIDW: 119, UIDY: 121, Pad: [2]int64{1, 1}, Stride: [2]int64{1, 1}, Dilation: [2]int64{1, 1},
-			Mode: 1, Compute: request.CudnnDouble, Groups: 1, MathType: request.CudnnDefaultMath, Alpha: 1}},
+		{"fp32-nchw", tc, nchw(request.CudnnFloat, request.CudnnTensorOpMath)},
+		{"fp16-nhwc", tc, nhwc},
+		{"fp64-nchw", nil, nchw(request.CudnnDouble, request.CudnnDefaultMath)},
 	} {
 		got, r := ParseGraphPlan(readPlan(t, c.file), c.notes)
 		if r != request.Served || got != c.want {
