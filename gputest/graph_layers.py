@@ -15,7 +15,13 @@ Prints per layer the medians of both (µs per call), their ratio and the
 rounds the shim was faster; then the geomean per type and layout and over
 all. Exits 0 (it measures; it checks nothing).
 
+With ROUNDS 0 the layers are only called (40, the pause, 20): a first run that
+leaves the dispatch's kernels and choices in ISAAC_CACHE_DIR for the next.
+LAYERS_TYPES (e.g. "float16/nhwc,float32/nchw") keeps those types and
+layouts only; LAYERS_PAUSE sets the pause in seconds.
+
 usage: ISAAC_LOG=1 LD_PRELOAD=libisaac.so python3 graph_layers.py [ROUNDS]"""
+import os
 import ctypes
 import math
 import statistics
@@ -68,8 +74,12 @@ def main():
     torch.backends.cudnn.benchmark = False
     torch.backends.cudnn.allow_tf32 = True
     runs = []
+    keep = [k for k in os.environ.get("LAYERS_TYPES", "").split(",") if k]
+    pause = float(os.environ.get("LAYERS_PAUSE", "1.5"))
     for dt in (torch.float32, torch.float16):
         for fmt in ("nchw", "nhwc"):
+            if keep and f"{str(dt)[6:]}/{fmt}" not in keep:
+                continue
             for name, n, c, h, w, k, r, s, pad, stride, g in layers():
                 x = torch.randn(n, c, h, w, device="cuda", dtype=dt)
                 wt = torch.randn(k, c // g, r, s, device="cuda", dtype=dt)
@@ -80,7 +90,7 @@ def main():
                     for _ in range(40):
                         f()
                     torch.cuda.synchronize()
-                    time.sleep(1.5)
+                    time.sleep(pause)
                     for _ in range(20):
                         f()
                     times = {"plain": [], "isaac": []}
@@ -90,17 +100,24 @@ def main():
                             f(); f()
                             times[mode].append(batch_us(f))
                     switch(0)
+                if rounds == 0:
+                    del x, wt
+                    continue
                 p, i = statistics.median(times["plain"]), statistics.median(times["isaac"])
                 wins = sum(a > b for a, b in zip(times["plain"], times["isaac"]))
                 key = f"{str(dt)[6:]}/{fmt}"
                 runs.append((key, name, p / i))
                 print(f"{key} {name}  plain {p:.1f} us  isaac {i:.1f} us  {p / i:.3f}x  {wins}/{rounds}", flush=True)
                 del x, wt
+    if not runs:
+        print("layers called, none timed (ROUNDS 0)")
+        return
     g = lambda v: math.exp(sum(map(math.log, v)) / len(v))
     for key in sorted({k for k, _, _ in runs}):
         for suite in ("table5", "cnn"):
             v = [r for k, n, r in runs if k == key and n.startswith(suite)]
-            print(f"{key} {suite}: {len(v)} layers, geomean {g(v):.3f}x, min {min(v):.3f}x, max {max(v):.3f}x")
+            if v:
+                print(f"{key} {suite}: {len(v)} layers, geomean {g(v):.3f}x, min {min(v):.3f}x, max {max(v):.3f}x")
     v = [r for _, _, r in runs]
     print(f"all {len(v)} layers: geomean {g(v):.3f}x, min {min(v):.3f}x, max {max(v):.3f}x, "
           f"{sum(r < 0.97 for r in v)} below 0.97x")
