@@ -9,6 +9,9 @@ import (
 var (
 	ltCostRE   = regexp.MustCompile(`ltcost served_class_ns=([0-9.]+) unsupported_ns=([0-9.]+)`)
 	gemmCostRE = regexp.MustCompile(`gemmcost served_class_ns=([0-9.]+) unsupported_ns=([0-9.]+)`)
+	// The graph API's second kind is a settled one (x NULL), reported as
+	// the unsupported call's metric.
+	graphCostRE = regexp.MustCompile(`graphcost served_class_ns=([0-9.]+) unsupported_ns=([0-9.]+)`)
 )
 
 // BenchmarkGemmForward: host nanoseconds per cuBLAS GEMM the shim forwards
@@ -56,6 +59,32 @@ func BenchmarkLtForward(b *testing.B) {
 		{"lt_auto", "abi_linked", []string{"ISAAC_LT_AUTO=1"}},
 	} {
 		b.Run(c.name, func(b *testing.B) { reportCost(b, e, c.env, c.prog, "ltcost", ltCostRE) })
+	}
+}
+
+// BenchmarkGraphForward: host nanoseconds per convolution through cuDNN's
+// graph API as PyTorch makes one (a variant pack made, its three
+// attributes set, the plan executed, the pack destroyed: the shim's
+// cudnnBackendSetAttribute, cudnnBackendExecute and
+// cudnnBackendDestroyDescriptor, the fake cuDNN's create), for a plan of a
+// served class (no driver here: asked of Go on every call) and the same
+// plan on x NULL (settled: answered by the entry point); passed through
+// (ISAAC_DISABLE=1: the shim still keeps the variant packs' attributes),
+// under the default policy, and under
+// ISAAC_POLICY=never (every execution answered in C).
+//
+//	go test ./internal/cabitest -run '^$' -bench GraphForward -benchtime 1x
+func BenchmarkGraphForward(b *testing.B) {
+	e := setup(b)
+	for _, c := range []struct {
+		name, prog string
+		env        []string
+	}{
+		{"disabled", "abi_linked", []string{"ISAAC_DISABLE=1"}},
+		{"default", "abi_linked", nil},
+		{"never", "abi_linked", []string{"ISAAC_POLICY=never"}},
+	} {
+		b.Run(c.name, func(b *testing.B) { reportCost(b, e, c.env, c.prog, "graphcost", graphCostRE) })
 	}
 }
 

@@ -27,6 +27,9 @@
  *   passthrough      an Sgemm, then one with isaac_passthrough(1), then one after
  *                    isaac_passthrough(0): the cuBLAS getters of each printed
  *   ltcost N         host ns per forwarded cublasLtMatmul of two kinds, N calls each
+ *   graphcost N      host ns per graph-API convolution as PyTorch makes one (a variant
+ *                    pack made, its ids, pointers and workspace set, the plan
+ *                    executed, the pack destroyed), of two kinds, N each
  * Built three ways: linked -lisaac -lcublas -lcublasLt -lcudnn, linked to the
  * fakes only (run with LD_PRELOAD=libisaac.so), or linked -lisaac only (local,
  * novendor). cuBLASLt's descriptor functions are looked up with dlsym, as
@@ -669,6 +672,50 @@ static void run_graph(void)
 	CHECK(cudnnBackendDestroyDescriptor(NULL) == CUDNN_STATUS_BAD_PARAM, "destroying NULL: cuDNN's status");
 }
 
+/* graph_ns: host ns per convolution through the graph API as PyTorch
+ * makes one: a variant pack made (the fake's create), its three attributes
+ * set, plan executed on it, the pack destroyed; x is NULL where nullx. */
+static double graph_ns(void *plan, int nullx, long n)
+{
+	__typeof__(&cudnnBackendCreateDescriptor) create =
+		(__typeof__(&cudnnBackendCreateDescriptor))dlsym(RTLD_DEFAULT, "cudnnBackendCreateDescriptor");
+	void *h = (void *)(uintptr_t)0x1000;
+	char *p = (char *)(uintptr_t)0x7f0000000000ULL;
+	int64_t uids[3] = {120, 119, 121};
+	void *ptrs[3] = {nullx ? NULL : p, p + 8, p + 24}, *ws = p + 4096;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < n; i++) {
+		cudnnBackendDescriptor_t vp = NULL;
+		create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &vp);
+		cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids);
+		cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, ptrs);
+		cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws);
+		cudnnBackendExecute((cudnnHandle_t)h, plan, vp);
+		cudnnBackendDestroyDescriptor(vp);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / n;
+}
+
+/* graph_cost: a plan of a served class (no driver here: asked of Go on
+ * every call) and the same plan on x NULL (cuDNN's to reject, answered by
+ * the entry point once Go settled it), after a tenth as many untimed. */
+static void graph_cost(long n)
+{
+	__typeof__(&cudnnBackendCreateDescriptor) create =
+		(__typeof__(&cudnnBackendCreateDescriptor))dlsym(RTLD_DEFAULT, "cudnnBackendCreateDescriptor");
+	cudnnBackendDescriptor_t plan = NULL;
+	set_status(0);
+	create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan);
+	graph_ns(plan, 0, n / 10);
+	double served = graph_ns(plan, 0, n);
+	graph_ns(plan, 1, n / 10);
+	double settled = graph_ns(plan, 1, n);
+	cudnnBackendDestroyDescriptor(plan);
+	printf("graphcost served_class_ns=%.1f unsupported_ns=%.1f\n", served, settled);
+}
+
 static void *thread_main(void *arg)
 {
 	int id = (int)(intptr_t)arg;
@@ -876,6 +923,8 @@ int main(int argc, char **argv)
 		run_convs();
 	} else if (strcmp(mode, "graph") == 0) {
 		run_graph();
+	} else if (strcmp(mode, "graphcost") == 0) {
+		graph_cost(argc > 2 ? atol(argv[2]) : 100000);
 	} else if (strcmp(mode, "gemmsettled") == 0) {
 		run_gemms_settled();
 	} else if (strcmp(mode, "lt") == 0) {
