@@ -539,6 +539,21 @@ func TestThreads(t *testing.T) {
 	}
 }
 
+// TestGraphThreads: 8 threads executing graph-API convolutions at once,
+// half of them freeing and remaking their plans as they go: every call
+// returns cuDNN's status and is counted, each new plan decoded.
+func TestGraphThreads(t *testing.T) {
+	e := setup(t)
+	r := e.exec(t, []string{"ISAAC_LOG=1", "ISAAC_POLICY=always"}, "abi_linked", "graphthreads")
+	if r.err != nil || !strings.Contains(r.stdout, "PASS") {
+		t.Fatalf("%v\n%s", r.err, r)
+	}
+	calls, _, _, reasons := parseLog(t, r.logLine(false))
+	if calls["cudnnBackendExecute"] != "16000" || reasons["no_driver"] != "16000" {
+		t.Errorf("calls %v, reasons %v: want 16000 executions, each decoded to a convolution (no driver here)", calls, reasons)
+	}
+}
+
 // TestNoVendor: with no vendor library anywhere, one clear line on stderr
 // and the vendors' NOT_INITIALIZED statuses.
 func TestNoVendor(t *testing.T) {

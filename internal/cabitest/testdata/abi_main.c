@@ -27,6 +27,8 @@
  *   passthrough      an Sgemm, then one with isaac_passthrough(1), then one after
  *                    isaac_passthrough(0): the cuBLAS getters of each printed
  *   ltcost N         host ns per forwarded cublasLtMatmul of two kinds, N calls each
+ *   graphthreads     8 threads x 2000 graph-API convolutions at once, each thread its
+ *                    own plan, half of them destroying and remaking theirs every 50
  *   graphcost N      host ns per graph-API convolution as PyTorch makes one (a variant
  *                    pack made, its ids, pointers and workspace set, the plan
  *                    executed, the pack destroyed), of two kinds, N each
@@ -731,6 +733,38 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/* graph_thread: 2000 convolutions through the graph API on this thread's
+ * plan, as PyTorch makes them; odd threads destroy and remake the plan
+ * every 50 (its descriptor freed while other threads' plans and packs come
+ * and go). Every call must return the fake's status. */
+static void *graph_thread(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	__typeof__(&cudnnBackendCreateDescriptor) create =
+		(__typeof__(&cudnnBackendCreateDescriptor))dlsym(RTLD_DEFAULT, "cudnnBackendCreateDescriptor");
+	void *h = (void *)(uintptr_t)(0x200000 + id * 4096);
+	char *p = (char *)(uintptr_t)(0x7f0000000000ULL + (uint64_t)id * 0x100000);
+	int64_t uids[3] = {120, 119, 121};
+	cudnnBackendDescriptor_t plan = NULL;
+	create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan);
+	for (int i = 0; i < 2000 && failures == 0; i++) {
+		if (id % 2 == 1 && i % 50 == 49) {
+			cudnnBackendDestroyDescriptor(plan);
+			create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan);
+		}
+		void *ptrs[3] = {p + 256 * (i % 7), p + 8, p + 24};
+		cudnnBackendDescriptor_t vp = NULL;
+		create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &vp);
+		int s1 = cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids);
+		int s2 = cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, ptrs);
+		int s3 = cudnnBackendExecute((cudnnHandle_t)h, plan, vp);
+		int s4 = cudnnBackendDestroyDescriptor(vp);
+		CHECK(s1 == 0 && s2 == 0 && s3 == 0 && s4 == 0, "thread %d call %d: statuses %d %d %d %d", id, i, s1, s2, s3, s4);
+	}
+	cudnnBackendDestroyDescriptor(plan);
+	return NULL;
+}
+
 /* lt_cost prints the host nanoseconds per cublasLtMatmul call, n calls
  * back to back, of a call of a served class (column-major FP32 with a
  * bias) and of one ISAAC never serves (an FP8 scale pointer set): what the
@@ -923,6 +957,13 @@ int main(int argc, char **argv)
 		run_convs();
 	} else if (strcmp(mode, "graph") == 0) {
 		run_graph();
+	} else if (strcmp(mode, "graphthreads") == 0) {
+		set_status(0);
+		pthread_t t[8];
+		for (int i = 0; i < 8; i++)
+			pthread_create(&t[i], NULL, graph_thread, (void *)(intptr_t)i);
+		for (int i = 0; i < 8; i++)
+			pthread_join(t[i], NULL);
 	} else if (strcmp(mode, "graphcost") == 0) {
 		graph_cost(argc > 2 ? atol(argv[2]) : 100000);
 	} else if (strcmp(mode, "gemmsettled") == 0) {
