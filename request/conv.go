@@ -76,6 +76,12 @@ type Conv struct {
 	Workspace        uintptr
 	WorkspaceBytes   uint64
 	Alpha, Beta      Scalar // host memory: float for f16/bf16/f32 data, double for f64
+
+	// Graph marks a call that came through cuDNN's graph API
+	// (cudnnBackendExecute of a plan whose one operation is this
+	// convolution): the vendor's side of its check is the caller's plan,
+	// not the legacy entry point with Algo.
+	Graph bool
 }
 
 // SpatialDims is the number of spatial dimensions (2 for NCHW, 3 for NCDHW).

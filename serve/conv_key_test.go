@@ -32,3 +32,17 @@ func TestConvKeyWindowAlignment(t *testing.T) {
 		t.Error("NHWC x (no window candidate): keys differ by x's address")
 	}
 }
+
+// The same convolution through cuDNN's legacy entry point and through its
+// graph API has two decisions: each check times the vendor's own side.
+func TestConvKeyGraph(t *testing.T) {
+	s := request.ConvShape{Type: request.ConvTypes[2], N: 8, C: 64, H: 56, W: 56, K: 64, R: 3, S: 3, G: 1, P: 56, Q: 56,
+		PadH: 1, PadW: 1, StrH: 1, StrW: 1, DilH: 1, DilW: 1,
+		XStrides: [4]int{64 * 56 * 56, 1, 56 * 64, 64}, YStrides: [4]int{64 * 56 * 56, 1, 56 * 64, 64}}
+	legacy := &request.Conv{XPtr: 1 << 20, WPtr: 1 << 21}
+	graph := &request.Conv{XPtr: 1 << 20, WPtr: 1 << 21, Graph: true}
+	cls := space.ConvClass(s, legacy.XPtr, legacy.WPtr)
+	if newConvKey(1, cls, legacy, s) == newConvKey(1, cls, graph, s) {
+		t.Error("a legacy and a graph-API call of one convolution: one key")
+	}
+}

@@ -65,11 +65,14 @@ func bits(bs ...bool) int {
 // the class of its implicit GEMM (none for a grouped convolution's direct
 // kernel), the window kernel's class where it is a candidate, for a 1×1
 // filter the addresses of x, the filter and y modulo 16 bytes (one byte
-// each), and its shape.
+// each), its shape, and whether it came through cuDNN's graph API (its
+// check times cuDNN's execution of the caller's plan, whose engine is not
+// the legacy entry point's algorithm).
 type convKey struct {
 	ctx       uint64
 	class     packedClass
 	window    ptx.WindowClass
 	gemmAlign int
 	shape     packedShape
+	graph     bool
 }

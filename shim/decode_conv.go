@@ -55,6 +55,7 @@ func DecodeConv(call unsafe.Pointer, r *request.Conv) request.Reason {
 		YPtr:           uintptr(c.y),
 		Workspace:      uintptr(c.workspace),
 		WorkspaceBytes: uint64(c.workspace_bytes),
+		Graph:          c.graph != 0,
 	}
 	// cuDNN scalars are host memory: double for double data, float otherwise.
 	t := request.R32F
