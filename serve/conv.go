@@ -23,7 +23,7 @@ import (
 // and y modulo 16 bytes: with the shape they settle its pointwise GEMM's
 // class, which would cost more to derive on every call.
 func newConvKey(ctx uint64, class ptx.InputClass, c *request.Conv, s request.ConvShape) convKey {
-	k := convKey{ctx: ctx, class: packClass(class), shape: packShape(s), graph: c.Graph}
+	k := convKey{ctx: ctx, class: packClass(class), shape: packShape(s), graph: bits(c.Graph)}
 	if space.WindowCandidate(s) {
 		k.window = space.WindowClass(s, c.XPtr, c.WPtr)
 	}

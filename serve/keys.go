@@ -74,5 +74,5 @@ type convKey struct {
 	window    ptx.WindowClass
 	gemmAlign int
 	shape     packedShape
-	graph     bool
+	graph     int // 1: a graph-API call
 }
