@@ -24,17 +24,8 @@ var (
 //
 //	go test ./internal/cabitest -run '^$' -bench GemmForward -benchtime 1x
 func BenchmarkGemmForward(b *testing.B) {
-	e := setup(b)
-	for _, c := range []struct {
-		name string
-		env  []string
-	}{
-		{"disabled", []string{"ISAAC_DISABLE=1"}},
-		{"default", nil},
-		{"never", []string{"ISAAC_POLICY=never"}},
-	} {
-		b.Run(c.name, func(b *testing.B) { reportCost(b, e, c.env, "abi_linked", "gemmcost", gemmCostRE) })
-	}
+	runCosts(b, "gemmcost", gemmCostRE, []costEnv{
+		{"disabled", []string{"ISAAC_DISABLE=1"}}, {"default", nil}, {"never", []string{"ISAAC_POLICY=never"}}})
 }
 
 // BenchmarkLtForward: host nanoseconds per cublasLtMatmul call the shim
@@ -49,17 +40,8 @@ func BenchmarkGemmForward(b *testing.B) {
 //
 //	go test ./internal/cabitest -run '^$' -bench LtForward -benchtime 1x
 func BenchmarkLtForward(b *testing.B) {
-	e := setup(b)
-	for _, c := range []struct {
-		name, prog string
-		env        []string
-	}{
-		{"disabled", "abi_linked", []string{"ISAAC_DISABLE=1"}},
-		{"default", "abi_linked", nil},
-		{"lt_auto", "abi_linked", []string{"ISAAC_LT_AUTO=1"}},
-	} {
-		b.Run(c.name, func(b *testing.B) { reportCost(b, e, c.env, c.prog, "ltcost", ltCostRE) })
-	}
+	runCosts(b, "ltcost", ltCostRE, []costEnv{
+		{"disabled", []string{"ISAAC_DISABLE=1"}}, {"default", nil}, {"lt_auto", []string{"ISAAC_LT_AUTO=1"}}})
 }
 
 // BenchmarkGraphForward: host nanoseconds per convolution through cuDNN's
@@ -75,16 +57,22 @@ func BenchmarkLtForward(b *testing.B) {
 //
 //	go test ./internal/cabitest -run '^$' -bench GraphForward -benchtime 1x
 func BenchmarkGraphForward(b *testing.B) {
+	runCosts(b, "graphcost", graphCostRE, []costEnv{
+		{"disabled", []string{"ISAAC_DISABLE=1"}}, {"default", nil}, {"never", []string{"ISAAC_POLICY=never"}}})
+}
+
+// costEnv is one environment a cost mode runs under, by name.
+type costEnv struct {
+	name string
+	env  []string
+}
+
+// runCosts reports, as a sub-benchmark per environment, the program linked
+// -lisaac's cost mode (reportCost).
+func runCosts(b *testing.B, mode string, re *regexp.Regexp, envs []costEnv) {
 	e := setup(b)
-	for _, c := range []struct {
-		name, prog string
-		env        []string
-	}{
-		{"disabled", "abi_linked", []string{"ISAAC_DISABLE=1"}},
-		{"default", "abi_linked", nil},
-		{"never", "abi_linked", []string{"ISAAC_POLICY=never"}},
-	} {
-		b.Run(c.name, func(b *testing.B) { reportCost(b, e, c.env, c.prog, "graphcost", graphCostRE) })
+	for _, c := range envs {
+		b.Run(c.name, func(b *testing.B) { reportCost(b, e, c.env, "abi_linked", mode, re) })
 	}
 }
 
