@@ -13,6 +13,7 @@
 #      twice with one new cache directory: the first process compiles the
 #      chosen kernels in the background while the vendor takes those calls,
 #      the second finds them on disk; and ISAAC_POLICY=always)
+#   4b. PyTorch's convolutions through cuDNN's graph API (graph_convs.py)
 #   5. an nvcc-built C program linked -lisaac -lcublas vs -lcublas: identical
 #   6. host overhead per call, 10,000 small SGEMMs, shim vs cuBLAS in one process
 set -uo pipefail
@@ -45,7 +46,7 @@ cudnn_h=$(ls /usr/include/cudnn.h /usr/include/x86_64-linux-gnu/cudnn.h "$cuda"/
 if [ -z "$cudnn_h" ]; then
 	cudnn_h=$(python3 -c "import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], 'include', 'cudnn.h'))" 2>/dev/null)
 fi
-for f in cublas_entry.c cudnn_entry.c handle_state.c; do
+for f in cublas_entry.c cudnn_entry.c cudnn_graph_entry.c graph_plans.c handle_state.c; do
 	if gcc -fsyntax-only -Wall -Werror "-DISAAC_VENDOR_HEADERS=<cublas_v2.h>" "-DISAAC_VENDOR_HEADERS2=<cudnn.h>" \
 		-I"$cuda/include" -I"$(dirname "$cudnn_h")" -Ishim "shim/$f" >"$work/proto.txt" 2>&1; then
 		say "prototypes $f: match cublas_v2.h and $cudnn_h"
@@ -78,6 +79,15 @@ ISAAC_POLICY=always ISAAC_LOG=1 LD_PRELOAD=$lib python3 gputest/frameworks.py "$
 python3 gputest/compare_frameworks.py "$work/plain.json" served="$work/default.json" served="$work/default_warm.json" served="$work/served.json" \
 	identical="$work/disabled.json" identical="$work/never.json" | tee -a "$summary" || fail=1
 grep -h '^isaac:' "$out/frameworks_forwarded.txt" "$out/frameworks_default.txt" "$out/frameworks_default_warm.txt" "$out/frameworks_served.txt" | tee -a "$summary"
+
+say "== 4b. PyTorch's convolutions through cuDNN's graph API (graph_convs.py: ours and cuDNN's against float64)"
+ISAAC_POLICY=always ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/graph-cache LD_PRELOAD=$lib python3 gputest/graph_convs.py 200 1 >"$out/graph_convs_always.txt" 2>&1 || fail=1
+ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/graph-cache LD_PRELOAD=$lib python3 gputest/graph_convs.py 100 2 >"$out/graph_convs_default.txt" 2>&1 || fail=1
+for f in graph_convs_always graph_convs_default; do
+	say "$f: $(grep -E '^[0-9]+ convolutions' "$out/$f.txt")"
+	grep -h '^isaac: pid' "$out/$f.txt" | tee -a "$summary"
+done
+grep -q 'served by entry ([^)]*cudnnBackendExecute=[1-9]' "$out/graph_convs_always.txt" || { say "no graph-API convolution served"; fail=1; }
 
 say "== 5. nvcc program linked -lisaac -lcublas"
 nvcc -O2 -o "$work/gemm_isaac" gputest/gemm_link.cu -L"$dev" -lisaac -lcublas -Xlinker -rpath="$dev" >"$work/nvcc.txt" 2>&1 &&
