@@ -4,7 +4,8 @@
 # first and carry build/device. Results go to $OUT (default /tmp/isaac-gpu).
 #
 #   1. environment: device, driver, CUDA, cuBLAS, cuDNN, PyTorch, CuPy
-#   2. the shim's entry points compiled against the real cuBLAS/cuDNN headers
+#   2. the shim's entry points compiled against the real cuBLAS, cuBLASLt and
+#      cuDNN headers (gputest/prototypes.sh)
 #   3. the CUDA driver binding's and the benchmark timer's GPU tests
 #      (build/device/cuda.test, devbench.test)
 #   4. PyTorch torch.mm and CuPy a @ b under LD_PRELOAD: bit-identical when
@@ -42,26 +43,9 @@ say "== 1. environment ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
 cat "$out/env.txt" | tee -a "$summary"
 
 say "== 2. prototypes against the vendor headers"
-cudnn_h=$(ls /usr/include/cudnn.h /usr/include/x86_64-linux-gnu/cudnn.h "$cuda"/include/cudnn.h 2>/dev/null | head -1)
-if [ -z "$cudnn_h" ]; then
-	cudnn_h=$(python3 -c "import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], 'include', 'cudnn.h'))" 2>/dev/null)
-fi
-for f in cublas_entry.c cudnn_entry.c cudnn_graph_entry.c graph_plans.c handle_state.c; do
-	if gcc -fsyntax-only -Wall -Werror "-DISAAC_VENDOR_HEADERS=<cublas_v2.h>" "-DISAAC_VENDOR_HEADERS2=<cudnn.h>" \
-		-I"$cuda/include" -I"$(dirname "$cudnn_h")" -Ishim "shim/$f" >"$work/proto.txt" 2>&1; then
-		say "prototypes $f: match cublas_v2.h and $cudnn_h"
-	else
-		say "prototypes $f: MISMATCH"; cat "$work/proto.txt" | tee -a "$summary"; fail=1
-	fi
-done
-
-printf '#include <cublas_v2.h>\n#include <cudnn.h>\nextern "C" {\n#include "entry_points.h"\n}\n' >"$work/prototypes.cc"
-if g++ -fsyntax-only -Wall -Werror "-DISAAC_VENDOR_HEADERS=<cublas_v2.h>" "-DISAAC_VENDOR_HEADERS2=<cudnn.h>" \
-	-I"$cuda/include" -I"$(dirname "$cudnn_h")" -Ishim "$work/prototypes.cc" >"$work/proto.txt" 2>&1; then
-	say "prototypes entry_points.h (C++, cublasHgemm's __half included): match"
-else
-	say "prototypes entry_points.h (C++): MISMATCH"; cat "$work/proto.txt" | tee -a "$summary"; fail=1
-fi
+cudnn_h=$(bash gputest/cudnn_header.sh)
+bash gputest/prototypes.sh 2>&1 | tee -a "$summary"
+[ "${PIPESTATUS[0]}" -eq 0 ] || fail=1
 
 say "== 3. CUDA driver binding on the GPU"
 "$dev/cuda.test" -test.v -test.run 'GPU' >"$out/cuda_test.txt" 2>&1 || fail=1
