@@ -7,6 +7,7 @@ usage: compare.py copies CALL BASE VARIANT...    BenchmarkGPUConvCopies logs: CA
        compare.py eval CSV...                    eval-conv.csv files, their convolutions together
        compare.py evalpair A,A2... B,B2...      two weights' eval-conv.csv files, on the convolutions both have
        compare.py drift CSV...                   the dispatch's check times against the benchmark's
+       compare.py host TXT...                    gputest/graph_host.py's output: passed through against served
 
 copies: each Table 5 layer's copies time per build and its speed-up over BASE,
 and the geometric mean of the speed-ups per type and layout and in all.
@@ -28,6 +29,12 @@ ours and of cuDNN lies above the check's (median, p90); the second round's time
 of the kept candidate over its first round's; the served rows below 1.0x; and
 how many served rows a check bound of a fraction of a microsecond more would
 have forwarded, with their speed-ups.
+host: per graph_host.py output, each layer's span passed through over served
+(the A/B ratio graph_layers.py reports) with its host time and GPU time both
+ways, the layers split by whether the GPU ran the same kernels both ways (the
+call went to cuDNN, or PyTorch did not call cuDNN at all) or ours; per group
+the geometric mean of the ratios and the median and range of the host time
+the shim added, and the layers below 0.97x.
 """
 import csv
 import math
@@ -172,6 +179,36 @@ def drift(paths):
         print(f'a bound of 5 % and {us} µs forwards {len(lost)}: ' + ' '.join(f'{x:.3f}' for x in lost))
 
 
+def host(paths):
+    for path in paths:
+        rows = {}
+        with open(path) as f:
+            for line in f:
+                p = [x.strip() for x in line.split('|')]
+                if len(p) == 7 and p[1] in ('plain', 'isaac'):
+                    rows.setdefault(p[0], {})[p[1]] = p
+        print(f'{path}: {len(rows)} layers; span passed through over served, host and GPU µs a call (passed through -> served)')
+        groups = {'same kernels (forwarded, or not cuDNN)': [], 'ours': []}
+        for layer, v in rows.items():
+            if 'plain' not in v or 'isaac' not in v:
+                continue
+            a, b = v['plain'], v['isaac']
+            r = {'layer': layer, 'ratio': float(a[3]) / float(b[3]), 'dhost': float(b[2]) - float(a[2]),
+                 'host': (float(a[2]), float(b[2])), 'gpu': (float(a[5]), float(b[5]))}
+            groups['same kernels (forwarded, or not cuDNN)' if a[6] == b[6] else 'ours'].append(r)
+        for name, rs in groups.items():
+            if not rs:
+                continue
+            d = sorted(r['dhost'] for r in rs)
+            print(f'  {name}: {len(rs)} layers, geomean {geomean([r["ratio"] for r in rs]):.3f}x; host added median '
+                  f'{quantile(d, 0.5):+.2f} µs, {d[0]:+.2f} to {d[-1]:+.2f}')
+            for r in sorted(rs, key=lambda r: r['ratio']):
+                if r['ratio'] < 0.97:
+                    print(f'    {r["ratio"]:.3f}x {r["layer"]}: host {r["host"][0]:.2f} -> {r["host"][1]:.2f}, '
+                          f'GPU {r["gpu"][0]:.2f} -> {r["gpu"][1]:.2f}')
+        print(f'  all: geomean {geomean([r["ratio"] for g in groups.values() for r in g]):.3f}x')
+
+
 if __name__ == '__main__':
     what = sys.argv[1]
     if what == 'copies':
@@ -186,5 +223,7 @@ if __name__ == '__main__':
         evalpair(sys.argv[2], sys.argv[3])
     elif what == 'drift':
         drift(sys.argv[2:])
+    elif what == 'host':
+        host(sys.argv[2:])
     else:
         sys.exit(__doc__)
