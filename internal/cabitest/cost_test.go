@@ -6,12 +6,26 @@ import (
 	"testing"
 )
 
+// costMode is a cost mode of the program linked -lisaac: its name, the
+// line it prints, whose groups are the host nanoseconds per call of each
+// kind it times, and the metric each is reported as.
+type costMode struct {
+	name    string
+	re      *regexp.Regexp
+	metrics []string
+}
+
 var (
-	ltCostRE   = regexp.MustCompile(`ltcost served_class_ns=([0-9.]+) unsupported_ns=([0-9.]+)`)
-	gemmCostRE = regexp.MustCompile(`gemmcost served_class_ns=([0-9.]+) unsupported_ns=([0-9.]+)`)
+	ltCost = costMode{"ltcost", regexp.MustCompile(`ltcost served_class_ns=([0-9.]+) unsupported_ns=([0-9.]+)`),
+		[]string{"ns/served-class-call", "ns/unsupported-call"}}
+	gemmCost = costMode{"gemmcost", regexp.MustCompile(`gemmcost served_class_ns=([0-9.]+) unsupported_ns=([0-9.]+)`),
+		[]string{"ns/served-class-call", "ns/unsupported-call"}}
 	// The graph API's second kind is a settled one (x NULL), reported as
-	// the unsupported call's metric.
-	graphCostRE = regexp.MustCompile(`graphcost served_class_ns=([0-9.]+) unsupported_ns=([0-9.]+)`)
+	// the unsupported call's metric; its third, 64 settled plans executed
+	// in turn, as a network's layers are.
+	graphCost = costMode{"graphcost",
+		regexp.MustCompile(`graphcost served_class_ns=([0-9.]+) unsupported_ns=([0-9.]+) plans64_ns=([0-9.]+)`),
+		[]string{"ns/served-class-call", "ns/unsupported-call", "ns/call-of-64-plans"}}
 )
 
 // BenchmarkGemmForward: host nanoseconds per cuBLAS GEMM the shim forwards
@@ -24,7 +38,7 @@ var (
 //
 //	go test ./internal/cabitest -run '^$' -bench GemmForward -benchtime 1x
 func BenchmarkGemmForward(b *testing.B) {
-	runCosts(b, "gemmcost", gemmCostRE, []costEnv{
+	runCosts(b, gemmCost, []costEnv{
 		{"disabled", []string{"ISAAC_DISABLE=1"}}, {"default", nil}, {"never", []string{"ISAAC_POLICY=never"}}})
 }
 
@@ -40,7 +54,7 @@ func BenchmarkGemmForward(b *testing.B) {
 //
 //	go test ./internal/cabitest -run '^$' -bench LtForward -benchtime 1x
 func BenchmarkLtForward(b *testing.B) {
-	runCosts(b, "ltcost", ltCostRE, []costEnv{
+	runCosts(b, ltCost, []costEnv{
 		{"disabled", []string{"ISAAC_DISABLE=1"}}, {"default", nil}, {"lt_auto", []string{"ISAAC_LT_AUTO=1"}}})
 }
 
@@ -50,14 +64,16 @@ func BenchmarkLtForward(b *testing.B) {
 // cudnnBackendSetAttribute, cudnnBackendExecute and
 // cudnnBackendDestroyDescriptor, the fake cuDNN's create), for a plan of a
 // served class (no driver here: asked of Go on every call) and the same
-// plan on x NULL (settled: answered by the entry point); passed through
+// plan on x NULL (settled: answered by the entry point), and 64 such plans
+// executed in turn, as a network's layers are (each lookup among many
+// plans kept); passed through
 // (ISAAC_DISABLE=1: the shim still keeps the variant packs' attributes),
 // under the default policy, and under
 // ISAAC_POLICY=never (every execution answered in C).
 //
 //	go test ./internal/cabitest -run '^$' -bench GraphForward -benchtime 1x
 func BenchmarkGraphForward(b *testing.B) {
-	runCosts(b, "graphcost", graphCostRE, []costEnv{
+	runCosts(b, graphCost, []costEnv{
 		{"disabled", []string{"ISAAC_DISABLE=1"}}, {"default", nil}, {"never", []string{"ISAAC_POLICY=never"}}})
 }
 
@@ -69,29 +85,30 @@ type costEnv struct {
 
 // runCosts reports, as a sub-benchmark per environment, the program linked
 // -lisaac's cost mode (reportCost).
-func runCosts(b *testing.B, mode string, re *regexp.Regexp, envs []costEnv) {
+func runCosts(b *testing.B, mode costMode, envs []costEnv) {
 	e := setup(b)
 	for _, c := range envs {
-		b.Run(c.name, func(b *testing.B) { reportCost(b, e, c.env, "abi_linked", mode, re) })
+		b.Run(c.name, func(b *testing.B) { reportCost(b, e, c.env, "abi_linked", mode) })
 	}
 }
 
 // reportCost runs prog's cost mode (200,000 calls of each kind) b.N times
 // with env and reports the mean host nanoseconds per call of each kind
-// that re finds in its output.
-func reportCost(b *testing.B, e *env, env []string, prog, mode string, re *regexp.Regexp) {
-	var served, unsupported float64
+// that the mode's line gives.
+func reportCost(b *testing.B, e *env, env []string, prog string, mode costMode) {
+	sums := make([]float64, len(mode.metrics))
 	for i := 0; i < b.N; i++ {
-		r := e.exec(b, env, prog, mode, "200000")
-		m := re.FindStringSubmatch(r.stdout)
+		r := e.exec(b, env, prog, mode.name, "200000")
+		m := mode.re.FindStringSubmatch(r.stdout)
 		if r.err != nil || m == nil {
 			b.Fatalf("%v\n%s", r.err, r)
 		}
-		s, _ := strconv.ParseFloat(m[1], 64)
-		u, _ := strconv.ParseFloat(m[2], 64)
-		served += s
-		unsupported += u
+		for j := range sums {
+			v, _ := strconv.ParseFloat(m[j+1], 64)
+			sums[j] += v
+		}
 	}
-	b.ReportMetric(served/float64(b.N), "ns/served-class-call")
-	b.ReportMetric(unsupported/float64(b.N), "ns/unsupported-call")
+	for j, name := range mode.metrics {
+		b.ReportMetric(sums[j]/float64(b.N), name)
+	}
 }

@@ -31,7 +31,7 @@
  *                    own plan, half of them destroying and remaking theirs every 50
  *   graphcost N      host ns per graph-API convolution as PyTorch makes one (a variant
  *                    pack made, its ids, pointers and workspace set, the plan
- *                    executed, the pack destroyed), of two kinds, N each
+ *                    executed, the pack destroyed), of three kinds, N each
  * Built three ways: linked -lisaac -lcublas -lcublasLt -lcudnn, linked to the
  * fakes only (run with LD_PRELOAD=libisaac.so), or linked -lisaac only (local,
  * novendor). cuBLASLt's descriptor functions are looked up with dlsym, as
@@ -676,8 +676,9 @@ static void run_graph(void)
 
 /* graph_ns: host ns per convolution through the graph API as PyTorch
  * makes one: a variant pack made (the fake's create), its three attributes
- * set, plan executed on it, the pack destroyed; x is NULL where nullx. */
-static double graph_ns(void *plan, int nullx, long n)
+ * set, a plan executed on it, the pack destroyed; the plans taken in turn
+ * (nplans of them, as a network's layers are), x NULL where nullx. */
+static double graph_ns(void **plans, int nplans, int nullx, long n)
 {
 	__typeof__(&cudnnBackendCreateDescriptor) create =
 		(__typeof__(&cudnnBackendCreateDescriptor))dlsym(RTLD_DEFAULT, "cudnnBackendCreateDescriptor");
@@ -693,7 +694,7 @@ static double graph_ns(void *plan, int nullx, long n)
 		cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids);
 		cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, ptrs);
 		cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws);
-		cudnnBackendExecute((cudnnHandle_t)h, plan, vp);
+		cudnnBackendExecute((cudnnHandle_t)h, plans[i % nplans], vp);
 		cudnnBackendDestroyDescriptor(vp);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -702,20 +703,27 @@ static double graph_ns(void *plan, int nullx, long n)
 
 /* graph_cost: a plan of a served class (no driver here: asked of Go on
  * every call) and the same plan on x NULL (cuDNN's to reject, answered by
- * the entry point once Go settled it), after a tenth as many untimed. */
+ * the entry point once Go settled it), then GRAPH_PLANS plans on x NULL in
+ * turn (a network's layers, each settled), each after a tenth as many
+ * untimed. */
+#define GRAPH_PLANS 64
 static void graph_cost(long n)
 {
 	__typeof__(&cudnnBackendCreateDescriptor) create =
 		(__typeof__(&cudnnBackendCreateDescriptor))dlsym(RTLD_DEFAULT, "cudnnBackendCreateDescriptor");
-	cudnnBackendDescriptor_t plan = NULL;
+	void *plans[GRAPH_PLANS];
 	set_status(0);
-	create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan);
-	graph_ns(plan, 0, n / 10);
-	double served = graph_ns(plan, 0, n);
-	graph_ns(plan, 1, n / 10);
-	double settled = graph_ns(plan, 1, n);
-	cudnnBackendDestroyDescriptor(plan);
-	printf("graphcost served_class_ns=%.1f unsupported_ns=%.1f\n", served, settled);
+	for (int i = 0; i < GRAPH_PLANS; i++)
+		create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plans[i]);
+	graph_ns(plans, 1, 0, n / 10);
+	double served = graph_ns(plans, 1, 0, n);
+	graph_ns(plans, 1, 1, n / 10);
+	double settled = graph_ns(plans, 1, 1, n);
+	graph_ns(plans, GRAPH_PLANS, 1, n / 10);
+	double many = graph_ns(plans, GRAPH_PLANS, 1, n);
+	for (int i = 0; i < GRAPH_PLANS; i++)
+		cudnnBackendDestroyDescriptor(plans[i]);
+	printf("graphcost served_class_ns=%.1f unsupported_ns=%.1f plans%d_ns=%.1f\n", served, settled, GRAPH_PLANS, many);
 }
 
 static void *thread_main(void *arg)
