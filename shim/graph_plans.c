@@ -44,44 +44,60 @@ enum {
 #define MAX_NOTES 16
 #define MAX_JSON (1 << 24)
 
+/* A variant pack's attributes as set (its descriptor is the slot's key). */
 typedef struct vp_entry {
-	void *desc;
 	int nuids, nptrs;            /* -1: not set, or more than VP_TENSORS */
 	int64_t uids[VP_TENSORS];
 	void *ptrs[VP_TENSORS];
 	void *workspace;
-	unsigned long stamp;
 } vp_entry;
 
-typedef struct plan_entry {
-	void *desc;
-	isaac_graph_plan plan;
-	unsigned long stamp;
-} plan_entry;
-
+/* Each table's keys (a slot's descriptor, NULL where the slot is free) and
+ * ages (a free slot's 0: the oldest) lie apart from its entries, so that a
+ * lookup and a destroy scan a few cache lines, not every entry. Under mu. */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static void *vp_desc[VP_SLOTS];
+static unsigned long vp_stamp[VP_SLOTS];
 static vp_entry vps[VP_SLOTS];
-static plan_entry plans[PLAN_SLOTS];
+static void *plan_desc[PLAN_SLOTS];
+static unsigned long plan_stamp[PLAN_SLOTS];
+static isaac_graph_plan plans[PLAN_SLOTS];
 static unsigned long clock_;
+
+/* slot_of is desc's slot among n keys, or -1. */
+static int slot_of(void *const *keys, int n, const void *desc)
+{
+	for (int i = 0; i < n; i++)
+		if (keys[i] == desc)
+			return i;
+	return -1;
+}
+
+/* oldest_of is the slot of the smallest of n stamps (a free one first). */
+static int oldest_of(const unsigned long *stamps, int n)
+{
+	int o = 0;
+	for (int i = 1; i < n; i++)
+		if (stamps[i] < stamps[o])
+			o = i;
+	return o;
+}
 
 /* vp_slot is desc's entry, or (make) a free or the oldest one made
  * desc's; NULL where desc has none. Under mu. */
 static vp_entry *vp_slot(void *desc, int make)
 {
-	vp_entry *oldest = &vps[0];
-	for (int i = 0; i < VP_SLOTS; i++) {
-		if (vps[i].desc == desc)
-			return &vps[i];
-		if (vps[i].stamp < oldest->stamp)
-			oldest = &vps[i];
-	}
+	int i = slot_of(vp_desc, VP_SLOTS, desc);
+	if (i >= 0)
+		return &vps[i];
 	if (!make)
 		return NULL;
-	memset(oldest, 0, sizeof *oldest);
-	oldest->desc = desc;
-	oldest->nuids = oldest->nptrs = -1;
-	oldest->stamp = ++clock_;
-	return oldest;
+	i = oldest_of(vp_stamp, VP_SLOTS);
+	memset(&vps[i], 0, sizeof vps[i]);
+	vps[i].nuids = vps[i].nptrs = -1;
+	vp_desc[i] = desc;
+	vp_stamp[i] = ++clock_;
+	return &vps[i];
 }
 
 void isaac_graph_record(void *desc, int name, int type, int64_t count, const void *elements)
@@ -112,19 +128,25 @@ void isaac_graph_forget(void *desc)
 		return;
 	pthread_mutex_lock(&mu);
 	for (int i = 0; i < VP_SLOTS; i++)
-		if (vps[i].desc == desc)
-			memset(&vps[i], 0, sizeof vps[i]);
+		if (vp_desc[i] == desc) {
+			vp_desc[i] = NULL;
+			vp_stamp[i] = 0;
+		}
 	for (int i = 0; i < PLAN_SLOTS; i++)
-		if (plans[i].desc == desc)
-			memset(&plans[i], 0, sizeof plans[i]);
+		if (plan_desc[i] == desc) {
+			plan_desc[i] = NULL;
+			plan_stamp[i] = 0;
+		}
 	pthread_mutex_unlock(&mu);
 }
 
 void isaac_graph_forget_all(void)
 {
 	pthread_mutex_lock(&mu);
-	memset(vps, 0, sizeof vps);
-	memset(plans, 0, sizeof plans);
+	memset(vp_desc, 0, sizeof vp_desc);
+	memset(vp_stamp, 0, sizeof vp_stamp);
+	memset(plan_desc, 0, sizeof plan_desc);
+	memset(plan_stamp, 0, sizeof plan_stamp);
 	pthread_mutex_unlock(&mu);
 }
 
@@ -201,30 +223,20 @@ int isaac_graph_call(void *handle, void *plan, void *variant_pack, isaac_conv_ca
 	if (plan == NULL || variant_pack == NULL || handle == NULL)
 		return ISAAC_FWD_INVALID;  /* cuDNN's BAD_PARAM */
 	isaac_graph_plan p;
-	int known = 0;
 	pthread_mutex_lock(&mu);
-	for (int i = 0; i < PLAN_SLOTS && !known; i++) {
-		if (plans[i].desc == plan) {
-			p = plans[i].plan;
-			known = 1;
-		}
-	}
+	int slot = slot_of(plan_desc, PLAN_SLOTS, plan);
+	if (slot >= 0)
+		p = plans[slot];
 	pthread_mutex_unlock(&mu);
-	if (!known) {
+	if (slot < 0) {
 		decode(plan, &p);
 		pthread_mutex_lock(&mu);
-		plan_entry *e = &plans[0];
-		for (int i = 0; i < PLAN_SLOTS; i++) {
-			if (plans[i].desc == plan) {  /* another thread decoded it meanwhile */
-				e = &plans[i];
-				break;
-			}
-			if (plans[i].stamp < e->stamp)
-				e = &plans[i];
-		}
-		e->desc = plan;
-		e->plan = p;
-		e->stamp = ++clock_;
+		slot = slot_of(plan_desc, PLAN_SLOTS, plan);  /* another thread decoded it meanwhile */
+		if (slot < 0)
+			slot = oldest_of(plan_stamp, PLAN_SLOTS);
+		plan_desc[slot] = plan;
+		plans[slot] = p;
+		plan_stamp[slot] = ++clock_;
 		pthread_mutex_unlock(&mu);
 	}
 	if (p.reason != ISAAC_SERVED)
