@@ -265,6 +265,9 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	if !k.Fits(m, n, kk) {
 		return fmt.Errorf("%w: grid %v too large", ErrUnsupported, grid)
 	}
+	if err := recordable(t.Record, k); err != nil {
+		return err
+	}
 	stream := cuda.Stream(c.Stream)
 	xb, wb := copyBytes(s)
 	front, ws, ctrs, done, err := rt.workspace(t, stream, k, m, n, kk, xb+wb)
@@ -288,7 +291,7 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	// dependent scheduled at the transposes' start (docs/method.md): under
 	// that mode it is launched plainly.
 	d := rt.dependentLaunch()
-	return launchAfter(k.fn, k.gen, grid, stream, p, d == DependentAtEnd || d == DependentAtStart && k.cfg.KG == 1)
+	return launchAfter(t.Record, k.fn, k.gen, grid, stream, p, d == DependentAtEnd || d == DependentAtStart && k.cfg.KG == 1)
 }
 
 // launchConvCopies launches on c's stream the transposes that make the
@@ -360,7 +363,7 @@ func (rt *Runtime) launchTransposes(t Target, es int, roundTF32 bool, plans []tr
 	if n1 > 0 {
 		p.I32(int32(z0)).I32(int32(n1))
 	}
-	return launch(tr.fn, tr.gen, g, stream, p)
+	return launch(t.Record, tr.fn, tr.gen, g, stream, p)
 }
 
 // ConvNHWC is Conv through LaunchConvNHWC, with cfg legal for

@@ -59,7 +59,7 @@ type groupedSpec struct {
 
 // LaunchGrouped launches grouped convolution c (of shape s) on its stream
 // with direct kernel k (GroupedKernel's). It does not synchronize.
-func (rt *Runtime) LaunchGrouped(c *request.Conv, s request.ConvShape, k *Kernel) error {
+func (rt *Runtime) LaunchGrouped(t Target, c *request.Conv, s request.ConvShape, k *Kernel) error {
 	pr, cfg := GroupedProblem(s), k.gen.Grouped()
 	pr.Vec = k.gen.GroupedVec()
 	threads := ptx.GroupedThreads(cfg, pr.Vec, s.N, s.K, s.P, s.Q)
@@ -82,7 +82,7 @@ func (rt *Runtime) LaunchGrouped(c *request.Conv, s request.ConvShape, k *Kernel
 		}
 		p.I32(int32(v))
 	}
-	return launch(k.fn, k.gen, grid, cuda.Stream(c.Stream), p)
+	return launch(t.Record, k.fn, k.gen, grid, cuda.Stream(c.Stream), p)
 }
 
 // Grouped runs grouped convolution c (of shape s) with the direct kernel of
@@ -96,7 +96,7 @@ func (rt *Runtime) Grouped(c *request.Conv, s request.ConvShape, cfg ptx.Grouped
 	if err != nil {
 		return err
 	}
-	return rt.LaunchGrouped(c, s, k)
+	return rt.LaunchGrouped(t, c, s, k)
 }
 
 // Grouped is a direct grouped convolution kernel's configuration.

@@ -95,6 +95,9 @@ func (rt *Runtime) launchProblem(t Target, stream cuda.Stream, k *Kernel, m, n, 
 	if !k.Fits(m, n, kk) || grid[2] > maxGridZ {
 		return fmt.Errorf("%w: grid %v too large, or a %d×%d output too large for a split-K reduction", ErrUnsupported, grid, m, n)
 	}
+	if err := recordable(t.Record, k); err != nil {
+		return err
+	}
 	_, ws, ctrs, done, err := rt.workspace(t, stream, k, m, n, kk, 0)
 	if err != nil {
 		return err
@@ -106,11 +109,11 @@ func (rt *Runtime) launchProblem(t Target, stream cuda.Stream, k *Kernel, m, n, 
 	if err := pack(p, ws, ctrs); err != nil {
 		return err
 	}
-	if err := launch(k.fn, k.gen, grid, stream, p); err != nil {
+	if err := launch(t.Record, k.fn, k.gen, grid, stream, p); err != nil {
 		return err
 	}
 	if k.reduce != 0 {
-		return launch(k.reduce, k.gen.Reduce, k.gen.Reduce.Grid(m, n, kk), stream, p)
+		return launch(t.Record, k.reduce, k.gen.Reduce, k.gen.Reduce.Grid(m, n, kk), stream, p)
 	}
 	return nil
 }
@@ -130,7 +133,13 @@ func (rt *Runtime) workspace(t Target, stream cuda.Stream, k *Kernel, m, n, kk, 
 	}
 	words := k.gen.Counters(m, n)
 	if sw := rt.streamWorkspaceFor(t, stream, bytes, words); sw != nil {
+		if t.Record != nil {
+			t.Record.StreamWorkspace = true
+		}
 		return sw.ws, sw.ws + cuda.DevicePtr(extra), sw.ctrs, sw.mu.Unlock, nil
+	}
+	if t.Record != nil {
+		return 0, 0, 0, nil, ErrNotRepeatable // a workspace of the call's own is not repeated
 	}
 	off := (bytes + 15) / 16 * 16
 	if front, err = t.Dev.allocWorkspace(off+4*words, stream); err != nil {
@@ -196,29 +205,19 @@ func (rt *Runtime) legalKernel(t Target, cfg ptx.GemmConfig) (*Kernel, error) {
 	return rt.Kernel(t, cfg)
 }
 
-func launch(f cuda.Function, k *ptx.Kernel, grid [3]int, s cuda.Stream, p *cuda.Params) error {
-	return launchAfter(f, k, grid, s, p, false)
+func launch(rec *Recording, f cuda.Function, k *ptx.Kernel, grid [3]int, s cuda.Stream, p *cuda.Params) error {
+	return launchAfter(rec, f, k, grid, s, p, false)
 }
 
 // launchAfter is launch, as a programmatic dependent of the grid before it
 // in s where dependent is set and k waits for that grid
-// (ptx.Kernel.WaitsOnPrior).
-func launchAfter(f cuda.Function, k *ptx.Kernel, grid [3]int, s cuda.Stream, p *cuda.Params, dependent bool) error {
-	if dependent && k.WaitsOnPrior() {
-		var cluster cuda.Dim3
-		if cl := k.Cluster(); cl > 0 {
-			cluster = cuda.Dim3{1, 1, uint32(cl)}
-		}
-		return cuda.LaunchEx(f, cuda.Dim3{uint32(grid[0]), uint32(grid[1]), uint32(grid[2])},
-			cuda.Dim3{uint32(k.Block[0]), uint32(k.Block[1]), uint32(k.Block[2])}, cluster, true, k.SharedBytes, s, p)
-	}
+// (ptx.Kernel.WaitsOnPrior); recorded into rec where it is set.
+func launchAfter(rec *Recording, f cuda.Function, k *ptx.Kernel, grid [3]int, s cuda.Stream, p *cuda.Params, dependent bool) error {
+	var cluster cuda.Dim3
 	if cl := k.Cluster(); cl > 0 {
-		return cuda.LaunchCluster(f, cuda.Dim3{uint32(grid[0]), uint32(grid[1]), uint32(grid[2])},
-			cuda.Dim3{uint32(k.Block[0]), uint32(k.Block[1]), uint32(k.Block[2])}, cuda.Dim3{1, 1, uint32(cl)},
-			k.SharedBytes, s, p)
+		cluster = cuda.Dim3{1, 1, uint32(cl)}
 	}
-	return cuda.Launch(f, cuda.Dim3{uint32(grid[0]), uint32(grid[1]), uint32(grid[2])},
-		cuda.Dim3{uint32(k.Block[0]), uint32(k.Block[1]), uint32(k.Block[2])}, k.SharedBytes, s, p)
+	return put(rec, f, dims(grid), blockOf(k), cluster, dependent && k.WaitsOnPrior(), k.SharedBytes, s, p)
 }
 
 // packParams writes the kernel ABI's parameters (see package ptx).

@@ -53,6 +53,11 @@ type Runtime struct {
 	// dependent is how a kernel after its NHWC copies' transposes is
 	// launched (SetDependentLaunch), stored as a DependentLaunch.
 	dependent atomic.Int32
+
+	// wsMoves counts the moves of the streams' kept workspaces, onMove is
+	// called before each (WorkspaceMoves, OnWorkspaceMove).
+	wsMoves atomic.Uint64
+	onMove  atomic.Pointer[func(uint64)]
 }
 
 // DependentLaunch is how LaunchConvNHWC launches a kernel that runs on the
@@ -190,6 +195,9 @@ type Target struct {
 	Ctx   uint64
 	Dev   *Device
 	Class ptx.InputClass
+	// Record, where set, has the launch functions record their launches
+	// into it rather than make them (Recording).
+	Record *Recording
 }
 
 // Target finds g's target in the calling thread's current context.

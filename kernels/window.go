@@ -121,8 +121,7 @@ func (rt *Runtime) LaunchWindow(t Target, c *request.Conv, s request.ConvShape, 
 		}
 		p.I32(int32(v))
 	}
-	return cuda.Launch(k.fn, cuda.Dim3{uint32(grid[0]), uint32(grid[1]), uint32(grid[2])},
-		cuda.Dim3{uint32(k.gen.Block[0]), 1, 1}, g.Bytes, cuda.Stream(c.Stream), p)
+	return put(t.Record, k.fn, dims(grid), cuda.Dim3{uint32(k.gen.Block[0]), 1, 1}, cuda.Dim3{}, false, g.Bytes, cuda.Stream(c.Stream), p)
 }
 
 // Window runs convolution c (of shape s) with the window kernel of

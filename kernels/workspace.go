@@ -94,6 +94,14 @@ func (rt *Runtime) streamWorkspaceFor(t Target, s cuda.Stream, bytes, words int)
 	if w.bytes >= bytes && w.words >= words {
 		return w
 	}
+	if w.ws != 0 || w.ctrs != 0 {
+		// The old memory will be freed: launches recorded on it are
+		// dropped first.
+		n := rt.wsMoves.Add(1)
+		if f := rt.onMove.Load(); f != nil {
+			(*f)(n)
+		}
+	}
 	if err := t.Dev.growStreamWorkspace(w, bytes, words, s); err != nil {
 		w.mu.Unlock()
 		return nil

@@ -156,6 +156,25 @@ CUresult isaac_cuda_launch_ex(uintptr_t f, const unsigned int *grid, const unsig
 	return isaac_cu.cuLaunchKernelEx(&cfg, (CUfunction)f, params, NULL);
 }
 
+CUresult isaac_cuda_current_id(unsigned long long *id)
+{
+	CUcontext ctx = NULL;
+	CUresult r = ISAAC_CU_CALL(cuCtxGetCurrent, &ctx);
+	if (r != 0)
+		return r;
+	if (ctx == NULL)
+		return 201; /* CUDA_ERROR_INVALID_CONTEXT */
+	return ISAAC_CU_CALL(cuCtxGetId, ctx, id);
+}
+
+CUresult isaac_cuda_capturing(uintptr_t stream, int *capturing)
+{
+	int status = 0;
+	CUresult r = ISAAC_CU_CALL(cuStreamIsCapturing, (CUstream)stream, &status);
+	*capturing = status != 0;
+	return r;
+}
+
 /* CUjit_option values. */
 #define CU_JIT_MAX_REGISTERS 0
 #define CU_JIT_INFO_LOG_BUFFER 3

@@ -134,6 +134,11 @@ CUresult isaac_cuda_launch(uintptr_t f, const unsigned int *grid, const unsigned
 CUresult isaac_cuda_launch_ex(uintptr_t f, const unsigned int *grid, const unsigned int *block,
 	const unsigned int *cluster, int dependent, unsigned int shared_bytes, uintptr_t stream,
 	unsigned char *args, const int *offsets, int nargs);
+/* The calling thread's current context's ID (CUDA_ERROR_INVALID_CONTEXT,
+ * 201, without one), and whether stream is being captured: for C code that
+ * launches kernels of ours without Go (the shim's repeated convolutions). */
+CUresult isaac_cuda_current_id(unsigned long long *id);
+CUresult isaac_cuda_capturing(uintptr_t stream, int *capturing);
 
 /* JIT: load a PTX image with the error and info logs captured. */
 CUresult isaac_cuda_load_ptx(CUmodule *mod, const char *ptx, int max_registers,

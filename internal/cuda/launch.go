@@ -80,6 +80,16 @@ func (p *Params) Arg(i int) []byte {
 	return p.buf[p.offsets[i]:end]
 }
 
+// Packed is a copy of p's bytes and of each parameter's offset in them (a
+// launch kept to be made again, kernels.Recording).
+func (p *Params) Packed() ([]byte, []int32) {
+	offs := make([]int32, len(p.offsets))
+	for i, o := range p.offsets {
+		offs[i] = int32(o)
+	}
+	return append([]byte(nil), p.buf...), offs
+}
+
 // Dim3 is a grid or block shape.
 type Dim3 [3]uint32
 
@@ -130,4 +140,57 @@ func LaunchEx(f Function, grid, block, cluster Dim3, dependent bool, sharedBytes
 	r := C.isaac_cuda_launch_ex(C.uintptr_t(f), (*C.uint)(&grid[0]), (*C.uint)(&block[0]),
 		(*C.uint)(&cluster[0]), dep, C.uint(sharedBytes), C.uintptr_t(stream), args, offs, C.int(p.Len()))
 	return check("cuLaunchKernelEx", r)
+}
+
+// LaunchRecord is one kernel launch kept as data, to be made again by C
+// code elsewhere in the process (the shim's repeated convolutions): the
+// kernel, its shape, its parameters as packed and the addresses patched
+// into them on each repeat.
+type LaunchRecord struct {
+	Fn                   Function
+	Grid, Block, Cluster Dim3 // Cluster zero: no clusters
+	Dependent            bool // a programmatic dependent of the grid before it
+	SharedBytes          int
+	Params               []byte  // as Params packed them
+	Offsets              []int32 // each parameter's offset in Params
+	Patches              []Patch
+}
+
+// Patch is an address that a repeated launch takes from its call: the 8
+// bytes at At in the parameters become the call's address Operand plus Add.
+type Patch struct {
+	At, Operand int
+	Add         int64
+}
+
+// LaunchEntries are the C functions with which code outside this package
+// launches kernels as Launch and LaunchEx do, reads the current context's
+// ID and asks whether a stream is being captured (isaac_cuda_launch,
+// isaac_cuda_launch_ex, isaac_cuda_current_id, isaac_cuda_capturing), as
+// addresses, with the driver loaded (an error where it cannot be).
+func LaunchEntries() (launch, launchEx, currentID, capturing unsafe.Pointer, err error) {
+	if err := Load(); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return unsafe.Pointer(C.isaac_cuda_launch), unsafe.Pointer(C.isaac_cuda_launch_ex),
+		unsafe.Pointer(C.isaac_cuda_current_id), unsafe.Pointer(C.isaac_cuda_capturing), nil
+}
+
+// Make launches l on stream with the addresses operands patched in, as the
+// shim's C repeats it (tests compare the two ways of launching a record).
+func (l LaunchRecord) Make(stream Stream, operands [3]uintptr) error {
+	p := &Params{buf: append([]byte(nil), l.Params...), offsets: make([]C.int, len(l.Offsets))}
+	for i, o := range l.Offsets {
+		p.offsets[i] = C.int(o)
+	}
+	for _, pt := range l.Patches {
+		if pt.At < 0 || pt.At+8 > len(p.buf) || pt.Operand < 0 || pt.Operand > 2 {
+			return errors.New("cuda: a patch outside the launch's parameters")
+		}
+		binary.LittleEndian.PutUint64(p.buf[pt.At:], uint64(operands[pt.Operand])+uint64(pt.Add))
+	}
+	if l.Dependent || l.Cluster != (Dim3{}) {
+		return LaunchEx(l.Fn, l.Grid, l.Block, l.Cluster, l.Dependent, l.SharedBytes, stream, p)
+	}
+	return Launch(l.Fn, l.Grid, l.Block, l.SharedBytes, stream, p)
 }
