@@ -1,49 +1,23 @@
 /*
  * conv_forwards.c: the convolutions whose answer is settled, so that the
  * entry point forwards them to cuDNN without a call into Go (a settled
- * table, settled.h).
- *
- * A convolution's key: the handle (cuDNN binds it to one device),
- * everything the descriptors say (the stream aside), and the alignment of
- * x, w and y (the kernels' input class depends on it; NULL pointers are
- * cuDNN's BAD_PARAM).
+ * table, settled.h), known by their key (conv_key.h).
  */
-#include <string.h>
+#include "conv_key.h"
 
-#include "settled.h"
-#include "shim.h"
-
-typedef struct conv_key {
-	void *handle;
-	unsigned char align[3];      /* x, w, y (isaac_settled_align) */
-	unsigned char scalars;       /* alpha, beta not NULL: bits 0, 1; bit 2: a graph API call */
-	isaac_conv_state state;      /* status 0, stream NULL */
-} conv_key;
+typedef isaac_conv_key conv_key;
 
 _Static_assert(sizeof(conv_key) <= ISAAC_SETTLED_KEY, "a convolution's key fits a settled table's slot");
 
 static isaac_settled table;
 int isaac_conv_all_forwarded;       /* every convolution goes to cuDNN (the policy), atomic */
 
-static void key_of(const isaac_conv_call *call, conv_key *k)
-{
-	memset(k, 0, sizeof *k);  /* padding included: keys compare as bytes */
-	k->handle = call->handle;
-	k->align[0] = isaac_settled_align(call->x);
-	k->align[1] = isaac_settled_align(call->w);
-	k->align[2] = isaac_settled_align(call->y);
-	k->scalars = (call->alpha != NULL) | (call->beta != NULL) << 1 | (call->graph != 0) << 2;
-	k->state = call->state;
-	k->state.status = 0;
-	k->state.stream = NULL;
-}
-
 int isaac_conv_find(const isaac_conv_call *call, int *reason)
 {
 	if (isaac_settled_empty(&table) || !call->state_read || call->state.status != 0)
 		return 0;
 	conv_key k;
-	key_of(call, &k);
+	isaac_conv_key_of(call, &k);
 	if (!isaac_settled_find(&table, &k, sizeof k, reason))
 		return 0;
 	if (isaac_log)
@@ -67,7 +41,7 @@ void isaac_conv_remember(const isaac_conv_call *call, int reason)
 	if (!call->state_read || call->state.status != 0)
 		return;
 	conv_key k;
-	key_of(call, &k);
+	isaac_conv_key_of(call, &k);
 	isaac_settled_remember(&table, &k, sizeof k, reason);
 }
 

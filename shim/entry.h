@@ -5,6 +5,7 @@
 #define ISAAC_ENTRY_H
 
 #include "shim.h"
+#include "conv_repeats.h"
 #include "entry_points.h"
 
 #pragma weak isaac_go_gemm
@@ -72,15 +73,19 @@ static inline void isaac_after_gemm(isaac_gemm_call *call, int reason)
 		isaac_go_gemm_after(call);
 }
 
-/* A convolution's answer: from C where it is settled (conv_forwards.c),
- * else from Go. */
+/* A convolution's answer: from C where it is settled (conv_forwards.c) or
+ * its launches are kept (conv_repeats.c), else from Go. */
 static inline int isaac_decide_conv(isaac_conv_call *call)
 {
 	int reason = isaac_forward_first(isaac_go_conv != NULL);
 	if (reason == 0) {
 		if (__atomic_load_n(&isaac_conv_all_forwarded, __ATOMIC_ACQUIRE))
 			reason = ISAAC_FWD_POLICY;
-		else if (!isaac_conv_forwarded(call, &reason)) {
+		else if (isaac_conv_forwarded(call, &reason))
+			;
+		else if (isaac_conv_repeated(call))
+			reason = ISAAC_SERVED;
+		else {
 			isaac_go_enter();
 			reason = isaac_go_conv(call);
 		}
@@ -99,8 +104,8 @@ static inline void isaac_after_conv(isaac_conv_call *call, int reason)
 
 /* A cudnnBackendExecute's answer: cuDNN's where the plan is not one
  * convolution the shim serves, else as for cudnnConvolutionForward (from C
- * where it is settled, else from Go), the call made from the plan and the
- * variant pack. */
+ * where it is settled or its launches are kept, else from Go), the call
+ * made from the plan and the variant pack. */
 static inline int isaac_decide_graph(void *handle, void *plan, void *variant_pack,
 	isaac_conv_call *call, isaac_graph_scalars *sc)
 {
@@ -108,8 +113,12 @@ static inline int isaac_decide_graph(void *handle, void *plan, void *variant_pac
 	if (reason == 0) {
 		if (__atomic_load_n(&isaac_conv_all_forwarded, __ATOMIC_ACQUIRE))
 			reason = ISAAC_FWD_POLICY;
-		else if ((reason = isaac_graph_call(handle, plan, variant_pack, call, sc)) == 0 &&
-				!isaac_conv_find(call, &reason)) {
+		else if ((reason = isaac_graph_call(handle, plan, variant_pack, call, sc)) != 0 ||
+				isaac_conv_find(call, &reason))
+			;
+		else if (isaac_conv_repeated(call))
+			reason = ISAAC_SERVED;
+		else {
 			isaac_go_enter();
 			reason = isaac_go_conv(call);
 		}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "conv_repeats.h"
 
 int isaac_disabled;
 volatile int isaac_forked;
@@ -119,6 +120,9 @@ static void print_log(void)
 	unsigned long settled = isaac_gemm_settled_calls() + isaac_conv_settled_calls() + isaac_lt_settled_calls();
 	if (n < sizeof line && settled > 0)
 		n += snprintf(line + n, sizeof line - n, "; forwarded by the entry point as settled %lu", settled);
+	unsigned long repeated = isaac_conv_repeated_calls();
+	if (n < sizeof line && repeated > 0)
+		n += snprintf(line + n, sizeof line - n, "; served by the entry point from kept launches %lu", repeated);
 	if (n < sizeof line)
 		n += snprintf(line + n, sizeof line - n, "; cuBLAS: %s; cuBLASLt: %s; cuDNN: %s",
 			isaac_vendor_path(ISAAC_VENDOR_CUBLAS), isaac_vendor_path(ISAAC_VENDOR_CUBLASLT),
