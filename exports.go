@@ -33,6 +33,9 @@ var (
 		// The driver's PTX compiler, loaded at its first JIT, registers
 		// exit code that must run after isaac_go_exit: registered again.
 		s.Runtime().AfterFirstCompile(func() { C.isaac_go_exit_register() })
+		// Launches the entry points repeat from C may use a stream's
+		// workspace: dropped before it moves.
+		s.Runtime().OnWorkspaceMove(shim.ForgetConvRepeats)
 		started.Store(s)
 		return s
 	})
@@ -53,6 +56,7 @@ func isaac_go_exit() {
 		return
 	}
 	if s := started.Load(); s != nil {
+		shim.ForgetConvRepeats(^uint64(0)) // from now on every call comes to Go, which ends
 		t0 := time.Now()
 		ended := s.Close(exitWait)
 		if s.Options().Log && s.BackgroundRuns() > 0 {
@@ -104,8 +108,15 @@ func isaac_go_conv(call *C.isaac_conv_call) (reason C.int) {
 		return C.int(r)
 	}
 	r, t := srv.Conv(&c)
-	if r == request.FwdMeasuring {
+	switch r {
+	case request.FwdMeasuring:
 		shim.SetConvToken(unsafe.Pointer(call), uintptr(cgo.NewHandle(t)))
+	case request.Served:
+		if shim.ConvRepeatsRoom() {
+			if rep, ok := srv.ConvRepeat(&c); ok { // later calls like it are launched from C
+				shim.RememberConvRepeat(unsafe.Pointer(call), rep.Ctx, rep.Workspace, rep.RecordedAt, rep.Launches)
+			}
+		}
 	}
 	shim.RememberConv(unsafe.Pointer(call), r) // a settled reason: later calls like it stay in C
 	return C.int(r)

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/isaacgo/isaac/internal/cuda"
 	"github.com/isaacgo/isaac/kernels"
@@ -57,6 +58,9 @@ type convDecision struct {
 	alts    []convRun      // the other candidates, 1…
 	pending bool           // being made in the background
 	meas    *measurement   // the model's decision to serve under Auto, checked on the calls (nil: not checked)
+	// unrepeatable: its launches were found not to repeat from a
+	// recording (ConvRepeat), which is not tried again.
+	unrepeatable atomic.Bool
 }
 
 // convRun is a kernel and the path that runs it (for convGemm, with the
@@ -142,7 +146,7 @@ func (s *Server) Conv(c *request.Conv) (request.Reason, Token) {
 func (s *Server) launchConv(t kernels.Target, c *request.Conv, shape request.ConvShape, r convRun) error {
 	switch r.path {
 	case convGrouped:
-		return s.rt.LaunchGrouped(c, shape, r.k)
+		return s.rt.LaunchGrouped(t, c, shape, r.k)
 	case convWindow:
 		return s.rt.LaunchWindow(t, c, shape, r.k)
 	case convCopies:

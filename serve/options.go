@@ -79,6 +79,7 @@ func ParsePolicy(policy, forcedConfig string) Policy {
 //	ISAAC_WEIGHTS       Weights       a weights file instead of the ones shipped for the device
 //	ISAAC_CONV_WEIGHTS  ConvWeights   a convolution weights file instead of the shipped ones, or none (no convolution model)
 //	ISAAC_CONV_AUTO     ConvAuto      under auto, 1: convolutions dispatched by the convolution model, 0: cuDNN takes them (reason policy); unset: as convDispatchMeasured says for the device
+//	ISAAC_CONV_REPEAT=0 ConvRepeat=false  every served convolution is launched by Go (default: a call like one served under a settled decision is launched by the shim's C from its recorded launches)
 //	ISAAC_LT_AUTO=1     LtAuto        under auto, cublasLtMatmul calls dispatched like the cuBLAS GEMMs (else cuBLASLt takes them: reason policy)
 //	ISAAC_CACHE_DIR     CacheDir      compiled kernels, choices and seed pools, calibrated weights (default ~/.cache/isaac)
 //	ISAAC_LOG           Log           why a model cannot be used, once, on standard error
@@ -120,6 +121,12 @@ type Options struct {
 	// beyond noise (convDispatchMeasured): the default must never be
 	// slower than the vendor.
 	ConvAuto Switch
+	// ConvRepeat has the shim launch a served convolution's kernels from
+	// C, without Go, for later calls like one served under a decision
+	// that holds for them (Server.ConvRepeat): the call into Go, the
+	// decision's lookup and the parameters' packing cost a host-bound
+	// loop more than the launch itself.
+	ConvRepeat bool
 	// LtAuto turns the dispatch of cublasLtMatmul calls on under Auto. It
 	// is off by default: a call the shim forwards costs about 2 µs of host
 	// time more than cuBLASLt alone (descriptors read through cuBLASLt's
@@ -137,7 +144,7 @@ type Options struct {
 // Defaults are the options of an empty environment, without a disk cache.
 func Defaults() Options {
 	return Options{Policy: Auto, Check: true, CheckMargin: 1, GemmCandidates: gemmCandidates, CheckEvict: true, TMA: true,
-		DependentLaunch: kernels.DefaultDependentLaunch}
+		DependentLaunch: kernels.DefaultDependentLaunch, ConvRepeat: true}
 }
 
 // FromEnv reads the options from the environment (see Options).
@@ -158,6 +165,7 @@ func FromEnv() Options {
 	o.Weights = os.Getenv("ISAAC_WEIGHTS")
 	o.ConvWeights = os.Getenv("ISAAC_CONV_WEIGHTS")
 	o.ConvAuto = parseSwitch(os.Getenv("ISAAC_CONV_AUTO"))
+	o.ConvRepeat = os.Getenv("ISAAC_CONV_REPEAT") != "0"
 	o.LtAuto = os.Getenv("ISAAC_LT_AUTO") == "1"
 	o.CacheDir = os.Getenv("ISAAC_CACHE_DIR")
 	if o.CacheDir == "" {

@@ -1,0 +1,77 @@
+package serve
+
+import (
+	"github.com/isaacgo/isaac/internal/cuda"
+	"github.com/isaacgo/isaac/kernels"
+	"github.com/isaacgo/isaac/request"
+)
+
+// A Repeat is a served convolution's launches as the shim repeats them
+// from C for later calls like it (shim.RememberConvRepeat): recorded in
+// context Ctx when the streams' workspaces had moved RecordedAt times,
+// using the stream's kept workspace (Workspace) or none, each launch with
+// the patches that put a call's x, w and y into its parameters.
+type Repeat struct {
+	Ctx        uint64
+	Workspace  bool
+	RecordedAt uint64
+	Launches   []cuda.LaunchRecord
+}
+
+// ConvRepeat is what the shim may repeat of convolution c, which Conv has
+// just served: its launches recorded, where its decision holds for every
+// later call like it (made, not pending, its check's verdict in or no
+// check) and they depend on nothing but c's input and addresses
+// (kernels.Repeat). Otherwise, or under Options.ConvRepeat off, false;
+// a decision whose launches cannot be repeated is not recorded again.
+func (s *Server) ConvRepeat(c *request.Conv) (Repeat, bool) {
+	if !s.opts.ConvRepeat {
+		return Repeat{}, false
+	}
+	key, t, shape, r := s.convTarget(c)
+	if r != request.Served {
+		return Repeat{}, false
+	}
+	v, ok := s.convs.Load(key)
+	if !ok {
+		return Repeat{}, false
+	}
+	d := v.(*convDecision)
+	if d.reason != request.Served || d.pending || d.unrepeatable.Load() {
+		return Repeat{}, false
+	}
+	cand := 0
+	if m := d.meas; m != nil {
+		if m.verdict.Load() != oursFaster {
+			return Repeat{}, false
+		}
+		cand = int(m.chosen.Load())
+	}
+	run := d.run(cand)
+	if run.k.TensorMapped() {
+		d.unrepeatable.Store(true)
+		return Repeat{}, false
+	}
+	if cuda.Stream(c.Stream).Capturing() {
+		return Repeat{}, false // a captured call's workspace is its own: this call is not recorded
+	}
+	moves := s.rt.WorkspaceMoves()
+	var a, b kernels.Recording
+	moved := *c
+	moved.XPtr += uintptr(kernels.RepeatShift[0])
+	moved.WPtr += uintptr(kernels.RepeatShift[1])
+	moved.YPtr += uintptr(kernels.RepeatShift[2])
+	ta, tb := t, t
+	ta.Record, tb.Record = &a, &b
+	if s.launchConv(ta, c, shape, run) != nil || s.launchConv(tb, &moved, shape, run) != nil {
+		d.unrepeatable.Store(true)
+		return Repeat{}, false
+	}
+	base := [3]uint64{uint64(c.XPtr), uint64(c.WPtr), uint64(c.YPtr)}
+	launches, err := kernels.Repeat(&a, &b, base, kernels.RepeatShift)
+	if err != nil {
+		d.unrepeatable.Store(true)
+		return Repeat{}, false
+	}
+	return Repeat{Ctx: t.Ctx, Workspace: a.StreamWorkspace, RecordedAt: moves, Launches: launches}, true
+}
