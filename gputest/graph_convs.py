@@ -8,10 +8,15 @@ padding, dilation, groups and depthwise layers, batches 1 to 8.
 The bound, per convolution: the shim's largest error relative to the
 reference's largest magnitude at most twice cuDNN's, or the type's
 tolerance (FP64 1e-12, FP32 1e-5, TF32 4e-3, FP16 4e-3, BF16 3e-2),
-whichever is larger. Prints one line a convolution and a summary; exits 1
-on any convolution outside the bound.
+whichever is larger. The shim computes each convolution twice, the second
+time on copies of x and the filter at other addresses: under
+ISAAC_POLICY=always the second call is the one the entry point serves from
+the first call's launches, in C (shim/conv_repeats.h), and with the third
+argument `same` it must give the first call's result bit for bit. Prints one
+line a convolution and a summary; exits 1 on any convolution outside the
+bound (or, with `same`, whose two results differ).
 
-usage: ISAAC_POLICY=always ISAAC_LOG=1 LD_PRELOAD=libisaac.so python3 graph_convs.py [N [SEED]]"""
+usage: ISAAC_POLICY=always ISAAC_LOG=1 LD_PRELOAD=libisaac.so python3 graph_convs.py [N [SEED [same]]]"""
 import ctypes
 import random
 import sys
@@ -64,32 +69,36 @@ def run(case, seed):
     if case["cl"]:
         x, w = x.to(memory_format=torch.channels_last), w.to(memory_format=torch.channels_last)
     torch.backends.cudnn.allow_tf32 = case["tf32"]
-    conv = lambda: F.conv2d(x, w, stride=case["stride"], padding=case["pad"], dilation=case["dil"],
-                            groups=case["groups"]).double().cpu()
-    ours = conv()
+    conv = lambda x, w: F.conv2d(x, w, stride=case["stride"], padding=case["pad"], dilation=case["dil"],
+                                 groups=case["groups"]).double().cpu()
+    ours = conv(x, w)
+    again = conv(x.clone(), w.clone())  # other addresses: served from the first call's launches where they are kept
     switch(1)
-    cudnn = conv()
+    cudnn = conv(x, w)
     switch(0)
     scale = max(ref.abs().max().item(), 1e-30)
-    eo = (ours - ref).abs().max().item() / scale
+    eo = max((ours - ref).abs().max().item(), (again - ref).abs().max().item()) / scale
     ec = (cudnn - ref).abs().max().item() / scale
-    return eo, ec, max(2 * ec, case["tol"])
+    return eo, ec, max(2 * ec, case["tol"]), torch.equal(ours, again)
 
 
 def main():
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 300
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    same = len(sys.argv) > 3 and sys.argv[3] == "same"
     rng = random.Random(seed)
     torch.backends.cudnn.benchmark = False
-    bad = 0
+    bad = differs = 0
     for i in range(count):
         case = draw(rng)
-        eo, ec, tol = run(case, seed * 100000 + i)
-        ok = eo <= tol
+        eo, ec, tol, identical = run(case, seed * 100000 + i)
+        ok = eo <= tol and (identical or not same)
         bad += not ok
+        differs += not identical
         desc = " ".join(f"{k}={v}" for k, v in case.items() if k not in ("dt", "tol"))
-        print(f"{i} {desc}: ours {eo:.2e} cuDNN {ec:.2e} bound {tol:.2e}{'' if ok else '  OUTSIDE'}")
-    print(f"{count} convolutions, {bad} outside the bound")
+        note = "" if identical else "  (second call differs)"
+        print(f"{i} {desc}: ours {eo:.2e} cuDNN {ec:.2e} bound {tol:.2e}{note}{'' if ok else '  OUTSIDE'}")
+    print(f"{count} convolutions, {bad} outside the bound, {differs} whose second call differs from the first")
     sys.exit(1 if bad else 0)
 
 

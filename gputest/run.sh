@@ -65,13 +65,14 @@ python3 gputest/compare_frameworks.py "$work/plain.json" served="$work/default.j
 grep -h '^isaac:' "$out/frameworks_forwarded.txt" "$out/frameworks_default.txt" "$out/frameworks_default_warm.txt" "$out/frameworks_served.txt" | tee -a "$summary"
 
 say "== 4b. PyTorch's convolutions through cuDNN's graph API (graph_convs.py: ours and cuDNN's against float64)"
-ISAAC_POLICY=always ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/graph-cache LD_PRELOAD=$lib python3 gputest/graph_convs.py 200 1 >"$out/graph_convs_always.txt" 2>&1 || fail=1
+ISAAC_POLICY=always ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/graph-cache LD_PRELOAD=$lib python3 gputest/graph_convs.py 200 1 same >"$out/graph_convs_always.txt" 2>&1 || fail=1
 ISAAC_LOG=1 ISAAC_CACHE_DIR=$work/graph-cache LD_PRELOAD=$lib python3 gputest/graph_convs.py 100 2 >"$out/graph_convs_default.txt" 2>&1 || fail=1
 for f in graph_convs_always graph_convs_default; do
 	say "$f: $(grep -E '^[0-9]+ convolutions' "$out/$f.txt")"
 	grep -h '^isaac: pid' "$out/$f.txt" | tee -a "$summary"
 done
 grep -q 'served by entry ([^)]*cudnnBackendExecute=[1-9]' "$out/graph_convs_always.txt" || { say "no graph-API convolution served"; fail=1; }
+grep -q 'served by the entry point from kept launches [1-9]' "$out/graph_convs_always.txt" || { say "no convolution served from kept launches"; fail=1; }
 
 say "== 5. nvcc program linked -lisaac -lcublas"
 nvcc -O2 -o "$work/gemm_isaac" gputest/gemm_link.cu -L"$dev" -lisaac -lcublas -Xlinker -rpath="$dev" >"$work/nvcc.txt" 2>&1 &&
