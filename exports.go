@@ -107,16 +107,19 @@ func isaac_go_conv(call *C.isaac_conv_call) (reason C.int) {
 	if r := shim.DecodeConv(unsafe.Pointer(call), &c); r != request.Served {
 		return C.int(r)
 	}
-	r, t := srv.Conv(&c)
-	switch r {
-	case request.FwdMeasuring:
-		shim.SetConvToken(unsafe.Pointer(call), uintptr(cgo.NewHandle(t)))
-	case request.Served:
-		if shim.ConvRepeatsRoom() {
-			if rep, ok := srv.ConvRepeat(&c); ok { // later calls like it are launched from C
-				shim.RememberConvRepeat(unsafe.Pointer(call), rep.Ctx, rep.Workspace, rep.RecordedAt, rep.Launches)
-			}
+	var r request.Reason
+	var t serve.Token
+	if shim.ConvRepeatsRoom() {
+		var rep serve.Repeat
+		var ok bool
+		if r, t, rep, ok = srv.ConvRepeating(&c); ok { // later calls like it are launched from C
+			shim.RememberConvRepeat(unsafe.Pointer(call), rep.Ctx, rep.Workspace, rep.RecordedAt, rep.Launches)
 		}
+	} else {
+		r, t = srv.Conv(&c)
+	}
+	if r == request.FwdMeasuring {
+		shim.SetConvToken(unsafe.Pointer(call), uintptr(cgo.NewHandle(t)))
 	}
 	shim.RememberConv(unsafe.Pointer(call), r) // a settled reason: later calls like it stay in C
 	return C.int(r)

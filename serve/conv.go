@@ -118,9 +118,36 @@ func (r convRun) String() string {
 // from a decision already made (the decision, which may compile, is made
 // in the background meanwhile).
 func (s *Server) Conv(c *request.Conv) (request.Reason, Token) {
+	r, tok, _ := s.convServe(c)
+	return r, tok
+}
+
+// ConvRepeating is Conv, and for a call it serves under a decision that
+// holds for every later call like it, the launches the shim may repeat for
+// those (ConvRepeat): ok false where there are none.
+func (s *Server) ConvRepeating(c *request.Conv) (r request.Reason, tok Token, rep Repeat, ok bool) {
+	r, tok, served := s.convServe(c)
+	if served.d != nil {
+		rep, ok = s.convRepeat(served, c)
+	}
+	return r, tok, rep, ok
+}
+
+// convServed is the decision that served a call, with its target and shape,
+// where it holds for later calls (its check over, or none).
+type convServed struct {
+	d     *convDecision
+	t     kernels.Target
+	shape request.ConvShape
+	cand  int
+}
+
+// convServe is Conv, with the decision that served the call where it holds
+// for later calls like it.
+func (s *Server) convServe(c *request.Conv) (request.Reason, Token, convServed) {
 	d, t, shape, r := s.convDecision(c)
 	if r != request.Served {
-		return r, Token{}
+		return r, Token{}, convServed{}
 	}
 	launch := func(cand int) error { return s.launchConv(t, c, shape, d.run(cand)) }
 	cand := 0
@@ -128,17 +155,20 @@ func (s *Server) Conv(c *request.Conv) (request.Reason, Token) {
 		stream := cuda.Stream(c.Stream)
 		switch m.verdict.Load() {
 		case vendorFaster:
-			return request.FwdMeasured, Token{}
+			return request.FwdMeasured, Token{}, convServed{}
 		case measuring:
 			r := m.serve(launch, func() (func(), error) { return s.beforeSample(t.Ctx, stream) }, stream)
 			if r == request.FwdMeasuring {
-				return r, Token{m, stream}
+				return r, Token{m, stream}, convServed{}
 			}
-			return r, Token{}
+			return r, Token{}, convServed{} // a call the check served: not one to repeat
 		}
 		cand = int(m.chosen.Load()) // the candidate the check kept
 	}
-	return reasonOf(launch(cand)), Token{}
+	if r := reasonOf(launch(cand)); r != request.Served {
+		return r, Token{}, convServed{}
+	}
+	return request.Served, Token{}, convServed{d, t, shape, cand}
 }
 
 // launchConv launches c (of shape s, target t) with run's kernel on its
@@ -156,7 +186,9 @@ func (s *Server) launchConv(t kernels.Target, c *request.Conv, shape request.Con
 		if !ok {
 			return fmt.Errorf("%w: no GEMM for %v", kernels.ErrUnsupported, shape)
 		}
-		return s.rt.Launch(r.gemm, &g, r.k)
+		gt := r.gemm
+		gt.Record = t.Record // a recording of the convolution records its GEMM
+		return s.rt.Launch(gt, &g, r.k)
 	}
 	return s.rt.LaunchConv(t, c, shape, r.k)
 }

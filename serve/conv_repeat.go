@@ -19,15 +19,13 @@ type Repeat struct {
 }
 
 // ConvRepeat is what the shim may repeat of convolution c, which Conv has
-// just served: its launches recorded, where its decision holds for every
-// later call like it (made, not pending, its check's verdict in or no
-// check) and they depend on nothing but c's input and addresses
-// (kernels.Repeat). Otherwise, or under Options.ConvRepeat off, false;
-// a decision whose launches cannot be repeated is not recorded again.
+// just served (ConvRepeating's repeat, for tests): its launches recorded,
+// where its decision holds for every later call like it (made, not
+// pending, its check's verdict in or no check) and they depend on nothing
+// but c's input and addresses (kernels.Repeat). Otherwise, or under
+// Options.ConvRepeat off, false; a decision whose launches cannot be
+// repeated is not recorded again.
 func (s *Server) ConvRepeat(c *request.Conv) (Repeat, bool) {
-	if !s.opts.ConvRepeat {
-		return Repeat{}, false
-	}
 	key, t, shape, r := s.convTarget(c)
 	if r != request.Served {
 		return Repeat{}, false
@@ -37,7 +35,7 @@ func (s *Server) ConvRepeat(c *request.Conv) (Repeat, bool) {
 		return Repeat{}, false
 	}
 	d := v.(*convDecision)
-	if d.reason != request.Served || d.pending || d.unrepeatable.Load() {
+	if d.reason != request.Served || d.pending {
 		return Repeat{}, false
 	}
 	cand := 0
@@ -47,7 +45,16 @@ func (s *Server) ConvRepeat(c *request.Conv) (Repeat, bool) {
 		}
 		cand = int(m.chosen.Load())
 	}
-	run := d.run(cand)
+	return s.convRepeat(convServed{d, t, shape, cand}, c)
+}
+
+// convRepeat is ConvRepeat of c, served by sv.
+func (s *Server) convRepeat(sv convServed, c *request.Conv) (Repeat, bool) {
+	d := sv.d
+	if !s.opts.ConvRepeat || d.unrepeatable.Load() {
+		return Repeat{}, false
+	}
+	run := d.run(sv.cand)
 	if run.k.TensorMapped() {
 		d.unrepeatable.Store(true)
 		return Repeat{}, false
@@ -57,13 +64,19 @@ func (s *Server) ConvRepeat(c *request.Conv) (Repeat, bool) {
 	}
 	moves := s.rt.WorkspaceMoves()
 	var a, b kernels.Recording
+	ta, tb := sv.t, sv.t
+	ta.Record, tb.Record = &a, &b
+	// The second recording moves the addresses: made only once the first
+	// shows that every launch of the path is recorded, not made.
+	if s.launchConv(ta, c, sv.shape, run) != nil || len(a.Launches) == 0 {
+		d.unrepeatable.Store(true)
+		return Repeat{}, false
+	}
 	moved := *c
 	moved.XPtr += uintptr(kernels.RepeatShift[0])
 	moved.WPtr += uintptr(kernels.RepeatShift[1])
 	moved.YPtr += uintptr(kernels.RepeatShift[2])
-	ta, tb := t, t
-	ta.Record, tb.Record = &a, &b
-	if s.launchConv(ta, c, shape, run) != nil || s.launchConv(tb, &moved, shape, run) != nil {
+	if s.launchConv(tb, &moved, sv.shape, run) != nil {
 		d.unrepeatable.Store(true)
 		return Repeat{}, false
 	}
@@ -73,5 +86,5 @@ func (s *Server) ConvRepeat(c *request.Conv) (Repeat, bool) {
 		d.unrepeatable.Store(true)
 		return Repeat{}, false
 	}
-	return Repeat{Ctx: t.Ctx, Workspace: a.StreamWorkspace, RecordedAt: moves, Launches: launches}, true
+	return Repeat{Ctx: sv.t.Ctx, Workspace: a.StreamWorkspace, RecordedAt: moves, Launches: launches}, true
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // TestGPUConvRepeat: a convolution served under Always is recorded
-// (ConvRepeat) and its launches, made again on a second set of buffers
+// (ConvRepeating, which leaves y as the served call wrote it) and its
+// launches, made again on a second set of buffers
 // holding the same data with those buffers' addresses patched in (as the
 // shim's C repeats them), write y bit for bit as the served call did, and
 // within the reference's bound. Every path that serves random
@@ -36,17 +37,20 @@ func TestGPUConvRepeat(t *testing.T) {
 		d, b1 := uploadConv(t, c)
 		_, b2 := uploadConv(t, c)
 		req := b1.Request(0)
-		if r, _ := srv.Conv(req); r != request.Served {
+		r, _, rep, ok := srv.ConvRepeating(req)
+		if r != request.Served {
 			continue
 		}
 		want, err := b1.ReadY(0)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%v: %v", c, err)
 		}
 		key, _, _, _ := srv.convTarget(req)
 		v, _ := srv.convs.Load(key)
 		dec := v.(*convDecision)
-		rep, ok := srv.ConvRepeat(req)
+		if res := d.Check(c, want); res.Bad > 0 { // the recordings launched nothing
+			t.Errorf("%v served by %v and recorded: %s", c, dec, res.FirstBad)
+		}
 		if !ok {
 			why := "tensor maps"
 			if !dec.run(0).k.TensorMapped() {
