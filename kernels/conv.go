@@ -265,9 +265,6 @@ func (rt *Runtime) LaunchConvNHWC(t Target, c *request.Conv, s request.ConvShape
 	if !k.Fits(m, n, kk) {
 		return fmt.Errorf("%w: grid %v too large", ErrUnsupported, grid)
 	}
-	if err := recordable(t.Record, k); err != nil {
-		return err
-	}
 	stream := cuda.Stream(c.Stream)
 	xb, wb := copyBytes(s)
 	front, ws, ctrs, done, err := rt.workspace(t, stream, k, m, n, kk, xb+wb)

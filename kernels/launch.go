@@ -95,9 +95,6 @@ func (rt *Runtime) launchProblem(t Target, stream cuda.Stream, k *Kernel, m, n, 
 	if !k.Fits(m, n, kk) || grid[2] > maxGridZ {
 		return fmt.Errorf("%w: grid %v too large, or a %d×%d output too large for a split-K reduction", ErrUnsupported, grid, m, n)
 	}
-	if err := recordable(t.Record, k); err != nil {
-		return err
-	}
 	_, ws, ctrs, done, err := rt.workspace(t, stream, k, m, n, kk, 0)
 	if err != nil {
 		return err

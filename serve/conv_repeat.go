@@ -55,10 +55,6 @@ func (s *Server) convRepeat(sv convServed, c *request.Conv) (Repeat, bool) {
 		return Repeat{}, false
 	}
 	run := d.run(sv.cand)
-	if run.k.TensorMapped() {
-		d.unrepeatable.Store(true)
-		return Repeat{}, false
-	}
 	if cuda.Stream(c.Stream).Capturing() {
 		return Repeat{}, false // a captured call's workspace is its own: this call is not recorded
 	}
